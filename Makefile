@@ -1,0 +1,45 @@
+# gpuwatch: the two commands a fresh Debian machine needs are `make run` and `make test`.
+# Both install what is missing (scripts/deps.sh, apt-get), build with CMake, then run.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= 2
+
+.PHONY: all build asan run test test-fast bench clean deps
+
+all: build
+
+deps:
+	@scripts/deps.sh build
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGW_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+# Runs gpuwatch on this machine's GPUs, or on the simulated 8-GPU demo where no driver loads.
+run: build
+	@scripts/run.sh $(BUILD) $(ARGS)
+
+# Every test, in a normal build and again under AddressSanitizer + UBSan.
+test:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory build asan
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# Normal build only (quicker while developing).
+test-fast:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+bench:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory build
+	@scripts/bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

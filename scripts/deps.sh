@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, the Debian packages gpuwatch needs to build, test and benchmark.
+# Does nothing when they are all present. Usage: scripts/deps.sh [build|test|bench]
+set -eu
+build_pkgs="gcc make cmake pkg-config libyaml-dev libcjson-dev libmicrohttpd-dev libsqlite3-dev
+            libncurses-dev libcurl4-openssl-dev libcrypt-dev libgnutls28-dev"
+test_pkgs="libcmocka-dev tmux curl prometheus prometheus-alertmanager python3 openssl"
+bench_pkgs="wrk prometheus-node-exporter valgrind hyperfine"
+want="$build_pkgs"
+case "${1:-build}" in
+  test) want="$build_pkgs $test_pkgs" ;;
+  bench) want="$build_pkgs $test_pkgs $bench_pkgs" ;;
+esac
+missing=""
+for p in $want; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing$missing" >&2
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null || true
+# --no-install-recommends keeps the image small; services from packages are not started by us.
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

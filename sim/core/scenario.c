@@ -1,0 +1,3 @@
+/* scenario.c - placeholder until gpusim is written. */
+int gpusim_placeholder(void);
+int gpusim_placeholder(void) { return 0; }

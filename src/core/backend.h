@@ -1,0 +1,53 @@
+/* backend.h - the small interface every GPU vendor backend implements (NVML is the first).
+ * A backend reads hardware; everything above it works on gpu_info / gpu_sample / gpu_proc. */
+#ifndef GPUWATCH_BACKEND_H
+#define GPUWATCH_BACKEND_H
+
+#include <stddef.h>
+#include "sample.h"
+
+/* open() failures; gpuwatch exits with status 3 on any of them, after one clear line. */
+typedef enum {
+    BK_OK = 0,
+    BK_ERR_NO_LIBRARY,    /* the vendor library could not be loaded */
+    BK_ERR_NO_DRIVER,     /* library loaded, driver not */
+    BK_ERR_PERMISSION,
+    BK_ERR_OTHER
+} backend_status;
+
+typedef struct backend_versions {
+    char driver[80];      /* "590.48.01" */
+    char library[80];     /* NVML version, e.g. "13.590.48.01" */
+    char cuda[16];        /* "13.1" */
+    char backend[32];     /* "nvml" */
+    int simulated;        /* 1 when the library is gpusim */
+} backend_versions;
+
+/* Count of failed backend calls by function and error, for the agent's own health series. */
+typedef struct backend_error_count {
+    const char *function;
+    const char *error;
+    uint64_t count;
+} backend_error_count;
+
+typedef struct backend backend;
+typedef struct backend_ops {
+    const char *name;
+    backend_status (*open)(backend **out, char *err, size_t errlen);
+    void (*close)(backend *b);
+    int (*gpu_count)(backend *b);
+    /* Identity and static values: fills info and the MF_STATIC metrics of *statics. */
+    gpu_status (*read_info)(backend *b, int gpu, gpu_info *info, gpu_sample *statics);
+    /* Dynamic metrics in want (others may be skipped). Unsupported ones stay absent.
+     * GPU_LOST marks the GPU lost; the next calls keep trying, so it is found again. */
+    gpu_status (*read_sample)(backend *b, int gpu, const metric_set *want, gpu_sample *out);
+    /* Processes on a GPU (NVML's view only: pid, type, memory, utilization). Returns count, <0 on error. */
+    int (*read_processes)(backend *b, int gpu, gpu_proc *out, int max);
+    void (*versions)(backend *b, backend_versions *out);
+    /* Fills up to max error counters; returns how many. */
+    int (*error_counts)(backend *b, backend_error_count *out, int max);
+} backend_ops;
+
+extern const backend_ops nvml_backend_ops;
+
+#endif
