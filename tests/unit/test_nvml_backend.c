@@ -471,6 +471,40 @@ static void test_missing_symbols(void **state)
     close_sim(b);
 }
 
+/* gpusim's minimal variant does not export the optional functions: dlsym really fails for them. */
+static void test_minimal_variant(void **state)
+{
+    (void)state;
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%s", gpusim_lib());
+    char *slash = strrchr(lib, '/');
+    snprintf(slash, sizeof lib - (size_t)(slash - lib), "/minimal/libnvidia-ml.so.1");
+    if (access(lib, R_OK) != 0)
+        skip();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/scenarios/nvml-values.yaml", GW_SOURCE_DIR);
+    setenv("GPUWATCH_NVML_LIB", lib, 1);
+    setenv("GPUSIM_SCENARIO", path, 1);
+    backend *b = NULL;
+    char err[512] = "";
+    assert_int_equal(ops->open(&b, err, sizeof err), BK_OK);
+    gpu_info info;
+    gpu_sample s;
+    assert_int_equal(ops->read_info(b, 0, &info, &s), GPU_OK);
+    assert_string_equal(info.str[M_NAME], "NVIDIA H100 80GB HBM3");
+    assert_int_equal(read_all(b, 0, &s), GPU_OK);
+    assert_int_equal(get(&s, M_TEMP_GPU), 61);
+    assert_int_equal(get(&s, M_UTIL_GPU), 77);
+    assert_true(fabs(get(&s, M_MEM_USED) - 12345) < 0.01);
+    int present = 0;
+    for (int id = M_STR_END; id < M_COUNT; id++)
+        present += mset_has(&s.present, (metric_id)id);
+    fprintf(stderr, "note: minimal variant: %d metrics present\n", present);
+    gpu_proc p[8];
+    assert_int_equal(ops->read_processes(b, 0, p, 8), 2);
+    ops->close(b);
+}
+
 static void test_numa_from_sysfs(void **state)
 {
     (void)state;
@@ -520,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_not_supported_not_asked_again),
         cmocka_unit_test(test_slow_call),
         cmocka_unit_test(test_missing_symbols),
+        cmocka_unit_test(test_minimal_variant),
         cmocka_unit_test(test_numa_from_sysfs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
