@@ -235,6 +235,10 @@ def test_generators():
 
 
 def main():
+    lib = os.environ.get("GPUSIM_LIB", "")
+    if lib and not os.path.exists(lib):
+        print("test_cli: SKIP: gpusim is not built (%s missing)" % lib)
+        return 0
     for name, fn in sorted(globals().items()):
         if name.startswith("test_") and callable(fn):
             try:
