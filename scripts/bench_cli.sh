@@ -17,10 +17,13 @@ query=("$gw" --sim "$scen" query --fields all --format csv)
 "${query[@]}" >/dev/null 2>"$tmp/err" || { echo "bench_cli: query failed: $(cat "$tmp/err")"; exit 1; }
 gpus=$("$gw" --sim "$scen" list 2>/dev/null | wc -l)
 
-# 1. wall time
+# 1. wall time (and the floor of starting any process here, /bin/true)
+floor=""
 if command -v hyperfine >/dev/null; then
+  hyperfine -N --warmup 5 --runs 100 --export-json "$tmp/f.json" /bin/true >/dev/null 2>&1
+  floor=$(python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["results"][0]["median"]*1e3))' "$tmp/f.json")
   hyperfine -N --warmup 5 --runs 100 --export-json "$tmp/h.json" "${query[*]}" >/dev/null 2>&1
-  read -r median user <<<"$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["median"]*1e3, r["user"]*1e3)' "$tmp/h.json")"
+  read -r median user <<<"$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.2f %.2f" % (r["median"]*1e3, r["user"]*1e3))' "$tmp/h.json")"
   wall_how="hyperfine -N, 100 runs"
 else
   for i in $(seq 1 51); do
@@ -38,13 +41,12 @@ import re, sys
 names, ob, skip, per, total = {}, "?", False, {}, 0
 for line in open(sys.argv[1], errors="replace"):
     line = line.rstrip("\n")
-    if line.startswith("ob="):
-        m = re.match(r"ob=\((\d+)\)(?: (.*))?", line)
-        if m:
-            if m.group(2): names[m.group(1)] = m.group(2)
-            ob = names.get(m.group(1), "?")
-        else:
-            ob = line[3:]
+    if line.startswith("ob=") or line.startswith("cob="):
+        m = re.match(r"c?ob=\((\d+)\)(?: (.*))?", line)
+        if m and m.group(2):
+            names[m.group(1)] = m.group(2)       # names are defined once, in ob= or cob= lines
+        if line.startswith("ob="):
+            ob = names.get(m.group(1), "?") if m else line[3:]
     elif line.startswith("calls="):
         skip = True
     elif line[:1].isdigit() or line[:1] in "+-*":
@@ -90,6 +92,7 @@ cpu=$(awk -v t=$((t1 - t0)) -v hz="$tck" -v ns=$((s1 - s0)) 'BEGIN {printf "%.2f
 echo "gpuwatch CLI benchmark: scenario $scen ($gpus GPUs), $(nproc) CPUs"
 printf '%-58s %s\n' "measure" "value"
 printf '%-58s %s ms (%s)\n' "query --fields all --format csv: median wall" "$median" "$wall_how"
+[ -n "$floor" ] && printf '%-58s %s ms\n' "  /bin/true median wall on this machine (spawn floor)" "$floor"
 [ -n "$user" ] && printf '%-58s %.3f ms\n' "  user CPU per run (hyperfine mean)" "$user"
 if [ -n "$cg" ]; then
   printf '%-58s %s\n' "query one-shot: total Ir" "$q_total"
