@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/help_fields.h"
+#include "cli/jsonout.h"
 #include "cli/options.h"
 #include "cli/query_fields.h"
 #include "cli/query_procs.h"
@@ -83,12 +84,9 @@ static int print_json(const query_run *q)
             cJSON_AddTrueToObject(obj, "gpu_lost");
         cJSON_AddItemToArray(arr, obj);
     }
-    char *text = arr ? cJSON_Print(arr) : NULL;
-    if (text)
-        puts(text);
-    cJSON_free(text);
+    int rc = arr ? json_print_array(stdout, arr) : -1;
     cJSON_Delete(arr);
-    return text ? 0 : 1;
+    return rc == 0 ? 0 : 1;
 }
 
 /* One line per GPU; with many fields one line per field and a column per GPU. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/format.h"
+#include "cli/jsonout.h"
 #include "cli/table.h"
 
 #define MAX_PROCS 1024
@@ -104,9 +105,7 @@ int query_processes(sampler *s, const unsigned char *sel, const cli_opts *o)
         }
     }
     if (o->format == OUT_JSON) {
-        char *out = cJSON_Print(arr);
-        if (out) puts(out);
-        cJSON_free(out);
+        json_print_array(stdout, arr);
     } else if (o->format == OUT_TABLE) {
         table_print(&t, stdout);
     }

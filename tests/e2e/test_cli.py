@@ -196,6 +196,22 @@ def test_dmon_gpu_lost():
     check(len(others) == 28 and all("-" not in r.split()[1:3] for r in others), "the other GPUs go on", out)
 
 
+GONE = os.path.join(SCEN, "cli-gone.yaml")
+
+
+def test_gpu_lost_from_start():
+    rc, out, err = run(["list"], scenario=GONE)
+    check(rc == 0 and out.splitlines()[1] == "GPU 1: [GPU is lost]", "list marks a lost GPU", out + err)
+    rc, out, err = run(["query", "--fields", "index,name,memory.used", "--format", "csv,noheader"], scenario=GONE)
+    check(rc == 0 and out.splitlines() == ["0, NVIDIA H100 80GB HBM3, 1234 MiB", "1, [GPU is lost], [GPU is lost]"],
+          "query csv of a lost GPU", out + err)
+    rc, out, err = run(["query", "--fields", "index,memory.used", "--format", "json"], scenario=GONE)
+    data = json.loads(out)
+    check(data[1] == {"index": 1, "memory.used": None, "gpu_lost": True} and "gpu_lost" not in data[0], "query json of a lost GPU", out)
+    rc, out, err = run(["pmon", "-c", "1"], scenario=GONE)
+    check(rc == 0 and out.splitlines()[3].endswith("# GPU is lost"), "pmon marks a lost GPU", out + err)
+
+
 def test_pmon_and_processes():
     me = str(os.getpid())
     rc, out, err = run(["pmon", "-c", "1"])

@@ -167,7 +167,9 @@ static void format_cells(void **state)
     fmt_cell(buf, sizeof buf, catalog_get(M_MEM_USED), &in, &s, 1);
     assert_string_equal(buf, "[GPU is lost]");
     fmt_cell(buf, sizeof buf, catalog_get(M_NAME), &in, &s, 1);
-    assert_string_equal(buf, "NVIDIA H100 80GB HBM3");
+    assert_string_equal(buf, "NVIDIA H100 80GB HBM3");       /* read before the loss */
+    fmt_cell(buf, sizeof buf, catalog_get(M_SERIAL), &in, &s, 1);
+    assert_string_equal(buf, "[GPU is lost]");                /* never read */
 }
 
 static void format_json_types(void **state)
