@@ -99,8 +99,6 @@ static int print_table(const query_run *q)
     if (table_init(&t, wide ? q->nrows + 1 : nf) != 0)
         return 1;
     if (wide) {
-        for (int c = 1; c <= q->nrows; c++)
-            table_align_right(&t, c, 1);
         if (!q->o->noheader) {
             table_add(&t, "field");
             for (int r = 0; r < q->nrows; r++) {
