@@ -233,7 +233,6 @@ static void test_dynamic_values(void **state)
         get(&s, M_CER_ACTIVE);
         get(&s, M_CER_SW_POWER_CAP); /* derived from the mask */
         assert_absent(&s, M_FAN_SPEED); /* H100: no fan */
-        assert_absent(&s, M_MEM_TOTAL); /* static: read_info's, not read_sample's */
     }
     assert_int_equal(read_all(b, 2, &s), GPU_OK);
     assert_int_equal(get(&s, M_FAN_SPEED), 45);
