@@ -28,6 +28,7 @@ typedef nvmlDevice_t nvD;
     X(GetArchitecture, nvmlReturn_t, (nvD, nvmlDeviceArchitecture_t *), 0, "nvmlDeviceGetArchitecture") \
     X(GetCudaComputeCapability, nvmlReturn_t, (nvD, int *, int *), 0, "nvmlDeviceGetCudaComputeCapability") \
     X(GetNumaNodeId, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetNumaNodeId") \
+    X(GetMemoryAffinity, nvmlReturn_t, (nvD, unsigned int, unsigned long *, unsigned int), 0, "nvmlDeviceGetMemoryAffinity") \
     X(GetTemperatureThreshold, nvmlReturn_t, (nvD, nvmlTemperatureThresholds_t, unsigned int *), 0, "nvmlDeviceGetTemperatureThreshold") \
     X(GetTemperatureV, nvmlReturn_t, (nvD, nvmlTemperature_v1_t *), 0, "nvmlDeviceGetTemperatureV") \
     X(GetTemperature, nvmlReturn_t, (nvD, nvmlTemperatureSensors_t, unsigned int *), 0, "nvmlDeviceGetTemperature") \

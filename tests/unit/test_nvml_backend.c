@@ -192,6 +192,7 @@ static void test_identity_and_statics(void **state)
     assert_int_equal(get(&st, M_PCIE_GEN_MAX), 5);
     assert_int_equal(get(&st, M_PCIE_WIDTH_MAX), 16);
     assert_int_equal(get(&st, M_ECC_MODE), 1);
+    assert_int_equal(get(&st, M_NUMA_NODE), 0); /* NumaNodeId NOT_SUPPORTED: from the memory affinity */
 
     /* The GeForce: no serial, no ECC, no HBM limit. */
     assert_int_equal(ops->read_info(b, 2, &info, &st), GPU_OK);
