@@ -380,7 +380,8 @@ static void test_gpm(void **state)
 static void test_lost_and_back(void **state)
 {
     (void)state;
-    setenv("GPUSIM_SPEED", "4", 1); /* lost from 2 s to 4 s scenario time = 0.5 s to 1 s here */
+    setenv("GPUSIM_SPEED", "4", 1); /* lost from 2 s to 4 s scenario time: 0.1 s to 0.6 s here */
+    setenv("GPUSIM_T0", "1.6", 1);
     backend *b = open_sim("nvml-lost");
     gpu_sample s;
     int phase = 0; /* 0 before, 1 lost seen, 2 back */
@@ -494,12 +495,23 @@ static void test_minimal_variant(void **state)
     assert_int_equal(get(&s, M_TEMP_GPU), 61);
     assert_int_equal(get(&s, M_UTIL_GPU), 77);
     assert_true(fabs(get(&s, M_MEM_USED) - 12345) < 0.01);
-    int present = 0;
-    for (int id = M_STR_END; id < M_COUNT; id++)
-        present += mset_has(&s.present, (metric_id)id);
-    fprintf(stderr, "note: minimal variant: %d metrics present\n", present);
+    /* fallbacks: ThrottleReasons, GetTemperature, and the single getters for field values */
+    get(&s, M_CER_ACTIVE);
+    assert_int_equal(get(&s, M_ECC_SBE_VOL), 3);
+    assert_int_equal(get(&s, M_REMAP_COR), 2);
+    assert_int_equal(get(&s, M_PCIE_REPLAY), 4);
+    assert_true(get(&s, M_ENERGY) >= 0);
+    get(&s, M_VIOL_POWER);
+    /* no other source: absent */
+    assert_absent(&s, M_TEMP_MEMORY);
+    assert_absent(&s, M_POWER_DRAW_INSTANT);
+    assert_absent(&s, M_UTIL_JPEG);
+    assert_absent(&s, M_UTIL_OFA);
+    assert_absent(&s, M_GPM_SM_ACTIVE);
     gpu_proc p[8];
     assert_int_equal(ops->read_processes(b, 0, p, 8), 2);
+    assert_false(p[0].has_sm || p[1].has_sm); /* no GetProcessUtilization */
+    assert_true(p[0].has_mem && p[1].has_mem);
 }
 
 static void test_numa_from_sysfs(void **state)
