@@ -56,6 +56,15 @@ void nv_read_memory(nv_rd *r)
     }
 }
 
+/* Confidential-compute protected memory in use (dmon's ccpm); NOT_SUPPORTED unless CC mode is on. */
+static void read_protected_memory(nv_rd *r)
+{
+    nvmlMemory_t m;
+    if (r->b->fn.GetProtectedMemoryUsage && nv_need(r, M_PROTECTED_MEM_USED) &&
+        nv_check1(r, NV_GetProtectedMemoryUsage, r->b->fn.GetProtectedMemoryUsage(r->g->dev, &m), M_PROTECTED_MEM_USED))
+        nv_set(r, M_PROTECTED_MEM_USED, m.used / 1048576.0);
+}
+
 static void read_temperature(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
@@ -172,6 +181,7 @@ gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sampl
     read_temperature(&r);
     read_utilization(&r);
     nv_read_memory(&r);
+    read_protected_memory(&r);
     read_clocks(&r);
     read_pcie(&r);
     nv_read_fields(&r);

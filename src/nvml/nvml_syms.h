@@ -35,6 +35,7 @@ typedef nvmlDevice_t nvD;
     X(GetMemoryInfoV2, nvmlReturn_t, (nvD, nvmlMemory_v2_t *), 0, "nvmlDeviceGetMemoryInfo_v2") \
     X(GetMemoryInfo, nvmlReturn_t, (nvD, nvmlMemory_t *), 0, "nvmlDeviceGetMemoryInfo") \
     X(GetBAR1MemoryInfo, nvmlReturn_t, (nvD, nvmlBAR1Memory_t *), 0, "nvmlDeviceGetBAR1MemoryInfo") \
+    X(GetProtectedMemoryUsage, nvmlReturn_t, (nvD, nvmlMemory_t *), 0, "nvmlDeviceGetConfComputeProtectedMemoryUsage") \
     X(GetPowerDefaultLimit, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetPowerManagementDefaultLimit") \
     X(GetPowerLimitConstraints, nvmlReturn_t, (nvD, unsigned int *, unsigned int *), 0, "nvmlDeviceGetPowerManagementLimitConstraints") \
     X(GetPowerLimit, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetPowerManagementLimit") \
