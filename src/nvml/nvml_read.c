@@ -35,7 +35,7 @@ void nv_read_memory(nv_rd *r)
             nv_set(r, M_MEM_FREE, m.free / 1048576.0);
             return;
         }
-        if (rc == NVML_ERROR_GPU_IS_LOST || !f->GetMemoryInfo) {
+        if (!nv_refused(rc) || !f->GetMemoryInfo) {
             nv_check(r, NV_GetMemoryInfoV2, rc, ids, 4);
             return;
         }
@@ -77,7 +77,7 @@ static void read_temperature(nv_rd *r)
             nv_set(r, M_TEMP_GPU, t.temperature);
             return;
         }
-        if (rc == NVML_ERROR_GPU_IS_LOST || !f->GetTemperature) {
+        if (!nv_refused(rc) || !f->GetTemperature) {
             nv_check1(r, NV_GetTemperatureV, rc, M_TEMP_GPU);
             return;
         }
