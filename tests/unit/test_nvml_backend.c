@@ -297,6 +297,30 @@ static void test_processes(void **state)
     assert_int_equal(ops->read_processes(b, 2, p, 8), 0);
 }
 
+/* 40 processes: the scratch buffers grow; lists merge per pid; max truncates. */
+static void test_many_processes(void **state)
+{
+    (void)state;
+    backend *b = open_sim("nvml-procs");
+    gpu_proc p[64];
+    for (int rep = 0; rep < 2; rep++) {
+        int n = ops->read_processes(b, 0, p, 64);
+        assert_int_equal(n, 40);
+        for (int i = 0; i < n; i++) {
+            unsigned k = p[i].pid - 4000001;
+            assert_true(k < 40);
+            static const unsigned types[] = {PROC_COMPUTE, PROC_GRAPHICS, PROC_COMPUTE | PROC_GRAPHICS};
+            assert_int_equal(p[i].type, types[k % 3]);
+            assert_true(fabs(p[i].mem_mib - (100 + k)) < 0.01);
+            char name[16];
+            snprintf(name, sizeof name, "worker%u", k);
+            assert_string_equal(p[i].name, name);
+        }
+    }
+    assert_int_equal(ops->read_processes(b, 0, p, 10), 10);
+    assert_int_equal(ops->read_processes(b, 0, p, 0), 0);
+}
+
 static void test_processes_enriched(void **state)
 {
     (void)state;
@@ -555,6 +579,7 @@ int main(void)
         cmocka_unit_test_teardown(test_dynamic_values, teardown),
         cmocka_unit_test_teardown(test_want_subset, teardown),
         cmocka_unit_test_teardown(test_processes, teardown),
+        cmocka_unit_test_teardown(test_many_processes, teardown),
         cmocka_unit_test_teardown(test_processes_enriched, teardown),
         cmocka_unit_test_teardown(test_xid, teardown),
         cmocka_unit_test_teardown(test_gpm, teardown),
