@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,6 +400,41 @@ static void test_gpm(void **state)
     assert_absent(&s, M_GPM_SM_ACTIVE);
 }
 
+/* Reads from several threads at once (the agent samples while its HTTP thread asks for processes
+ * and error counters): every op takes the backend's lock. */
+static void *reader(void *arg)
+{
+    intptr_t gpu = (intptr_t)arg;
+    metric_set all;
+    mset_all(&all);
+    for (int i = 0; i < 40; i++) {
+        gpu_sample s;
+        gpu_proc p[8];
+        backend_error_count ec[8];
+        double temp = 0; /* no cmocka asserts off the main thread */
+        if (ops->read_sample(cur, (int)gpu, &all, &s) != GPU_OK || !sample_get(&s, M_TEMP_GPU, &temp) || temp <= 0)
+            return (void *)1;
+        if (ops->read_processes(cur, (int)gpu, p, 8) < 0)
+            return (void *)1;
+        ops->error_counts(cur, ec, 8);
+    }
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    open_sim("nvml-values");
+    pthread_t t[6];
+    for (intptr_t i = 0; i < 6; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, reader, (void *)(i % 3)), 0);
+    for (int i = 0; i < 6; i++) {
+        void *ret = NULL;
+        pthread_join(t[i], &ret);
+        assert_null(ret);
+    }
+}
+
 /* ---- faults ---- */
 
 static void test_lost_and_back(void **state)
@@ -583,6 +619,7 @@ int main(void)
         cmocka_unit_test_teardown(test_processes_enriched, teardown),
         cmocka_unit_test_teardown(test_xid, teardown),
         cmocka_unit_test_teardown(test_gpm, teardown),
+        cmocka_unit_test_teardown(test_threads, teardown),
         cmocka_unit_test_teardown(test_lost_and_back, teardown),
         cmocka_unit_test_teardown(test_error_counted, teardown),
         cmocka_unit_test_teardown(test_not_supported_not_asked_again, teardown),
