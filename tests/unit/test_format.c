@@ -403,8 +403,8 @@ static void pmon_header_and_rows(void **state)
     assert_memory_equal(b.p, nv1, strlen(nv1));
     char *second = strchr(b.p, '\n') + 1;
     assert_memory_equal(second, nv2, strlen(nv2));
-    assert_non_null(strstr(b.p, "    user       container       command \n"));
-    assert_non_null(strstr(second, "    name       id              name \n"));
+    assert_non_null(strstr(b.p, "    user       container               command \n"));
+    assert_non_null(strstr(second, "    name       id                      name \n"));
     ob_reset(&b);
 
     gpu_proc p;
@@ -419,7 +419,7 @@ static void pmon_header_and_rows(void **state)
     pmon_plain_row(&l, &b, &line);
     const char *nvrow = "    0      11345     C     99     10      -      -      -      -";
     assert_memory_equal(b.p, nvrow, strlen(nvrow));
-    assert_string_equal(b.p + strlen(nvrow), "    alice      -               gpu_burn       \n");
+    assert_string_equal(b.p + strlen(nvrow), "    alice      -                       gpu_burn       \n");
     ob_reset(&b);
 
     line.proc = NULL;                      /* idle GPU */
