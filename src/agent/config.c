@@ -38,6 +38,7 @@ void config_free(gw_config *c)
     for (int i = 0; i < c->nerrors; i++)
         free(c->errors[i]);
     free(c->errors);
+    free(c->error_pos);
     memset(c, 0, sizeof *c);
 }
 
@@ -49,12 +50,25 @@ static void add_error_at(gw_config *c, int line, int col, const char *msg)
     if (n < 0)
         return;
     char **p = realloc(c->errors, (size_t)(c->nerrors + 1) * sizeof *p);
-    if (!p) {
+    if (p)
+        c->errors = p;
+    long *q = realloc(c->error_pos, (size_t)(c->nerrors + 1) * sizeof *q);
+    if (q)
+        c->error_pos = q;
+    if (!p || !q) {
         free(e);
         return;
     }
-    c->errors = p;
-    c->errors[c->nerrors++] = e;
+    long pos = (long)line * 100000 + col;
+    int at = c->nerrors;
+    while (at > 0 && c->error_pos[at - 1] > pos) {
+        c->errors[at] = c->errors[at - 1];
+        c->error_pos[at] = c->error_pos[at - 1];
+        at--;
+    }
+    c->errors[at] = e;
+    c->error_pos[at] = pos;
+    c->nerrors++;
 }
 
 void config_error(gw_config *c, const yaml_node_t *node, const char *fmt, ...)

@@ -30,7 +30,8 @@ typedef struct gw_config {
     gw_log_level log_level;
     yaml_document_t doc;      /* the parsed file, for sections read by other layers */
     int has_doc;
-    char **errors;            /* "FILE:LINE:COL: message" */
+    char **errors;            /* "FILE:LINE:COL: message", in file order */
+    long *error_pos;          /* line * 100000 + column of each, for the order */
     int nerrors;
 } gw_config;
 
