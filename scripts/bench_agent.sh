@@ -53,7 +53,7 @@ rss_kb=$(awk '/^VmRSS/ {print $2}' /proc/$agent/status)
 tid=$(grep -l '^gw-sampler$' /proc/$agent/task/*/comm 2>/dev/null | head -1 | cut -d/ -f5)
 # schedstat's first field: nanoseconds on a CPU (finer than stat's clock ticks).
 ticks() { awk '{print $1}' "/proc/$agent/task/$1/schedstat"; }
-proc_ticks() { awk '{print $1}' "/proc/$agent/schedstat"; }
+proc_ticks() { cat /proc/$agent/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s}'; }
 hz=1000000000
 t0=$(ticks "$tid"); p0=$(proc_ticks); sleep "$cpu_window"; t1=$(ticks "$tid"); p1=$(proc_ticks)
 rss_after=$(awk '/^VmRSS/ {print $2}' /proc/$agent/status)
