@@ -108,8 +108,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
 {
-    (void)version, (void)upload_data, (void)upload_data_size, (void)con_cls;
+    (void)version, (void)upload_data;
     http_server *h = cls;
+    /* First call: headers only. Answering on the second call keeps the connection alive. */
+    static int headers_seen;
+    if (*con_cls == NULL) {
+        *con_cls = &headers_seen;
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {
+        *upload_data_size = 0;   /* a body is never used: discard it */
+        return MHD_YES;
+    }
     agent_response resp = {.status = 200, .content_type = "application/json"};
     buf_init(&resp.body);
     enum MHD_Result ret;
