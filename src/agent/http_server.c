@@ -282,7 +282,7 @@ http_server *http_start(agent *a, char *err, size_t errlen)
     }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
     if (MHD_is_feature_supported(MHD_FEATURE_EPOLL))
-        flags |= MHD_USE_EPOLL;
+        flags |= MHD_USE_EPOLL | MHD_USE_TURBO;
     if (any) {
         h->d = start_daemon(h, flags | MHD_USE_DUAL_STACK, port, NULL);
         if (!h->d)
