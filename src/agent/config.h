@@ -43,6 +43,10 @@ int config_load_file(gw_config *c, const char *path, int must_exist);
 /* Same, from text (tests); name is used in error messages. */
 int config_load_string(gw_config *c, const char *text, const char *name);
 
+/* Reads a Prometheus web-config file (tls_server_config: cert_file/key_file, basic_auth_users)
+ * into c; its settings replace the config file's. Returns c's error count. */
+int config_load_web_config(gw_config *c, const char *path);
+
 /* Adds an error at a node's position (node may be NULL: no position). */
 void config_error(gw_config *c, const yaml_node_t *node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

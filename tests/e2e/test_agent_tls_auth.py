@@ -62,5 +62,20 @@ try:
     check(a.request("/metrics", headers=good)[0] == 200, "TLS after a plain request")
 finally:
     a.stop()
-    subprocess.run(["rm", "-rf", workdir])
+
+# the same through a Prometheus web-config file (--web.config.file), plain HTTP this time
+web = os.path.join(workdir, "web.yml")
+with open(web, "w") as f:
+    f.write("basic_auth_users:\n  prometheus: '%s'\n" % hashed)
+b = Agent(scenario("agent_two.yaml"), args=["--web.config.file", web])
+try:
+    check(b.request("/metrics")[0] == 401, "web-config: no credentials")
+    check(b.request("/metrics", headers=good)[0] == 200, "web-config: right credentials")
+finally:
+    b.stop()
+with open(web, "w") as f:
+    f.write("tls_server_config:\n  cert_file: /x.pem\n  client_ca_file: /y.pem\n")
+p = subprocess.run([GPUWATCH, "agent", "--web.config.file", web, "--config", "/dev/null"], capture_output=True, text=True, timeout=20)
+check(p.returncode == 1 and "web.yml:3:3: unknown key 'tls_server_config.client_ca_file'" in p.stderr, "web-config errors: %r" % p.stderr)
+subprocess.run(["rm", "-rf", workdir])
 print("PASS")
