@@ -16,6 +16,7 @@
 #define THREADS 4
 #define CONNECTION_TIMEOUT_S 10
 #define CONNECTION_LIMIT 1000
+#define CONNECTION_MEMORY 16384   /* per connection: request and response headers (bodies are not copied) */
 
 struct http_server {
     struct MHD_Daemon *d;
@@ -224,13 +225,14 @@ static struct MHD_Daemon *start_daemon(http_server *h, unsigned flags, int port,
         {MHD_OPTION_THREAD_POOL_SIZE, THREADS, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL},
         {sa ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_END, 0, (void *)sa},
         {h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, h->cert},
         {h->cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, h->key},
         {MHD_OPTION_END, 0, NULL},
     };
     /* MHD_OPTION_END entries in the middle would end the list early: compact it. */
-    struct MHD_OptionItem list[8];
+    struct MHD_OptionItem list[sizeof opts / sizeof opts[0]];
     int n = 0;
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (opts[i].option != MHD_OPTION_END)
