@@ -111,6 +111,14 @@ try:
     a.signal(signal.SIGHUP)
     wait_for("the refused reload", lambda: "reload failed" in a.logs())
     check("DCGM_FI_DEV_GPU_TEMP" in a.request("/metrics")[2], "old config kept")
+    # basic auth switched on by a reload
+    h = subprocess.run([os.environ.get("GPUWATCH", "build/gpuwatch"), "agent", "--hash-password", "pw"],
+                       capture_output=True, text=True, timeout=20).stdout.strip()
+    with open(a.config, "w") as f:
+        f.write("basic_auth_users:\n  u: '%s'\n" % h)
+    a.signal(signal.SIGHUP)
+    wait_for("auth after reload", lambda: a.request("/metrics")[0] == 401)
+    check(a.request("/metrics", headers={"Authorization": "Basic dTpwdw=="})[0] == 200, "u:pw accepted")
 finally:
     logs = a.stop()
 check('msg="listening" addr=127.0.0.1:' in logs, "listening log line")
