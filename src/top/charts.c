@@ -85,27 +85,27 @@ static void draw_chart(top_model *m, const top_ui *u, const chart_spec *c, int y
 
     /* Legend: GPU, series with their colour, latest value and unit. */
     char buf[160];
-    int lx = x + draw_fmt(y, x, w, theme_attr(R_TITLE), "GPU %d ", c->gpu);
+    int lx = x + draw_fmt(y, x, w, theme_attr(TR_TITLE), "GPU %d ", c->gpu);
     for (int s = 0; s < 1 + two; s++) {
         series_kind k = s ? c->b : c->a;
         const double *v = s ? vb : va;
         double last = NAN;
         for (int i = n - 1; i >= 0 && isnan(last); i--) last = v[i];
         snprintf(buf, sizeof buf, "%s%s %s", ascii ? (s ? "+" : "*") : "⣿", "", series_label(k));
-        lx += draw_text(y, lx, x + w - lx, theme_attr(s ? R_SERIES_B : R_SERIES_A), buf);
+        lx += draw_text(y, lx, x + w - lx, theme_attr(s ? TR_SERIES_B : TR_SERIES_A), buf);
         if (isnan(last)) snprintf(buf, sizeof buf, " N/A (0-%.0f %s)  ", s ? c->b_max : c->a_max, series_unit(k));
         else snprintf(buf, sizeof buf, " %.0f %s (0-%.0f)  ", last, series_unit(k), s ? c->b_max : c->a_max);
         lx += draw_text(y, lx, x + w - lx, A_NORMAL, buf);
     }
     /* Y axis: top and bottom labels of the first series. */
-    draw_fmt(y + 1, x, ylab, theme_attr(R_DIM), "%*.0f", ylab - 1, c->a_max);
-    draw_fmt(y + ph, x, ylab, theme_attr(R_DIM), "%*d", ylab - 1, 0);
+    draw_fmt(y + 1, x, ylab, theme_attr(TR_DIM), "%*.0f", ylab - 1, c->a_max);
+    draw_fmt(y + ph, x, ylab, theme_attr(TR_DIM), "%*d", ylab - 1, 0);
     for (int r = 0; r < ph; r++) {
-        draw_text(y + 1 + r, x + ylab - 1, 1, theme_attr(R_DIM), ascii ? "|" : "│");
+        draw_text(y + 1 + r, x + ylab - 1, 1, theme_attr(TR_DIM), ascii ? "|" : "│");
         for (int col = 0; col < pw; col++) {
             unsigned char d = pl.dots[r][col];
             if (!d) continue;
-            attr_t a = theme_attr(pl.who[r][col] & 1 ? R_SERIES_A : R_SERIES_B);
+            attr_t a = theme_attr(pl.who[r][col] & 1 ? TR_SERIES_A : TR_SERIES_B);
             if (ascii) mvaddch(y + 1 + r, x + ylab + col, (chtype)((pl.who[r][col] == 2 ? '+' : '*') | a));
             else put_braille(y + 1 + r, x + ylab + col, d, a);
         }
@@ -115,9 +115,9 @@ static void draw_chart(top_model *m, const top_ui *u, const chart_spec *c, int y
     int ay = y + h - 1;
     for (int col = 0; col + 6 < pw; col += 12) {
         double secs = span * (1.0 - (double)col / pw);
-        draw_fmt(ay, x + ylab + col, 6, theme_attr(R_DIM), "-%.0fs", secs);
+        draw_fmt(ay, x + ylab + col, 6, theme_attr(TR_DIM), "-%.0fs", secs);
     }
-    draw_text(ay, x + ylab + pw - 3, 3, theme_attr(R_DIM), "now");
+    draw_text(ay, x + ylab + pw - 3, 3, theme_attr(TR_DIM), "now");
 }
 
 void draw_charts(top_model *m, const top_ui *u, const top_layout *l, int cols)

@@ -20,7 +20,7 @@ static void put_bar(int y, int *x, int maxx, const char *label, double frac, int
                     attr_t bar_attr, const char *value, int ascii)
 {
     char bar[256];
-    *x += draw_text(y, *x, maxx - *x, theme_attr(R_TITLE), label);
+    *x += draw_text(y, *x, maxx - *x, theme_attr(TR_TITLE), label);
     *x += draw_text(y, *x, maxx - *x, A_NORMAL, ascii ? " [" : " ▕");
     fmt_bar(bar, sizeof bar, has ? frac : 0, cells, ascii);
     *x += draw_text(y, *x, maxx - *x, bar_attr, bar);
@@ -31,16 +31,16 @@ static void put_bar(int y, int *x, int maxx, const char *label, double frac, int
 static void draw_full(const top_gpu *g, const gpu_text *t, int y, int lines, int cols, int selected, int ascii)
 {
     int x = 0, stale = !strcmp(t->state, "STALE");
-    attr_t val = stale ? theme_attr(R_DIM) : A_NORMAL;
+    attr_t val = stale ? theme_attr(TR_DIM) : A_NORMAL;
     char buf[256];
     snprintf(buf, sizeof buf, "%2d", g->info.index);
-    put(y, &x, cols, selected ? theme_attr(R_SELECTED) : theme_attr(R_TITLE), buf);
+    put(y, &x, cols, selected ? theme_attr(TR_SELECTED) : theme_attr(TR_TITLE), buf);
     x -= 1;
     int name_w = lines == 2 ? 24 : 28;
-    x += draw_text(y, x, name_w, theme_attr(R_TITLE), t->name);
+    x += draw_text(y, x, name_w, theme_attr(TR_TITLE), t->name);
     x = 3 + name_w + 1;
     if (t->state[0]) {
-        draw_text(y, cols - 7, 6, t->state[0] == 'L' ? theme_attr(R_CRIT) : theme_attr(R_WARN), t->state);
+        draw_text(y, cols - 7, 6, t->state[0] == 'L' ? theme_attr(TR_CRIT) : theme_attr(TR_WARN), t->state);
         cols -= 8;
     }
     int y2 = y + 1, y3 = lines == 3 ? y + 2 : y + 1;
@@ -50,27 +50,27 @@ static void draw_full(const top_gpu *g, const gpu_text *t, int y, int lines, int
         bar_cells = (cols - x - 2 * 14 - 28 - 16) / 2;
         if (bar_cells < 6) bar_cells = 6;
         if (bar_cells > 40) bar_cells = 40;
-        put_bar(y, &x, cols, "GPU", t->util_frac, t->has_util, bar_cells, theme_attr(R_BAR_UTIL), t->util, ascii);
-        put_bar(y, &x, cols, "MEM", t->mem_frac, t->has_mem, bar_cells, theme_attr(R_BAR_MEM), t->mem, ascii);
+        put_bar(y, &x, cols, "GPU", t->util_frac, t->has_util, bar_cells, theme_attr(TR_BAR_UTIL), t->util, ascii);
+        put_bar(y, &x, cols, "MEM", t->mem_frac, t->has_mem, bar_cells, theme_attr(TR_BAR_MEM), t->mem, ascii);
         put(y, &x, cols, val | theme_level(t->power_lvl), t->power);
         x = 4;
     } else {
         /* Line 1: name, bus id, pstate, power; line 2: the bars. */
-        put(y, &x, cols, theme_attr(R_DIM), t->bus);
+        put(y, &x, cols, theme_attr(TR_DIM), t->bus);
         put(y, &x, cols, val, t->pstate);
         put(y, &x, cols, val | theme_level(t->power_lvl), t->power);
         x = 4;
         bar_cells = (cols - 4 - 2 * 12 - 24) / 2;
         if (bar_cells < 6) bar_cells = 6;
         if (bar_cells > 40) bar_cells = 40;
-        put_bar(y2, &x, cols, "GPU", t->util_frac, t->has_util, bar_cells, theme_attr(R_BAR_UTIL), t->util, ascii);
-        put_bar(y2, &x, cols, "MEM", t->mem_frac, t->has_mem, bar_cells, theme_attr(R_BAR_MEM), t->mem, ascii);
+        put_bar(y2, &x, cols, "GPU", t->util_frac, t->has_util, bar_cells, theme_attr(TR_BAR_UTIL), t->util, ascii);
+        put_bar(y2, &x, cols, "MEM", t->mem_frac, t->has_mem, bar_cells, theme_attr(TR_BAR_MEM), t->mem, ascii);
         x = 4;
     }
     /* The figures line. */
-    x += draw_text(y3, x, cols - x, theme_attr(R_TITLE), "TEMP ");
+    x += draw_text(y3, x, cols - x, theme_attr(TR_TITLE), "TEMP ");
     put(y3, &x, cols, val | theme_level(t->temp_lvl), t->temp);
-    x += draw_text(y3, x, cols - x, theme_attr(R_TITLE), "HBM ");
+    x += draw_text(y3, x, cols - x, theme_attr(TR_TITLE), "HBM ");
     put(y3, &x, cols, val | theme_level(t->hbm_lvl), t->hbm);
     snprintf(buf, sizeof buf, "SM %s", t->sm_clk);
     put(y3, &x, cols, val, buf);
@@ -84,7 +84,7 @@ static void draw_full(const top_gpu *g, const gpu_text *t, int y, int lines, int
     if (t->marks[0]) put(y3, &x, cols, theme_level(t->marks_lvl), t->marks);
     if (t->throttle[0]) {
         snprintf(buf, sizeof buf, "throttle: %s", t->throttle);
-        put(y3, &x, cols, theme_attr(R_WARN), buf);
+        put(y3, &x, cols, theme_attr(TR_WARN), buf);
     }
 }
 
@@ -93,8 +93,8 @@ static void draw_compact_header(int y, int cols, int spark)
     char buf[256];
     snprintf(buf, sizeof buf, "GPU %-14s %-*s %-*s %6s %5s %5s  %s", "NAME", spark + 5, "UTIL", spark + 5, "MEM",
              "POWER", "TEMP", "HBM", "STATE / THROTTLE");
-    draw_text(y, 0, cols, theme_attr(R_HEADER), buf);
-    for (int x = fmt_cols(buf); x < cols; x++) mvaddch(y, x, ' ' | theme_attr(R_HEADER));
+    draw_text(y, 0, cols, theme_attr(TR_HEADER), buf);
+    for (int x = fmt_cols(buf); x < cols; x++) mvaddch(y, x, ' ' | theme_attr(TR_HEADER));
 }
 
 static void draw_compact(top_model *m, const top_gpu *g, const gpu_text *t, int y, int cols, int spark,
@@ -103,12 +103,12 @@ static void draw_compact(top_model *m, const top_gpu *g, const gpu_text *t, int 
     char buf[512], line[256];
     double vals[64];
     int x = 0, ascii = u->o->ascii;
-    attr_t val = !strcmp(t->state, "STALE") ? theme_attr(R_DIM) : A_NORMAL;
+    attr_t val = !strcmp(t->state, "STALE") ? theme_attr(TR_DIM) : A_NORMAL;
     snprintf(buf, sizeof buf, "%2d", g->info.index);
-    x += draw_text(y, x, cols, selected ? theme_attr(R_SELECTED) : theme_attr(R_TITLE), buf);
+    x += draw_text(y, x, cols, selected ? theme_attr(TR_SELECTED) : theme_attr(TR_TITLE), buf);
     x += 2;
     const char *name = strncmp(t->name, "NVIDIA ", 7) == 0 ? t->name + 7 : t->name;
-    draw_text(y, x, 14, theme_attr(R_TITLE), name);
+    draw_text(y, x, 14, theme_attr(TR_TITLE), name);
     x += 15;
     uint64_t now = gw_now_us();
     series_kind kinds[2] = {SER_UTIL, SER_MEM_PCT};
@@ -118,7 +118,7 @@ static void draw_compact(top_model *m, const top_gpu *g, const gpu_text *t, int 
     for (int k = 0; k < 2; k++) {
         series_fill(m->hist, g->info.index, kinds[k], now, u->o->interval_s, spark, vals);
         fmt_sparkline(line, sizeof line, vals, spark, 0, 100, ascii);
-        draw_text(y, x, spark, theme_attr(k ? R_BAR_MEM : R_BAR_UTIL), line);
+        draw_text(y, x, spark, theme_attr(k ? TR_BAR_MEM : TR_BAR_UTIL), line);
         draw_fmt(y, x + spark, 5, val, "%5s", pct[k]);
         x += spark + 6;
     }
@@ -131,9 +131,9 @@ static void draw_compact(top_model *m, const top_gpu *g, const gpu_text *t, int 
     x += 6;
     draw_fmt(y, x, 5, val | theme_level(t->hbm_lvl), "%5s", t->hbm);
     x += 7;
-    if (t->state[0]) put(y, &x, cols, t->state[0] == 'L' ? theme_attr(R_CRIT) : theme_attr(R_WARN), t->state);
+    if (t->state[0]) put(y, &x, cols, t->state[0] == 'L' ? theme_attr(TR_CRIT) : theme_attr(TR_WARN), t->state);
     if (t->marks[0]) put(y, &x, cols, theme_level(t->marks_lvl), t->marks);
-    if (t->throttle[0]) put(y, &x, cols, theme_attr(R_WARN), t->throttle);
+    if (t->throttle[0]) put(y, &x, cols, theme_attr(TR_WARN), t->throttle);
 }
 
 void draw_gpus(const top_model *cm, const top_ui *u, const top_layout *l, int cols)

@@ -29,7 +29,7 @@ void draw_help(const top_ui *u)
 {
     int n = (int)(sizeof help_lines / sizeof help_lines[0]);
     for (int i = 0; i < n && i < LINES - 1; i++)
-        draw_text(i, 1, COLS - 2, i == 0 || help_lines[i][0] != ' ' ? theme_attr(R_TITLE) : A_NORMAL, help_lines[i]);
-    draw_fmt(LINES - 1, 1, COLS - 2, theme_attr(R_DIM), "thresholds: core %g/%g C, HBM %g/%g C   press any key",
+        draw_text(i, 1, COLS - 2, i == 0 || help_lines[i][0] != ' ' ? theme_attr(TR_TITLE) : A_NORMAL, help_lines[i]);
+    draw_fmt(LINES - 1, 1, COLS - 2, theme_attr(TR_DIM), "thresholds: core %g/%g C, HBM %g/%g C   press any key",
              u->o->th.temp_warn, u->o->th.temp_crit, u->o->th.hbm_warn, u->o->th.hbm_crit);
 }

@@ -10,15 +10,15 @@ static int order[TOP_MAX_PROCS];
 static void draw_title(const top_ui *u, int y, int cols, int shown, int total)
 {
     char buf[256];
-    int x = draw_fmt(y, 0, cols, theme_attr(R_TITLE), "PROCESSES %d", shown);
-    if (shown != total) x += draw_fmt(y, x, cols - x, theme_attr(R_TITLE), " of %d", total);
-    if (u->sel_gpu >= 0) x += draw_fmt(y, x, cols - x, theme_attr(R_WARN), "  on GPU %d", u->sel_gpu);
+    int x = draw_fmt(y, 0, cols, theme_attr(TR_TITLE), "PROCESSES %d", shown);
+    if (shown != total) x += draw_fmt(y, x, cols - x, theme_attr(TR_TITLE), " of %d", total);
+    if (u->sel_gpu >= 0) x += draw_fmt(y, x, cols - x, theme_attr(TR_WARN), "  on GPU %d", u->sel_gpu);
     if (u->filter[0] || u->editing_filter) {
         snprintf(buf, sizeof buf, "  filter: %s%s", u->filter, u->editing_filter ? "_" : "");
-        x += draw_text(y, x, cols - x, theme_attr(R_WARN), buf);
+        x += draw_text(y, x, cols - x, theme_attr(TR_WARN), buf);
     }
     snprintf(buf, sizeof buf, "  sort: %s %s", proc_col_names[u->sort_col], u->sort_desc ? "desc" : "asc");
-    draw_text(y, x, cols - x, theme_attr(R_DIM), buf);
+    draw_text(y, x, cols - x, theme_attr(TR_DIM), buf);
 }
 
 /* One row of cells laid out in the columns (last column takes the rest). */
@@ -50,8 +50,8 @@ void draw_procs(const top_model *m, top_ui *u, const top_layout *l, int cols)
     for (int c = 0; c < PC_COUNT; c++) snprintf(cells[c], PROC_CELL, "%s", proc_col_names[c]);
     int y0 = l->proc_y + 1;
     if (l->proc_h >= 3) {
-        mvhline(y0, 0, ' ' | theme_attr(R_HEADER), cols);
-        draw_row(y0, cols, theme_attr(R_HEADER), cells, 1, u->sort_col, u->sort_desc, u->o->ascii);
+        mvhline(y0, 0, ' ' | theme_attr(TR_HEADER), cols);
+        draw_row(y0, cols, theme_attr(TR_HEADER), cells, 1, u->sort_col, u->sort_desc, u->o->ascii);
         y0++;
     }
     int rows = l->proc_y + l->proc_h - y0;
@@ -67,13 +67,13 @@ void draw_procs(const top_model *m, top_ui *u, const top_layout *l, int cols)
     if (u->sel_row < u->proc_top) u->proc_top = u->sel_row;
     if (rows > 0 && u->sel_row >= u->proc_top + rows) u->proc_top = u->sel_row - rows + 1;
     if (n == 0) {
-        draw_text(y0, 0, cols, theme_attr(R_DIM), m->nprocs ? "no process matches" : "no processes on the GPUs");
+        draw_text(y0, 0, cols, theme_attr(TR_DIM), m->nprocs ? "no process matches" : "no processes on the GPUs");
         return;
     }
     for (int r = 0; r < rows && u->proc_top + r < n; r++) {
         int i = u->proc_top + r;
         proc_cells(&m->procs[order[i]], now_s, cells);
-        attr_t a = i == u->sel_row ? theme_attr(R_SELECTED) : A_NORMAL;
+        attr_t a = i == u->sel_row ? theme_attr(TR_SELECTED) : A_NORMAL;
         if (i == u->sel_row) mvhline(y0 + r, 0, ' ' | a, cols);
         draw_row(y0 + r, cols, a, cells, 0, u->sort_col, u->sort_desc, u->o->ascii);
     }

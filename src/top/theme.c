@@ -4,26 +4,26 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static attr_t roles[R_ROLES];
+static attr_t roles[TR_ROLES];
 
 void theme_init(int no_color)
 {
-    for (int i = 0; i < R_ROLES; i++) roles[i] = A_NORMAL;
-    roles[R_TITLE] = A_BOLD;
-    roles[R_BANNER] = A_REVERSE | A_BOLD;
-    roles[R_WARN] = A_BOLD;
-    roles[R_CRIT] = A_REVERSE | A_BOLD;
-    roles[R_SELECTED] = A_REVERSE;
-    roles[R_HEADER] = A_REVERSE;
-    roles[R_DIM] = A_DIM;
+    for (int i = 0; i < TR_ROLES; i++) roles[i] = A_NORMAL;
+    roles[TR_TITLE] = A_BOLD;
+    roles[TR_BANNER] = A_REVERSE | A_BOLD;
+    roles[TR_WARN] = A_BOLD;
+    roles[TR_CRIT] = A_REVERSE | A_BOLD;
+    roles[TR_SELECTED] = A_REVERSE;
+    roles[TR_HEADER] = A_REVERSE;
+    roles[TR_DIM] = A_DIM;
     if (no_color || !has_colors() || start_color() == ERR) return;
     use_default_colors();
     static const struct { theme_role r; short fg, bg; attr_t extra; } pal[] = {
-        {R_TITLE, COLOR_CYAN, -1, A_BOLD},       {R_BANNER, COLOR_BLACK, COLOR_YELLOW, A_BOLD},
-        {R_OK, COLOR_GREEN, -1, 0},              {R_WARN, COLOR_YELLOW, -1, A_BOLD},
-        {R_CRIT, COLOR_WHITE, COLOR_RED, A_BOLD}, {R_BAR_UTIL, COLOR_GREEN, -1, 0},
-        {R_BAR_MEM, COLOR_CYAN, -1, 0},          {R_SERIES_A, COLOR_GREEN, -1, 0},
-        {R_SERIES_B, COLOR_MAGENTA, -1, 0},      {R_HEADER, COLOR_BLACK, COLOR_CYAN, 0},
+        {TR_TITLE, COLOR_CYAN, -1, A_BOLD},       {TR_BANNER, COLOR_BLACK, COLOR_YELLOW, A_BOLD},
+        {TR_OK, COLOR_GREEN, -1, 0},              {TR_WARN, COLOR_YELLOW, -1, A_BOLD},
+        {TR_CRIT, COLOR_WHITE, COLOR_RED, A_BOLD}, {TR_BAR_UTIL, COLOR_GREEN, -1, 0},
+        {TR_BAR_MEM, COLOR_CYAN, -1, 0},          {TR_SERIES_A, COLOR_GREEN, -1, 0},
+        {TR_SERIES_B, COLOR_MAGENTA, -1, 0},      {TR_HEADER, COLOR_BLACK, COLOR_CYAN, 0},
     };
     for (size_t i = 0; i < sizeof pal / sizeof pal[0]; i++) {
         short pair = (short)(i + 1);
@@ -36,7 +36,7 @@ attr_t theme_attr(theme_role r) { return roles[r]; }
 
 attr_t theme_level(top_level l)
 {
-    return l == LVL_CRIT ? roles[R_CRIT] : l == LVL_WARN ? roles[R_WARN] : roles[R_OK];
+    return l == LVL_CRIT ? roles[TR_CRIT] : l == LVL_WARN ? roles[TR_WARN] : roles[TR_OK];
 }
 
 int draw_text(int y, int x, int maxcols, attr_t a, const char *s)

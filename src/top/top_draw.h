@@ -6,13 +6,13 @@
 #include "top_ui.h"
 
 typedef enum {
-    R_NORMAL, R_TITLE, R_BANNER, R_DIM, R_OK, R_WARN, R_CRIT, R_BAR_UTIL, R_BAR_MEM,
-    R_SERIES_A, R_SERIES_B, R_SELECTED, R_HEADER, R_ROLES
+    TR_NORMAL, TR_TITLE, TR_BANNER, TR_DIM, TR_OK, TR_WARN, TR_CRIT, TR_BAR_UTIL, TR_BAR_MEM,
+    TR_SERIES_A, TR_SERIES_B, TR_SELECTED, TR_HEADER, TR_ROLES
 } theme_role;
 
 void theme_init(int no_color);
 attr_t theme_attr(theme_role r);
-attr_t theme_level(top_level l);     /* R_OK / R_WARN / R_CRIT (bold / reverse without colour) */
+attr_t theme_level(top_level l);     /* TR_OK / TR_WARN / TR_CRIT (bold / reverse without colour) */
 
 /* Writes s at (y, x) cut to maxcols columns; returns the columns written. */
 int draw_text(int y, int x, int maxcols, attr_t a, const char *s);

@@ -11,14 +11,14 @@ static void draw_header(const top_model *m, const top_ui *u, int cols)
 {
     char head[400];
     top_header_text(m, head, sizeof head);
-    int x = draw_text(0, 0, cols, theme_attr(R_TITLE), "gpuwatch top  ");
+    int x = draw_text(0, 0, cols, theme_attr(TR_TITLE), "gpuwatch top  ");
     draw_text(0, x, cols - x, A_NORMAL, head);
     x = 0;
-    if (m->versions.simulated) x += draw_text(1, x, cols, theme_attr(R_BANNER), " SIMULATED GPUs ") + 2;
-    if (u->paused) x += draw_text(1, x, cols - x, theme_attr(R_WARN), "PAUSED") + 2;
-    x += draw_fmt(1, x, cols - x, theme_attr(R_DIM), "every %gs", u->o->interval_s) + 2;
-    if (m->error[0]) draw_text(1, x, cols - x, theme_attr(R_CRIT), m->error);
-    else if (m->updated_us == 0) draw_text(1, x, cols - x, theme_attr(R_DIM), "reading GPUs...");
+    if (m->versions.simulated) x += draw_text(1, x, cols, theme_attr(TR_BANNER), " SIMULATED GPUs ") + 2;
+    if (u->paused) x += draw_text(1, x, cols - x, theme_attr(TR_WARN), "PAUSED") + 2;
+    x += draw_fmt(1, x, cols - x, theme_attr(TR_DIM), "every %gs", u->o->interval_s) + 2;
+    if (m->error[0]) draw_text(1, x, cols - x, theme_attr(TR_CRIT), m->error);
+    else if (m->updated_us == 0) draw_text(1, x, cols - x, theme_attr(TR_DIM), "reading GPUs...");
 }
 
 static void draw_alerts(const top_model *m, const top_layout *l, int cols)
@@ -26,8 +26,8 @@ static void draw_alerts(const top_model *m, const top_layout *l, int cols)
     top_alert_line al[3];
     int n = top_alerts_collect(m, al, l->alert_h);
     if (n == 0) {
-        int x = draw_text(l->alert_y, 0, cols, theme_attr(R_TITLE), "ALERTS ");
-        draw_text(l->alert_y, x, cols - x, theme_attr(R_DIM), "no alerts");
+        int x = draw_text(l->alert_y, 0, cols, theme_attr(TR_TITLE), "ALERTS ");
+        draw_text(l->alert_y, x, cols - x, theme_attr(TR_DIM), "no alerts");
         return;
     }
     for (int i = 0; i < n; i++)
@@ -36,9 +36,9 @@ static void draw_alerts(const top_model *m, const top_layout *l, int cols)
 
 static void draw_footer(top_ui *u, int y, int cols)
 {
-    mvhline(y, 0, ' ' | theme_attr(R_HEADER), cols);
+    mvhline(y, 0, ' ' | theme_attr(TR_HEADER), cols);
     if (u->confirm_sig) {
-        draw_fmt(y, 0, cols, theme_attr(R_CRIT), "Send %s to pid %u (%s)? y/n",
+        draw_fmt(y, 0, cols, theme_attr(TR_CRIT), "Send %s to pid %u (%s)? y/n",
                  u->confirm_sig == SIGKILL ? "SIGKILL" : "SIGTERM", u->confirm_pid, u->confirm_name);
         return;
     }
@@ -47,10 +47,10 @@ static void draw_footer(top_ui *u, int y, int cols)
         return;
     }
     if (u->editing_filter) {
-        draw_text(y, 0, cols, theme_attr(R_HEADER), "filter: type text, Enter to keep, Esc to clear");
+        draw_text(y, 0, cols, theme_attr(TR_HEADER), "filter: type text, Enter to keep, Esc to clear");
         return;
     }
-    draw_text(y, 0, cols, theme_attr(R_HEADER),
+    draw_text(y, 0, cols, theme_attr(TR_HEADER),
               "?:help q:quit p:pause +/-:interval l:layout c:charts g/0-9:GPU s/</>:sort /:filter k/K:kill");
 }
 
