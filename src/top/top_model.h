@@ -32,7 +32,7 @@ typedef struct top_model {
     int nprocs;
     uint64_t updated_us;         /* monotonic time of the last update (0 = none yet) */
     uint64_t seq;                /* bumped on every update */
-    char error[200];             /* last source error ("" when fine) */
+    char error[512];             /* last source error ("" when fine) */
 } top_model;
 
 int top_model_init(top_model *m);
