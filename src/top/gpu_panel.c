@@ -7,6 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The product name without the vendor prefix, for narrow columns. */
+static const char *short_name(const char *name)
+{
+    return strncmp(name, "NVIDIA ", 7) == 0 ? name + 7 : name;
+}
+
 /* Draws "text" then two spaces at (y, *x) if it fits before maxx. */
 static void put(int y, int *x, int maxx, attr_t a, const char *text)
 {
@@ -37,7 +43,7 @@ static void draw_full(const top_gpu *g, const gpu_text *t, int y, int lines, int
     put(y, &x, cols, selected ? theme_attr(TR_SELECTED) : theme_attr(TR_TITLE), buf);
     x -= 1;
     int name_w = lines == 2 ? 24 : 28;
-    x += draw_text(y, x, name_w, theme_attr(TR_TITLE), t->name);
+    x += draw_text(y, x, name_w, theme_attr(TR_TITLE), short_name(t->name));
     x = 3 + name_w + 1;
     if (t->state[0]) {
         draw_text(y, cols - 7, 6, t->state[0] == 'L' ? theme_attr(TR_CRIT) : theme_attr(TR_WARN), t->state);
@@ -67,11 +73,16 @@ static void draw_full(const top_gpu *g, const gpu_text *t, int y, int lines, int
         put_bar(y2, &x, cols, "MEM", t->mem_frac, t->has_mem, bar_cells, theme_attr(TR_BAR_MEM), t->mem, ascii);
         x = 4;
     }
-    /* The figures line. */
+    /* The figures line: temperatures and what needs attention first, then clocks and links. */
     x += draw_text(y3, x, cols - x, theme_attr(TR_TITLE), "TEMP ");
     put(y3, &x, cols, val | theme_level(t->temp_lvl), t->temp);
     x += draw_text(y3, x, cols - x, theme_attr(TR_TITLE), "HBM ");
     put(y3, &x, cols, val | theme_level(t->hbm_lvl), t->hbm);
+    if (t->marks[0]) put(y3, &x, cols, theme_level(t->marks_lvl), t->marks);
+    if (t->throttle[0]) {
+        snprintf(buf, sizeof buf, "throttle: %s", t->throttle);
+        put(y3, &x, cols, theme_attr(TR_WARN), buf);
+    }
     snprintf(buf, sizeof buf, "SM %s", t->sm_clk);
     put(y3, &x, cols, val, buf);
     snprintf(buf, sizeof buf, "MEM %s", t->mem_clk);
@@ -81,11 +92,6 @@ static void draw_full(const top_gpu *g, const gpu_text *t, int y, int lines, int
     snprintf(buf, sizeof buf, "PCIe %s", t->pcie);
     put(y3, &x, cols, val, buf);
     if (lines == 2) put(y3, &x, cols, val, t->pstate);
-    if (t->marks[0]) put(y3, &x, cols, theme_level(t->marks_lvl), t->marks);
-    if (t->throttle[0]) {
-        snprintf(buf, sizeof buf, "throttle: %s", t->throttle);
-        put(y3, &x, cols, theme_attr(TR_WARN), buf);
-    }
 }
 
 static void draw_compact_header(int y, int cols, int spark)
@@ -107,8 +113,7 @@ static void draw_compact(top_model *m, const top_gpu *g, const gpu_text *t, int 
     snprintf(buf, sizeof buf, "%2d", g->info.index);
     x += draw_text(y, x, cols, selected ? theme_attr(TR_SELECTED) : theme_attr(TR_TITLE), buf);
     x += 2;
-    const char *name = strncmp(t->name, "NVIDIA ", 7) == 0 ? t->name + 7 : t->name;
-    draw_text(y, x, 14, theme_attr(TR_TITLE), name);
+    draw_text(y, x, 14, theme_attr(TR_TITLE), short_name(t->name));
     x += 15;
     uint64_t now = gw_now_us();
     series_kind kinds[2] = {SER_UTIL, SER_MEM_PCT};
