@@ -139,3 +139,11 @@ char *fmt_fit(char *out, size_t n, const char *s, int cols)
     if (n) out[pos] = 0;
     return out;
 }
+
+char *fmt_pad(char *out, size_t n, const char *s, int cols, int right)
+{
+    int pad = cols - fmt_cols(s);
+    if (pad < 0) pad = 0;
+    snprintf(out, n, "%*s%s%*s", right ? pad : 0, "", s, right ? 0 : pad, "");
+    return out;
+}

@@ -98,7 +98,7 @@ static void draw_compact_header(int y, int cols, int spark)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "GPU %-14s %-*s %-*s %6s %5s %5s  %s", "NAME", spark + 5, "UTIL", spark + 5, "MEM",
-             "POWER", "TEMP", "HBM", "STATE / THROTTLE");
+             "POWER", "TEMP", "HBM", "STATE");
     draw_text(y, 0, cols, theme_attr(TR_HEADER), buf);
     for (int x = fmt_cols(buf); x < cols; x++) mvaddch(y, x, ' ' | theme_attr(TR_HEADER));
 }

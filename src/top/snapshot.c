@@ -20,9 +20,10 @@ static void print_gpus(FILE *f, top_model *m, const top_opts *o)
         char temp[24], hbm[24];
         snprintf(temp, sizeof temp, "%s%s", t.temp, lvl[t.temp_lvl]);
         snprintf(hbm, sizeof hbm, "%s%s", t.hbm, lvl[t.hbm_lvl]);
-        fprintf(f, "%-3d %-26.26s %5s %-20s %-11s %-6s %-6s %-9s %-9s %-4s %-24s %s\n", m->gpus[i].info.index,
-                t.name, t.util, t.mem, t.power, temp, hbm, t.sm_clk, t.mem_clk, t.fan, t.pcie,
-                t.state[0] ? t.state : "ok");
+        char tc[32], hc[32];
+        fprintf(f, "%-3d %-26.26s %5s %-20s %-11s %s %s %-9s %-9s %-4s %-24s %s\n", m->gpus[i].info.index,
+                t.name, t.util, t.mem, t.power, fmt_pad(tc, sizeof tc, temp, 6, 0), fmt_pad(hc, sizeof hc, hbm, 6, 0),
+                t.sm_clk, t.mem_clk, t.fan, t.pcie, t.state[0] ? t.state : "ok");
         if (t.throttle[0] || t.marks[0])
             fprintf(f, "    %s%s%s%s\n", t.throttle[0] ? "throttle: " : "", t.throttle,
                     t.throttle[0] && t.marks[0] ? "  " : "", t.marks);

@@ -34,4 +34,7 @@ int fmt_cols(const char *s);
 /* Copies at most `cols` columns of s into out (cut on a character boundary). Returns out. */
 char *fmt_fit(char *out, size_t n, const char *s, int cols);
 
+/* s padded with spaces to `cols` columns (left-aligned, or right-aligned when right), never cut. */
+char *fmt_pad(char *out, size_t n, const char *s, int cols, int right);
+
 #endif
