@@ -127,18 +127,21 @@ static void read_utilization(backend *b, nv_gpu *g, gpu_proc *out, int n)
         return;
     }
     unsigned long long newest = g->putil_last_ts;
-    for (unsigned i = 0; i < count; i++) {
-        const nvmlProcessUtilizationSample_t *s = &g->ubuf[i];
-        if (s->timeStamp > newest)
-            newest = s->timeStamp;
-        gpu_proc *p = find_pid(out, n, s->pid);
-        if (!p)
+    for (unsigned i = 0; i < count; i++)
+        if (g->ubuf[i].timeStamp > newest)
+            newest = g->ubuf[i].timeStamp;
+    for (int k = 0; k < n; k++) {
+        /* A pid may have several samples in NVML's buffer: the newest one counts. */
+        const nvmlProcessUtilizationSample_t *best = NULL;
+        for (unsigned i = 0; i < count; i++)
+            if (g->ubuf[i].pid == out[k].pid && (!best || g->ubuf[i].timeStamp > best->timeStamp))
+                best = &g->ubuf[i];
+        if (!best)
             continue;
-        /* Several samples of one pid: samples come oldest first, the last one wins. */
-        set_util(s->smUtil, &p->sm_util, &p->has_sm);
-        set_util(s->memUtil, &p->mem_util, &p->has_memutil);
-        set_util(s->encUtil, &p->enc_util, &p->has_enc);
-        set_util(s->decUtil, &p->dec_util, &p->has_dec);
+        set_util(best->smUtil, &out[k].sm_util, &out[k].has_sm);
+        set_util(best->memUtil, &out[k].mem_util, &out[k].has_memutil);
+        set_util(best->encUtil, &out[k].enc_util, &out[k].has_enc);
+        set_util(best->decUtil, &out[k].dec_util, &out[k].has_dec);
     }
     g->putil_last_ts = newest;
 }
