@@ -10,7 +10,7 @@ void top_header_text(const top_model *m, char *out, size_t n)
     struct tm tm;
     localtime_r(&now, &tm);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
-    snprintf(out, n, "%s  driver %s  CUDA %s  %d GPU%s  %s", m->host,
-             m->versions.driver[0] ? m->versions.driver : "?", m->versions.cuda[0] ? m->versions.cuda : "?",
-             m->ngpus, m->ngpus == 1 ? "" : "s", when);
+    /* A remote agent does not say which CUDA version its driver supports: left out then. */
+    snprintf(out, n, "%s  driver %s%s%s  %d GPU%s  %s", m->host, m->versions.driver[0] ? m->versions.driver : "?",
+             m->versions.cuda[0] ? "  CUDA " : "", m->versions.cuda, m->ngpus, m->ngpus == 1 ? "" : "s", when);
 }

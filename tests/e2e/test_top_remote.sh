@@ -32,7 +32,7 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 echo "$out" | grep -Eq "^0 +NVIDIA H100 80GB HBM3 +73% +40.0 GiB/80.0 GiB" || fail "remote snapshot: $out"
-echo "$out" | grep -q "($host" || fail "remote host not in the header: $out"
+echo "$out" | grep -q "(https://$host)" || fail "remote host not in the header: $out"
 echo "$out" | grep -q "ghost-infer" || fail "remote processes: $out"
 ok "remote snapshot over https with basic auth"
 

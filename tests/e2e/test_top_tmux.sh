@@ -25,7 +25,6 @@ wait_for main "HBM N/A"
 # Processes: the scenario's parent pid and a container pid not visible here.
 wait_for main "ghost-infer"
 wait_for main "3999999"
-wait_for main "docker-1a2b3c4d5e6f"
 wait_for main "PROCESSES 2"
 ok "process list"
 # Charts with an x axis in seconds.
@@ -45,10 +44,10 @@ first=$(screen main | grep -E "^ +[0-9]+ +[0-9]+ " | head -1)
 echo "$first" | grep -q "3999999" || fail "descending pid sort did not put 3999999 first: $first"
 ok "sort"
 
-# Filter by text: only bob's process stays.
-keys main / b o b Enter
+# Filter by text: only the ghost-infer process stays.
+keys main / g h o s t Enter
 wait_for main "PROCESSES 1 of 2"
-wait_for main "filter: bob"
+wait_for main "filter: ghost"
 screen main | grep -q "trainer" && fail "filter kept trainer"
 keys main / Escape
 wait_for main "PROCESSES 2"
