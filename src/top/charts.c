@@ -83,19 +83,25 @@ static void draw_chart(top_model *m, const top_ui *u, const chart_spec *c, int y
     plot_series(&pl, va, n, c->a_max, 1, ascii);
     if (two) plot_series(&pl, vb, n, c->b_max, 2, ascii);
 
-    /* Legend: GPU, series with their colour, latest value and unit. */
-    char buf[160];
-    int lx = x + draw_fmt(y, x, w, theme_attr(TR_TITLE), "GPU %d ", c->gpu);
+    /* Legend: GPU, then each series in its colour with its latest value; the ranges too when they fit. */
+    char legend[2][96], range[2][48];
     for (int s = 0; s < 1 + two; s++) {
         series_kind k = s ? c->b : c->a;
         const double *v = s ? vb : va;
         double last = NAN;
         for (int i = n - 1; i >= 0 && isnan(last); i--) last = v[i];
-        snprintf(buf, sizeof buf, "%s%s %s", ascii ? (s ? "+" : "*") : "⣿", "", series_label(k));
-        lx += draw_text(y, lx, x + w - lx, theme_attr(s ? TR_SERIES_B : TR_SERIES_A), buf);
-        if (isnan(last)) snprintf(buf, sizeof buf, " N/A (0-%.0f %s)  ", s ? c->b_max : c->a_max, series_unit(k));
-        else snprintf(buf, sizeof buf, " %.0f %s (0-%.0f)  ", last, series_unit(k), s ? c->b_max : c->a_max);
-        lx += draw_text(y, lx, x + w - lx, A_NORMAL, buf);
+        if (isnan(last)) snprintf(legend[s], sizeof legend[s], "%s N/A", series_label(k));
+        else snprintf(legend[s], sizeof legend[s], "%s %.0f%s%s", series_label(k), last,
+                      strcmp(series_unit(k), "%") ? " " : "", series_unit(k));
+        snprintf(range[s], sizeof range[s], " (0-%.0f)", s ? c->b_max : c->a_max);
+    }
+    int full = 6 + fmt_cols(legend[0]) + fmt_cols(range[0]) + 4 + (two ? fmt_cols(legend[1]) + fmt_cols(range[1]) + 4 : 0) <= w;
+    int lx = x + draw_fmt(y, x, w, theme_attr(TR_TITLE), "GPU %d ", c->gpu);
+    for (int s = 0; s < 1 + two; s++) {
+        lx += draw_text(y, lx, x + w - lx, theme_attr(s ? TR_SERIES_B : TR_SERIES_A), ascii ? (s ? "+ " : "* ") : "⣿ ");
+        lx += draw_text(y, lx, x + w - lx, A_NORMAL, legend[s]);
+        if (full) lx += draw_text(y, lx, x + w - lx, theme_attr(TR_DIM), range[s]);
+        lx += 2;
     }
     /* Y axis: top and bottom labels of the first series. */
     draw_fmt(y + 1, x, ylab, theme_attr(TR_DIM), "%*.0f", ylab - 1, c->a_max);

@@ -23,7 +23,7 @@ static void put(int y, int *x, int maxx, attr_t a, const char *text)
 
 /* "LABEL [bar] value" with the bar taking `cells` columns. */
 static void put_bar(int y, int *x, int maxx, const char *label, double frac, int has, int cells,
-                    attr_t bar_attr, const char *value, int ascii)
+                    attr_t bar_attr, const char *value, int value_cols, int ascii)
 {
     char bar[256];
     *x += draw_text(y, *x, maxx - *x, theme_attr(TR_TITLE), label);
@@ -31,7 +31,8 @@ static void put_bar(int y, int *x, int maxx, const char *label, double frac, int
     fmt_bar(bar, sizeof bar, has ? frac : 0, cells, ascii);
     *x += draw_text(y, *x, maxx - *x, bar_attr, bar);
     *x += draw_text(y, *x, maxx - *x, A_NORMAL, ascii ? "] " : "▏ ");
-    put(y, x, maxx, A_NORMAL, value);
+    char padded[64];
+    put(y, x, maxx, A_NORMAL, fmt_pad(padded, sizeof padded, value, value_cols, 0));
 }
 
 static void draw_full(const top_gpu *g, const gpu_text *t, int y, int lines, int cols, int selected, int ascii)
@@ -53,11 +54,12 @@ static void draw_full(const top_gpu *g, const gpu_text *t, int y, int lines, int
     int bar_cells;
     if (lines == 2) {
         /* Line 1: name, util bar, memory bar, power. */
-        bar_cells = (cols - x - 2 * 14 - 28 - 16) / 2;
+        /* Room left after the labels and values: "GPU ▕▏ 100%", "MEM ▕▏ 59.6 GiB/79.6 GiB", power, state. */
+        bar_cells = (cols - x - 12 - 26 - 11 - 8) / 2;
         if (bar_cells < 6) bar_cells = 6;
         if (bar_cells > 40) bar_cells = 40;
-        put_bar(y, &x, cols, "GPU", t->util_frac, t->has_util, bar_cells, theme_attr(TR_BAR_UTIL), t->util, ascii);
-        put_bar(y, &x, cols, "MEM", t->mem_frac, t->has_mem, bar_cells, theme_attr(TR_BAR_MEM), t->mem, ascii);
+        put_bar(y, &x, cols, "GPU", t->util_frac, t->has_util, bar_cells, theme_attr(TR_BAR_UTIL), t->util, 4, ascii);
+        put_bar(y, &x, cols, "MEM", t->mem_frac, t->has_mem, bar_cells, theme_attr(TR_BAR_MEM), t->mem, 17, ascii);
         put(y, &x, cols, val | theme_level(t->power_lvl), t->power);
         x = 4;
     } else {
@@ -66,11 +68,11 @@ static void draw_full(const top_gpu *g, const gpu_text *t, int y, int lines, int
         put(y, &x, cols, val, t->pstate);
         put(y, &x, cols, val | theme_level(t->power_lvl), t->power);
         x = 4;
-        bar_cells = (cols - 4 - 2 * 12 - 24) / 2;
+        bar_cells = (cols - 4 - 12 - 26) / 2;
         if (bar_cells < 6) bar_cells = 6;
         if (bar_cells > 40) bar_cells = 40;
-        put_bar(y2, &x, cols, "GPU", t->util_frac, t->has_util, bar_cells, theme_attr(TR_BAR_UTIL), t->util, ascii);
-        put_bar(y2, &x, cols, "MEM", t->mem_frac, t->has_mem, bar_cells, theme_attr(TR_BAR_MEM), t->mem, ascii);
+        put_bar(y2, &x, cols, "GPU", t->util_frac, t->has_util, bar_cells, theme_attr(TR_BAR_UTIL), t->util, 4, ascii);
+        put_bar(y2, &x, cols, "MEM", t->mem_frac, t->has_mem, bar_cells, theme_attr(TR_BAR_MEM), t->mem, 17, ascii);
         x = 4;
     }
     /* The figures line: temperatures and what needs attention first, then clocks and links. */

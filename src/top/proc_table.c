@@ -25,8 +25,10 @@ static void draw_title(const top_ui *u, int y, int cols, int shown, int total)
 static void draw_row(int y, int cols, attr_t a, char cells[PC_COUNT][PROC_CELL], int header, proc_col sorted,
                      int desc, int ascii)
 {
-    int x = 0;
+    int x = 0, visible[PC_COUNT];
+    proc_visible_cols(cols, visible);
     for (int c = 0; c < PC_COUNT && x < cols; c++) {
+        if (!visible[c]) continue;
         int w = proc_col_width[c] ? proc_col_width[c] : cols - x;
         char cell[PROC_CELL + 8];
         if (header && c == (int)sorted)

@@ -30,3 +30,17 @@ int proc_col_right(proc_col c)
 {
     return c == PC_GPU || c == PC_PID || c == PC_GPUMEM || c == PC_SM || c == PC_CPU || c == PC_HOSTMEM || c == PC_TIME;
 }
+
+void proc_visible_cols(int cols, int visible[PC_COUNT])
+{
+    static const proc_col drop_order[] = {PC_HOSTMEM, PC_TIME, PC_CPU, PC_CONTAINER};
+    int used = 0;
+    for (int c = 0; c < PC_COUNT; c++) {
+        visible[c] = 1;
+        used += proc_col_width[c] + 1;
+    }
+    for (size_t i = 0; i < sizeof drop_order / sizeof drop_order[0] && cols - used < 24; i++) {
+        visible[drop_order[i]] = 0;
+        used -= proc_col_width[drop_order[i]] + 1;
+    }
+}

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void draw_header(const top_model *m, const top_ui *u, int cols)
+static void draw_header(const top_model *m, const top_ui *u, const top_layout *l, int cols)
 {
     char head[400];
     top_header_text(m, head, sizeof head);
@@ -17,6 +17,9 @@ static void draw_header(const top_model *m, const top_ui *u, int cols)
     if (m->versions.simulated) x += draw_text(1, x, cols, theme_attr(TR_BANNER), " SIMULATED GPUs ") + 2;
     if (u->paused) x += draw_text(1, x, cols - x, theme_attr(TR_WARN), "PAUSED") + 2;
     x += draw_fmt(1, x, cols - x, theme_attr(TR_DIM), "every %gs", u->o->interval_s) + 2;
+    if (l->gpu_shown < m->ngpus)
+        x += draw_fmt(1, x, cols - x, theme_attr(TR_WARN), "GPUs %d-%d of %d shown (g: next)", l->gpu_first,
+                      l->gpu_first + l->gpu_shown - 1, m->ngpus) + 2;
     if (m->error[0]) draw_text(1, x, cols - x, theme_attr(TR_CRIT), m->error);
     else if (m->updated_us == 0) draw_text(1, x, cols - x, theme_attr(TR_DIM), "reading GPUs...");
 }
@@ -64,7 +67,7 @@ void draw_view(top_model *m, top_ui *u)
     int alert_lines = top_alerts_collect(m, probe, 3);
     top_layout l;
     layout_compute(rows, cols, m->ngpus, u->layout, u->chart, alert_lines, u->sel_gpu, &l);
-    draw_header(m, u, cols);
+    draw_header(m, u, &l, cols);
     draw_gpus(m, u, &l, cols);
     if (l.chart_h) draw_charts(m, u, &l, cols);
     draw_alerts(m, &l, cols);

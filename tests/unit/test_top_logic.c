@@ -14,6 +14,7 @@
 #include "top/top_ui.h"
 #include "top/top_keys.h"
 #include "top/top_draw.h"
+#include "top/top_proc.h"
 
 static gpu_proc P(int gpu, unsigned pid, const char *user, double mem, int has_mem, const char *cmd)
 {
@@ -99,6 +100,21 @@ static void test_layout(void **st)
     /* Tiny terminal: nothing negative. */
     layout_compute(5, 20, 8, LAYOUT_AUTO, CHART_SELECTED, 0, -1, &l);
     assert_true(l.gpu_h >= 0 && l.proc_h >= 0);
+}
+
+static void test_visible_columns(void **st)
+{
+    (void)st;
+    int v[PC_COUNT];
+    proc_visible_cols(200, v);
+    for (int c = 0; c < PC_COUNT; c++) assert_true(v[c]);
+    proc_visible_cols(80, v);                        /* 80 columns: command keeps >= 24 */
+    assert_false(v[PC_HOSTMEM]);
+    assert_false(v[PC_TIME]);
+    assert_true(v[PC_PID] && v[PC_GPUMEM] && v[PC_CMD] && v[PC_USER]);
+    int used = 0;
+    for (int c = 0; c < PC_COUNT; c++) if (v[c]) used += proc_col_width[c] + 1;
+    assert_true(80 - used >= 24);
 }
 
 static void test_gpu_text(void **st)
@@ -219,7 +235,8 @@ int main(void)
 {
     setlocale(LC_ALL, "C.UTF-8");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sort_and_filter), cmocka_unit_test(test_layout), cmocka_unit_test(test_gpu_text),
+        cmocka_unit_test(test_sort_and_filter), cmocka_unit_test(test_layout), cmocka_unit_test(test_visible_columns),
+        cmocka_unit_test(test_gpu_text),
         cmocka_unit_test(test_keys), cmocka_unit_test(test_signal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
