@@ -31,6 +31,17 @@ ok "process list"
 wait_for main "-[0-9]+s"
 wait_for main "util"
 
+# Chart modes: all GPUs (one small chart each), then off.
+keys main c
+wait_for main "charts: all GPUs"
+wait_for main "GPU 2 (⣿|\*) util 25%"
+keys main c
+wait_for main "charts: off"
+wait_gone main "GPU 0 ⣿ util"
+keys main c
+wait_for main "GPU 0 ⣿ util 73% \(0-100\)"
+ok "chart modes"
+
 # Sort by PID ascending: the parent pid (small) comes before 3999999; then descending.
 keys main '<' '<' '<'                                 # GPU-MEM -> CONTAINER -> USER -> PID
 wait_for main "PID▼"
