@@ -11,7 +11,7 @@ static const char *const help_lines[] = {
     "  l           layout: auto, full panels, compact (one line per GPU)",
     "  c           charts: selected GPU, all GPUs, off",
     "  g           next GPU (all, 0, 1, ...); 0-9 select that GPU; a all GPUs",
-    "  up down     select a process (also PgUp PgDn Home End)",
+    "  up down     select a process (also PgUp PgDn Home End); a mouse click selects a GPU or process",
     "  s F6        sort by the next column;  < >  previous / next column;  r  reverse",
     "  /           filter processes by text (pid, user, container, command, gpuN)",
     "  k           send SIGTERM to the selected process (asks y/n)",

@@ -78,6 +78,27 @@ static void select_gpu(top_ui *u, int gpu, int ngpus)
     u->sel_pid = 0;
 }
 
+/* A click selects the GPU or the process under it. */
+static int mouse_click(top_ui *u, int ngpus)
+{
+    MEVENT ev;
+    if (getmouse(&ev) != OK || !(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED))) return 0;
+    const top_layout *l = &u->lay;
+    int rows_y = l->proc_y + 2;                       /* title and column header first */
+    if (l->proc_h > 2 && ev.y >= rows_y && ev.y < l->proc_y + l->proc_h) {
+        u->sel_row = u->proc_top + (ev.y - rows_y);
+        u->sel_pid = 0;
+        return 1;
+    }
+    int first_y = l->gpu_y + (l->compact ? 1 : 0), per = l->compact ? 1 : l->gpu_lines;
+    if (ev.y >= first_y && ev.y < l->gpu_y + l->gpu_h && per > 0) {
+        int gpu = l->gpu_first + (ev.y - first_y) / per;
+        select_gpu(u, gpu == u->sel_gpu ? -1 : gpu, ngpus);
+        return 1;
+    }
+    return 0;
+}
+
 int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
 {
     if (u->help) { u->help = 0; return 1; }
@@ -129,6 +150,7 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
         u->confirm_pid = u->sel_pid;
         break;
     case KEY_RESIZE: break;
+    case KEY_MOUSE: return mouse_click(u, ngpus);
     default:
         if (isdigit(ch)) { select_gpu(u, ch - '0', ngpus); break; }
         return 0;

@@ -20,6 +20,8 @@ static void curses_start(const top_opts *o)
     nodelay(stdscr, TRUE);
     curs_set(0);
     set_escdelay(25);
+    mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);   /* click a GPU or a process to select it */
+    mouseinterval(0);
     theme_init(o->no_color);
 }
 

@@ -26,6 +26,17 @@ typedef struct top_opts {
     int remote_on;
 } top_opts;
 
+/* Screen regions. Rows are absolute screen lines; a height of 0 means not shown. */
+typedef struct top_layout {
+    int compact;                      /* one line per GPU */
+    int gpu_lines;                    /* lines per GPU in the full layout (2 or 3) */
+    int gpu_y, gpu_h, gpu_first, gpu_shown;
+    int chart_y, chart_h;
+    int alert_y, alert_h;
+    int proc_y, proc_h;
+    int footer_y;
+} top_layout;
+#define TOP_HEADER_LINES 2
 /* Process table columns, in display order. */
 typedef enum { PC_GPU, PC_PID, PC_USER, PC_CONTAINER, PC_GPUMEM, PC_SM, PC_CPU, PC_HOSTMEM,
                PC_TIME, PC_CMD, PC_COUNT } proc_col;
@@ -51,6 +62,7 @@ typedef struct top_ui {
     int msg_level;                    /* top_level */
     uint64_t msg_until_us;            /* monotonic */
     int quit;
+    top_layout lay;                   /* the last screen's layout (for mouse clicks) */
 } top_ui;
 
 void top_ui_init(top_ui *u, top_opts *o);
@@ -65,17 +77,6 @@ int proc_matches(const gpu_proc *p, const char *filter);
 int proc_order(const gpu_proc *procs, int n, const char *filter, int gpu, proc_col col, int desc,
                uint64_t now_s, int *order);
 
-/* Screen regions. Rows are absolute screen lines; a height of 0 means not shown. */
-typedef struct top_layout {
-    int compact;                      /* one line per GPU */
-    int gpu_lines;                    /* lines per GPU in the full layout (2 or 3) */
-    int gpu_y, gpu_h, gpu_first, gpu_shown;
-    int chart_y, chart_h;
-    int alert_y, alert_h;
-    int proc_y, proc_h;
-    int footer_y;
-} top_layout;
-#define TOP_HEADER_LINES 2
 void layout_compute(int rows, int cols, int ngpus, layout_pref pref, chart_mode chart,
                     int alert_lines, int sel_gpu, top_layout *l);
 

@@ -67,6 +67,7 @@ void draw_view(top_model *m, top_ui *u)
     int alert_lines = top_alerts_collect(m, probe, 3);
     top_layout l;
     layout_compute(rows, cols, m->ngpus, u->layout, u->chart, alert_lines, u->sel_gpu, &l);
+    u->lay = l;
     draw_header(m, u, &l, cols);
     draw_gpus(m, u, &l, cols);
     if (l.chart_h) draw_charts(m, u, &l, cols);
