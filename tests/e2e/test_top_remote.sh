@@ -43,10 +43,23 @@ err=$("$GPUWATCH" top --once --host "$host" --user watcher --password-file "$WOR
 [ "$rc" = 1 ] || fail "plain http to a TLS agent exited $rc: $err"
 ok "clear errors for a wrong password and for http to an https agent"
 
+# Let the agent's ring hold several seconds of samples: the charts start with that history.
+for _ in $(seq 100); do
+  n=$(curl -sk -u watcher:s3cret "https://$host/api/v1/samples?metric=utilization.gpu&gpu=0" | grep -o '\],\[' | wc -l)
+  [ "$n" -ge 6 ] && break
+  sleep 0.2
+done
+[ "$n" -ge 6 ] || fail "the agent's ring did not fill ($n samples)"
 start r 120 40 top --host "$host" --tls --insecure --user watcher --password-file "$WORK/pw" --interval 0.5
 wait_for r " H100 80GB HBM3 "
 wait_for r "73%"
 wait_for r "ghost-infer"
+cols=$(screen r | python3 -c '
+import sys
+rows = [l for l in sys.stdin.read().split("\n") if "\u2502" in l]
+print(len({i for l in rows for i, ch in enumerate(l[:58]) if 0x2801 <= ord(ch) <= 0x28FF}))')
+[ "$cols" -ge 4 ] || fail "charts did not start with the agent's history ($cols columns)"
+ok "charts prefilled from the agent's /api/v1/samples"
 kill "$agent"; wait "$agent" 2>/dev/null
 wait_for r "agent https://$host: "
 wait_for r "STALE" 10
