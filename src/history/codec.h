@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include "history/bitio.h"
 
+/* Largest count a reader accepts from a column header (larger is treated as corrupt). */
+#define CODEC_MAX_COUNT (1u << 22)
+
 /* Value column modes (first byte of a column), exposed for statistics and tests. */
 enum { COL_CONST = 0, COL_INT = 1, COL_XOR = 2, COL_EMPTY = 3 };
 

@@ -78,7 +78,7 @@ struct history {
     int64_t last_prune_t;
     store *st;                      /* NULL while the file cannot be opened */
     int failing;                    /* last write failed (logged once per episode) */
-    int recovered;                  /* unrolled chunks of an earlier run were rolled up */
+    int recovered;                  /* open chunks of an earlier run were sealed */
     history_stats stats;
 };
 

@@ -78,23 +78,24 @@ static double derive(metric_id m, double v)
     return d->flags & MF_BIT ? (((uint64_t)v & d->bit) ? 1.0 : 0.0) : v;
 }
 
-/* Raw chunk groups of (gpu, stored metric) overlapping the range, folded in time order. */
-static int fold_raw(store *st, int gpu, metric_id m, int only_unrolled, folder *f)
+/* Raw chunk groups of (gpu, stored metric) overlapping the range, folded in time order: the sealed
+ * ones, then (open_only: only) the checkpoints of open ones, which are newer. */
+static int fold_table(store *st, int gpu, metric_id m, const char *table, folder *f)
 {
     const metric_def *d = catalog_get(m);
     int dbid = store_metric_id(st, d->flags & MF_BIT ? d->parent : m);
     if (!dbid) return 0;
     sqlite3_stmt *q = NULL;
-    const char *sql = "SELECT t.blob, c.blob FROM chunks t JOIN chunks c ON c.gpu=t.gpu AND c.metric=?2"
-                      " AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3 AND t.t_start<=?4"
-                      " AND t.t_end>=?5 AND (?6=0 OR t.rolled=0) ORDER BY t.t_start";
+    char sql[400];
+    snprintf(sql, sizeof sql, "SELECT t.blob, c.blob FROM %s t JOIN %s c ON c.gpu=t.gpu AND c.metric=?2"
+             " AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3 AND t.t_start<=?4"
+             " AND t.t_end>=?5 ORDER BY t.t_start", table, table);
     if (sqlite3_prepare_v2(store_db(st), sql, -1, &q, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int(q, 2, dbid);
     sqlite3_bind_int64(q, 3, f->rq->from_us - HQ_LOOKBACK_US);
     sqlite3_bind_int64(q, 4, f->rq->to_us);
     sqlite3_bind_int64(q, 5, f->rq->from_us);
-    sqlite3_bind_int(q, 6, only_unrolled);
     int64_t *t = NULL;
     double *v = NULL;
     uint8_t *pres = NULL;
@@ -104,7 +105,7 @@ static int fold_raw(store *st, int gpu, metric_id m, int only_unrolled, folder *
         gw_rd tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
         gw_rd cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
         size_t cnt = codec_peek_count(&tr), n = 0;
-        if (cnt > tr.len * 8 + 8) continue;   /* corrupt */
+        if (cnt > CODEC_MAX_COUNT) continue;   /* corrupt */
         if (cnt > cap) {
             cap = cnt;
             free(t); free(v); free(pres);
@@ -125,7 +126,13 @@ static int fold_raw(store *st, int gpu, metric_id m, int only_unrolled, folder *
     return rc;
 }
 
-/* Roll-up rows of (gpu, metric) overlapping the range, then the raw groups not rolled up yet. */
+static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
+{
+    int rc = open_only ? 0 : fold_table(st, gpu, m, "chunks", f);
+    return rc == 0 ? fold_table(st, gpu, m, "open_chunks", f) : rc;
+}
+
+/* Roll-up rows of (gpu, metric) overlapping the range, then the open chunks (not rolled up yet). */
 static int fold_rollups(store *st, int gpu, metric_id m, folder *f)
 {
     int dbid = store_metric_id(st, m);
@@ -167,7 +174,7 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
     while (sqlite3_step(q) == SQLITE_ROW) {
         gw_rd rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
         size_t cnt = codec_peek_count(&rd), n = 0;
-        if (cnt > rd.len * 8 + 8) continue;
+        if (cnt > CODEC_MAX_COUNT) continue;
         int64_t *t = malloc((cnt + 1) * sizeof *t);
         double *v = malloc((cnt + 1) * sizeof *v);
         uint8_t *pres = malloc(cnt + 1);
@@ -187,6 +194,7 @@ int hq_gpus(store *st, unsigned char *sel)
     sqlite3_stmt *q = NULL;
     int n = 0;
     if (sqlite3_prepare_v2(store_db(st), "SELECT idx FROM gpus UNION SELECT DISTINCT gpu FROM chunks WHERE metric=0"
+                           " UNION SELECT DISTINCT gpu FROM open_chunks WHERE metric=0"
                            " UNION SELECT DISTINCT gpu FROM rollups", -1, &q, NULL) != SQLITE_OK)
         return 0;
     while (sqlite3_step(q) == SQLITE_ROW) {

@@ -64,7 +64,7 @@ int rollup_decode(const uint8_t *p, size_t len, rmin **out, size_t *n)
 {
     gw_rd rd = {p, len, 0, 0};
     size_t cnt = codec_peek_count(&rd);
-    if (cnt > len * 8 + 1) return -1;   /* more minutes than bits: corrupt */
+    if (cnt > CODEC_MAX_COUNT) return -1;   /* more minutes than bits: corrupt */
     rmin *r = malloc((cnt ? cnt : 1) * sizeof *r);
     int64_t *t = malloc((cnt ? cnt : 1) * sizeof *t);
     double *col = malloc((cnt ? cnt : 1) * sizeof *col);

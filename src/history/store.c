@@ -12,7 +12,7 @@ struct store {
     int readonly;
     int dbid[M_COUNT];          /* catalog id -> metrics.id (0 = not looked up / unknown) */
     int looked[M_COUNT];
-    sqlite3_stmt *put_chunk, *put_proc_chunk;
+    sqlite3_stmt *put_chunk, *put_open, *put_proc_chunk;
 };
 
 static const char *schema =
@@ -20,10 +20,14 @@ static const char *schema =
     "CREATE TABLE IF NOT EXISTS metrics(id INTEGER PRIMARY KEY, field TEXT UNIQUE NOT NULL);"
     "CREATE TABLE IF NOT EXISTS gpus(idx INTEGER PRIMARY KEY, uuid TEXT, name TEXT, serial TEXT,"
     " pci_bus_id TEXT, first_seen INTEGER, last_seen INTEGER);"
-    "CREATE TABLE IF NOT EXISTS chunks(gpu INTEGER NOT NULL, metric INTEGER NOT NULL, t_start INTEGER NOT NULL,"
-    " t_end INTEGER NOT NULL, n INTEGER NOT NULL, rolled INTEGER NOT NULL DEFAULT 0, blob BLOB NOT NULL,"
-    " PRIMARY KEY(gpu, metric, t_start)) WITHOUT ROWID;"
+    /* sealed chunks: append-only (rowid order = write order keeps pages full), found through chunks_key */
+    "CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY, gpu INTEGER NOT NULL, metric INTEGER NOT NULL,"
+    " t_start INTEGER NOT NULL, t_end INTEGER NOT NULL, n INTEGER NOT NULL, blob BLOB NOT NULL);"
+    "CREATE UNIQUE INDEX IF NOT EXISTS chunks_key ON chunks(gpu, metric, t_start);"
     "CREATE INDEX IF NOT EXISTS chunks_groups ON chunks(t_start) WHERE metric = 0;"
+    /* checkpoints of the chunks still open in memory, rewritten at each flush */
+    "CREATE TABLE IF NOT EXISTS open_chunks(gpu INTEGER NOT NULL, metric INTEGER NOT NULL, t_start INTEGER NOT NULL,"
+    " t_end INTEGER NOT NULL, n INTEGER NOT NULL, blob BLOB NOT NULL, PRIMARY KEY(gpu, metric, t_start)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS rollups(gpu INTEGER NOT NULL, metric INTEGER NOT NULL, t_start INTEGER NOT NULL,"
     " t_end INTEGER NOT NULL, n INTEGER NOT NULL, blob BLOB NOT NULL, PRIMARY KEY(gpu, metric, t_start)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS procs(gpu INTEGER NOT NULL, pid INTEGER NOT NULL, start_time INTEGER NOT NULL,"
@@ -73,6 +77,7 @@ void store_close(store *s)
 {
     if (!s) return;
     sqlite3_finalize(s->put_chunk);
+    sqlite3_finalize(s->put_open);
     sqlite3_finalize(s->put_proc_chunk);
     sqlite3_close(s->db);
     free(s);
@@ -140,11 +145,15 @@ static int put_series(store *s, sqlite3_stmt **cache, const char *sql, int gpu, 
     return step_done(st);
 }
 
-int store_put_chunk(store *s, int gpu, int dbid, int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob)
+int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int64_t t_end, int64_t n,
+                    const gw_buf *blob)
 {
-    return put_series(s, &s->put_chunk,
-                      "INSERT INTO chunks(gpu, metric, t_start, t_end, n, blob) VALUES(?,?,?,?,?,?)"
-                      " ON CONFLICT(gpu, metric, t_start) DO UPDATE SET t_end=excluded.t_end, n=excluded.n, blob=excluded.blob",
+    if (final)
+        return put_series(s, &s->put_chunk,
+                          "INSERT OR REPLACE INTO chunks(gpu, metric, t_start, t_end, n, blob) VALUES(?,?,?,?,?,?)",
+                          gpu, dbid, t_start, t_end, n, blob);
+    return put_series(s, &s->put_open,
+                      "INSERT OR REPLACE INTO open_chunks(gpu, metric, t_start, t_end, n, blob) VALUES(?,?,?,?,?,?)",
                       gpu, dbid, t_start, t_end, n, blob);
 }
 
@@ -286,7 +295,7 @@ static int rollup_column(store *s, int gpu, metric_id m, const int64_t *t, doubl
     return rc;
 }
 
-int store_rollup_group(store *s, int gpu, int64_t t_start)
+static int rollup_group(store *s, int gpu, int64_t t_start)
 {
     sqlite3_stmt *st = NULL;
     /* metrics drive the loop so each chunk is a primary-key look-up, not a scan of the GPU's rows */
@@ -306,7 +315,7 @@ int store_rollup_group(store *s, int gpu, int64_t t_start)
         gw_rd rd = {sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), 0, 0};
         if (dbid == STORE_TIMELINE) {
             size_t cnt = codec_peek_count(&rd);
-            if (cnt > rd.len * 8 + 8) break;
+            if (cnt > CODEC_MAX_COUNT) break;
             t = malloc((cnt + 1) * sizeof *t);
             v = malloc((cnt + 1) * sizeof *v);
             pres = malloc(cnt + 1);
@@ -329,8 +338,14 @@ int store_rollup_group(store *s, int gpu, int64_t t_start)
     free(v);
     free(pres);
     free(tmp);
-    if (rc != SQLITE_OK) return rc;
-    rc = run_stmt(s, "UPDATE chunks SET rolled=1 WHERE gpu=? AND metric=0 AND t_start=?", &st);
+    return rc;
+}
+
+/* Runs sql with (gpu, t_start) bound as ?1, ?2. */
+static int group_stmt(store *s, const char *sql, int gpu, int64_t t_start)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = run_stmt(s, sql, &st);
     if (rc != SQLITE_OK) return rc;
     sqlite3_bind_int(st, 1, gpu);
     sqlite3_bind_int64(st, 2, t_start);
@@ -339,10 +354,18 @@ int store_rollup_group(store *s, int gpu, int64_t t_start)
     return rc;
 }
 
-int store_rollup_pending(store *s, int64_t before_us)
+#define GROUP_METRICS " metric IN (SELECT 0 UNION ALL SELECT id FROM metrics)"
+
+int store_seal_group(store *s, int gpu, int64_t t_start)
+{
+    int rc = group_stmt(s, "DELETE FROM open_chunks WHERE gpu=?1 AND t_start=?2 AND" GROUP_METRICS, gpu, t_start);
+    return rc == SQLITE_OK ? rollup_group(s, gpu, t_start) : rc;
+}
+
+int store_recover_open(store *s, int64_t before_us)
 {
     sqlite3_stmt *st = NULL;
-    int rc = run_stmt(s, "SELECT gpu, t_start FROM chunks WHERE metric=0 AND t_start<? AND rolled=0 ORDER BY t_start", &st);
+    int rc = run_stmt(s, "SELECT gpu, t_start FROM open_chunks WHERE metric=0 AND t_end<? ORDER BY t_start", &st);
     if (rc != SQLITE_OK) return rc;
     sqlite3_bind_int64(st, 1, before_us);
     size_t n = 0, cap = 0;
@@ -359,8 +382,12 @@ int store_rollup_pending(store *s, int64_t before_us)
         n++;
     }
     sqlite3_finalize(st);
-    for (size_t i = 0; i < n && rc == SQLITE_OK; i++)
-        rc = store_rollup_group(s, (int)groups[i][0], groups[i][1]);
+    for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
+        rc = group_stmt(s, "INSERT OR REPLACE INTO chunks(gpu, metric, t_start, t_end, n, blob) SELECT gpu, metric,"
+                           " t_start, t_end, n, blob FROM open_chunks WHERE gpu=?1 AND t_start=?2 AND" GROUP_METRICS
+                           " ORDER BY metric", (int)groups[i][0], groups[i][1]);
+        if (rc == SQLITE_OK) rc = store_seal_group(s, (int)groups[i][0], groups[i][1]);
+    }
     free(groups);
     return rc;
 }
@@ -398,8 +425,7 @@ static int delete_groups(store *s, int64_t start_cut, int64_t end_cut)
     sqlite3_stmt *sel = NULL, *del = NULL;
     int rc = run_stmt(s, "SELECT gpu, t_start FROM chunks WHERE metric=0 AND t_start<?1 AND t_end<?2", &sel);
     if (rc == SQLITE_OK)
-        rc = run_stmt(s, "DELETE FROM chunks WHERE gpu=?1 AND t_start=?2 AND metric IN"
-                         " (SELECT 0 UNION ALL SELECT id FROM metrics)", &del);
+        rc = run_stmt(s, "DELETE FROM chunks WHERE gpu=?1 AND t_start=?2 AND" GROUP_METRICS, &del);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(sel, 1, start_cut);
         sqlite3_bind_int64(sel, 2, end_cut);
@@ -437,8 +463,7 @@ static int enforce_size(store *s, uint64_t max_size)
         if (oldest >= 0) {
             int64_t newest = pragma_int(s, "SELECT max(t_start) FROM chunks WHERE metric=0");
             int64_t cut = oldest + (newest - oldest) / 8 + 1;   /* an eighth of the raw span per round */
-            rc = store_rollup_pending(s, cut);
-            if (rc == SQLITE_OK) rc = delete_groups(s, cut, INT64_MAX);
+            rc = delete_groups(s, cut, INT64_MAX);
             if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM proc_chunks WHERE t_start<?", cut);
         } else {
             oldest = pragma_int(s, "SELECT coalesce(min(t_start), -1) FROM rollups");
@@ -453,7 +478,8 @@ static int enforce_size(store *s, uint64_t max_size)
 int store_prune(store *s, int64_t now_us, int64_t raw_ret_us, int64_t rollup_ret_us, uint64_t max_size)
 {
     int64_t raw_cut = now_us - raw_ret_us, roll_cut = now_us - rollup_ret_us;
-    int rc = store_rollup_pending(s, raw_cut);
+    /* open groups left behind (a sealed copy dropped from a full memory buffer) are sealed after a day */
+    int rc = store_recover_open(s, now_us - 86400ll * 1000000);
     if (rc == SQLITE_OK) rc = delete_groups(s, raw_cut, raw_cut);
     if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM proc_chunks WHERE t_end<?", raw_cut);
     if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM procs WHERE last_seen<?", raw_cut);

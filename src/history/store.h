@@ -26,16 +26,18 @@ int store_metric_id(store *s, metric_id m);
 /* Catalog metric of a database id, or -1. */
 int store_metric_of(store *s, int dbid);
 
-int store_put_chunk(store *s, int gpu, int dbid, int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob);
+/* final: a sealed chunk (table chunks); else a checkpoint of an open one (table open_chunks). */
+int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int64_t t_end, int64_t n,
+                    const gw_buf *blob);
 int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob);
 int store_put_proc(store *s, int gpu, const gpu_proc *p, int64_t t_us);
 int store_put_gpu(store *s, const gpu_info *info, int64_t t_us);
 int store_put_event(store *s, int64_t t_us, int gpu, const char *kind, const char *detail);
 
-/* Rolls up a sealed chunk group (gpu, t_start) into 1-minute roll-ups and marks it rolled. */
-int store_rollup_group(store *s, int gpu, int64_t t_start);
-/* Rolls up every group not rolled yet that started before before_us. */
-int store_rollup_pending(store *s, int64_t before_us);
+/* After a group's sealed chunks are written: drops its checkpoints and adds it to the roll-ups. */
+int store_seal_group(store *s, int gpu, int64_t t_start);
+/* Seals the checkpointed groups that ended before before_us (what a killed run left open). */
+int store_recover_open(store *s, int64_t before_us);
 /* Retention: raw chunks ending before now-raw, roll-ups before now-rollup, then the size cap. */
 int store_prune(store *s, int64_t now_us, int64_t raw_ret_us, int64_t rollup_ret_us, uint64_t max_size);
 /* Bytes the database uses (pages in use times page size). */

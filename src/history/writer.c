@@ -7,14 +7,14 @@
 
 static int write_group(store *st, const pend *p)
 {
-    int rc = store_put_chunk(st, p->gpu, STORE_TIMELINE, p->t_start, p->t_end, p->n, &p->blobs[0]);
+    int rc = store_put_chunk(st, p->final, p->gpu, STORE_TIMELINE, p->t_start, p->t_end, p->n, &p->blobs[0]);
     for (int i = 0; i < p->ncols && rc == SQLITE_OK; i++) {
         int dbid = store_metric_id(st, p->ids[i]);
         if (!dbid) return SQLITE_ERROR;
-        rc = store_put_chunk(st, p->gpu, dbid, p->t_start, p->t_end, p->n, &p->blobs[i + 1]);
+        rc = store_put_chunk(st, p->final, p->gpu, dbid, p->t_start, p->t_end, p->n, &p->blobs[i + 1]);
     }
     if (rc == SQLITE_OK && p->final)
-        rc = store_rollup_group(st, p->gpu, p->t_start);
+        rc = store_seal_group(st, p->gpu, p->t_start);
     return rc;
 }
 
@@ -61,8 +61,8 @@ static void free_list(pend *p)
     }
 }
 
-/* Opens the file when it is not open; the first open of a handle rolls up what an earlier
- * run left unrolled (its open chunks at a crash). */
+/* Opens the file when it is not open; the first open of a handle seals what an earlier run left
+ * open (its checkpoints at a crash or kill). */
 static int ensure_store(history *h)
 {
     if (h->st) return 0;
@@ -76,7 +76,7 @@ static int ensure_store(history *h)
     }
     if (!h->recovered) {
         int rc = store_exec(h->st, "BEGIN IMMEDIATE");
-        if (rc == SQLITE_OK) rc = store_rollup_pending(h->st, INT64_MAX);
+        if (rc == SQLITE_OK) rc = store_recover_open(h->st, INT64_MAX);
         if (rc == SQLITE_OK) rc = store_exec(h->st, "COMMIT");
         if (rc != SQLITE_OK) {
             store_exec(h->st, "ROLLBACK");

@@ -1,0 +1,162 @@
+/* bench.c - `gpuwatch history bench`: bytes per sample, ingest rate and query times on 1 h of
+ * synthetic 8-GPU 1 Hz training data (all catalog metrics), written to a scratch file. */
+#include "history/bench.h"
+#include "history/history.h"
+#include "history/query.h"
+#include "history/rollup.h"
+#include "history/synth.h"
+#include "util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define T0_US 1764673200000000ll   /* 2025-12-02T11:00:00Z, an hour boundary */
+
+static double ms_since(uint64_t t0) { return (double)(gw_mono_us() - t0) / 1000.0; }
+
+static int64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+}
+
+/* Writes 24 h of minute roll-ups for every GPU and stored metric (what a day of recording leaves). */
+static void fill_rollups(store *st, int gpus, int64_t day0)
+{
+    store_exec(st, "BEGIN");
+    rmin *r = malloc(360 * sizeof *r);
+    synth_gpu sg;
+    synth_init(&sg, 0);
+    gw_buf b = {0};
+    sqlite3_stmt *ins = NULL;
+    sqlite3_prepare_v2(store_db(st), "INSERT OR REPLACE INTO rollups VALUES(?,?,?,?,?,?)", -1, &ins, NULL);
+    for (int g = 0; g < gpus; g++)
+        for (int m = M_STR_END; m < M_COUNT; m++) {
+            if (catalog_get((metric_id)m)->flags & MF_BIT) continue;
+            int dbid = store_metric_id(st, (metric_id)m);
+            for (int w = 0; w < 4; w++) {
+                for (int i = 0; i < 360; i++) {
+                    gpu_sample s;
+                    synth_sample(&sg, g, day0, &s);
+                    double v = s.v[m];
+                    r[i] = (rmin){day0 + (int64_t)(w * 360 + i) * MINUTE_US, 60, v - 1, v + 1, v * 60, v};
+                }
+                buf_reset(&b);
+                rollup_encode(&b, r, 360);
+                sqlite3_bind_int(ins, 1, g);
+                sqlite3_bind_int(ins, 2, dbid);
+                sqlite3_bind_int64(ins, 3, r[0].t);
+                sqlite3_bind_int64(ins, 4, r[359].t);
+                sqlite3_bind_int64(ins, 5, 360);
+                sqlite3_bind_blob(ins, 6, b.p, (int)b.len, SQLITE_STATIC);
+                sqlite3_step(ins);
+                sqlite3_reset(ins);
+            }
+        }
+    sqlite3_finalize(ins);
+    buf_free(&b);
+    free(r);
+    store_exec(st, "COMMIT");
+}
+
+static double time_query(store *st, hq_request *rq, int reps, size_t *points)
+{
+    char err[256];
+    uint64_t t0 = gw_mono_us();
+    for (int i = 0; i < reps; i++) {
+        hq_result res;
+        if (hq_run(st, rq, &res, err, sizeof err) != 0) { fprintf(stderr, "bench: %s\n", err); return -1; }
+        *points = 0;
+        for (size_t k = 0; k < res.n; k++) *points += res.s[k].n;
+        hq_free(&res);
+    }
+    return ms_since(t0) / reps;
+}
+
+int history_bench(int argc, char **argv)
+{
+    int gpus = 8, seconds = 3600;
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) dir = argv[++i];
+        else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atoi(argv[++i]);
+        else { fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N]\n"); return 2; }
+    }
+    char tmpl[] = "/tmp/gpuwatch-bench-XXXXXX", path[4200];
+    if (!dir && !(dir = mkdtemp(tmpl))) { perror("bench: mkdtemp"); return 1; }
+    snprintf(path, sizeof path, "%s/history.db", dir);
+    unlink(path);
+    history_config cfg;
+    history_config_defaults(&cfg);
+    cfg.path = path;
+    cfg.no_thread = 1;
+    char err[256];
+    history *h = history_open(&cfg, err, sizeof err);
+    if (!h) { fprintf(stderr, "bench: %s\n", err); return 1; }
+
+    synth_gpu sg[8];
+    gpu_info info[8];
+    for (int g = 0; g < gpus; g++) { synth_init(&sg[g], g); synth_info(g, &info[g]); }
+    gpu_sample *batch = malloc((size_t)seconds * gpus * sizeof *batch);
+    if (!batch) return 1;
+    for (int i = 0; i < seconds; i++)
+        for (int g = 0; g < gpus; g++)
+            synth_sample(&sg[g], g, T0_US + (int64_t)i * 1000000, &batch[(size_t)i * gpus + g]);
+    uint64_t rec_us = 0, t_all = gw_mono_us();
+    for (int i = 0; i < seconds; i++) {
+        uint64_t t0 = gw_mono_us();
+        for (int g = 0; g < gpus; g++)
+            history_record_sample(h, g, &info[g], &batch[(size_t)i * gpus + g]);
+        rec_us += gw_mono_us() - t0;
+        if (i % 10 == 9) history_flush(h);
+    }
+    history_stats hs;
+    history_get_stats(h, &hs);
+    history_close(h);
+    double all_ms = ms_since(t_all);
+    free(batch);
+
+    store *st = store_open(path, 0, err, sizeof err);
+    if (!st) { fprintf(stderr, "bench: %s\n", err); return 1; }
+    int64_t raw_bytes = 0, roll_bytes = 0;
+    sqlite3_stmt *q = NULL;
+    sqlite3_prepare_v2(store_db(st), "SELECT (SELECT sum(length(blob)) FROM chunks), (SELECT sum(length(blob)) FROM rollups)", -1, &q, NULL);
+    if (sqlite3_step(q) == SQLITE_ROW) { raw_bytes = sqlite3_column_int64(q, 0); roll_bytes = sqlite3_column_int64(q, 1); }
+    sqlite3_finalize(q);
+    int64_t fsize = file_size(path) + file_size(strcat(strcpy(err, path), "-wal"));
+    double values = (double)hs.samples;
+
+    metric_id m = M_TEMP_GPU;
+    unsigned char one[HQ_MAX_GPUS] = {1};
+    size_t pts = 0, pts24 = 0;
+    hq_request rq = {.metrics = &m, .nmetrics = 1, .gpus = one, .from_us = T0_US,
+                     .to_us = T0_US + (int64_t)seconds * 1000000 - 1, .agg = AGG_AVG, .source = HQ_RAW};
+    double q1 = time_query(st, &rq, 50, &pts);
+    metric_id pw = M_POWER_DRAW;
+    rq.metrics = &pw;
+    size_t ptsp = 0;
+    double q1p = time_query(st, &rq, 50, &ptsp);
+    int64_t day0 = T0_US - 86400ll * 1000000 * 30;   /* a day a month earlier: roll-ups only */
+    fill_rollups(st, gpus, day0);
+    hq_request r24 = {.metrics = &pw, .nmetrics = 1, .gpus = one, .from_us = day0,
+                      .to_us = day0 + 86400ll * 1000000 - 1, .step_us = MINUTE_US, .agg = AGG_AVG, .source = HQ_ROLLUP};
+    double q24 = time_query(st, &r24, 50, &pts24);
+    store_close(st);
+
+    printf("history bench: %d GPUs x %d s at 1 Hz, all stored catalog metrics (synthetic H100 training load)\n",
+           gpus, seconds);
+    printf("%-44s %14s\n", "figure", "value");
+    printf("%-44s %14.0f\n", "metric values recorded", values);
+    printf("%-44s %14.3f\n", "bytes/sample, whole file", (double)fsize / values);
+    printf("%-44s %14.3f\n", "bytes/sample, raw chunk blobs only", (double)raw_bytes / values);
+    printf("%-44s %14.3f\n", "bytes/sample, roll-up blobs", (double)roll_bytes / values);
+    printf("%-44s %14.1f\n", "ingest, record API (M samples/s)", values / (double)rec_us);
+    printf("%-44s %14.2f\n", "ingest incl. encode+write (M samples/s)", values / (all_ms * 1000.0));
+    printf("%-44s %14.3f  (%zu points)\n", "query 1 h raw, temperature.gpu, 1 GPU (ms)", q1, pts);
+    printf("%-44s %14.3f  (%zu points)\n", "query 1 h raw, power.draw, 1 GPU (ms)", q1p, ptsp);
+    printf("%-44s %14.3f  (%zu points)\n", "query 24 h roll-ups, step 60 s, 1 GPU (ms)", q24, pts24);
+    printf("file: %s (%lld bytes)\n", path, (long long)fsize);
+    return 0;
+}
