@@ -42,7 +42,8 @@ void synth_info(int gpu, gpu_info *out)
     mset_add(&out->str_present, M_PCI_BUS_ID);
 }
 
-static double q(double v, double unit) { return round(v / unit) * unit; }
+/* As a backend converts milliwatts: an integer count of thousandths divided by 1000. */
+static double q(double v, double unit) { return round(v / unit) / (1 / unit); }
 
 void synth_sample(synth_gpu *g, int gpu, int64_t t_us, gpu_sample *s)
 {
