@@ -37,6 +37,7 @@ void buf_put(gw_buf *b, const void *src, size_t n)
 
 void buf_put_byte(gw_buf *b, uint8_t v)
 {
+    if (b->len < b->cap) { b->p[b->len++] = v; return; }
     if (buf_reserve(b, 1) == 0)
         b->p[b->len++] = v;
 }

@@ -68,39 +68,51 @@ static uint64_t gamma_get(bit_reader *r)
     return (1ull << zeros) | br_get(r, zeros);
 }
 
-/* Bits that the residuals cost with Rice(k), either plain or with zero runs as tokens. */
-static uint64_t series_cost(const uint64_t *zz, size_t m, int zrun, int k)
+/* Style and Rice parameter of a residual series: plain Rice(k), or zero runs as Elias-gamma tokens
+ * and other values as Rice(k) of |z|-1. Costs are exact, for four k around the mean's optimum
+ * of each style, in two passes. */
+typedef struct rice_choice {
+    int zrun, k;
+    uint64_t bits;
+} rice_choice;
+
+static int k_near_mean(double sum, size_t cnt)
 {
-    uint64_t bits = 0;
-    for (size_t i = 0; i < m;) {
-        if (zrun && zz[i] == 0) {
-            size_t j = i;
-            while (j < m && zz[j] == 0) j++;
-            bits += 1 + gamma_bits(j - i);
-            i = j;
-        } else {
-            bits += zrun ? 1 + rice_bits(zz[i] - 1, k) : rice_bits(zz[i], k);
-            i++;
-        }
-    }
-    return bits;
+    int k = cnt ? bitlen64((uint64_t)(sum / (double)cnt * 0.69)) : 0;
+    k = k > 2 ? k - 2 : 0;
+    return k > 59 ? 59 : k;
 }
 
-/* Rice parameter near the optimum for the residuals' mean, refined by exact cost. */
-static int best_k(const uint64_t *zz, size_t m, int zrun, uint64_t *cost)
+static rice_choice choose_rice(const uint64_t *zz, size_t m)
 {
-    double sum = 0;
-    size_t cnt = 0;
-    for (size_t i = 0; i < m; i++)
-        if (!zrun || zz[i]) { sum += (double)(zz[i] - (zrun ? 1 : 0)); cnt++; }
-    int k0 = cnt ? bitlen64((uint64_t)(sum / (double)cnt * 0.69)) : 0;
-    int best = 0;
-    uint64_t best_cost = UINT64_MAX;
-    for (int k = k0 > 2 ? k0 - 2 : 0; k <= k0 + 1 && k < 63; k++) {
-        uint64_t c = series_cost(zz, m, zrun, k);
-        if (c < best_cost) { best_cost = c; best = k; }
+    double sum_all = 0, sum_nz = 0;
+    size_t nz = 0;
+    uint64_t run_bits = 0, run = 0;
+    for (size_t i = 0; i < m; i++) {
+        sum_all += (double)zz[i];
+        if (zz[i]) {
+            sum_nz += (double)(zz[i] - 1);
+            nz++;
+            if (run) { run_bits += 1 + gamma_bits(run); run = 0; }
+        } else {
+            run++;
+        }
     }
-    *cost = best_cost;
+    if (run) run_bits += 1 + gamma_bits(run);
+    int kp = k_near_mean(sum_all, m), kz = k_near_mean(sum_nz, nz);
+    uint64_t cp[4] = {0}, cz[4] = {run_bits, run_bits, run_bits, run_bits};
+    for (size_t i = 0; i < m; i++) {
+        uint64_t z = zz[i];
+        for (int c = 0; c < 4; c++) {
+            cp[c] += rice_bits(z, kp + c);
+            if (z) cz[c] += 1 + rice_bits(z - 1, kz + c);
+        }
+    }
+    rice_choice best = {0, kp, cp[0]};
+    for (int c = 0; c < 4; c++) {
+        if (cp[c] < best.bits) best = (rice_choice){0, kp + c, cp[c]};
+        if (cz[c] < best.bits) best = (rice_choice){1, kz + c, cz[c]};
+    }
     return best;
 }
 
@@ -114,14 +126,9 @@ static void int_series_put(gw_buf *out, const int64_t *x, size_t m)
     uint64_t *cand[2] = {zz, zz + (m - 1)};
     residuals(x, m, 1, cand[0]);
     residuals(x, m, 2, cand[1]);
-    int b_order = 1, b_zrun = 0, b_k = 0;
-    uint64_t b_cost = UINT64_MAX;
-    for (int o = 0; o < 2; o++)
-        for (int zr = 0; zr < 2; zr++) {
-            uint64_t c;
-            int k = best_k(cand[o], m - 1, zr, &c);
-            if (c < b_cost) { b_cost = c; b_order = o + 1; b_zrun = zr; b_k = k; }
-        }
+    rice_choice c1 = choose_rice(cand[0], m - 1), c2 = choose_rice(cand[1], m - 1);
+    int b_order = c2.bits < c1.bits ? 2 : 1;
+    int b_zrun = b_order == 2 ? c2.zrun : c1.zrun, b_k = b_order == 2 ? c2.k : c1.k;
     const uint64_t *r = cand[b_order - 1];
     buf_put_byte(out, (uint8_t)(((b_order - 1) << 7) | (b_zrun << 6) | b_k));
     bit_writer w;

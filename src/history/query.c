@@ -195,7 +195,7 @@ int hq_gpus(store *st, unsigned char *sel)
     int n = 0;
     if (sqlite3_prepare_v2(store_db(st), "SELECT idx FROM gpus UNION SELECT DISTINCT gpu FROM chunks WHERE metric=0"
                            " UNION SELECT DISTINCT gpu FROM open_chunks WHERE metric=0"
-                           " UNION SELECT DISTINCT gpu FROM rollups", -1, &q, NULL) != SQLITE_OK)
+                           " UNION SELECT DISTINCT gpu FROM rollups UNION SELECT DISTINCT gpu FROM procs", -1, &q, NULL) != SQLITE_OK)
         return 0;
     while (sqlite3_step(q) == SQLITE_ROW) {
         int g = sqlite3_column_int(q, 0);
