@@ -78,6 +78,7 @@ struct history {
     int64_t last_prune_t;
     store *st;                      /* NULL while the file cannot be opened */
     int failing;                    /* last write failed (logged once per episode) */
+    int drop_logged;                /* "buffer full" was logged in this failure episode */
     int recovered;                  /* open chunks of an earlier run were sealed */
     history_stats stats;
 };

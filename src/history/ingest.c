@@ -42,9 +42,10 @@ void hist_queue(history *h, pend *p)
         hist_pend_free(old);
         dropped++;
     }
-    if (dropped)
+    if (dropped && !h->drop_logged)
         gw_log(GW_LOG_WARN, "history: memory buffer full, oldest data dropped", "items=%d buffered_bytes=%zu",
                dropped, h->pending_bytes);
+    if (dropped) h->drop_logged = 1;
 }
 
 pend *hist_encode_group(history *h, int g, int final)

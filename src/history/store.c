@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct store {
     sqlite3 *db;
@@ -43,11 +45,26 @@ static const char *schema =
 int store_exec(store *s, const char *sql) { return sqlite3_exec(s->db, sql, NULL, NULL, NULL); }
 sqlite3 *store_db(store *s) { return s->db; }
 
+/* SQLite gives the -wal and -shm files the database's mode when it creates them, so a run on a
+ * read-only file leaves read-only ones behind; once the file is writable again, so are they. */
+static void fix_sidecar_modes(const char *path)
+{
+    struct stat db;
+    if (stat(path, &db) != 0 || access(path, W_OK) != 0) return;
+    const char *sfx[] = {"-wal", "-shm"};
+    for (int i = 0; i < 2; i++) {
+        char side[4200];
+        snprintf(side, sizeof side, "%s%s", path, sfx[i]);
+        if (access(side, F_OK) == 0 && access(side, W_OK) != 0) chmod(side, db.st_mode & 0666);
+    }
+}
+
 store *store_open(const char *path, int readonly, char *err, size_t n)
 {
     store *s = calloc(1, sizeof *s);
     if (!s) { snprintf(err, n, "out of memory"); return NULL; }
     s->readonly = readonly;
+    if (!readonly) fix_sidecar_modes(path);
     int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK) {

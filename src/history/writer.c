@@ -125,6 +125,7 @@ int history_flush(history *h)
     if (rc == SQLITE_OK) {
         if (h->failing) gw_log(GW_LOG_INFO, "history: writing again", "path=%s", h->path);
         h->failing = 0;
+        h->drop_logged = 0;
         h->stats.writable = 1;
         pthread_mutex_unlock(&h->mu);
         free_list(list);
@@ -156,6 +157,10 @@ int history_flush(history *h)
             h->pending_bytes -= old->bytes;
             h->stats.dropped += old->kind == PEND_GROUP ? (uint64_t)old->n * (uint64_t)old->ncols : 0;
             hist_pend_free(old);
+            if (!h->drop_logged)
+                gw_log(GW_LOG_WARN, "history: memory buffer full, oldest data dropped", "buffered_bytes=%zu",
+                       h->pending_bytes);
+            h->drop_logged = 1;
         }
     }
     pthread_mutex_unlock(&h->mu);
