@@ -6,6 +6,7 @@
 #include "history/rollup.h"
 #include "history/synth.h"
 #include "util.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,15 +85,73 @@ static double time_query(store *st, hq_request *rq, int reps, size_t *points)
     return ms_since(t0) / reps;
 }
 
+/* One recorded sample of the bench's data set. */
+typedef struct bench_row {
+    int gpu;
+    gpu_sample s;
+} bench_row;
+
+/* Samples from `gpusim render` CSV (t,gpu,<catalog fields>; empty cells = absent), t from T0_US. */
+static bench_row *read_render_csv(const char *path, size_t *n, int *gpus, int *seconds)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) { perror(path); return NULL; }
+    char *line = NULL;
+    size_t cap = 0, count = 0, rows_cap = 0;
+    int ids[512], ncols = 0;
+    bench_row *rows = NULL;
+    double t_max = 0;
+    *gpus = 0;
+    while (getline(&line, &cap, f) > 0) {
+        line[strcspn(line, "\r\n")] = 0;
+        char *save = NULL;
+        int col = 0;
+        if (ncols == 0) {
+            for (char *tok = strtok_r(line, ",", &save); tok && col < 512; tok = strtok_r(NULL, ",", &save), col++) {
+                const metric_def *d = catalog_find(tok);
+                ids[col] = d && !metric_is_string(d->id) && col >= 2 ? (int)d->id : -1;
+            }
+            ncols = col;
+            continue;
+        }
+        if (count == rows_cap) {
+            rows_cap = rows_cap ? rows_cap * 2 : 4096;
+            bench_row *nr = realloc(rows, rows_cap * sizeof *rows);
+            if (!nr) break;
+            rows = nr;
+        }
+        bench_row *r = &rows[count];
+        memset(r, 0, sizeof *r);
+        char *p = line;
+        for (col = 0; col < ncols && p; col++) {
+            char *comma = strchr(p, ',');
+            if (comma) *comma = 0;
+            if (col == 0) { double t = strtod(p, NULL); r->s.t_us = (uint64_t)(T0_US + llround(t * 1e6)); if (t > t_max) t_max = t; }
+            else if (col == 1) r->gpu = atoi(p);
+            else if (*p && ids[col] >= 0) sample_set(&r->s, (metric_id)ids[col], strtod(p, NULL));
+            p = comma ? comma + 1 : NULL;
+        }
+        if (r->gpu >= *gpus) *gpus = r->gpu + 1;
+        count++;
+    }
+    free(line);
+    fclose(f);
+    *n = count;
+    *seconds = (int)t_max + 1;
+    return rows;
+}
+
 int history_bench(int argc, char **argv)
 {
     int gpus = 8, seconds = 3600;
-    const char *dir = NULL;
+    const char *dir = NULL, *csv = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) dir = argv[++i];
         else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atoi(argv[++i]);
-        else { fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N]\n"); return 2; }
+        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv = argv[++i];
+        else { fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N] [--csv GPUSIM_RENDER_CSV]\n"); return 2; }
     }
+    if (seconds <= 0) seconds = 1;
     char tmpl[] = "/tmp/gpuwatch-bench-XXXXXX", path[4200];
     if (!dir && !(dir = mkdtemp(tmpl))) { perror("bench: mkdtemp"); return 1; }
     snprintf(path, sizeof path, "%s/history.db", dir);
@@ -105,21 +164,33 @@ int history_bench(int argc, char **argv)
     history *h = history_open(&cfg, err, sizeof err);
     if (!h) { fprintf(stderr, "bench: %s\n", err); return 1; }
 
-    synth_gpu sg[8];
-    gpu_info info[8];
-    for (int g = 0; g < gpus; g++) { synth_init(&sg[g], g); synth_info(g, &info[g]); }
-    gpu_sample *batch = malloc((size_t)seconds * gpus * sizeof *batch);
-    if (!batch) return 1;
-    for (int i = 0; i < seconds; i++)
-        for (int g = 0; g < gpus; g++)
-            synth_sample(&sg[g], g, T0_US + (int64_t)i * 1000000, &batch[(size_t)i * gpus + g]);
-    uint64_t rec_us = 0, t_all = gw_mono_us(), cpu_all = cpu_us();
-    for (int i = 0; i < seconds; i++) {
+    size_t nrows = 0;
+    bench_row *batch = NULL;
+    if (csv) {
+        batch = read_render_csv(csv, &nrows, &gpus, &seconds);
+        if (!batch || !nrows || gpus > 64) { fprintf(stderr, "bench: no samples in %s\n", csv); return 1; }
+    } else {
+        synth_gpu sg[8];
+        batch = malloc((size_t)seconds * 8 * sizeof *batch);
+        if (!batch) return 1;
+        for (int g = 0; g < gpus; g++) synth_init(&sg[g], g);
+        for (int i = 0; i < seconds; i++)
+            for (int g = 0; g < gpus; g++, nrows++) {
+                batch[nrows].gpu = g;
+                synth_sample(&sg[g], g, T0_US + (int64_t)i * 1000000, &batch[nrows].s);
+            }
+    }
+    gpu_info info[64];
+    for (int g = 0; g < gpus && g < 64; g++) synth_info(g, &info[g]);
+    uint64_t rec_us = 0, t_all = gw_mono_us(), cpu_all = cpu_us(), next_flush = T0_US + 10000000;
+    for (size_t k = 0; k < nrows; k++) {
+        if (batch[k].s.t_us >= next_flush) {   /* a flush every 10 s of data */
+            history_flush(h);
+            next_flush += 10000000;
+        }
         uint64_t t0 = cpu_us();
-        for (int g = 0; g < gpus; g++)
-            history_record_sample(h, g, &info[g], &batch[(size_t)i * gpus + g]);
+        history_record_sample(h, batch[k].gpu, &info[batch[k].gpu], &batch[k].s);
         rec_us += cpu_us() - t0;
-        if (i % 10 == 9) history_flush(h);
     }
     history_stats hs;
     history_get_stats(h, &hs);
@@ -154,19 +225,19 @@ int history_bench(int argc, char **argv)
     double q24 = time_query(st, &r24, 50, &pts24);
     store_close(st);
 
-    printf("history bench: %d GPUs x %d s at 1 Hz, all stored catalog metrics (synthetic H100 training load)\n",
-           gpus, seconds);
-    printf("%-44s %14s\n", "figure", "value");
-    printf("%-44s %14.0f\n", "metric values recorded", values);
-    printf("%-44s %14.3f\n", "bytes/sample, whole file", (double)fsize / values);
-    printf("%-44s %14.3f\n", "bytes/sample, raw chunk blobs only", (double)raw_bytes / values);
-    printf("%-44s %14.3f\n", "bytes/sample, roll-up blobs", (double)roll_bytes / values);
-    printf("%-44s %14.1f\n", "ingest, record API, CPU (M samples/s)", values / (double)rec_us);
-    printf("%-44s %14.2f\n", "ingest + encode + write, flush every 10 s of data, CPU (M samples/s)", values / (all_cpu_ms * 1000.0));
-    printf("%-44s %14.2f\n", "same, wall clock (M samples/s)", values / (all_ms * 1000.0));
-    printf("%-44s %14.3f  (%zu points)\n", "query 1 h raw, temperature.gpu, 1 GPU (ms)", q1, pts);
-    printf("%-44s %14.3f  (%zu points)\n", "query 1 h raw, power.draw, 1 GPU (ms)", q1p, ptsp);
-    printf("%-44s %14.3f  (%zu points)\n", "query 24 h roll-ups, step 60 s, 1 GPU (ms)", q24, pts24);
+    printf("history bench: %d GPUs x %d s at 1 Hz, every metric the source has (%s)\n", gpus, seconds,
+           csv ? csv : "synthetic H100 training load");
+    printf("%-56s %12s\n", "figure", "value");
+    printf("%-56s %12.0f\n", "metric values recorded", values);
+    printf("%-56s %12.3f\n", "bytes/sample, whole file", (double)fsize / values);
+    printf("%-56s %12.3f\n", "bytes/sample, raw chunk blobs only", (double)raw_bytes / values);
+    printf("%-56s %12.3f\n", "bytes/sample, roll-up blobs", (double)roll_bytes / values);
+    printf("%-56s %12.1f\n", "ingest, record API, CPU (M samples/s)", values / (double)rec_us);
+    printf("%-56s %12.2f\n", "ingest+encode+write, flush/10 s of data, CPU (M/s)", values / (all_cpu_ms * 1000.0));
+    printf("%-56s %12.2f\n", "ingest+encode+write, wall clock (M/s)", values / (all_ms * 1000.0));
+    printf("%-56s %12.3f  (%zu points)\n", "query 1 h raw, temperature.gpu, 1 GPU (ms)", q1, pts);
+    printf("%-56s %12.3f  (%zu points)\n", "query 1 h raw, power.draw, 1 GPU (ms)", q1p, ptsp);
+    printf("%-56s %12.3f  (%zu points)\n", "query 24 h roll-ups, step 60 s, 1 GPU (ms)", q24, pts24);
     printf("file: %s (%lld bytes)\n", path, (long long)fsize);
     return 0;
 }
