@@ -71,10 +71,10 @@ static void fill_rollups(store *st, int gpus, int64_t day0)
     store_exec(st, "COMMIT");
 }
 
-static double time_query(store *st, hq_request *rq, int reps, size_t *points)
+static double time_query(store *st, hq_request *rq, int reps, size_t *points, double *cpu_ms)
 {
     char err[256];
-    uint64_t t0 = gw_mono_us();
+    uint64_t t0 = gw_mono_us(), c0 = cpu_us();
     for (int i = 0; i < reps; i++) {
         hq_result res;
         if (hq_run(st, rq, &res, err, sizeof err) != 0) { fprintf(stderr, "bench: %s\n", err); return -1; }
@@ -82,6 +82,7 @@ static double time_query(store *st, hq_request *rq, int reps, size_t *points)
         for (size_t k = 0; k < res.n; k++) *points += res.s[k].n;
         hq_free(&res);
     }
+    *cpu_ms = (double)(cpu_us() - c0) / 1000.0 / reps;
     return ms_since(t0) / reps;
 }
 
@@ -213,16 +214,17 @@ int history_bench(int argc, char **argv)
     size_t pts = 0, pts24 = 0;
     hq_request rq = {.metrics = &m, .nmetrics = 1, .gpus = one, .from_us = T0_US,
                      .to_us = T0_US + (int64_t)seconds * 1000000 - 1, .agg = AGG_AVG, .source = HQ_RAW};
-    double q1 = time_query(st, &rq, 50, &pts);
+    double c1, c1p, c24;
+    double q1 = time_query(st, &rq, 50, &pts, &c1);
     metric_id pw = M_POWER_DRAW;
     rq.metrics = &pw;
     size_t ptsp = 0;
-    double q1p = time_query(st, &rq, 50, &ptsp);
+    double q1p = time_query(st, &rq, 50, &ptsp, &c1p);
     int64_t day0 = T0_US - 86400ll * 1000000 * 30;   /* a day a month earlier: roll-ups only */
     fill_rollups(st, gpus, day0);
     hq_request r24 = {.metrics = &pw, .nmetrics = 1, .gpus = one, .from_us = day0,
                       .to_us = day0 + 86400ll * 1000000 - 1, .step_us = MINUTE_US, .agg = AGG_AVG, .source = HQ_ROLLUP};
-    double q24 = time_query(st, &r24, 50, &pts24);
+    double q24 = time_query(st, &r24, 50, &pts24, &c24);
     store_close(st);
 
     printf("history bench: %d GPUs x %d s at 1 Hz, every metric the source has (%s)\n", gpus, seconds,
@@ -235,9 +237,9 @@ int history_bench(int argc, char **argv)
     printf("%-56s %12.1f\n", "ingest, record API, CPU (M samples/s)", values / (double)rec_us);
     printf("%-56s %12.2f\n", "ingest+encode+write, flush/10 s of data, CPU (M/s)", values / (all_cpu_ms * 1000.0));
     printf("%-56s %12.2f\n", "ingest+encode+write, wall clock (M/s)", values / (all_ms * 1000.0));
-    printf("%-56s %12.3f  (%zu points)\n", "query 1 h raw, temperature.gpu, 1 GPU (ms)", q1, pts);
-    printf("%-56s %12.3f  (%zu points)\n", "query 1 h raw, power.draw, 1 GPU (ms)", q1p, ptsp);
-    printf("%-56s %12.3f  (%zu points)\n", "query 24 h roll-ups, step 60 s, 1 GPU (ms)", q24, pts24);
+    printf("%-56s %12.3f  (CPU %.3f ms, %zu points)\n", "query 1 h raw, temperature.gpu, 1 GPU (ms)", q1, c1, pts);
+    printf("%-56s %12.3f  (CPU %.3f ms, %zu points)\n", "query 1 h raw, power.draw, 1 GPU (ms)", q1p, c1p, ptsp);
+    printf("%-56s %12.3f  (CPU %.3f ms, %zu points)\n", "query 24 h roll-ups, step 60 s, 1 GPU (ms)", q24, c24, pts24);
     printf("file: %s (%lld bytes)\n", path, (long long)fsize);
     return 0;
 }
