@@ -48,6 +48,7 @@ typedef struct alert_list {
     int n;
 } alert_list;
 void alert_list_free(alert_list *l);
+void alert_view_free(alert_view *v);
 const char *alert_state_name(alert_state s);   /* "inactive", "pending", "firing" */
 
 typedef struct alert_engine alert_engine;
@@ -58,6 +59,8 @@ void alert_engine_free(alert_engine *e);
 /* Loads a rule file (appends its groups). On errors, writes them to err (one per line,
  * FILE:LINE:COL) and returns their count; the file's rules are not added then. */
 int alert_engine_load(alert_engine *e, const char *path, FILE *err);
+/* Same from text in memory (path names it in messages). */
+int alert_engine_load_text(alert_engine *e, const char *path, const char *text, FILE *err);
 int alert_engine_rule_count(const alert_engine *e);
 /* Evaluation interval for groups that do not set one (default 15 s). */
 void alert_engine_set_default_interval(alert_engine *e, int64_t us);
@@ -67,6 +70,10 @@ void alert_engine_set_external_label(alert_engine *e, const char *name, const ch
 int alert_engine_set_threshold(alert_engine *e, const char *alertname, double threshold);
 /* Notifications of state changes and resends go to n (may be NULL). */
 void alert_engine_set_notifier(alert_engine *e, notifier *n);
+/* Also calls fn after each evaluation with the alerts that changed state or are due for sending
+ * (alert_view.changed / .due), e.g. to record events in the history. fn must not call the engine. */
+typedef void (*alert_listener)(const alert_list *alerts, int64_t now_us, void *arg);
+void alert_engine_set_listener(alert_engine *e, alert_listener fn, void *arg);
 
 /* Evaluates the groups that are due at now_us (all groups when force). Returns how many were evaluated. */
 int alert_engine_eval(alert_engine *e, const alert_source *src, int64_t now_us, int force);

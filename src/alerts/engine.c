@@ -48,10 +48,15 @@ void alert_engine_free(alert_engine *e)
 
 int alert_engine_load(alert_engine *e, const char *path, FILE *err)
 {
+    return alert_engine_load_text(e, path, NULL, err);
+}
+
+int alert_engine_load_text(alert_engine *e, const char *path, const char *text, FILE *err)
+{
     errlist errs = {0};
     pthread_mutex_lock(&e->mu);
     int before = e->rs.ngroups;
-    int n = rules_load_file(&e->rs, path, &errs);
+    int n = rules_load_string(&e->rs, path, text, &errs);
     if (n == 0) {
         group_rt *rt = realloc(e->rt, (size_t)(e->rs.ngroups + 1) * sizeof *rt);
         if (!rt)
@@ -74,6 +79,12 @@ int alert_engine_load(alert_engine *e, const char *path, FILE *err)
 int alert_engine_rule_count(const alert_engine *e) { return ruleset_count(&e->rs); }
 void alert_engine_set_default_interval(alert_engine *e, int64_t us) { e->default_interval = us > 0 ? us : ALERT_DEFAULT_INTERVAL_US; }
 void alert_engine_set_notifier(alert_engine *e, notifier *n) { e->notifier = n; }
+
+void alert_engine_set_listener(alert_engine *e, alert_listener fn, void *arg)
+{
+    e->listener = fn;
+    e->listener_arg = arg;
+}
 
 void alert_engine_set_external_label(alert_engine *e, const char *name, const char *value)
 {
@@ -364,6 +375,8 @@ int alert_engine_eval(alert_engine *e, const alert_source *src, int64_t now_us, 
     pthread_mutex_unlock(&e->mu);
     if (e->notifier && out.n)
         notifier_dispatch(e->notifier, &out, now_us);
+    if (e->listener && out.n)
+        e->listener(&out, now_us, e->listener_arg);
     alert_list_free(&out);
     return evaluated;
 }

@@ -37,10 +37,11 @@ struct alert_engine {
     int64_t default_interval;
     labels external;
     notifier *notifier;
+    alert_listener listener;
+    void *listener_arg;
 };
 
 /* Fills v from an alert (copies strings); ends_at is set by the caller. */
 void alert_view_fill(alert_view *v, const active_alert *a);
-void alert_view_free(alert_view *v);
 
 #endif
