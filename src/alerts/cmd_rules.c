@@ -23,6 +23,7 @@ static int check_files(int n, char **files)
             int count = ruleset_count(&rs);
             printf("%s: %d rule%s OK\n", files[i], count, count == 1 ? "" : "s");
         } else {
+            errlist_sort(&errs);
             for (int k = 0; k < errs.n; k++)
                 fprintf(stderr, "%s\n", errs.msg[k]);
             bad = 1;

@@ -70,6 +70,7 @@ int alert_engine_load_text(alert_engine *e, const char *path, const char *text, 
         }
     }
     pthread_mutex_unlock(&e->mu);
+    errlist_sort(&errs);
     for (int i = 0; err && i < errs.n; i++)
         fprintf(err, "%s\n", errs.msg[i]);
     errlist_free(&errs);

@@ -4,6 +4,7 @@
 
 typedef struct errlist {
     char **msg;
+    int *line, *col;
     int n, cap;
 } errlist;
 
@@ -11,5 +12,7 @@ typedef struct errlist {
 void errlist_add(errlist *e, const char *file, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void errlist_free(errlist *e);
+/* Orders the messages by line and column (they are collected in parse order). */
+void errlist_sort(errlist *e);
 
 #endif

@@ -107,7 +107,7 @@ static int parse_action(tmpl *t, const char *p, const char *end, char *err, size
         return 0;
     }
     if (n1 == 8 && memcmp(t1, "humanize", 8) == 0 && n2) {
-        if (parse_ref(t, t2, n2, "%.4g") == 0)
+        if (parse_ref(t, t2, n2, "humanize") == 0)
             return 0;
     } else if (n1 && n2 == 0 && parse_ref(t, t1, n1, NULL) == 0) {
         return 0;
@@ -183,6 +183,25 @@ static void append(char **out, size_t *len, const char *s)
     *len += m;
 }
 
+/* Prometheus' humanize: 4 significant digits and an SI prefix (1.235M, 12.5m). */
+static void humanize(double v, char *buf, size_t n)
+{
+    static const char *const big[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
+    static const char *const small[] = {"", "m", "u", "n", "p", "f", "a", "z", "y"};
+    int i = 0;
+    if (v == 0 || isnan(v) || isinf(v)) {
+        snprintf(buf, n, "%.4g", v);
+        return;
+    }
+    if (fabs(v) >= 1) {
+        while (fabs(v) >= 1000 && i < 8) { v /= 1000; i++; }
+        snprintf(buf, n, "%.4g%s", v, big[i]);
+    } else {
+        while (fabs(v) < 1 && i < 8) { v *= 1000; i++; }
+        snprintf(buf, n, "%.4g%s", v, small[i]);
+    }
+}
+
 static void format_arg(const char *fmt, const char *str, double num, int is_num, char *buf, size_t n)
 {
     const char *conv = fmt;
@@ -224,7 +243,9 @@ char *tmpl_expand(const tmpl *t, const labels *l, double value)
             continue;
         }
         const char *str = s->kind == TS_LABEL ? labels_get(l, s->text) : NULL;
-        if (s->fmt)
+        if (s->fmt && strcmp(s->fmt, "humanize") == 0)
+            humanize(s->kind == TS_VALUE ? value : (str ? strtod(str, NULL) : 0), buf, sizeof buf);
+        else if (s->fmt)
             format_arg(s->fmt, str, value, s->kind == TS_VALUE, buf, sizeof buf);
         else if (s->kind == TS_VALUE)
             tmpl_format_value(value, buf, sizeof buf);
