@@ -137,6 +137,10 @@ static void add_series(ydoc *d, yaml_node_t *n, synth *y)
         ydoc_err(d, m, "'%s' cannot be an input series (catalog numbers, gpu.lost, gpu.error, process.memory, process.sm)", metric);
         return;
     }
+    if (def && (def->flags & MF_BIT)) {
+        ydoc_err(d, m, "'%s' is one bit of '%s': give that bitmask as the input series", metric, catalog_get(def->parent)->field);
+        return;
+    }
     series_values sv;
     char err[200];
     if (series_expand(values, &sv, err, sizeof err) != 0) {

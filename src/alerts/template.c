@@ -109,6 +109,11 @@ static int parse_action(tmpl *t, const char *p, const char *end, char *err, size
     if (n1 == 8 && memcmp(t1, "humanize", 8) == 0 && n2) {
         if (parse_ref(t, t2, n2, "humanize") == 0)
             return 0;
+    } else if (n1 == 18 && memcmp(t1, "humanizePercentage", 18) == 0 && n2) {
+        if (n2 == 6 && memcmp(t2, "$value", 6) == 0) {
+            add_seg(t, TS_PERCENT, "", 0, "%.4g%%");
+            return 0;
+        }
     } else if (n1 && n2 == 0 && parse_ref(t, t1, n1, NULL) == 0) {
         return 0;
     }
@@ -245,6 +250,8 @@ char *tmpl_expand(const tmpl *t, const labels *l, double value)
         const char *str = s->kind == TS_LABEL ? labels_get(l, s->text) : NULL;
         if (s->fmt && strcmp(s->fmt, "humanize") == 0)
             humanize(s->kind == TS_VALUE ? value : (str ? strtod(str, NULL) : 0), buf, sizeof buf);
+        else if (s->kind == TS_PERCENT)
+            format_arg(s->fmt, NULL, value * 100, 1, buf, sizeof buf);
         else if (s->fmt)
             format_arg(s->fmt, str, value, s->kind == TS_VALUE, buf, sizeof buf);
         else if (s->kind == TS_VALUE)

@@ -1,4 +1,5 @@
-/* template.h - annotation templates: {{ $labels.gpu }}, {{ $value }}, {{ printf "%.1f" $value }}. */
+/* template.h - annotation templates: {{ $labels.gpu }}, {{ $value }}, {{ printf "%.1f" $value }},
+ * {{ humanize $value }}, {{ humanizePercentage $value }}. */
 #ifndef GPUWATCH_TEMPLATE_H
 #define GPUWATCH_TEMPLATE_H
 
@@ -6,7 +7,7 @@
 #include "labels.h"
 
 typedef struct tmpl_seg {
-    enum { TS_TEXT, TS_VALUE, TS_LABEL } kind;
+    enum { TS_TEXT, TS_VALUE, TS_LABEL, TS_PERCENT } kind;   /* TS_PERCENT: $value x 100 */
     char *text;      /* TS_TEXT: literal; TS_LABEL: label name */
     char *fmt;       /* printf format (one conversion), or NULL for the default form */
 } tmpl_seg;

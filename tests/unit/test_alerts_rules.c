@@ -151,6 +151,7 @@ static void test_templates(void **st)
     expect("{{ humanize $value }}", 1234567, "1.235M");
     expect("{{ humanize $value }}", 0.0125, "12.5m");
     expect("no actions", 1, "no actions");
+    expect("{{ humanizePercentage $value }} full", 0.9625, "96.25% full");
     char v[40];
     tmpl_format_value(1e21, v, sizeof v);
     assert_string_equal(v, "1e+21");
