@@ -4,8 +4,10 @@
 
 #include "sample.h"
 
-/* Fills name (when empty), cmdline, user, container, rss, start time from /proc/<pid>.
- * Returns 0 when the pid is visible here, -1 when not (fields left as they were). */
+/* Fills name (comm, replacing NVML's), cmdline, user, container, rss, start time and CPU percent from
+ * /proc/<pid>. CPU percent is over the time since the previous call for that pid (the first call: since
+ * the process started, as ps). Returns 0 when the pid is visible here, -1 when not (fields left as they
+ * were: the process keeps what the backend knows). Thread-safe. */
 int procinfo_fill(gpu_proc *p);
 
 /* Container / Kubernetes pod / Slurm job / systemd unit from one /proc/<pid>/cgroup text. */

@@ -1,0 +1,114 @@
+/* gen.c - evaluation of scenario generators at a time t (pure functions of t and the seed). */
+#include "gen.h"
+#include <math.h>
+#include <stdlib.h>
+
+/* splitmix64 finalizer: a good 64-bit mix, so nearby inputs give unrelated outputs. */
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+uint64_t noise_key(uint64_t seed, uint32_t a, uint32_t b)
+{
+    return mix64(mix64(seed) ^ ((uint64_t)a << 32 | b));
+}
+
+/* Uniform in (0, 1) from 53 random bits. */
+static double unit_open(uint64_t r)
+{
+    return ((double)(r >> 11) + 0.5) / 9007199254740992.0;
+}
+
+double noise_normal(uint64_t key, int64_t n)
+{
+    uint64_t r1 = mix64(key ^ mix64((uint64_t)n));
+    uint64_t r2 = mix64(r1);
+    /* Box-Muller */
+    return sqrt(-2.0 * log(unit_open(r1))) * cos(2.0 * M_PI * unit_open(r2));
+}
+
+/* Index of the last point with pts[i].t <= t, or -1 when t is before the first. */
+static int point_at(const gen_point *pts, int n, double t)
+{
+    int lo = 0, hi = n - 1, ans = -1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (pts[mid].t <= t) { ans = mid; lo = mid + 1; }
+        else hi = mid - 1;
+    }
+    return ans;
+}
+
+static double eval_steps(const sim_gen *g, double t)
+{
+    int i = point_at(g->pts, g->npts, t);
+    return g->pts[i < 0 ? 0 : i].v;
+}
+
+static double eval_linear(const sim_gen *g, double t)
+{
+    int i = point_at(g->pts, g->npts, t);
+    if (i < 0) return g->pts[0].v;
+    if (i >= g->npts - 1) return g->pts[g->npts - 1].v;
+    const gen_point *a = &g->pts[i], *b = &g->pts[i + 1];
+    if (b->t <= a->t) return b->v;
+    return a->v + (b->v - a->v) * (t - a->t) / (b->t - a->t);
+}
+
+static double eval_base(const sim_gen *g, double t)
+{
+    switch (g->kind) {
+    case GEN_CONST:
+        return g->u.constant;
+    case GEN_RAMP: {
+        double s = t - g->u.ramp.start;
+        if (s <= 0) return g->u.ramp.from;
+        if (g->u.ramp.duration <= 0 || s >= g->u.ramp.duration) return g->u.ramp.to;
+        return g->u.ramp.from + (g->u.ramp.to - g->u.ramp.from) * s / g->u.ramp.duration;
+    }
+    case GEN_SINE:
+        return g->u.sine.mean + g->u.sine.amplitude *
+               sin(2.0 * M_PI * (t + g->u.sine.phase) / g->u.sine.period);
+    case GEN_SQUARE: {
+        double p = g->u.square.period;
+        double x = fmod(t + g->u.square.phase, p);
+        if (x < 0) x += p;
+        return x < g->u.square.duty * p ? g->u.square.high : g->u.square.low;
+    }
+    case GEN_STEPS:
+        return eval_steps(g, t);
+    case GEN_CSV:
+        return eval_linear(g, t);
+    }
+    return 0;
+}
+
+double gen_eval(const sim_gen *g, double t, uint64_t key)
+{
+    double v = eval_base(g, t);
+    if (g->noise > 0) {
+        double iv = g->noise_interval > 0 ? g->noise_interval : 1.0;
+        v += g->noise * noise_normal(key, (int64_t)floor(t / iv));
+    }
+    if (g->has_min && v < g->min) v = g->min;
+    if (g->has_max && v > g->max) v = g->max;
+    return v;
+}
+
+sim_gen *gen_constant(double v)
+{
+    sim_gen *g = calloc(1, sizeof *g);
+    if (g) { g->kind = GEN_CONST; g->u.constant = v; }
+    return g;
+}
+
+void gen_free(sim_gen *g)
+{
+    if (!g) return;
+    free(g->pts);
+    free(g);
+}

@@ -1,0 +1,38 @@
+/* gen.h - value generators of a gpusim scenario (constant, ramp, sine, square, steps, csv)
+ * with seeded noise and clamps, evaluated deterministically at a time t in seconds. */
+#ifndef GPUSIM_GEN_H
+#define GPUSIM_GEN_H
+
+#include <stdint.h>
+
+typedef enum { GEN_CONST, GEN_RAMP, GEN_SINE, GEN_SQUARE, GEN_STEPS, GEN_CSV } gen_kind;
+
+typedef struct { double t, v; } gen_point;
+
+typedef struct sim_gen {
+    gen_kind kind;
+    union {
+        double constant;
+        struct { double from, to, duration, start; } ramp;
+        struct { double mean, amplitude, period, phase; } sine;
+        struct { double low, high, period, duty, phase; } square;
+    } u;
+    gen_point *pts;       /* steps (hold) and csv (linear): sorted by t */
+    int npts;
+    double noise;         /* standard deviation of the seeded normal noise, 0 = none */
+    double noise_interval;/* the noise value is held for this many seconds (default 1) */
+    double min, max;      /* clamps, applied after noise */
+    int has_min, has_max;
+} sim_gen;
+
+/* Value of g at time t. noise_key makes noise differ between GPUs/metrics (see noise_key()). */
+double gen_eval(const sim_gen *g, double t, uint64_t noise_key);
+/* A key for gen_eval from the scenario seed and up to two small ids (gpu index, metric...). */
+uint64_t noise_key(uint64_t seed, uint32_t a, uint32_t b);
+/* A standard normal deviate that is a pure function of (key, n). */
+double noise_normal(uint64_t key, int64_t n);
+
+sim_gen *gen_constant(double v);
+void gen_free(sim_gen *g);
+
+#endif

@@ -1,0 +1,190 @@
+/* model.c - every catalog metric of a simulated GPU at time t: the physical core
+ * (model_phys.c) plus the derived and static values, then the scenario's generators for the
+ * metrics it gives, rounded as NVML reports them. */
+#include "model.h"
+#include "model_phys.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Sums over the active processes: memory (MiB), encoder and decoder utilization. */
+static void process_sums(const scenario *sc, const sim_gpu *g, double t, double *mem, double *enc, double *dec)
+{
+    sim_proc_sample ps[32];
+    int n = sim_processes(sc, g->index, t, ps, 32);
+    *mem = *enc = *dec = 0;
+    for (int i = 0; i < n && i < 32; i++) {
+        *mem += ps[i].mem_mib;
+        *enc += ps[i].has_enc ? ps[i].enc : 0;
+        *dec += ps[i].has_dec ? ps[i].dec : 0;
+    }
+}
+
+static void xid_at(const scenario *sc, int gpu, double t, double *last, double *count)
+{
+    double best = -1;
+    *last = *count = 0;
+    for (int i = 0; i < sc->nevents; i++) {
+        const sim_event *e = &sc->events[i];
+        if (e->gpu != gpu || e->at > t) continue;
+        *count += 1;
+        if (e->at >= best) { best = e->at; *last = e->xid; }
+    }
+}
+
+static void fill_static(const scenario *sc, const sim_gpu *g, double *v)
+{
+    const sim_preset *p = &g->spec->p;
+    v[M_INDEX] = v[M_MINOR_NUMBER] = g->index;
+    v[M_COMPUTE_CAP] = p->cc_major + p->cc_minor / 10.0;
+    v[M_NUMA_NODE] = g->spec->numa_node >= 0 ? g->spec->numa_node : (sc->ngpus > 1 ? g->index * 2 / sc->ngpus : 0);
+    v[M_ARCHITECTURE] = p->arch;
+    v[M_TEMP_SLOWDOWN] = p->t_slowdown;
+    v[M_TEMP_SHUTDOWN] = p->t_shutdown;
+    v[M_TEMP_MEM_MAX] = p->t_mem_max;
+    v[M_TEMP_GPU_MAX] = p->t_gpu_max;
+    v[M_MEM_TOTAL] = p->mem_total_mib;
+    v[M_MEM_RESERVED] = p->mem_reserved_mib;
+    v[M_BAR1_TOTAL] = p->bar1_total_mib;
+    v[M_POWER_DEFAULT_LIMIT] = g->spec->power_default_w;
+    v[M_POWER_MIN_LIMIT] = p->power_min_w;
+    v[M_POWER_MAX_LIMIT] = p->power_max_w;
+    v[M_CLOCK_MAX_GR] = p->clk_max_gr;
+    v[M_CLOCK_MAX_SM] = p->clk_max_sm;
+    v[M_CLOCK_MAX_MEM] = p->clk_max_mem;
+    v[M_CER_SUPPORTED] = 0x1FF;
+    v[M_PCIE_GEN_CUR] = v[M_PCIE_GEN_MAX] = p->pcie_gen;
+    v[M_PCIE_WIDTH_CUR] = v[M_PCIE_WIDTH_MAX] = p->pcie_width;
+    v[M_ECC_MODE] = 1;
+}
+
+static void fill_clocks(const sim_gpu *g, const sim_inst *in, double *v)
+{
+    const sim_preset *p = &g->spec->p;
+    double f = in->clk_factor;
+    v[M_CLOCK_SM] = in->busy ? fmax(p->clk_idle_gr, p->clk_max_sm * f) : p->clk_idle_gr;
+    v[M_CLOCK_GR] = in->busy ? fmax(p->clk_idle_gr, p->clk_max_gr * f) : p->clk_idle_gr;
+    v[M_CLOCK_MEM] = in->busy ? p->clk_max_mem : p->clk_idle_mem;
+    v[M_CLOCK_VIDEO] = in->busy ? fmax(p->clk_idle_video, p->clk_max_video * f) : p->clk_idle_video;
+    v[M_PSTATE] = in->busy ? p->pstate_busy : p->pstate_idle;
+    v[M_CER_ACTIVE] = (double)in->bits;
+}
+
+static void fill_dynamic(const scenario *sc, const sim_gpu *g, double t, const sim_inst *in,
+                         const sim_state *st, double *v)
+{
+    const sim_preset *p = &g->spec->p;
+    double pmem, penc, pdec;
+    process_sums(sc, g, t, &pmem, &penc, &pdec);
+    v[M_TEMP_GPU] = in->temp;
+    v[M_TEMP_MEMORY] = p->t_mem_idle + (in->temp - p->t_idle) * 0.6;
+    v[M_FAN_SPEED] = in->temp < 50 ? 0 : clamp(30 + (in->temp - 50) * 2.5, 30, 100);
+    v[M_UTIL_GPU] = in->util;
+    v[M_UTIL_MEMORY] = in->memutil;
+    v[M_UTIL_ENCODER] = clamp(penc, 0, 100);
+    v[M_UTIL_DECODER] = clamp(pdec, 0, 100);
+    v[M_MEM_USED] = pmem;
+    v[M_POWER_DRAW] = v[M_POWER_DRAW_INSTANT] = in->power;
+    v[M_POWER_LIMIT] = v[M_POWER_ENFORCED_LIMIT] = in->limit;
+    v[M_ENERGY] = st->energy_mj;
+    v[M_VIOL_POWER] = st->viol_ns[0] / 1000.0;
+    v[M_VIOL_THERMAL] = st->viol_ns[2] / 1000.0;
+    v[M_PCIE_RX] = 100 + 60 * in->util;
+    v[M_PCIE_TX] = 50 + 30 * in->util;
+    xid_at(sc, g->index, t, &v[M_XID_LAST], &v[M_XID_COUNT]);
+    v[M_GPM_GR_ACTIVE] = in->util;
+    v[M_GPM_SM_ACTIVE] = in->smact;
+    v[M_GPM_SM_OCCUPANCY] = in->smact * 0.45;
+    v[M_GPM_TENSOR_ACTIVE] = in->smact * 0.35;
+    v[M_GPM_DRAM_ACTIVE] = in->memutil * 0.9;
+    fill_clocks(g, in, v);
+}
+
+/* The scenario's generators override every metric they give (physical inputs already did). */
+static void apply_generators(const scenario *sc, const sim_gpu *g, double t, double *v)
+{
+    for (int m = M_STR_END; m < M_COUNT; m++)
+        if (g->spec->metric[m] && !(metric_catalog[m].flags & MF_BIT) && m != M_CER_ACTIVE)
+            v[m] = phys_gen(sc, g, (metric_id)m, t, v[m]);
+}
+
+/* Values that follow others: free memory, BAR1, GPM PCIe rates, reason bits. */
+static void fill_derived(const sim_gpu *g, double *v)
+{
+    double room = fmax(0, v[M_MEM_TOTAL] - v[M_MEM_RESERVED]);
+    v[M_MEM_USED] = clamp(v[M_MEM_USED], 0, room);
+    if (!g->spec->metric[M_MEM_FREE]) v[M_MEM_FREE] = room - v[M_MEM_USED];
+    if (!g->spec->metric[M_BAR1_USED]) v[M_BAR1_USED] = fmin(v[M_BAR1_TOTAL], 2 + 0.02 * v[M_MEM_USED]);
+    if (!g->spec->metric[M_GPM_PCIE_TX]) v[M_GPM_PCIE_TX] = v[M_PCIE_TX] * 1000.0 / 1048576.0;
+    if (!g->spec->metric[M_GPM_PCIE_RX]) v[M_GPM_PCIE_RX] = v[M_PCIE_RX] * 1000.0 / 1048576.0;
+    uint64_t bits = (uint64_t)v[M_CER_ACTIVE];
+    for (int m = M_CER_GPU_IDLE; m <= M_CER_HW_POWER_BRAKE; m++) v[m] = (bits & metric_catalog[m].bit) ? 1 : 0;
+}
+
+/* Rounds a value to NVML's resolution for that metric (derived from the catalog's unit). */
+static double quantize(metric_id m, double v)
+{
+    const metric_def *d = &metric_catalog[m];
+    if (v < 0) v = 0;
+    if ((d->flags & MF_GPM) || m == M_COMPUTE_CAP) return v;
+    if (d->unit && strcmp(d->unit, "W") == 0) return round(v * 1000.0) / 1000.0;
+    if (d->unit && strcmp(d->unit, "MiB") == 0) return round(v * 1048576.0) / 1048576.0;
+    if (d->unit && strcmp(d->unit, "us") == 0) return round(v * 1000.0) / 1000.0;
+    if (d->unit && strcmp(d->unit, "%") == 0) return fmin(100, round(v));
+    return round(v);
+}
+
+static void snapshot(scenario *sc, sim_gpu *g, double t, double *v)
+{
+    sim_state st;
+    sim_inst in;
+    if (!(t > 0)) t = 0;
+    phys_state_at(sc, g, t, &st);
+    phys_instant(sc, g, t, st.temp, &in);
+    memset(v, 0, sizeof(double) * M_COUNT);
+    fill_static(sc, g, v);
+    fill_dynamic(sc, g, t, &in, &st, v);
+    apply_generators(sc, g, t, v);
+    fill_derived(g, v);
+    for (int m = M_STR_END; m < M_COUNT; m++) v[m] = quantize((metric_id)m, v[m]);
+}
+
+int sim_unsupported(const scenario *sc, int gpu, metric_id m)
+{
+    return mset_has(&sc->gpus[gpu].spec->unsupported, m);
+}
+
+int sim_value(scenario *sc, int gpu, metric_id m, double t, double *out)
+{
+    if (gpu < 0 || gpu >= sc->ngpus || metric_is_string(m) || (int)m >= M_COUNT || sim_unsupported(sc, gpu, m))
+        return -1;
+    sim_gpu *g = &sc->gpus[gpu];
+    if (!g->cache_ok || g->cache_t != t) {
+        snapshot(sc, g, t, g->cache_v);
+        g->cache_ok = 1;
+        g->cache_t = t;
+    }
+    *out = g->cache_v[m];
+    return 0;
+}
+
+int sim_string(const scenario *sc, int gpu, metric_id m, char *out, size_t n)
+{
+    if (gpu < 0 || gpu >= sc->ngpus || !metric_is_string(m) || sim_unsupported(sc, gpu, m)) return -1;
+    const sim_gpu *g = &sc->gpus[gpu];
+    const sim_gpu_spec *s = g->spec;
+    switch (m) {
+    case M_NAME: snprintf(out, n, "%s", s->name); break;
+    case M_UUID: snprintf(out, n, "%s", g->uuid); break;
+    case M_SERIAL: snprintf(out, n, "%s", g->serial); break;
+    case M_PCI_BUS_ID: snprintf(out, n, "%s", g->pci_bus_id); break;
+    case M_DRIVER_VERSION: snprintf(out, n, "%s", sc->driver_version); break;
+    case M_VBIOS_VERSION: snprintf(out, n, "%s", s->vbios); break;
+    case M_PCI_DEVICE_ID: snprintf(out, n, "0x%08X", s->p.pci_device_id); break;
+    case M_PCI_SUB_DEVICE_ID: snprintf(out, n, "0x%08X", s->p.pci_subsys_id); break;
+    default: return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,35 @@
+/* model.h - what a simulated GPU reports at time t: scenario generators where given, a
+ * physical model elsewhere (power from load, lagged temperature, throttling, energy).
+ * Values are in the catalog's units, already rounded to what NVML reports (integers, mW,
+ * bytes), so `gpusim render` and the library agree exactly. Not thread-safe: callers serialize. */
+#ifndef GPUSIM_MODEL_H
+#define GPUSIM_MODEL_H
+
+#include "scenario.h"
+
+#define SIM_DT 0.2   /* seconds: the model's integration grid */
+
+/* 0 and *out set, or -1 when the metric is NOT_SUPPORTED on that GPU (or a string metric). */
+int sim_value(scenario *sc, int gpu, metric_id m, double t, double *out);
+/* 1 when the metric is NOT_SUPPORTED on that GPU. */
+int sim_unsupported(const scenario *sc, int gpu, metric_id m);
+/* String metrics (name, uuid, serial, pci.bus_id, vbios, driver, pci ids). -1 if unsupported. */
+int sim_string(const scenario *sc, int gpu, metric_id m, char *out, size_t n);
+/* 1 when a `lost` fault covers that GPU at t. */
+int sim_lost(const scenario *sc, int gpu, double t);
+
+typedef struct sim_proc_sample {
+    unsigned pid;
+    unsigned type;                 /* SIM_PROC_* */
+    double mem_mib;
+    double sm, mem, enc, dec;      /* percent; valid when has_util */
+    int has_sm, has_mem, has_enc, has_dec;
+    const sim_proc *def;
+} sim_proc_sample;
+
+/* Processes active on a GPU at t, in scenario order; returns the count (writes at most max). */
+int sim_processes(const scenario *sc, int gpu, double t, sim_proc_sample *out, int max);
+/* pid of a process definition for copy `copy` of its gpu entry. */
+unsigned sim_proc_pid(const sim_proc *p, int copy);
+
+#endif

@@ -1,0 +1,119 @@
+/* model_phys.c - power follows load up to the limit (sw_power_cap beyond it), temperature
+ * relaxes toward a power-dependent target with a time constant, thermal thresholds slow the
+ * clocks; energy and violation times integrate on a fixed grid so results do not depend on
+ * when (or how often) the model is asked. */
+#include "model_phys.h"
+#include "model.h"
+#include <math.h>
+
+#define BIT_IDLE 0x1ULL
+#define BIT_SW_POWER 0x4ULL
+#define BIT_HW_SLOWDOWN 0x8ULL
+#define BIT_SW_THERMAL 0x20ULL
+#define BIT_HW_THERMAL 0x40ULL
+#define BIT_POWER_BRAKE 0x80ULL
+
+static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+double phys_gen(const scenario *sc, const sim_gpu *g, metric_id m, double t, double dflt)
+{
+    const sim_gen *gen = g->spec->metric[m];
+    return gen ? gen_eval(gen, t, noise_key(sc->seed, (uint32_t)g->index, (uint32_t)m)) : dflt;
+}
+
+/* Sum of the active processes' SM utilization (the default GPU utilization). */
+static double process_sm(const scenario *sc, const sim_gpu *g, double t)
+{
+    sim_proc_sample ps[32];
+    int n = sim_processes(sc, g->index, t, ps, 32);
+    double sum = 0;
+    for (int i = 0; i < n && i < 32; i++) sum += ps[i].has_sm ? ps[i].sm : 0;
+    return sum;
+}
+
+/* Reasons forced by the scenario: the whole mask, then single reason metrics on top. */
+static uint64_t forced_bits(const scenario *sc, const sim_gpu *g, double t, uint64_t bits)
+{
+    if (g->spec->metric[M_CER_ACTIVE]) bits = (uint64_t)llround(clamp(phys_gen(sc, g, M_CER_ACTIVE, t, 0), 0, 0x1FF));
+    for (int m = M_CER_GPU_IDLE; m <= M_CER_HW_POWER_BRAKE; m++) {
+        if (!g->spec->metric[m]) continue;
+        uint64_t bit = metric_catalog[m].bit;
+        bits = phys_gen(sc, g, (metric_id)m, t, 0) >= 0.5 ? bits | bit : bits & ~bit;
+    }
+    return bits;
+}
+
+void phys_instant(const scenario *sc, const sim_gpu *g, double t, double temp_state, sim_inst *o)
+{
+    const sim_preset *p = &g->spec->p;
+    o->util = clamp(phys_gen(sc, g, M_UTIL_GPU, t, process_sm(sc, g, t)), 0, 100);
+    o->memutil = clamp(phys_gen(sc, g, M_UTIL_MEMORY, t, 0.4 * o->util), 0, 100);
+    o->smact = clamp(phys_gen(sc, g, M_GPM_SM_ACTIVE, t, 0.9 * o->util), 0, 100);
+    o->temp = phys_gen(sc, g, M_TEMP_GPU, t, temp_state);
+    o->limit = phys_gen(sc, g, M_POWER_ENFORCED_LIMIT, t, phys_gen(sc, g, M_POWER_LIMIT, t, p->power_limit_w));
+    o->busy = o->util >= 1;
+    int hw = o->temp >= p->t_slowdown, sw = o->temp >= p->t_gpu_max;
+    double fth = hw ? 0.5 : sw ? 0.85 : 1.0, fpw = 1.0, idle = p->power_idle_w;
+    int cap;
+    if (g->spec->metric[M_POWER_DRAW]) {
+        o->power = fmax(0, phys_gen(sc, g, M_POWER_DRAW, t, 0));
+        cap = o->power >= 0.98 * o->limit;
+        fpw = cap ? 0.92 : 1.0;
+    } else {
+        double peak = 1.05 * g->spec->power_default_w;
+        double load = clamp(0.85 * o->smact / 90.0 + 0.15 * o->memutil / 100.0, 0, 1.25);
+        double demand = idle + (peak - idle) * load * fth;
+        cap = demand > o->limit;
+        o->power = cap ? o->limit : demand;
+        if (cap) fpw = o->limit > idle ? clamp((o->limit - idle) / (demand - idle), 0.3, 1) : 0.3;
+    }
+    o->clk_factor = fth * fpw;
+    uint64_t bits = 0;
+    if (!o->busy) bits |= BIT_IDLE;
+    if (cap) bits |= BIT_SW_POWER;
+    if (sw) bits |= BIT_SW_THERMAL;
+    if (hw) bits |= BIT_HW_THERMAL | BIT_HW_SLOWDOWN;
+    o->bits = forced_bits(sc, g, t, bits);
+}
+
+/* Steady temperature for a power draw. */
+static double temp_target(const sim_gpu *g, double power)
+{
+    const sim_preset *p = &g->spec->p;
+    double span = g->spec->power_default_w - p->power_idle_w;
+    double x = span > 0 ? (power - p->power_idle_w) / span : 0;
+    return p->t_idle + (p->t_load - p->t_idle) * x;
+}
+
+/* Moves state s forward by dt from time t (its values hold at t). */
+static void integrate(const scenario *sc, const sim_gpu *g, double t, double dt, sim_state *s)
+{
+    sim_inst in;
+    phys_instant(sc, g, t, s->temp, &in);
+    double target = temp_target(g, in.power);
+    s->temp = target + (s->temp - target) * exp(-dt / g->spec->p.thermal_tau_s);
+    s->energy_mj += in.power * dt * 1000.0;
+    double ns = dt * 1e9;
+    if (in.bits & BIT_SW_POWER) s->viol_ns[0] += ns;
+    if (in.bits & BIT_SW_THERMAL) s->viol_ns[1] += ns;
+    if (in.bits & BIT_HW_THERMAL) s->viol_ns[2] += ns;
+    if (in.bits & BIT_POWER_BRAKE) s->viol_ns[3] += ns;
+}
+
+void phys_state_at(const scenario *sc, sim_gpu *g, double t, sim_state *out)
+{
+    if (!(t > 0)) t = 0;
+    int64_t k = (int64_t)floor(t / SIM_DT);
+    if (g->st.k < 0 || g->st.k > k) {
+        sim_inst in;
+        phys_instant(sc, g, 0, g->spec->p.t_idle, &in);
+        g->st = (sim_state){.k = 0, .temp = temp_target(g, in.power)};
+    }
+    while (g->st.k < k) {
+        integrate(sc, g, (double)g->st.k * SIM_DT, SIM_DT, &g->st);
+        g->st.k++;
+    }
+    *out = g->st;
+    double rest = t - (double)k * SIM_DT;
+    if (rest > 0) integrate(sc, g, (double)k * SIM_DT, rest, out);
+}

@@ -1,0 +1,15 @@
+/* scenario_internal.h - pieces of the scenario loader shared between its source files. */
+#ifndef GPUSIM_SCENARIO_INTERNAL_H
+#define GPUSIM_SCENARIO_INTERNAL_H
+
+#include "scenario.h"
+#include "ydoc.h"
+
+int parse_processes(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, const char *dir);
+int parse_events(ydoc *d, const yaml_node_t *n, scenario *sc);
+int parse_faults(ydoc *d, const yaml_node_t *n, scenario *sc);
+void proc_free(sim_proc *p);
+/* Gives each GPU its identity (uuid, serial, bus id) and resets the model state. */
+void scenario_finish(scenario *sc);
+
+#endif

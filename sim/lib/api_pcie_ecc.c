@@ -1,0 +1,150 @@
+/* api_pcie_ecc.c - PCIe link and throughput, ECC mode and counters, row remapping, retired
+ * pages, MIG mode (MIG devices themselves are not simulated). */
+#include "nvml_exports.h"
+
+GS_METRIC_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, M_PCIE_GEN_CUR, 1)
+GS_METRIC_GETTER(nvmlDeviceGetCurrPcieLinkWidth, M_PCIE_WIDTH_CUR, 1)
+GS_METRIC_GETTER(nvmlDeviceGetMaxPcieLinkGeneration, M_PCIE_GEN_MAX, 1)
+GS_METRIC_GETTER(nvmlDeviceGetMaxPcieLinkWidth, M_PCIE_WIDTH_MAX, 1)
+GS_METRIC_GETTER(nvmlDeviceGetPcieReplayCounter, M_PCIE_REPLAY, 1)
+
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc != NVML_SUCCESS) return gs_leave(rc);
+    if (counter == NVML_PCIE_UTIL_TX_BYTES) rc = gs_metric_u(&c, M_PCIE_TX, 1, value);
+    else if (counter == NVML_PCIE_UTIL_RX_BYTES) rc = gs_metric_u(&c, M_PCIE_RX, 1, value);
+    else rc = NVML_ERROR_INVALID_ARGUMENT;
+    return gs_leave(rc);
+}
+
+/* MB/s per lane by generation x width. */
+nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *speed)
+{
+    static const unsigned per_lane[] = {0, 250, 500, 985, 1969, 3938, 7563};
+    gs_call c;
+    unsigned gen = 0, width = 0;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc == NVML_SUCCESS && !speed) rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_PCIE_GEN_CUR, 1, &gen);
+    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_PCIE_WIDTH_CUR, 1, &width);
+    if (rc == NVML_SUCCESS) *speed = per_lane[gen < 7 ? gen : 6] * width;
+    return gs_leave(rc);
+}
+
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
+{
+    gs_call c;
+    unsigned v = 0;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc == NVML_SUCCESS && (!current || !pending)) rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_ECC_MODE, 1, &v);
+    if (rc == NVML_SUCCESS) *current = *pending = v ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    return gs_leave(rc);
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t type, nvmlEccCounterType_t counter,
+                                         unsigned long long *count)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc != NVML_SUCCESS) return gs_leave(rc);
+    if ((unsigned)type > 1 || (unsigned)counter > 1) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    static const metric_id m[2][2] = {{M_ECC_SBE_VOL, M_ECC_SBE_AGG}, {M_ECC_DBE_VOL, M_ECC_DBE_AGG}};
+    return gs_leave(gs_metric_ull(&c, m[type][counter], 1, count));
+}
+
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corr, unsigned int *unc,
+                                       unsigned int *pending, unsigned int *failure)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc == NVML_SUCCESS && (!corr || !unc || !pending || !failure)) rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_REMAP_COR, 1, corr);
+    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_REMAP_UNC, 1, unc);
+    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_REMAP_PENDING, 1, pending);
+    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_REMAP_FAILURE, 1, failure);
+    return gs_leave(rc);
+}
+
+/* Row remapping replaced page retirement on Ampere and later. */
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, unsigned int cause, unsigned int *count,
+                                       unsigned long long *addresses)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    (void)cause;
+    (void)count;
+    (void)addresses;
+    return gs_leave(rc == NVML_SUCCESS ? NVML_ERROR_NOT_SUPPORTED : rc);
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *pending)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    (void)pending;
+    return gs_leave(rc == NVML_SUCCESS ? NVML_ERROR_NOT_SUPPORTED : rc);
+}
+
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current, unsigned int *pending)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc == NVML_SUCCESS && (!current || !pending)) rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_MIG_MODE, 1, current);
+    if (rc == NVML_SUCCESS) *pending = *current;
+    return gs_leave(rc);
+}
+
+/* A device function that checks its handle and then answers NOT_SUPPORTED. */
+#define NOT_SUPPORTED_BODY(device)                                       \
+    gs_call c;                                                           \
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);                \
+    return gs_leave(rc == NVML_SUCCESS ? NVML_ERROR_NOT_SUPPORTED : rc)
+
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
+{
+    gs_call c;
+    unsigned mode = 0;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc == NVML_SUCCESS && !count) rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_MIG_MODE, 1, &mode);
+    if (rc == NVML_SUCCESS) *count = 0;  /* no MIG devices are simulated */
+    return gs_leave(rc);
+}
+
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *mig)
+{
+    (void)index;
+    (void)mig;
+    NOT_SUPPORTED_BODY(device);
+}
+
+nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMig)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc == NVML_SUCCESS && !isMig) rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS) *isMig = 0;
+    return gs_leave(rc);
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
+{
+    (void)id;
+    NOT_SUPPORTED_BODY(device);
+}
+
+nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
+{
+    (void)id;
+    NOT_SUPPORTED_BODY(device);
+}
+
+nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t mig, nvmlDevice_t *device)
+{
+    (void)device;
+    NOT_SUPPORTED_BODY(mig);
+}

@@ -1,0 +1,134 @@
+/* lib_state.c - global state, the simulated clock, handle checks and fault injection. */
+#include "lib_state.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEV_MAGIC 0x67707573u  /* "gpus" */
+
+gs_state gs = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static double mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double gs_now(void)
+{
+    return (mono_seconds() - gs.mono_at_init) * gs.speed + gs.t0;
+}
+
+int gs_dev_index(nvmlDevice_t dev)
+{
+    uintptr_t p = (uintptr_t)dev, base = (uintptr_t)&gs.devs[0];
+    if (!gs.sc || p < base || p >= (uintptr_t)&gs.devs[gs.sc->ngpus]) return -1;
+    if ((p - base) % sizeof gs.devs[0]) return -1;
+    const struct nvmlDevice_st *d = dev;
+    return d->magic == DEV_MAGIC ? d->index : -1;
+}
+
+static int fault_applies(const sim_fault *f, const char *fn, int gpu, double t)
+{
+    if (strcmp(f->function, fn) != 0) return 0;
+    if (f->gpu >= 0 && f->gpu != gpu) return 0;
+    return t >= f->from && t < f->to;
+}
+
+/* Applies error, delay and missing-symbol faults for fn. Called with the lock held; may
+ * drop it while sleeping. */
+nvmlReturn_t gs_apply_faults(const char *fn, int gpu, double t)
+{
+    unsigned delay_ms = 0;
+    nvmlReturn_t rc = NVML_SUCCESS;
+    for (int i = 0; i < gs.sc->nfaults; i++) {
+        sim_fault *f = &gs.sc->faults[i];
+        if (f->kind == FAULT_MISSING && strcmp(f->function, fn) == 0) return NVML_ERROR_FUNCTION_NOT_FOUND;
+        if (f->kind == FAULT_LOST || !fault_applies(f, fn, gpu, t)) continue;
+        if (f->kind == FAULT_DELAY) {
+            delay_ms += f->delay_ms;
+        } else if (f->kind == FAULT_ERROR) {
+            f->calls++;
+            if ((f->every <= 1 || f->calls % f->every == 0) && rc == NVML_SUCCESS) rc = (nvmlReturn_t)f->error;
+        }
+    }
+    if (delay_ms) {
+        pthread_mutex_unlock(&gs.mu);
+        struct timespec ts = {.tv_sec = delay_ms / 1000, .tv_nsec = (long)(delay_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0) {}
+        pthread_mutex_lock(&gs.mu);
+        if (!gs.sc) return NVML_ERROR_UNINITIALIZED;  /* shut down while we slept */
+    }
+    return rc;
+}
+
+nvmlReturn_t gs_enter(gs_call *c, const char *fn)
+{
+    pthread_mutex_lock(&gs.mu);
+    c->gpu = -1;
+    if (gs.refcount == 0 || !gs.sc) return NVML_ERROR_UNINITIALIZED;
+    c->t = gs_now();
+    return gs_apply_faults(fn, -1, c->t);
+}
+
+nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev)
+{
+    pthread_mutex_lock(&gs.mu);
+    c->gpu = -1;
+    if (gs.refcount == 0 || !gs.sc) return NVML_ERROR_UNINITIALIZED;
+    int idx = gs_dev_index(dev);
+    if (idx < 0) return NVML_ERROR_INVALID_ARGUMENT;
+    c->gpu = idx;
+    c->t = gs_now();
+    nvmlReturn_t rc = gs_apply_faults(fn, idx, c->t);
+    if (rc == NVML_SUCCESS && gs.sc && sim_lost(gs.sc, idx, c->t)) rc = NVML_ERROR_GPU_IS_LOST;
+    return rc;
+}
+
+nvmlReturn_t gs_leave(nvmlReturn_t rc)
+{
+    pthread_mutex_unlock(&gs.mu);
+    return rc;
+}
+
+void gs_init_devices(void)
+{
+    for (int i = 0; i < SIM_MAX_GPUS; i++) gs.devs[i] = (struct nvmlDevice_st){.magic = DEV_MAGIC, .index = i};
+    gs.mono_at_init = mono_seconds();
+}
+
+nvmlReturn_t gs_metric(const gs_call *c, metric_id m, double *out)
+{
+    return sim_value(gs.sc, c->gpu, m, c->t, out) == 0 ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+}
+
+nvmlReturn_t gs_metric_u(const gs_call *c, metric_id m, double scale, unsigned int *out)
+{
+    double v;
+    if (!out) return NVML_ERROR_INVALID_ARGUMENT;
+    nvmlReturn_t rc = gs_metric(c, m, &v);
+    if (rc == NVML_SUCCESS) *out = (unsigned int)llround(fmin(v * scale, 4294967295.0));
+    return rc;
+}
+
+nvmlReturn_t gs_metric_ull(const gs_call *c, metric_id m, double scale, unsigned long long *out)
+{
+    double v;
+    if (!out) return NVML_ERROR_INVALID_ARGUMENT;
+    nvmlReturn_t rc = gs_metric(c, m, &v);
+    if (rc == NVML_SUCCESS) *out = (unsigned long long)llround(v * scale);
+    return rc;
+}
+
+nvmlReturn_t gs_copy_string(const char *s, char *buf, unsigned int len)
+{
+    if (!buf) return NVML_ERROR_INVALID_ARGUMENT;
+    size_t n = strlen(s);
+    if (len < n + 1) return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(buf, s, n + 1);
+    return NVML_SUCCESS;
+}

@@ -1,0 +1,69 @@
+/* lib_state.h - the simulated library's global state (init count, scenario, clock, device
+ * handles) and the entry/exit protocol every exported function follows: lock, check
+ * initialization and arguments, apply the scenario's faults, then compute under the lock. */
+#ifndef GPUSIM_LIB_STATE_H
+#define GPUSIM_LIB_STATE_H
+
+#include <pthread.h>
+#include "nvml_abi.h"
+#include "scenario.h"
+#include "model.h"
+
+#define GS_EXPORT __attribute__((visibility("default")))
+
+struct nvmlDevice_st { unsigned magic; int index; };
+
+typedef struct gs_state {
+    pthread_mutex_t mu;
+    int refcount;
+    scenario *sc;
+    double mono_at_init;   /* CLOCK_MONOTONIC seconds at the first nvmlInit */
+    double speed, t0;      /* GPUSIM_SPEED, GPUSIM_T0 */
+    struct nvmlDevice_st devs[SIM_MAX_GPUS];
+} gs_state;
+
+extern gs_state gs;
+
+/* One call in progress: the GPU it is about (-1 for none) and the scenario time. */
+typedef struct gs_call {
+    int gpu;
+    double t;
+} gs_call;
+
+/* Enter for a system-level function: locks; UNINITIALIZED before init; injected faults. */
+nvmlReturn_t gs_enter(gs_call *c, const char *fn);
+/* Enter for a device function: as gs_enter, then INVALID_ARGUMENT on a bad handle and
+ * GPU_IS_LOST inside a lost window. */
+nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev);
+/* Applies the scenario's error/delay/missing-symbol faults for fn (lock held; may sleep
+ * without it). */
+nvmlReturn_t gs_apply_faults(const char *fn, int gpu, double t);
+/* Sets up handles and the clock after a scenario is loaded. */
+void gs_init_devices(void);
+/* Unlocks (whatever gs_enter* returned) and passes rc through. */
+nvmlReturn_t gs_leave(nvmlReturn_t rc);
+
+/* Scenario time now, in seconds (clock since init x GPUSIM_SPEED + GPUSIM_T0). */
+double gs_now(void);
+/* Checks a handle; the GPU index or -1. */
+int gs_dev_index(nvmlDevice_t dev);
+
+/* A metric of the call's GPU at the call's time; NOT_SUPPORTED when the scenario says so. */
+nvmlReturn_t gs_metric(const gs_call *c, metric_id m, double *out);
+/* Same, scaled and rounded into an unsigned int / unsigned long long (e.g. W -> mW). */
+nvmlReturn_t gs_metric_u(const gs_call *c, metric_id m, double scale, unsigned int *out);
+nvmlReturn_t gs_metric_ull(const gs_call *c, metric_id m, double scale, unsigned long long *out);
+/* Copies s into a caller buffer of length len: INVALID_ARGUMENT on NULL, INSUFFICIENT_SIZE when short. */
+nvmlReturn_t gs_copy_string(const char *s, char *buf, unsigned int len);
+
+/* Defines an exported getter `fn(device, unsigned int *out)` returning metric m x scale. */
+#define GS_METRIC_GETTER(fn, m, scale)                                    \
+    nvmlReturn_t fn(nvmlDevice_t device, unsigned int *out)               \
+    {                                                                     \
+        gs_call c;                                                        \
+        nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);             \
+        if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, (m), (scale), out);  \
+        return gs_leave(rc);                                              \
+    }
+
+#endif

@@ -1,0 +1,120 @@
+/* nvml_fields.c - the metrics NVML gives as field values, in one nvmlDeviceGetFieldValues call per sample
+ * (each field's own status checked), and the single getters used where that call is missing. */
+#include <string.h>
+#include "nvml_priv.h"
+
+static const struct nv_field {
+    unsigned fid;
+    metric_id id;
+    double scale;           /* NVML unit -> catalog unit */
+} fields[] = {
+    {NVML_FI_DEV_MEMORY_TEMP, M_TEMP_MEMORY, 1},
+    {NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION, M_ENERGY, 1},             /* mJ */
+    {NVML_FI_DEV_POWER_INSTANT, M_POWER_DRAW_INSTANT, 0.001},        /* mW -> W */
+    {NVML_FI_DEV_PCIE_REPLAY_COUNTER, M_PCIE_REPLAY, 1},
+    {NVML_FI_DEV_ECC_SBE_VOL_TOTAL, M_ECC_SBE_VOL, 1},
+    {NVML_FI_DEV_ECC_DBE_VOL_TOTAL, M_ECC_DBE_VOL, 1},
+    {NVML_FI_DEV_ECC_SBE_AGG_TOTAL, M_ECC_SBE_AGG, 1},
+    {NVML_FI_DEV_ECC_DBE_AGG_TOTAL, M_ECC_DBE_AGG, 1},
+    {NVML_FI_DEV_REMAPPED_COR, M_REMAP_COR, 1},
+    {NVML_FI_DEV_REMAPPED_UNC, M_REMAP_UNC, 1},
+    {NVML_FI_DEV_REMAPPED_PENDING, M_REMAP_PENDING, 1},
+    {NVML_FI_DEV_REMAPPED_FAILURE, M_REMAP_FAILURE, 1},
+    {NVML_FI_DEV_PERF_POLICY_POWER, M_VIOL_POWER, 0.001},            /* ns -> us */
+    {NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN, M_VIOL_THERMAL, 0.001},
+};
+#define N_FIELDS (sizeof fields / sizeof fields[0])
+
+static int field_value(const nvmlFieldValue_t *f, double *out)
+{
+    switch (f->valueType) {
+    case NVML_VALUE_TYPE_DOUBLE: *out = f->value.dVal; return 1;
+    case NVML_VALUE_TYPE_UNSIGNED_INT: *out = f->value.uiVal; return 1;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: *out = (double)f->value.ulVal; return 1;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: *out = (double)f->value.ullVal; return 1;
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG: *out = (double)f->value.sllVal; return 1;
+    case NVML_VALUE_TYPE_SIGNED_INT: *out = f->value.siVal; return 1;
+    case NVML_VALUE_TYPE_UNSIGNED_SHORT: *out = f->value.usVal; return 1;
+    }
+    return 0;
+}
+
+/* Single getters, for libraries without (or refusing) GetFieldValues. */
+static void read_fallbacks(nv_rd *r)
+{
+    const nvml_fns *f = &r->b->fn;
+    nvD dev = r->g->dev;
+    nv_unsupported(r, M_TEMP_MEMORY);        /* only a field value gives these two */
+    nv_unsupported(r, M_POWER_DRAW_INSTANT);
+    unsigned long long ull = 0;
+    if (f->GetTotalEnergyConsumption && nv_need(r, M_ENERGY) &&
+        nv_check1(r, NV_GetTotalEnergyConsumption, f->GetTotalEnergyConsumption(dev, &ull), M_ENERGY))
+        nv_set(r, M_ENERGY, (double)ull);
+    unsigned u = 0;
+    if (f->GetPcieReplayCounter && nv_need(r, M_PCIE_REPLAY) &&
+        nv_check1(r, NV_GetPcieReplayCounter, f->GetPcieReplayCounter(dev, &u), M_PCIE_REPLAY))
+        nv_set(r, M_PCIE_REPLAY, u);
+    static const struct { nvmlMemoryErrorType_t e; nvmlEccCounterType_t c; metric_id id; } ecc[] = {
+        {NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, M_ECC_SBE_VOL},
+        {NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, M_ECC_DBE_VOL},
+        {NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC, M_ECC_SBE_AGG},
+        {NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, M_ECC_DBE_AGG}};
+    for (size_t i = 0; i < 4 && f->GetTotalEccErrors; i++)
+        if (nv_need(r, ecc[i].id) &&
+            nv_check1(r, NV_GetTotalEccErrors, f->GetTotalEccErrors(dev, ecc[i].e, ecc[i].c, &ull), ecc[i].id))
+            nv_set(r, ecc[i].id, (double)ull);
+    static const metric_id remap[] = {M_REMAP_COR, M_REMAP_UNC, M_REMAP_PENDING, M_REMAP_FAILURE};
+    unsigned rw[4] = {0};
+    if (f->GetRemappedRows && (nv_need(r, M_REMAP_COR) || nv_need(r, M_REMAP_UNC) || nv_need(r, M_REMAP_PENDING) ||
+                               nv_need(r, M_REMAP_FAILURE)) &&
+        nv_check(r, NV_GetRemappedRows, f->GetRemappedRows(dev, &rw[0], &rw[1], &rw[2], &rw[3]), remap, 4))
+        for (int i = 0; i < 4; i++)
+            nv_set(r, remap[i], rw[i]);
+    static const struct { nvmlPerfPolicyType_t p; metric_id id; } viol[] = {
+        {NVML_PERF_POLICY_POWER, M_VIOL_POWER}, {NVML_PERF_POLICY_THERMAL, M_VIOL_THERMAL}};
+    for (size_t i = 0; i < 2 && f->GetViolationStatus; i++) {
+        nvmlViolationTime_t vt;
+        if (nv_need(r, viol[i].id) &&
+            nv_check1(r, NV_GetViolationStatus, f->GetViolationStatus(dev, viol[i].p, &vt), viol[i].id))
+            nv_set(r, viol[i].id, vt.violationTime / 1000.0);
+    }
+}
+
+void nv_read_fields(nv_rd *r)
+{
+    if (!r->b->fn.GetFieldValues || r->g->fields_off) {
+        read_fallbacks(r);
+        return;
+    }
+    nvmlFieldValue_t fv[N_FIELDS];
+    unsigned char row[N_FIELDS];
+    int n = 0;
+    for (unsigned i = 0; i < N_FIELDS; i++) {
+        if (!nv_need(r, fields[i].id))
+            continue;
+        memset(&fv[n], 0, sizeof fv[n]);
+        fv[n].fieldId = fields[i].fid;
+        row[n++] = (unsigned char)i;
+    }
+    if (n == 0)
+        return;
+    nvmlReturn_t rc = r->b->fn.GetFieldValues(r->g->dev, n, fv);
+    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+        r->g->fields_off = 1;
+        read_fallbacks(r);
+        return;
+    }
+    if (rc != NVML_SUCCESS) {
+        nv_check(r, NV_GetFieldValues, rc, NULL, 0);
+        return;
+    }
+    for (int k = 0; k < n; k++) {
+        const struct nv_field *d = &fields[row[k]];
+        double v = 0;
+        nvmlReturn_t frc = fv[k].nvmlReturn;
+        if (frc == NVML_SUCCESS && !field_value(&fv[k], &v))
+            frc = NVML_ERROR_UNKNOWN; /* a value type this build does not know */
+        if (nv_check1(r, NV_GetFieldValues, frc, d->id))
+            nv_set(r, d->id, v * d->scale);
+    }
+}

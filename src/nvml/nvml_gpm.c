@@ -1,0 +1,165 @@
+/* nvml_gpm.c - Hopper+ profiling metrics (GPM): rates between two GPM samples at least 100 ms apart.
+ * Each GPU keeps its previous sample; a first read primes every GPM GPU at once, so a one-shot query
+ * of N GPUs waits 100 ms once, not N times. */
+#include <string.h>
+#include "nvml_priv.h"
+#include "util.h"
+
+#define NV_GPM_MIN_US 100000u
+
+static const struct { unsigned gpm_id; metric_id id; } gpm_map[NV_GPM_IDS] = {
+    {NVML_GPM_METRIC_GRAPHICS_UTIL, M_GPM_GR_ACTIVE},
+    {NVML_GPM_METRIC_SM_UTIL, M_GPM_SM_ACTIVE},
+    {NVML_GPM_METRIC_SM_OCCUPANCY, M_GPM_SM_OCCUPANCY},
+    {NVML_GPM_METRIC_ANY_TENSOR_UTIL, M_GPM_TENSOR_ACTIVE},
+    {NVML_GPM_METRIC_DRAM_BW_UTIL, M_GPM_DRAM_ACTIVE},
+    {NVML_GPM_METRIC_PCIE_TX_PER_SEC, M_GPM_PCIE_TX},
+    {NVML_GPM_METRIC_PCIE_RX_PER_SEC, M_GPM_PCIE_RX},
+    {NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, M_GPM_NVLINK_TX},
+    {NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, M_GPM_NVLINK_RX},
+};
+
+static int gpm_symbols(const backend *b)
+{
+    const nvml_fns *f = &b->fn;
+    return f->GpmQueryDeviceSupport && f->GpmSampleAlloc && f->GpmSampleFree && f->GpmSampleGet && f->GpmMetricsGet;
+}
+
+static void mark_unsupported(nv_gpu *g)
+{
+    g->gpm_support = -1;
+    for (int i = 0; i < NV_GPM_IDS; i++)
+        mset_add(&g->unsup, gpm_map[i].id);
+}
+
+/* Whether the GPU does GPM, asked once; allocates its two sample buffers. */
+static int supported(backend *b, nv_gpu *g)
+{
+    if (g->gpm_support)
+        return g->gpm_support > 0;
+    nvmlGpmSupport_t s = {.version = NVML_GPM_SUPPORT_VERSION};
+    nvmlReturn_t rc = b->fn.GpmQueryDeviceSupport(g->dev, &s);
+    if (rc == NVML_ERROR_GPU_IS_LOST) {
+        g->lost = 1;
+        nv_count_error(b, NV_GpmQueryDeviceSupport, rc);
+        return 0;
+    }
+    if (rc != NVML_SUCCESS || !s.isSupportedDevice) {
+        if (rc != NVML_SUCCESS && rc != NVML_ERROR_NOT_SUPPORTED)
+            nv_count_error(b, NV_GpmQueryDeviceSupport, rc);
+        mark_unsupported(g);
+        return 0;
+    }
+    if ((rc = b->fn.GpmSampleAlloc(&g->gpm_prev)) != NVML_SUCCESS ||
+        (rc = b->fn.GpmSampleAlloc(&g->gpm_cur)) != NVML_SUCCESS) {
+        nv_count_error(b, NV_GpmSampleAlloc, rc);
+        return 0; /* asked again next time */
+    }
+    g->gpm_support = 1;
+    return 1;
+}
+
+/* Takes the GPU's first ("previous") sample. */
+static void prime(backend *b, nv_gpu *g)
+{
+    if (g->lost || g->gpm_prev_us || !supported(b, g))
+        return;
+    nvmlReturn_t rc = b->fn.GpmSampleGet(g->dev, g->gpm_prev);
+    if (rc == NVML_SUCCESS)
+        g->gpm_prev_us = gw_mono_us();
+    else {
+        nv_count_error(b, NV_GpmSampleGet, rc);
+        if (rc == NVML_ERROR_GPU_IS_LOST)
+            g->lost = 1;
+    }
+}
+
+/* Second sample, metrics between the two, then the new sample becomes the previous one. */
+static void compute(nv_rd *r)
+{
+    backend *b = r->b;
+    nv_gpu *g = r->g;
+    nvmlReturn_t rc = b->fn.GpmSampleGet(g->dev, g->gpm_cur);
+    if (rc != NVML_SUCCESS) {
+        nv_check(r, NV_GpmSampleGet, rc, NULL, 0);
+        return;
+    }
+    uint64_t now = gw_mono_us();
+    nvmlGpmMetricsGet_t *mg = &g->gpm_get;
+    mg->version = NVML_GPM_METRICS_GET_VERSION;
+    mg->sample1 = g->gpm_prev;
+    mg->sample2 = g->gpm_cur;
+    unsigned n = 0;
+    unsigned char slot[NV_GPM_IDS];
+    for (int i = 0; i < NV_GPM_IDS; i++) {
+        if (mset_has(&g->unsup, gpm_map[i].id))
+            continue;
+        memset(&mg->metrics[n], 0, sizeof mg->metrics[n]);
+        mg->metrics[n].metricId = gpm_map[i].gpm_id;
+        slot[n++] = (unsigned char)i;
+    }
+    mg->numMetrics = n;
+    rc = n ? b->fn.GpmMetricsGet(mg) : NVML_SUCCESS;
+    g->gpm_have = 0;
+    if (nv_check(r, NV_GpmMetricsGet, rc, NULL, 0)) {
+        for (unsigned k = 0; k < n; k++) {
+            int i = slot[k];
+            if (nv_check1(r, NV_GpmMetricsGet, mg->metrics[k].nvmlReturn, gpm_map[i].id)) {
+                g->gpm_val[i] = mg->metrics[k].value;
+                g->gpm_have |= 1u << i;
+            }
+        }
+    }
+    nvmlGpmSample_t t = g->gpm_prev; /* swap: the sample just taken starts the next interval */
+    g->gpm_prev = g->gpm_cur;
+    g->gpm_cur = t;
+    g->gpm_prev_us = now;
+}
+
+void nv_gpm_read(nv_rd *r)
+{
+    backend *b = r->b;
+    nv_gpu *g = r->g;
+    int wanted = 0;
+    for (int i = 0; i < NV_GPM_IDS; i++)
+        wanted |= nv_need(r, gpm_map[i].id);
+    if (!wanted)
+        return;
+    if (!gpm_symbols(b)) {
+        mark_unsupported(g);
+        return;
+    }
+    if (!g->gpm_prev_us)
+        for (int i = 0; i < b->count; i++) /* this GPU and every other one that has none yet */
+            prime(b, &b->gpus[i]);
+    if (g->gpm_prev_us && !g->lost) {
+        uint64_t age = gw_mono_us() - g->gpm_prev_us;
+        if (age < NV_GPM_MIN_US && !g->gpm_have) {
+            gw_sleep_us(NV_GPM_MIN_US - age);
+            age = NV_GPM_MIN_US;
+        }
+        if (age >= NV_GPM_MIN_US)
+            compute(r);
+        for (int i = 0; i < NV_GPM_IDS; i++) /* a read < 100 ms after the last repeats its rates */
+            if (g->gpm_have & (1u << i))
+                nv_set(r, gpm_map[i].id, g->gpm_val[i]);
+    }
+}
+
+void nv_gpm_forget(nv_gpu *g)
+{
+    g->gpm_prev_us = 0;
+    g->gpm_have = 0;
+}
+
+void nv_gpm_close(backend *b)
+{
+    for (int i = 0; i < b->count; i++) {
+        nv_gpu *g = &b->gpus[i];
+        if (g->gpm_support > 0) {
+            b->fn.GpmSampleFree(g->gpm_prev);
+            b->fn.GpmSampleFree(g->gpm_cur);
+        }
+        g->gpm_support = 0;
+    }
+}

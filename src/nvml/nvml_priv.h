@@ -1,0 +1,129 @@
+/* nvml_priv.h - the NVML backend's internal state and the helpers its files share (not for other layers). */
+#ifndef GPUWATCH_NVML_PRIV_H
+#define GPUWATCH_NVML_PRIV_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include "backend.h"
+#include "nvml_syms.h"
+
+#define NV_GPM_IDS 9          /* GPM metrics gpuwatch reads (see nvml_gpm.c) */
+#define NV_MAX_ERR_KINDS 128  /* distinct (function, error) pairs counted */
+
+/* One GPU. All backend state is under backend.lock (each op takes it), except the error counters. */
+typedef struct nv_gpu {
+    int index;
+    nvmlDevice_t dev;              /* NULL until a handle was obtained */
+    int lost;                      /* the last call said GPU_IS_LOST (or no handle yet) */
+    metric_set unsup;              /* NOT_SUPPORTED: never asked again */
+    int mem_v1;                    /* MemoryInfo_v2 refused: use the v1 call */
+    int temp_plain;                /* TemperatureV refused: use GetTemperature */
+    int fields_off;                /* GetFieldValues refused: use the single getters */
+    unsigned pci_domain, pci_bus, pci_device;
+    int have_pci;
+    /* XID events */
+    int xid_registered;
+    unsigned xid_last;
+    uint64_t xid_count;
+    /* GPM */
+    int gpm_support;               /* 0 unknown, 1 yes, -1 no */
+    nvmlGpmSample_t gpm_prev, gpm_cur;
+    uint64_t gpm_prev_us;          /* monotonic time of gpm_prev, 0 = none */
+    double gpm_val[NV_GPM_IDS];
+    unsigned gpm_have;             /* bit i: gpm_val[i] holds a value */
+    nvmlGpmMetricsGet_t gpm_get;   /* scratch for nvmlGpmMetricsGet */
+    /* processes (scratch, grown on demand, never shrunk) */
+    unsigned char *pbuf;
+    size_t pbuf_cap;               /* bytes */
+    nvmlProcessUtilizationSample_t *ubuf;
+    unsigned ubuf_cap;             /* entries */
+    unsigned long long putil_last_ts;
+    unsigned proc_unsup;           /* PROC_* bits of lists NOT_SUPPORTED, and NV_PROC_UTIL_UNSUP */
+} nv_gpu;
+
+#define NV_PROC_UTIL_UNSUP 0x100u
+
+typedef struct nv_err_kind {
+    nv_sym sym;
+    nvmlReturn_t code;
+    uint64_t count;
+} nv_err_kind;
+
+struct backend {
+    void *lib;
+    nvml_fns fn;
+    const char *sym_name[NV_SYM_COUNT];    /* name resolved, NULL when absent */
+    unsigned char sym_variant[NV_SYM_COUNT]; /* index of that name in its list */
+    int inited;
+    int count;
+    nv_gpu *gpus;
+    backend_versions versions;
+    metric_set dynamic;                    /* metrics read per sample (not MF_STATIC, not strings) */
+    metric_id bit_ids[16];                 /* MF_BIT metrics (their parent is read for them) */
+    int n_bit_ids;
+    pthread_mutex_t lock;                  /* one op at a time: reads may come from several threads */
+    nvmlEventSet_t events;                 /* NULL when events are unavailable */
+    pthread_mutex_t err_lock;              /* the counters only: error_counts does not wait for a read */
+    nv_err_kind errs[NV_MAX_ERR_KINDS];
+    int n_errs;
+};
+
+/* One read of one GPU: what the caller wants, where values go. */
+typedef struct nv_rd {
+    backend *b;
+    nv_gpu *g;
+    metric_set want;
+    gpu_sample *out;
+} nv_rd;
+
+/* nvml_load.c */
+backend_status nv_load(backend *b, char *err, size_t errlen);
+void nv_unload(backend *b);
+
+/* nvml_errors.c */
+const char *nv_return_name(nvmlReturn_t rc);
+void nv_count_error(backend *b, nv_sym sym, nvmlReturn_t rc);
+int nv_error_counts(backend *b, backend_error_count *out, int max);
+/* Judges one call made for the metrics ids[0..n-1]: 1 = success, use the values. NOT_SUPPORTED and
+ * FUNCTION_NOT_FOUND mark the metrics unsupported on this GPU; GPU_IS_LOST marks the GPU lost; every
+ * other failure is counted. */
+int nv_check(nv_rd *r, nv_sym sym, nvmlReturn_t rc, const metric_id *ids, int n);
+static inline int nv_check1(nv_rd *r, nv_sym sym, nvmlReturn_t rc, metric_id id) { return nv_check(r, sym, rc, &id, 1); }
+
+/* Whether a read should ask NVML for a metric: wanted, not known unsupported, GPU not lost.
+ * (Callers also check that the function pointer is not NULL.) */
+static inline int nv_need(const nv_rd *r, metric_id id)
+{
+    return !r->g->lost && mset_has(&r->want, id) && !mset_has(&r->g->unsup, id);
+}
+static inline void nv_set(nv_rd *r, metric_id id, double v) { sample_set(r->out, id, v); }
+static inline void nv_unsupported(nv_rd *r, metric_id id) { mset_add(&r->g->unsup, id); }
+
+/* nvml_backend.c */
+/* Gets a (new) handle for a GPU marked lost, one cheap call: GPU_OK when it can be read again. */
+gpu_status nv_probe(backend *b, nv_gpu *g);
+
+/* nvml_info.c */
+gpu_status nv_read_info(backend *b, int gpu, gpu_info *info, gpu_sample *statics);
+int nv_numa_from_sysfs(const char *root, unsigned domain, unsigned bus, unsigned device);
+
+/* nvml_read.c, nvml_fields.c */
+gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sample *out);
+void nv_read_memory(nv_rd *r);  /* the wanted ones of memory total/reserved/used/free */
+void nv_read_fields(nv_rd *r);
+
+/* nvml_events.c */
+void nv_events_open(backend *b);
+void nv_events_register(backend *b, nv_gpu *g);
+void nv_events_read(nv_rd *r);
+void nv_events_close(backend *b);
+
+/* nvml_gpm.c */
+void nv_gpm_read(nv_rd *r);
+void nv_gpm_forget(nv_gpu *g);
+void nv_gpm_close(backend *b);
+
+/* nvml_procs.c */
+int nv_read_processes(backend *b, int gpu, gpu_proc *out, int max);
+
+#endif

@@ -1,0 +1,178 @@
+/* nvml_procs.c - processes on a GPU: compute, graphics and MPS lists (two-call protocol), merged per pid,
+ * with per-process utilization and NVML's process name. */
+#include <stdlib.h>
+#include <string.h>
+#include "nvml_priv.h"
+#include "util.h"
+
+#define NV_LIST_TRIES 4      /* the list may grow between the two calls: ask again, a few times */
+#define NV_LIST_SLACK 8      /* room for processes starting between the calls */
+
+typedef nvmlReturn_t (*nv_list_fn)(nvmlDevice_t, unsigned int *, void *);
+
+/* Makes room in a scratch buffer of *cap bytes: returns the buffer, or NULL (old one kept) when out of memory. */
+static void *grow(void *buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return buf;
+    size_t n = *cap ? *cap : 256;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(buf, n);
+    if (p)
+        *cap = n;
+    return p;
+}
+
+static gpu_proc *find_pid(gpu_proc *out, int n, unsigned pid)
+{
+    for (int i = 0; i < n; i++)
+        if (out[i].pid == pid)
+            return &out[i];
+    return NULL;
+}
+
+/* Adds one list's processes to out[*n..max). Returns -1 when the GPU is lost. */
+static int read_list(backend *b, nv_gpu *g, nv_sym sym, nv_list_fn fn, unsigned type, gpu_proc *out, int *n, int max)
+{
+    if (!fn || (g->proc_unsup & type))
+        return 0;
+    size_t stride = b->sym_variant[sym] == 2 ? sizeof(nvmlProcessInfo_v1_t) : sizeof(nvmlProcessInfo_t);
+    unsigned count = 0;
+    nvmlReturn_t rc = fn(g->dev, &count, NULL);
+    for (int t = 0; rc == NVML_ERROR_INSUFFICIENT_SIZE && t < NV_LIST_TRIES; t++) {
+        unsigned char *p = grow(g->pbuf, &g->pbuf_cap, (count + NV_LIST_SLACK) * stride);
+        if (!p)
+            return 0;
+        g->pbuf = p;
+        count = (unsigned)(g->pbuf_cap / stride);
+        rc = fn(g->dev, &count, g->pbuf);
+    }
+    if (rc != NVML_SUCCESS) {
+        if (rc == NVML_ERROR_NOT_SUPPORTED)
+            g->proc_unsup |= type;
+        else
+            nv_count_error(b, sym, rc);
+        if (rc == NVML_ERROR_GPU_IS_LOST) {
+            g->lost = 1;
+            return -1;
+        }
+        return 0;
+    }
+    if ((size_t)count * stride > g->pbuf_cap) /* a library answering SUCCESS to a short buffer */
+        count = (unsigned)(g->pbuf_cap / stride);
+    for (unsigned i = 0; i < count; i++) {
+        /* pid @0 and usedGpuMemory @8 in both the 16-byte v1 and the 24-byte v2/v3 layouts */
+        unsigned pid;
+        unsigned long long mem;
+        memcpy(&pid, g->pbuf + i * stride, sizeof pid);
+        memcpy(&mem, g->pbuf + i * stride + 8, sizeof mem);
+        gpu_proc *p = find_pid(out, *n, pid);
+        if (!p) {
+            if (*n >= max)
+                continue;
+            p = &out[(*n)++];
+            memset(p, 0, sizeof *p);
+            p->gpu = g->index;
+            p->pid = pid;
+        }
+        p->type |= type;
+        if (mem != NVML_VALUE_NOT_AVAILABLE_ULL) {
+            double mib = mem / 1048576.0;
+            if (!p->has_mem || mib > p->mem_mib) /* C+G: the same memory appears in both lists */
+                p->mem_mib = mib;
+            p->has_mem = 1;
+        }
+    }
+    return 0;
+}
+
+static void set_util(double v, double *dst, int *has)
+{
+    if (v <= 100) { /* NVML sometimes reports nonsense above 100 */
+        *dst = v;
+        *has = 1;
+    }
+}
+
+/* Per-process utilization samples newer than the last ones seen on this GPU. */
+static void read_utilization(backend *b, nv_gpu *g, gpu_proc *out, int n)
+{
+    const nvml_fns *f = &b->fn;
+    if (!f->GetProcessUtilization || n == 0 || (g->proc_unsup & NV_PROC_UTIL_UNSUP))
+        return;
+    unsigned count = 0;
+    nvmlReturn_t rc = f->GetProcessUtilization(g->dev, NULL, &count, g->putil_last_ts);
+    if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+        size_t cap = g->ubuf_cap * sizeof *g->ubuf;
+        nvmlProcessUtilizationSample_t *p = grow(g->ubuf, &cap, (count + NV_LIST_SLACK) * sizeof *g->ubuf);
+        if (!p)
+            return;
+        g->ubuf = p;
+        g->ubuf_cap = (unsigned)(cap / sizeof *g->ubuf);
+        count = g->ubuf_cap;
+        rc = f->GetProcessUtilization(g->dev, g->ubuf, &count, g->putil_last_ts);
+    }
+    if (rc == NVML_ERROR_NOT_FOUND) /* no samples since the last time */
+        return;
+    if (rc == NVML_SUCCESS && count > g->ubuf_cap)
+        count = g->ubuf_cap;
+    if (rc != NVML_SUCCESS) {
+        if (rc == NVML_ERROR_NOT_SUPPORTED) /* e.g. MIG mode */
+            g->proc_unsup |= NV_PROC_UTIL_UNSUP;
+        else
+            nv_count_error(b, NV_GetProcessUtilization, rc);
+        if (rc == NVML_ERROR_GPU_IS_LOST)
+            g->lost = 1;
+        return;
+    }
+    unsigned long long newest = g->putil_last_ts;
+    for (unsigned i = 0; i < count; i++)
+        if (g->ubuf[i].timeStamp > newest)
+            newest = g->ubuf[i].timeStamp;
+    for (int k = 0; k < n; k++) {
+        /* A pid may have several samples in NVML's buffer: the newest one counts. */
+        const nvmlProcessUtilizationSample_t *best = NULL;
+        for (unsigned i = 0; i < count; i++)
+            if (g->ubuf[i].pid == out[k].pid && (!best || g->ubuf[i].timeStamp > best->timeStamp))
+                best = &g->ubuf[i];
+        if (!best)
+            continue;
+        set_util(best->smUtil, &out[k].sm_util, &out[k].has_sm);
+        set_util(best->memUtil, &out[k].mem_util, &out[k].has_memutil);
+        set_util(best->encUtil, &out[k].enc_util, &out[k].has_enc);
+        set_util(best->decUtil, &out[k].dec_util, &out[k].has_dec);
+    }
+    g->putil_last_ts = newest;
+}
+
+static void read_names(backend *b, gpu_proc *out, int n)
+{
+    if (!b->fn.SystemGetProcessName)
+        return;
+    for (int i = 0; i < n; i++) {
+        nvmlReturn_t rc = b->fn.SystemGetProcessName(out[i].pid, out[i].name, sizeof out[i].name);
+        if (rc != NVML_SUCCESS) {
+            out[i].name[0] = 0;
+            if (rc != NVML_ERROR_NOT_FOUND && rc != NVML_ERROR_NOT_SUPPORTED)
+                nv_count_error(b, NV_SystemGetProcessName, rc);
+        }
+        out[i].name[sizeof out[i].name - 1] = 0;
+    }
+}
+
+int nv_read_processes(backend *b, int gpu, gpu_proc *out, int max)
+{
+    nv_gpu *g = &b->gpus[gpu];
+    if (nv_probe(b, g) != GPU_OK)
+        return -1;
+    const nvml_fns *f = &b->fn;
+    int n = 0;
+    if (read_list(b, g, NV_GetComputeProcs, f->GetComputeProcs, PROC_COMPUTE, out, &n, max) < 0 ||
+        read_list(b, g, NV_GetGraphicsProcs, f->GetGraphicsProcs, PROC_GRAPHICS, out, &n, max) < 0 ||
+        read_list(b, g, NV_GetMPSProcs, f->GetMPSProcs, PROC_MPS, out, &n, max) < 0)
+        return -1;
+    read_utilization(b, g, out, n);
+    read_names(b, out, n);
+    return g->lost ? -1 : n;
+}
