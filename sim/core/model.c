@@ -170,6 +170,13 @@ int sim_value(scenario *sc, int gpu, metric_id m, double t, double *out)
     return 0;
 }
 
+void sim_violations(scenario *sc, int gpu, double t, double ns[4])
+{
+    sim_state st;
+    phys_state_at(sc, &sc->gpus[gpu], t > 0 ? t : 0, &st);
+    for (int i = 0; i < 4; i++) ns[i] = round(st.viol_ns[i]);
+}
+
 int sim_string(const scenario *sc, int gpu, metric_id m, char *out, size_t n)
 {
     if (gpu < 0 || gpu >= sc->ngpus || !metric_is_string(m) || sim_unsupported(sc, gpu, m)) return -1;

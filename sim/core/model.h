@@ -13,6 +13,8 @@
 int sim_value(scenario *sc, int gpu, metric_id m, double t, double *out);
 /* 1 when the metric is NOT_SUPPORTED on that GPU. */
 int sim_unsupported(const scenario *sc, int gpu, metric_id m);
+/* Violation counters in ns at t: [0] power cap, [1] sw thermal, [2] hw thermal, [3] power brake. */
+void sim_violations(scenario *sc, int gpu, double t, double ns[4]);
 /* String metrics (name, uuid, serial, pci.bus_id, vbios, driver, pci ids). -1 if unsupported. */
 int sim_string(const scenario *sc, int gpu, metric_id m, char *out, size_t n);
 /* 1 when a `lost` fault covers that GPU at t. */

@@ -37,7 +37,7 @@ int sim_processes(const scenario *sc, int gpu, double t, sim_proc_sample *out, i
             s->pid = sim_proc_pid(p, g->copy);
             s->type = p->type;
             v = curve(sc, g, p->memory_mib, i, 0, t);
-            s->mem_mib = v < 0 ? 0 : round(v * 1048576.0) / 1048576.0;
+            s->mem_mib = v < 0 ? 0 : round(v); /* whole MiB */
             s->has_sm = (v = curve(sc, g, p->sm, i, 1, t)) >= 0;
             s->sm = s->has_sm ? pct(v) : 0;
             s->has_mem = (v = curve(sc, g, p->mem, i, 2, t)) >= 0;

@@ -99,6 +99,7 @@ void gs_init_devices(void)
 {
     for (int i = 0; i < SIM_MAX_GPUS; i++) gs.devs[i] = (struct nvmlDevice_st){.magic = DEV_MAGIC, .index = i};
     gs.mono_at_init = mono_seconds();
+    gs.generation++;
 }
 
 nvmlReturn_t gs_metric(const gs_call *c, metric_id m, double *out)

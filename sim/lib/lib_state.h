@@ -17,6 +17,7 @@ typedef struct gs_state {
     pthread_mutex_t mu;
     int refcount;
     scenario *sc;
+    unsigned generation;   /* bumped at each scenario load: objects from an earlier one are stale */
     double mono_at_init;   /* CLOCK_MONOTONIC seconds at the first nvmlInit */
     double speed, t0;      /* GPUSIM_SPEED, GPUSIM_T0 */
     struct nvmlDevice_st devs[SIM_MAX_GPUS];

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #define DCGM(name, help) .dcgm = name, .dcgm_unit_help = help
-#define DMON(g, col) .dmon_group = g, .dmon_col = col
+#define DMON(g, pos, col, unit) .dmon_group = g, .dmon_pos = pos, .dmon_col = col, .dmon_unit = unit
 
 const metric_def metric_catalog[M_COUNT] = {
     /* ---- identity (strings) ---- */
@@ -29,9 +29,9 @@ const metric_def metric_catalog[M_COUNT] = {
 
     /* ---- temperatures ---- */
     [M_TEMP_GPU] = {M_TEMP_GPU, "temperature.gpu", NULL, NULL, MK_GAUGE, MF_INT, 0, "Core GPU temperature, in degrees C.",
-                    DMON('p', "gtemp"), DCGM("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C)."), .prom = "gpuwatch_temperature_celsius"},
+                    DMON('p', 2, "gtemp", "C"), DCGM("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C)."), .prom = "gpuwatch_temperature_celsius"},
     [M_TEMP_MEMORY] = {M_TEMP_MEMORY, "temperature.memory", NULL, NULL, MK_GAUGE, MF_INT, 0, "HBM memory temperature, in degrees C; absent on GDDR boards.",
-                       DMON('p', "mtemp"), DCGM("DCGM_FI_DEV_MEMORY_TEMP", "Memory temperature (in C)."), .prom = "gpuwatch_memory_temperature_celsius"},
+                       DMON('p', 3, "mtemp", "C"), DCGM("DCGM_FI_DEV_MEMORY_TEMP", "Memory temperature (in C)."), .prom = "gpuwatch_memory_temperature_celsius"},
     [M_TEMP_SLOWDOWN] = {M_TEMP_SLOWDOWN, "temperature.gpu.slowdown", NULL, NULL, MK_GAUGE, MF_INT, MF_STATIC, "Temperature at which the GPU slows its clocks, in degrees C.",
                          .prom = "gpuwatch_temperature_slowdown_celsius"},
     [M_TEMP_SHUTDOWN] = {M_TEMP_SHUTDOWN, "temperature.gpu.shutdown", NULL, NULL, MK_GAUGE, MF_INT, MF_STATIC, "Temperature at which the GPU shuts down, in degrees C.",
@@ -43,17 +43,17 @@ const metric_def metric_catalog[M_COUNT] = {
 
     /* ---- utilization ---- */
     [M_UTIL_GPU] = {M_UTIL_GPU, "utilization.gpu", NULL, "%", MK_GAUGE, MF_INT, 0, "Percent of time over the past sample period during which one or more kernels was executing.",
-                    DMON('u', "sm"), DCGM("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %)."), .prom = "gpuwatch_utilization_ratio", .prom_scale = 0.01},
+                    DMON('u', 1, "sm", "%"), DCGM("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %)."), .prom = "gpuwatch_utilization_ratio", .prom_scale = 0.01},
     [M_UTIL_MEMORY] = {M_UTIL_MEMORY, "utilization.memory", NULL, "%", MK_GAUGE, MF_INT, 0, "Percent of time over the past sample period during which device memory was being read or written.",
-                       DMON('u', "mem"), DCGM("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %)."), .prom = "gpuwatch_memory_utilization_ratio", .prom_scale = 0.01},
+                       DMON('u', 2, "mem", "%"), DCGM("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %)."), .prom = "gpuwatch_memory_utilization_ratio", .prom_scale = 0.01},
     [M_UTIL_ENCODER] = {M_UTIL_ENCODER, "utilization.encoder", NULL, "%", MK_GAUGE, MF_INT, 0, "Video encoder utilization, percent.",
-                        DMON('u', "enc"), DCGM("DCGM_FI_DEV_ENC_UTIL", "Encoder utilization (in %)."), .prom = "gpuwatch_encoder_utilization_ratio", .prom_scale = 0.01},
+                        DMON('u', 3, "enc", "%"), DCGM("DCGM_FI_DEV_ENC_UTIL", "Encoder utilization (in %)."), .prom = "gpuwatch_encoder_utilization_ratio", .prom_scale = 0.01},
     [M_UTIL_DECODER] = {M_UTIL_DECODER, "utilization.decoder", NULL, "%", MK_GAUGE, MF_INT, 0, "Video decoder utilization, percent.",
-                        DMON('u', "dec"), DCGM("DCGM_FI_DEV_DEC_UTIL", "Decoder utilization (in %)."), .prom = "gpuwatch_decoder_utilization_ratio", .prom_scale = 0.01},
+                        DMON('u', 4, "dec", "%"), DCGM("DCGM_FI_DEV_DEC_UTIL", "Decoder utilization (in %)."), .prom = "gpuwatch_decoder_utilization_ratio", .prom_scale = 0.01},
     [M_UTIL_JPEG] = {M_UTIL_JPEG, "utilization.jpeg", NULL, "%", MK_GAUGE, MF_INT, 0, "JPEG decoder utilization, percent.",
-                     DMON('u', "jpg"), .prom = "gpuwatch_jpeg_utilization_ratio", .prom_scale = 0.01},
+                     DMON('u', 5, "jpg", "%"), .prom = "gpuwatch_jpeg_utilization_ratio", .prom_scale = 0.01},
     [M_UTIL_OFA] = {M_UTIL_OFA, "utilization.ofa", NULL, "%", MK_GAUGE, MF_INT, 0, "Optical flow accelerator utilization, percent.",
-                    DMON('u', "ofa"), .prom = "gpuwatch_ofa_utilization_ratio", .prom_scale = 0.01},
+                    DMON('u', 6, "ofa", "%"), .prom = "gpuwatch_ofa_utilization_ratio", .prom_scale = 0.01},
 
     /* ---- memory (MiB) ---- */
     [M_MEM_TOTAL] = {M_MEM_TOTAL, "memory.total", NULL, "MiB", MK_GAUGE, MF_FLOOR, MF_STATIC, "Total installed GPU memory.",
@@ -61,17 +61,20 @@ const metric_def metric_catalog[M_COUNT] = {
     [M_MEM_RESERVED] = {M_MEM_RESERVED, "memory.reserved", NULL, "MiB", MK_GAUGE, MF_FLOOR, 0, "Memory reserved by the driver and firmware.",
                         DCGM("DCGM_FI_DEV_FB_RESERVED", "Framebuffer memory reserved (in MiB)."), .prom = "gpuwatch_memory_reserved_bytes", .prom_scale = 1048576.0},
     [M_MEM_USED] = {M_MEM_USED, "memory.used", NULL, "MiB", MK_GAUGE, MF_FLOOR, 0, "Memory allocated by active contexts.",
-                    DMON('m', "fb"), DCGM("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB)."), .prom = "gpuwatch_memory_used_bytes", .prom_scale = 1048576.0},
+                    DMON('m', 1, "fb", "MB"), DCGM("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB)."), .prom = "gpuwatch_memory_used_bytes", .prom_scale = 1048576.0},
     [M_MEM_FREE] = {M_MEM_FREE, "memory.free", NULL, "MiB", MK_GAUGE, MF_FLOOR, 0, "Free memory.",
                     DCGM("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB)."), .prom = "gpuwatch_memory_free_bytes", .prom_scale = 1048576.0},
     [M_BAR1_USED] = {M_BAR1_USED, "bar1.used", NULL, "MiB", MK_GAUGE, MF_FLOOR, 0, "BAR1 memory in use.",
-                     DMON('m', "bar1"), .prom = "gpuwatch_bar1_used_bytes", .prom_scale = 1048576.0},
+                     DMON('m', 2, "bar1", "MB"), .prom = "gpuwatch_bar1_used_bytes", .prom_scale = 1048576.0},
     [M_BAR1_TOTAL] = {M_BAR1_TOTAL, "bar1.total", NULL, "MiB", MK_GAUGE, MF_FLOOR, MF_STATIC, "BAR1 memory size.",
                       .prom = "gpuwatch_bar1_total_bytes", .prom_scale = 1048576.0},
+    [M_PROTECTED_MEM_USED] = {M_PROTECTED_MEM_USED, "protected_memory.used", NULL, "MiB", MK_GAUGE, MF_FLOOR, 0,
+                              "Confidential-compute protected memory in use; absent unless CC mode is on.",
+                              DMON('m', 3, "ccpm", "MB"), .prom = "gpuwatch_protected_memory_used_bytes", .prom_scale = 1048576.0},
 
     /* ---- power and energy ---- */
     [M_POWER_DRAW] = {M_POWER_DRAW, "power.draw", NULL, "W", MK_GAUGE, MF_FIXED2, 0, "Power drawn by the board (1 s average on Ampere and later), in watts.",
-                      DMON('p', "pwr"), DCGM("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W)."), .prom = "gpuwatch_power_draw_watts"},
+                      DMON('p', 1, "pwr", "W"), DCGM("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W)."), .prom = "gpuwatch_power_draw_watts"},
     [M_POWER_DRAW_INSTANT] = {M_POWER_DRAW_INSTANT, "power.draw.instant", NULL, "W", MK_GAUGE, MF_FIXED2, 0, "Instantaneous power draw, in watts.",
                               .prom = "gpuwatch_power_draw_instant_watts"},
     [M_POWER_LIMIT] = {M_POWER_LIMIT, "power.limit", NULL, "W", MK_GAUGE, MF_FIXED2, 0, "Software power limit set by the administrator, in watts.",
@@ -89,11 +92,11 @@ const metric_def metric_catalog[M_COUNT] = {
 
     /* ---- clocks (MHz) ---- */
     [M_CLOCK_GR] = {M_CLOCK_GR, "clocks.current.graphics", "clocks.gr", "MHz", MK_GAUGE, MF_INT, 0, "Current graphics clock.",
-                    DMON('c', "pclk"), .prom = "gpuwatch_clock_graphics_hertz", .prom_scale = 1e6},
+                    DMON('c', 2, "pclk", "MHz"), .prom = "gpuwatch_clock_graphics_hertz", .prom_scale = 1e6},
     [M_CLOCK_SM] = {M_CLOCK_SM, "clocks.current.sm", "clocks.sm", "MHz", MK_GAUGE, MF_INT, 0, "Current SM clock.",
                     DCGM("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz)."), .prom = "gpuwatch_clock_sm_hertz", .prom_scale = 1e6},
     [M_CLOCK_MEM] = {M_CLOCK_MEM, "clocks.current.memory", "clocks.mem", "MHz", MK_GAUGE, MF_INT, 0, "Current memory clock.",
-                     DMON('c', "mclk"), DCGM("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz)."), .prom = "gpuwatch_clock_memory_hertz", .prom_scale = 1e6},
+                     DMON('c', 1, "mclk", "MHz"), DCGM("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz)."), .prom = "gpuwatch_clock_memory_hertz", .prom_scale = 1e6},
     [M_CLOCK_VIDEO] = {M_CLOCK_VIDEO, "clocks.current.video", "clocks.video", "MHz", MK_GAUGE, MF_INT, 0, "Current video encoder/decoder clock.",
                        .prom = "gpuwatch_clock_video_hertz", .prom_scale = 1e6},
     [M_CLOCK_MAX_GR] = {M_CLOCK_MAX_GR, "clocks.max.graphics", "clocks.max.gr", "MHz", MK_GAUGE, MF_INT, MF_STATIC, "Maximum graphics clock.",
@@ -122,11 +125,11 @@ const metric_def metric_catalog[M_COUNT] = {
     CER(M_CER_HW_POWER_BRAKE, "hw_power_brake_slowdown", 0x80, "Hardware power brake: an external power brake assertion (e.g. the power supply)."),
 #undef CER
     [M_VIOL_POWER] = {M_VIOL_POWER, "clocks_event_reasons_counters.sw_power_cap", "violation.power", "us", MK_COUNTER, MF_INT, 0,
-                      "Time clocks were limited by the power cap, in microseconds.",
+                      "Time clocks were limited by the power cap, in microseconds.", DMON('v', 1, "pviol", "%"),
                       DCGM("DCGM_FI_DEV_POWER_VIOLATION", "Throttling duration due to power constraints (in us)."),
                       .prom = "gpuwatch_power_violation_seconds_total", .prom_scale = 1e-6},
     [M_VIOL_THERMAL] = {M_VIOL_THERMAL, "clocks_event_reasons_counters.hw_thermal_slowdown", "violation.thermal", "us", MK_COUNTER, MF_INT, 0,
-                        "Time clocks were limited by thermal slowdown, in microseconds.",
+                        "Time clocks were limited by thermal slowdown, in microseconds.", DMON('v', 2, "tviol", "bool"),
                         DCGM("DCGM_FI_DEV_THERMAL_VIOLATION", "Throttling duration due to thermal constraints (in us)."),
                         .prom = "gpuwatch_thermal_violation_seconds_total", .prom_scale = 1e-6},
 
@@ -140,19 +143,19 @@ const metric_def metric_catalog[M_COUNT] = {
     [M_PCIE_WIDTH_MAX] = {M_PCIE_WIDTH_MAX, "pcie.link.width.max", NULL, NULL, MK_GAUGE, MF_INT, MF_STATIC, "Maximum PCIe link width (lanes).",
                           .prom = "gpuwatch_pcie_link_width_max"},
     [M_PCIE_RX] = {M_PCIE_RX, "pcie.rx_throughput", NULL, "KB/s", MK_GAUGE, MF_INT, MF_RATE, "PCIe receive throughput (20 ms window), in KB/s.",
-                   DMON('t', "rxpci"), .dmon_div = 1000.0, .prom = "gpuwatch_pcie_receive_bytes_per_second", .prom_scale = 1000.0},
+                   DMON('t', 1, "rxpci", "MB/s"), .dmon_div = 1000.0, .prom = "gpuwatch_pcie_receive_bytes_per_second", .prom_scale = 1000.0},
     [M_PCIE_TX] = {M_PCIE_TX, "pcie.tx_throughput", NULL, "KB/s", MK_GAUGE, MF_INT, MF_RATE, "PCIe transmit throughput (20 ms window), in KB/s.",
-                   DMON('t', "txpci"), .dmon_div = 1000.0, .prom = "gpuwatch_pcie_transmit_bytes_per_second", .prom_scale = 1000.0},
+                   DMON('t', 2, "txpci", "MB/s"), .dmon_div = 1000.0, .prom = "gpuwatch_pcie_transmit_bytes_per_second", .prom_scale = 1000.0},
     [M_PCIE_REPLAY] = {M_PCIE_REPLAY, "pcie.replay_counter", NULL, NULL, MK_COUNTER, MF_INT, 0, "PCIe replay (retry) counter.",
-                       DMON('e', "pci"), DCGM("DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "Total number of PCIe retries."), .prom = "gpuwatch_pcie_replays_total"},
+                       DMON('e', 3, "pci", "errs"), DCGM("DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "Total number of PCIe retries."), .prom = "gpuwatch_pcie_replays_total"},
 
     /* ---- ECC and row remapping ---- */
     [M_ECC_MODE] = {M_ECC_MODE, "ecc.mode.current", NULL, NULL, MK_INFO, MF_ENABLED, MF_STATIC, "Whether ECC is enabled."},
     [M_ECC_SBE_VOL] = {M_ECC_SBE_VOL, "ecc.errors.corrected.volatile.total", NULL, NULL, MK_COUNTER, MF_INT, 0, "Corrected (single bit) ECC errors since the driver was loaded.",
-                       DMON('e', "sbecc"), DCGM("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "Total number of single-bit volatile ECC errors."),
+                       DMON('e', 1, "sbecc", "errs"), DCGM("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "Total number of single-bit volatile ECC errors."),
                        .prom = "gpuwatch_ecc_corrected_volatile_errors_total"},
     [M_ECC_DBE_VOL] = {M_ECC_DBE_VOL, "ecc.errors.uncorrected.volatile.total", NULL, NULL, MK_COUNTER, MF_INT, 0, "Uncorrected (double bit) ECC errors since the driver was loaded.",
-                       DMON('e', "dbecc"), DCGM("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "Total number of double-bit volatile ECC errors."),
+                       DMON('e', 2, "dbecc", "errs"), DCGM("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "Total number of double-bit volatile ECC errors."),
                        .prom = "gpuwatch_ecc_uncorrected_volatile_errors_total"},
     [M_ECC_SBE_AGG] = {M_ECC_SBE_AGG, "ecc.errors.corrected.aggregate.total", NULL, NULL, MK_COUNTER, MF_INT, 0, "Corrected ECC errors over the GPU's lifetime.",
                        .prom = "gpuwatch_ecc_corrected_aggregate_errors_total"},

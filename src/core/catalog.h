@@ -19,7 +19,7 @@ typedef enum {
     M_PSTATE, M_FAN_SPEED,
     M_TEMP_GPU, M_TEMP_MEMORY, M_TEMP_SLOWDOWN, M_TEMP_SHUTDOWN, M_TEMP_MEM_MAX, M_TEMP_GPU_MAX,
     M_UTIL_GPU, M_UTIL_MEMORY, M_UTIL_ENCODER, M_UTIL_DECODER, M_UTIL_JPEG, M_UTIL_OFA,
-    M_MEM_TOTAL, M_MEM_RESERVED, M_MEM_USED, M_MEM_FREE, M_BAR1_USED, M_BAR1_TOTAL,
+    M_MEM_TOTAL, M_MEM_RESERVED, M_MEM_USED, M_MEM_FREE, M_BAR1_USED, M_BAR1_TOTAL, M_PROTECTED_MEM_USED,
     M_POWER_DRAW, M_POWER_DRAW_INSTANT, M_POWER_LIMIT, M_POWER_ENFORCED_LIMIT,
     M_POWER_DEFAULT_LIMIT, M_POWER_MIN_LIMIT, M_POWER_MAX_LIMIT, M_ENERGY,
     M_CLOCK_GR, M_CLOCK_SM, M_CLOCK_MEM, M_CLOCK_VIDEO, M_CLOCK_MAX_GR, M_CLOCK_MAX_SM, M_CLOCK_MAX_MEM,
@@ -75,6 +75,9 @@ typedef struct metric_def {
     char dmon_group;         /* 'p','u','c','v','m','e','t' or 0 */
     const char *dmon_col;    /* dmon column name, or NULL */
     double dmon_div;         /* printed dmon value = value / dmon_div (0 means 1) */
+    int dmon_pos;            /* column order within its dmon group (1, 2, ...) */
+    const char *dmon_unit;   /* dmon's unit line ("W", "C", "MB"); on a counter "%" = share of the
+                              * interval (us counter), "bool" = whether it grew in the interval */
     const char *dcgm;        /* dcgm-exporter series name, or NULL */
     const char *dcgm_unit_help; /* dcgm-exporter's HELP text */
     double dcgm_scale;       /* dcgm value = value * dcgm_scale (0 means 1) */

@@ -6,7 +6,6 @@
 #include "util.h"
 
 typedef nvmlReturn_t (*nv_str_fn)(nvmlDevice_t, char *, unsigned int);
-typedef nvmlReturn_t (*nv_u32_fn)(nvmlDevice_t, unsigned int *);
 
 static void set_str(gpu_info *info, metric_id id, const char *s)
 {
@@ -23,13 +22,6 @@ static void read_str(nv_rd *r, gpu_info *info, nv_sym sym, nv_str_fn fn, metric_
         buf[sizeof buf - 1] = 0;
         set_str(info, id, buf);
     }
-}
-
-static void read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale)
-{
-    unsigned v = 0;
-    if (fn && nv_need(r, id) && nv_check1(r, sym, fn(r->g->dev, &v), id))
-        nv_set(r, id, v * scale);
 }
 
 static void read_pci(nv_rd *r, gpu_info *info)
@@ -137,7 +129,7 @@ static void read_bar1_total(nv_rd *r)
 static void read_power_limits(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
-    read_u32(r, NV_GetPowerDefaultLimit, f->GetPowerDefaultLimit, M_POWER_DEFAULT_LIMIT, 0.001);
+    nv_read_u32(r, NV_GetPowerDefaultLimit, f->GetPowerDefaultLimit, M_POWER_DEFAULT_LIMIT, 0.001);
     static const metric_id ids[] = {M_POWER_MIN_LIMIT, M_POWER_MAX_LIMIT};
     unsigned lo = 0, hi = 0;
     if (f->GetPowerLimitConstraints && (nv_need(r, M_POWER_MIN_LIMIT) || nv_need(r, M_POWER_MAX_LIMIT)) &&
@@ -151,10 +143,10 @@ static void read_misc_statics(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
     nvD dev = r->g->dev;
-    read_u32(r, NV_GetMinorNumber, f->GetMinorNumber, M_MINOR_NUMBER, 1);
-    read_u32(r, NV_GetArchitecture, f->GetArchitecture, M_ARCHITECTURE, 1);
-    read_u32(r, NV_GetMaxPcieLinkGeneration, f->GetMaxPcieLinkGeneration, M_PCIE_GEN_MAX, 1);
-    read_u32(r, NV_GetMaxPcieLinkWidth, f->GetMaxPcieLinkWidth, M_PCIE_WIDTH_MAX, 1);
+    nv_read_u32(r, NV_GetMinorNumber, f->GetMinorNumber, M_MINOR_NUMBER, 1);
+    nv_read_u32(r, NV_GetArchitecture, f->GetArchitecture, M_ARCHITECTURE, 1);
+    nv_read_u32(r, NV_GetMaxPcieLinkGeneration, f->GetMaxPcieLinkGeneration, M_PCIE_GEN_MAX, 1);
+    nv_read_u32(r, NV_GetMaxPcieLinkWidth, f->GetMaxPcieLinkWidth, M_PCIE_WIDTH_MAX, 1);
     int major = 0, minor = 0;
     if (f->GetCudaComputeCapability && nv_need(r, M_COMPUTE_CAP) &&
         nv_check1(r, NV_GetCudaComputeCapability, f->GetCudaComputeCapability(dev, &major, &minor), M_COMPUTE_CAP))

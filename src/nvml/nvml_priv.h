@@ -108,6 +108,9 @@ gpu_status nv_read_info(backend *b, int gpu, gpu_info *info, gpu_sample *statics
 int nv_numa_from_sysfs(const char *root, unsigned domain, unsigned bus, unsigned device);
 
 /* nvml_read.c, nvml_fields.c */
+typedef nvmlReturn_t (*nv_u32_fn)(nvmlDevice_t, unsigned int *);
+/* The common getter shape: one unsigned int, times scale (e.g. mW -> W). */
+void nv_read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale);
 gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sample *out);
 void nv_read_memory(nv_rd *r);  /* the wanted ones of memory total/reserved/used/free */
 void nv_read_fields(nv_rd *r);

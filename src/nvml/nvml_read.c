@@ -2,10 +2,9 @@
 #include <string.h>
 #include "nvml_priv.h"
 
-typedef nvmlReturn_t (*nv_u32_fn)(nvmlDevice_t, unsigned int *);
 typedef nvmlReturn_t (*nv_engine_fn)(nvmlDevice_t, unsigned int *, unsigned int *);
 
-static void read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale)
+void nv_read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale)
 {
     unsigned v = 0;
     if (fn && nv_need(r, id) && nv_check1(r, sym, fn(r->g->dev, &v), id))
@@ -101,10 +100,10 @@ static void read_utilization(nv_rd *r)
 static void read_power_and_state(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
-    read_u32(r, NV_GetPowerUsage, f->GetPowerUsage, M_POWER_DRAW, 0.001);
-    read_u32(r, NV_GetPowerLimit, f->GetPowerLimit, M_POWER_LIMIT, 0.001);
-    read_u32(r, NV_GetEnforcedPowerLimit, f->GetEnforcedPowerLimit, M_POWER_ENFORCED_LIMIT, 0.001);
-    read_u32(r, NV_GetFanSpeed, f->GetFanSpeed, M_FAN_SPEED, 1);
+    nv_read_u32(r, NV_GetPowerUsage, f->GetPowerUsage, M_POWER_DRAW, 0.001);
+    nv_read_u32(r, NV_GetPowerLimit, f->GetPowerLimit, M_POWER_LIMIT, 0.001);
+    nv_read_u32(r, NV_GetEnforcedPowerLimit, f->GetEnforcedPowerLimit, M_POWER_ENFORCED_LIMIT, 0.001);
+    nv_read_u32(r, NV_GetFanSpeed, f->GetFanSpeed, M_FAN_SPEED, 1);
     nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
     if (f->GetPerformanceState && nv_need(r, M_PSTATE) &&
         nv_check1(r, NV_GetPerformanceState, f->GetPerformanceState(r->g->dev, &ps), M_PSTATE) && ps <= 15)
@@ -139,8 +138,8 @@ static void read_clocks(nv_rd *r)
 static void read_pcie(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
-    read_u32(r, NV_GetCurrPcieLinkGeneration, f->GetCurrPcieLinkGeneration, M_PCIE_GEN_CUR, 1);
-    read_u32(r, NV_GetCurrPcieLinkWidth, f->GetCurrPcieLinkWidth, M_PCIE_WIDTH_CUR, 1);
+    nv_read_u32(r, NV_GetCurrPcieLinkGeneration, f->GetCurrPcieLinkGeneration, M_PCIE_GEN_CUR, 1);
+    nv_read_u32(r, NV_GetCurrPcieLinkWidth, f->GetCurrPcieLinkWidth, M_PCIE_WIDTH_CUR, 1);
     static const struct { nvmlPcieUtilCounter_t c; metric_id id; } tp[] = {
         {NVML_PCIE_UTIL_RX_BYTES, M_PCIE_RX}, {NVML_PCIE_UTIL_TX_BYTES, M_PCIE_TX}};
     for (size_t i = 0; i < 2 && f->GetPcieThroughput; i++) {

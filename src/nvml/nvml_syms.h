@@ -83,7 +83,10 @@ typedef nvmlDevice_t nvD;
     X(GpmSampleAlloc, nvmlReturn_t, (nvmlGpmSample_t *), 0, "nvmlGpmSampleAlloc") \
     X(GpmSampleFree, nvmlReturn_t, (nvmlGpmSample_t), 0, "nvmlGpmSampleFree") \
     X(GpmSampleGet, nvmlReturn_t, (nvD, nvmlGpmSample_t), 0, "nvmlGpmSampleGet") \
-    X(GpmMetricsGet, nvmlReturn_t, (nvmlGpmMetricsGet_t *), 0, "nvmlGpmMetricsGet")
+    X(GpmMetricsGet, nvmlReturn_t, (nvmlGpmMetricsGet_t *), 0, "nvmlGpmMetricsGet") \
+    /* gpusim only: the user and container a scenario gives a process (for pids not in /proc) */ \
+    X(GpusimProcessOwner, nvmlReturn_t, (unsigned int, char *, unsigned int, char *, unsigned int), 0, \
+      "gpusimGetProcessOwner")
 
 #define NV_SYM_ENUM(f, ret, params, req, ...) NV_##f,
 typedef enum { NVML_SYMBOLS(NV_SYM_ENUM) NV_SYM_COUNT } nv_sym;

@@ -1,0 +1,95 @@
+/* api_fields.c - nvmlDeviceGetFieldValues for the field ids gpuwatch and the common tools
+ * read; any other id is answered per field with NOT_SUPPORTED. */
+#include "nvml_exports.h"
+#include <time.h>
+
+#ifndef GPUSIM_MINIMAL
+
+#define FI_ECC_CURRENT 1
+#define FI_POWER_AVERAGE 185
+#define FI_POWER_MIN_LIMIT 187
+#define FI_POWER_MAX_LIMIT 188
+#define FI_POWER_DEFAULT_LIMIT 189
+#define FI_POWER_CURRENT_LIMIT 190
+#define FI_ENERGY 191
+
+typedef struct {
+    unsigned id;
+    metric_id m;
+    double scale;
+    nvmlValueType_t type;
+} field_map;
+
+static const field_map fields[] = {
+    {FI_ECC_CURRENT, M_ECC_MODE, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_ECC_SBE_VOL_TOTAL, M_ECC_SBE_VOL, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+    {NVML_FI_DEV_ECC_DBE_VOL_TOTAL, M_ECC_DBE_VOL, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+    {NVML_FI_DEV_ECC_SBE_AGG_TOTAL, M_ECC_SBE_AGG, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+    {NVML_FI_DEV_ECC_DBE_AGG_TOTAL, M_ECC_DBE_AGG, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+    {NVML_FI_DEV_PERF_POLICY_POWER, M_VIOL_POWER, 1000.0, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+    {NVML_FI_DEV_PERF_POLICY_THERMAL, M_VIOL_THERMAL, 1000.0, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+    {NVML_FI_DEV_MEMORY_TEMP, M_TEMP_MEMORY, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION, M_ENERGY, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+    {NVML_FI_DEV_PCIE_REPLAY_COUNTER, M_PCIE_REPLAY, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+    {NVML_FI_DEV_REMAPPED_COR, M_REMAP_COR, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_REMAPPED_UNC, M_REMAP_UNC, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_REMAPPED_PENDING, M_REMAP_PENDING, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_REMAPPED_FAILURE, M_REMAP_FAILURE, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {FI_POWER_AVERAGE, M_POWER_DRAW, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_POWER_INSTANT, M_POWER_DRAW_INSTANT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {FI_POWER_MIN_LIMIT, M_POWER_MIN_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {FI_POWER_MAX_LIMIT, M_POWER_MAX_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {FI_POWER_DEFAULT_LIMIT, M_POWER_DEFAULT_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {FI_POWER_CURRENT_LIMIT, M_POWER_ENFORCED_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {FI_ENERGY, M_ENERGY, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+};
+
+static void set_value(nvmlFieldValue_t *f, nvmlValueType_t type, double v)
+{
+    f->valueType = type;
+    if (type == NVML_VALUE_TYPE_UNSIGNED_INT) f->value.uiVal = (unsigned int)(v + 0.5);
+    else f->value.ullVal = (unsigned long long)(v + 0.5);
+    f->nvmlReturn = NVML_SUCCESS;
+}
+
+/* The clock-event-reason counters that are not catalog metrics (ns). */
+static int counter_field(const gs_call *c, nvmlFieldValue_t *f)
+{
+    int idx = f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN   ? 1
+            : f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN   ? 2
+            : f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN ? 3 : -1;
+    if (idx < 0) return 0;
+    double ns[4];
+    sim_violations(gs.sc, c->gpu, c->t, ns);
+    set_value(f, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, ns[idx]);
+    return 1;
+}
+
+static void one_field(const gs_call *c, nvmlFieldValue_t *f, long long now_us)
+{
+    f->timestamp = now_us;
+    f->latencyUsec = 0;
+    f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+    if (counter_field(c, f)) return;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (fields[i].id != f->fieldId) continue;
+        double v;
+        if (gs_metric(c, fields[i].m, &v) == NVML_SUCCESS) set_value(f, fields[i].type, v * fields[i].scale);
+        return;
+    }
+}
+
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int count, nvmlFieldValue_t *values)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc != NVML_SUCCESS) return gs_leave(rc);
+    if (count <= 0 || !values) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long long now_us = (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+    for (int i = 0; i < count; i++) one_field(&c, &values[i], now_us);
+    return gs_leave(NVML_SUCCESS);
+}
+
+#endif

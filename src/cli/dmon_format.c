@@ -1,0 +1,181 @@
+/* dmon_format.c - dmon column selection from the catalog and its plain/csv/JSON lines. */
+#include "cli/dmon_format.h"
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "cli/format.h"
+#include "cli/lead.h"
+
+void dmon_layout_init(dmon_layout *l, const char *letters, int date, int time)
+{
+    memset(l, 0, sizeof *l);
+    l->date = date;
+    l->time = time;
+    for (const char *g = letters; *g; g++)
+        for (int pos = 1; pos < 16; pos++)
+            for (int id = 0; id < M_COUNT; id++) {
+                const metric_def *d = catalog_get((metric_id)id);
+                if (d->dmon_group == *g && d->dmon_pos == pos && d->dmon_col && l->ncols < DMON_MAX_COLS)
+                    l->cols[l->ncols++] = d;
+            }
+}
+
+void dmon_want(const dmon_layout *l, metric_set *want)
+{
+    memset(want, 0, sizeof *want);
+    for (int c = 0; c < l->ncols; c++)
+        mset_add(want, l->cols[c]->id);
+}
+
+int dmon_value(const metric_def *d, const gpu_sample *cur, const gpu_sample *prev, long long *out)
+{
+    double v, before;
+    if (cur->status == GPU_LOST || !sample_get(cur, d->id, &v))
+        return 0;
+    if (d->kind == MK_COUNTER && d->dmon_unit &&
+        (strcmp(d->dmon_unit, "%") == 0 || strcmp(d->dmon_unit, "bool") == 0)) {
+        if (!prev || prev->status == GPU_LOST || !sample_get(prev, d->id, &before) || cur->t_us <= prev->t_us)
+            return 0;
+        double grew = v > before ? v - before : 0;
+        if (d->dmon_unit[0] == 'b') {
+            *out = grew > 0;
+        } else {
+            double pct = grew / (double)(cur->t_us - prev->t_us) * 100.0;
+            *out = pct > 100 ? 100 : (long long)pct;
+        }
+        return 1;
+    }
+    *out = (long long)(v / (d->dmon_div > 0 ? d->dmon_div : 1.0));
+    return 1;
+}
+
+/* Decimal text of v (the hot path of every row: cheaper than snprintf). buf holds 24 bytes. */
+static void int_text(char *buf, long long v)
+{
+    char tmp[24];
+    int n = 0, neg = v < 0;
+    unsigned long long u = neg ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (neg)
+        tmp[n++] = '-';
+    for (int i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = 0;
+}
+
+static void cell_text(char *buf, const metric_def *d, const gpu_sample *cur, const gpu_sample *prev)
+{
+    long long v;
+    if (dmon_value(d, cur, prev, &v))
+        int_text(buf, v);
+    else
+        buf[0] = '-', buf[1] = 0;
+}
+
+void dmon_plain_header(const dmon_layout *l, outbuf *b)
+{
+    lead_add(b, l->date, l->time, LEAD_HEADER1, 0, NULL);
+    for (int c = 0; c < l->ncols; c++) {
+        ob_add(b, " ");
+        ob_pad(b, l->cols[c]->dmon_col, 6);
+    }
+    ob_add(b, " \n");
+    lead_add(b, l->date, l->time, LEAD_HEADER2, 0, NULL);
+    for (int c = 0; c < l->ncols; c++) {
+        ob_add(b, " ");
+        ob_pad(b, l->cols[c]->dmon_unit ? l->cols[c]->dmon_unit : "-", 6);
+    }
+    ob_add(b, " \n");
+}
+
+void dmon_plain_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
+{
+    char idx[24], cell[24];
+    int_text(idx, gpu);
+    lead_add(b, l->date, l->time, LEAD_ROW, cur->t_us, idx);
+    for (int c = 0; c < l->ncols; c++) {
+        cell_text(cell, l->cols[c], cur, prev);
+        ob_add(b, " ");
+        ob_pad(b, cell, 6);
+    }
+    ob_add(b, cur->status == GPU_LOST ? " " DMON_LOST_MARK "\n" : " \n");
+}
+
+static void csv_stamp(const dmon_layout *l, outbuf *b, uint64_t t_us)
+{
+    if (!l->date && !l->time)
+        return;
+    time_t sec = (time_t)(t_us / 1000000u);
+    struct tm tm;
+    char text[16];
+    localtime_r(&sec, &tm);
+    if (l->date) {
+        strftime(text, sizeof text, "%Y%m%d", &tm);
+        ob_add(b, text);
+        ob_add(b, ", ");
+    }
+    if (l->time) {
+        strftime(text, sizeof text, "%H:%M:%S", &tm);
+        ob_add(b, text);
+        ob_add(b, ", ");
+    }
+}
+
+void dmon_csv_header(const dmon_layout *l, outbuf *b, int with_units)
+{
+    if (l->date) ob_add(b, "date, ");
+    if (l->time) ob_add(b, "time, ");
+    ob_add(b, "gpu");
+    for (int c = 0; c < l->ncols; c++) {
+        ob_add(b, ", ");
+        ob_add(b, l->cols[c]->dmon_col);
+        if (with_units && l->cols[c]->dmon_unit)
+            ob_addf(b, " [%s]", l->cols[c]->dmon_unit);
+    }
+    ob_add(b, "\n");
+}
+
+void dmon_csv_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
+{
+    char cell[24];
+    csv_stamp(l, b, cur->t_us);
+    ob_addf(b, "%d", gpu);
+    for (int c = 0; c < l->ncols; c++) {
+        ob_add(b, ", ");
+        if (cur->status == GPU_LOST) {
+            ob_add(b, FMT_LOST);
+        } else {
+            cell_text(cell, l->cols[c], cur, prev);
+            ob_add(b, cell);
+        }
+    }
+    ob_add(b, "\n");
+}
+
+void dmon_json_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
+{
+    char ts[40];
+    fmt_timestamp(ts, sizeof ts, cur->t_us);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "timestamp", ts);
+    cJSON_AddNumberToObject(o, "gpu", gpu);
+    for (int c = 0; c < l->ncols; c++) {
+        long long v;
+        if (dmon_value(l->cols[c], cur, prev, &v))
+            cJSON_AddNumberToObject(o, l->cols[c]->dmon_col, (double)v);
+        else
+            cJSON_AddNullToObject(o, l->cols[c]->dmon_col);
+    }
+    cJSON_AddBoolToObject(o, "lost", cur->status == GPU_LOST);
+    char *text = cJSON_PrintUnformatted(o);
+    if (text) {
+        ob_add(b, text);
+        ob_add(b, "\n");
+    }
+    cJSON_free(text);
+    cJSON_Delete(o);
+}

@@ -1,0 +1,37 @@
+/* lead.c - date/time and gpu-index leading columns for dmon and pmon lines. */
+#include "cli/lead.h"
+#include <time.h>
+
+void lead_add(outbuf *b, int date, int time, int line, uint64_t t_us, const char *idx_text)
+{
+    const char *idx = line == LEAD_HEADER1 ? "gpu" : line == LEAD_HEADER2 ? "Idx" : idx_text;
+    if (!date && !time) {
+        if (line == LEAD_ROW) {
+            ob_pad(b, idx, 5);
+        } else {
+            ob_add(b, "#");
+            ob_pad(b, idx, 4);
+        }
+        return;
+    }
+    char day[16] = "", clock[16] = "";
+    if (line == LEAD_ROW) {
+        time_t sec = (time_t)(t_us / 1000000u);
+        struct tm tm;
+        localtime_r(&sec, &tm);
+        strftime(day, sizeof day, "%Y%m%d", &tm);
+        strftime(clock, sizeof clock, "%H:%M:%S", &tm);
+    }
+    /* Header line 1 puts '#' inside the first column's 8 characters; line 2 and rows before it. */
+    if (date) {
+        if (line == LEAD_HEADER1) ob_pad(b, "#Date", time ? -13 : -8);
+        else if (line == LEAD_HEADER2) ob_add(b, time ? "#YYYYMMDD    " : "#YYYYMMDD");
+        else { ob_add(b, " "); ob_add(b, day); if (time) ob_add(b, "    "); }
+    }
+    if (time) {
+        if (line == LEAD_HEADER1) ob_pad(b, date ? "Time" : "#Time", -8);
+        else if (line == LEAD_HEADER2) ob_add(b, date ? "HH:MM:SS" : "#HH:MM:SS");
+        else { if (!date) ob_add(b, " "); ob_add(b, clock); }
+    }
+    ob_pad(b, idx, 8);
+}

@@ -1,0 +1,15 @@
+/* lead.h - the leading columns of dmon/pmon lines: optional date/time (-o D|T|DT) and the gpu index,
+ * laid out as nvidia-smi does (the header's '#' takes the first character). */
+#ifndef GPUWATCH_LEAD_H
+#define GPUWATCH_LEAD_H
+
+#include <stdint.h>
+#include "cli/outbuf.h"
+
+enum { LEAD_HEADER1 = 1, LEAD_HEADER2 = 2, LEAD_ROW = 0 };
+
+/* Appends the lead of one line: for LEAD_HEADER1 the names ("gpu"), for LEAD_HEADER2 the units
+ * ("Idx"), for LEAD_ROW the time t_us (local time) and idx_text. */
+void lead_add(outbuf *b, int date, int time, int line, uint64_t t_us, const char *idx_text);
+
+#endif

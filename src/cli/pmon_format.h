@@ -1,0 +1,35 @@
+/* pmon_format.h - pmon's lines: plain (nvidia-smi pmon's layout, plus user and container columns
+ * before command), csv and JSON lines. One line per process, or a '-' line for an idle GPU. */
+#ifndef GPUWATCH_PMON_FORMAT_H
+#define GPUWATCH_PMON_FORMAT_H
+
+#include "sample.h"
+#include "cli/outbuf.h"
+
+#define PMON_LOST_MARK "# GPU is lost"
+
+typedef struct pmon_layout {
+    int with_mem;              /* -s m: fb and ccpm columns */
+    int date, time;            /* -o D / T */
+} pmon_layout;
+
+/* What a line shows: a process, an idle GPU (proc NULL), or a lost GPU (proc NULL, lost set). */
+typedef struct pmon_line {
+    int gpu;
+    const gpu_proc *proc;
+    int lost;
+    uint64_t t_us;
+} pmon_line;
+
+void pmon_plain_header(const pmon_layout *l, outbuf *b);
+void pmon_plain_row(const pmon_layout *l, outbuf *b, const pmon_line *line);
+void pmon_csv_header(const pmon_layout *l, outbuf *b, int with_units);
+void pmon_csv_row(const pmon_layout *l, outbuf *b, const pmon_line *line);
+void pmon_json_row(const pmon_layout *l, outbuf *b, const pmon_line *line);
+
+/* "C", "G", "C+G", "M", "M+C" from the process type bits; "-" when none. */
+const char *pmon_type(unsigned type);
+/* The command column: the base name of the process name, at most 15 characters (as comm). */
+void pmon_command(char *buf, size_t n, const gpu_proc *p);
+
+#endif

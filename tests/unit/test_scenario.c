@@ -1,0 +1,363 @@
+/* test_scenario.c - the gpusim scenario parser (shipped scenarios load; errors carry the
+ * right LINE:COL), the generators at exact times, seeded determinism, and the direction of
+ * the physical model's defaults. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "gen.h"
+#include "model.h"
+#include "scenario.h"
+
+static scenario *parse(const char *text, char *err, size_t errlen)
+{
+    return scenario_parse("t.yaml", NULL, text, strlen(text), err, errlen);
+}
+
+static scenario *parse_ok(const char *text)
+{
+    char err[512];
+    scenario *sc = parse(text, err, sizeof err);
+    if (!sc) fail_msg("unexpected error: %s", err);
+    return sc;
+}
+
+static double value(scenario *sc, int gpu, const char *field, double t)
+{
+    double v = -1;
+    const metric_def *m = catalog_find(field);
+    assert_non_null(m);
+    assert_int_equal(sim_value(sc, gpu, m->id, t, &v), 0);
+    return v;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void shipped_scenarios_load(void **state)
+{
+    (void)state;
+    const char *src = getenv("GW_SOURCE_DIR");
+    char dir[4096], path[8192], err[512];
+    snprintf(dir, sizeof dir, "%s/sim/scenarios", src ? src : GW_SOURCE_DIR);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        double t0 = now_s();
+        scenario *sc = scenario_load(path, err, sizeof err);
+        double ms = (now_s() - t0) * 1000;
+        if (!sc) fail_msg("%s: %s", e->d_name, err);
+        assert_true(sc->ngpus >= 1);
+        /* under 1 ms in a normal build; generous here for sanitizer builds */
+        assert_true(ms < 50);
+        scenario_free(sc);
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 12);
+}
+
+/* Each bad input and the "LINE:COL: text" its error must contain. */
+static const struct { const char *yaml, *expect; } bad[] = {
+    {"gpus:\n  - preset: h100-sxm\n    colour: red\n", "t.yaml:3:5: unknown key 'colour' in gpu entry"},
+    {"gpus:\n  - preset: h999\n", "t.yaml:2:13: unknown preset 'h999'"},
+    {"gpus:\n  - metrics:\n      utilisation.gpu: 5\n", "t.yaml:3:7: unknown metric 'utilisation.gpu'"},
+    {"gpus:\n  - metrics:\n      utilization.gpu: {wobble: 3}\n", "t.yaml:3:25: unknown generator 'wobble'"},
+    {"gpus:\n  - metrics:\n      utilization.gpu: {ramp: {from: 0, to: 9, duration: 10 parsecs}}\n",
+     "t.yaml:3:58: expected a duration"},
+    {"gpus:\n  - metrics:\n      power.draw: abc\n", "t.yaml:3:19: expected a number, got 'abc'"},
+    {"gpus:\n  - metrics:\n      power.draw: {csv: {file: /nonexistent/trace.csv, column: p}}\n",
+     "t.yaml:3:32: cannot read CSV file '/nonexistent/trace.csv'"},
+    {"seed: 1\ngpus: []\n", "t.yaml:2:7: expected a list of gpu entries"},
+    {"seed: 1\n", "t.yaml:1:1: missing key 'gpus'"},
+    {"gpus:\n  - count: 0\n", "t.yaml:2:12: expected an integer from 1 to 64"},
+    {"gpus:\n  - preset: l4\nfaults:\n  - {gpu: 3, lost: {from: 1s, to: 2s}}\n", "t.yaml:4:11: no gpu 3"},
+    {"gpus:\n  - preset: l4\nfaults:\n  - {function: nvmlDeviceGetPowerUsage, error: NVML_ERROR_BOGUS}\n",
+     "t.yaml:4:48: expected an NVML error name"},
+    {"gpus:\n  - preset: l4\nfaults:\n  - {function: nvmlFrobnicate, delay_ms: 5}\n", "t.yaml:4:16: unknown function 'nvmlFrobnicate'"},
+    {"gpus:\n  - preset: l4\n    processes:\n      - {pid: me}\n", "t.yaml:4:15: expected a pid number, 'self' or 'parent'"},
+    {"gpus:\n  - preset: l4\n    processes:\n      - {pid: 5, type: X}\n", "t.yaml:4:24: expected a process type C, G or C+G"},
+    {"gpus:\n  - preset: l4\n  - preset: [x\n", "t.yaml:4:1: did not find expected"},
+    {"gpus:\n  - metrics:\n      utilization.gpu: {steps: [[10s, 1], [5s, 2]]}\n", "t.yaml:3:44: step times must increase"},
+    {"gpus:\n  - metrics:\n      utilization.gpu: {square: {low: 1, high: 2, period: 4s, duty: 2}}\n",
+     "t.yaml:3:69: expected a duty cycle from 0 to 1"},
+    {"gpus:\n  - count: 2\n    uuid: GPU-1\n", "t.yaml:3:11: 'uuid' can only be set on an entry with count 1"},
+    {"gpus:\n  - unsupported: [fan.sped]\n", "t.yaml:2:19: unknown metric 'fan.sped'"},
+    {"gpus:\n  - metrics:\n      name: foo\n", "t.yaml:3:7: 'name' is a string"},
+};
+
+static void errors_carry_line_and_column(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[512] = "";
+        scenario *sc = parse(bad[i].yaml, err, sizeof err);
+        if (sc) fail_msg("case %zu parsed but should fail", i);
+        if (!strstr(err, bad[i].expect)) fail_msg("case %zu: got '%s', expected '%s'", i, err, bad[i].expect);
+    }
+}
+
+static void csv_errors_name_the_csv_line(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpusim-test-XXXXXX", path[256], err[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/trace.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("t,power\n0,100\n10,200\n20,oops\n", f);
+    fclose(f);
+    const char *y = "gpus:\n  - metrics:\n      power.draw: {csv: {file: trace.csv, column: power}}\n";
+    scenario *sc = scenario_parse("s.yaml", dir, y, strlen(y), err, sizeof err);
+    assert_null(sc);
+    char want[300];
+    snprintf(want, sizeof want, "%s:4:4: expected a number, got 'oops'", path);
+    if (!strstr(err, want)) fail_msg("got '%s'", err);
+    const char *y2 = "gpus:\n  - metrics:\n      power.draw: {csv: {file: trace.csv, column: watts}}\n";
+    assert_null(scenario_parse("s.yaml", dir, y2, strlen(y2), err, sizeof err));
+    assert_non_null(strstr(err, "s.yaml:3:51: no column 'watts'"));
+    unlink(path);
+    rmdir(dir);
+}
+
+static void csv_generator_interpolates(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpusim-test-XXXXXX", path[256], err[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/trace.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("t,clocks.sm,other\n0,1000,1\n10,2000,2\n\n20,1500,3\n", f);
+    fclose(f);
+    const char *y = "gpus:\n  - metrics:\n      clocks.sm: {csv: {file: trace.csv, column: clocks.sm}}\n";
+    scenario *sc = scenario_parse("s.yaml", dir, y, strlen(y), err, sizeof err);
+    if (!sc) fail_msg("%s", err);
+    assert_float_equal(value(sc, 0, "clocks.sm", 0), 1000, 0);
+    assert_float_equal(value(sc, 0, "clocks.sm", 5), 1500, 0);
+    assert_float_equal(value(sc, 0, "clocks.sm", 15), 1750, 0);
+    assert_float_equal(value(sc, 0, "clocks.sm", 99), 1500, 0);
+    scenario_free(sc);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void generators_at_exact_times(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok(
+        "gpus:\n  - metrics:\n"
+        "      utilization.gpu: {ramp: {from: 10, to: 90, duration: 80s, start: 20s}}\n"
+        "      utilization.memory: {sine: {mean: 50, amplitude: 20, period: 40s}}\n"
+        "      utilization.encoder: {square: {low: 5, high: 95, period: 10s, duty: 0.3}}\n"
+        "      power.draw: {steps: [[0s, 100], [30s, 650], [90s, 300]]}\n"
+        "      temperature.gpu: {constant: 200, max: 85}\n"
+        "      clocks.mem: 1234\n"
+        "    unsupported: []\n");
+    assert_float_equal(value(sc, 0, "utilization.gpu", 0), 10, 0);
+    assert_float_equal(value(sc, 0, "utilization.gpu", 20), 10, 0);
+    assert_float_equal(value(sc, 0, "utilization.gpu", 60), 50, 0);
+    assert_float_equal(value(sc, 0, "utilization.gpu", 100), 90, 0);
+    assert_float_equal(value(sc, 0, "utilization.gpu", 500), 90, 0);
+    assert_float_equal(value(sc, 0, "utilization.memory", 10), 70, 0);
+    assert_float_equal(value(sc, 0, "utilization.memory", 30), 30, 0);
+    assert_float_equal(value(sc, 0, "utilization.encoder", 2.9), 95, 0);
+    assert_float_equal(value(sc, 0, "utilization.encoder", 3.1), 5, 0);
+    assert_float_equal(value(sc, 0, "utilization.encoder", 12), 95, 0);
+    assert_float_equal(value(sc, 0, "power.draw", 29.9), 100, 0);
+    assert_float_equal(value(sc, 0, "power.draw", 30), 650, 0);
+    assert_float_equal(value(sc, 0, "power.draw", 1000), 300, 0);
+    assert_float_equal(value(sc, 0, "temperature.gpu", 1), 85, 0);
+    assert_float_equal(value(sc, 0, "clocks.mem", 7), 1234, 0);
+    scenario_free(sc);
+}
+
+static void noise_is_seeded_and_deterministic(void **state)
+{
+    (void)state;
+    const char *y = "seed: %d\ngpus:\n  - count: 2\n    metrics:\n      power.draw: {constant: 300, noise: 10}\n";
+    char text[256];
+    snprintf(text, sizeof text, y, 5);
+    scenario *a = parse_ok(text), *b = parse_ok(text);
+    snprintf(text, sizeof text, y, 6);
+    scenario *c = parse_ok(text);
+    int differ_seed = 0, differ_gpu = 0;
+    double sum = 0, sq = 0;
+    for (int i = 0; i < 400; i++) {
+        double t = i * 1.0, va = value(a, 0, "power.draw", t), vb = value(b, 0, "power.draw", t);
+        assert_true(va == vb);
+        differ_seed |= va != value(c, 0, "power.draw", t);
+        differ_gpu |= va != value(a, 1, "power.draw", t);
+        sum += va - 300;
+        sq += (va - 300) * (va - 300);
+    }
+    assert_true(differ_seed && differ_gpu);
+    assert_true(fabs(sum / 400) < 2.0);
+    double sd = sqrt(sq / 400);
+    assert_true(sd > 8 && sd < 12);
+    /* the noise holds within its interval (1 s by default) */
+    assert_true(value(a, 0, "power.draw", 7.1) == value(a, 0, "power.draw", 7.9));
+    scenario_free(a);
+    scenario_free(b);
+    scenario_free(c);
+}
+
+static void values_do_not_depend_on_query_order(void **state)
+{
+    (void)state;
+    const char *y = "gpus:\n  - metrics:\n      utilization.gpu: {sine: {mean: 60, amplitude: 40, period: 30s}}\n";
+    scenario *a = parse_ok(y), *b = parse_ok(y);
+    for (double t = 0; t < 120; t += 0.37) value(a, 0, "temperature.gpu", t);
+    const char *fields[] = {"temperature.gpu", "energy.consumed", "power.draw", "clocks.sm"};
+    for (size_t i = 0; i < 4; i++)
+        assert_true(value(a, 0, fields[i], 119.5) == value(b, 0, fields[i], 119.5));
+    /* going back in time gives the same answer again */
+    double e1 = value(a, 0, "energy.consumed", 50);
+    value(a, 0, "energy.consumed", 100);
+    assert_true(value(a, 0, "energy.consumed", 50) == e1);
+    scenario_free(a);
+    scenario_free(b);
+}
+
+static void physical_defaults_move_the_right_way(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n  - metrics:\n      utilization.gpu: {steps: [[0s, 0], [100s, 100]]}\n"
+                            "  - metrics:\n      utilization.gpu: 30\n");
+    /* power follows load */
+    assert_true(value(sc, 0, "power.draw", 50) < value(sc, 0, "power.draw", 150));
+    assert_true(value(sc, 1, "power.draw", 50) > value(sc, 0, "power.draw", 50));
+    /* temperature lags: it rises after the load step, and keeps rising for a while */
+    double t100 = value(sc, 0, "temperature.gpu", 100), t110 = value(sc, 0, "temperature.gpu", 110),
+           t200 = value(sc, 0, "temperature.gpu", 200);
+    assert_true(t100 < t110 && t110 < t200);
+    assert_true(t200 <= 72);
+    /* idle GPU: idle clocks and the gpu_idle reason; busy: max clocks */
+    assert_float_equal(value(sc, 0, "clocks.sm", 50), 345, 0);
+    assert_float_equal(value(sc, 0, "clocks_event_reasons.gpu_idle", 50), 1, 0);
+    assert_float_equal(value(sc, 0, "clocks.sm", 150), 1980, 0);
+    /* energy integrates power: constant power P over 10 s adds P * 10 J */
+    double p = value(sc, 1, "power.draw", 20);
+    double de = value(sc, 1, "energy.consumed", 30) - value(sc, 1, "energy.consumed", 20);
+    assert_true(fabs(de - p * 10000) < 10);
+    /* memory.free = total - reserved - used */
+    assert_float_equal(value(sc, 0, "memory.free", 5),
+                       value(sc, 0, "memory.total", 5) - value(sc, 0, "memory.reserved", 5) - value(sc, 0, "memory.used", 5), 1e-9);
+    scenario_free(sc);
+}
+
+static void power_cap_and_thermal_throttle(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n  - power_limit_w: 400\n    metrics:\n      utilization.gpu: 100\n"
+                            "  - metrics:\n      utilization.gpu: 100\n"
+                            "      temperature.gpu: {steps: [[0s, 60], [10s, 88], [20s, 90]]}\n");
+    assert_float_equal(value(sc, 0, "power.draw", 5), 400, 0);
+    assert_float_equal(value(sc, 0, "clocks_event_reasons.sw_power_cap", 5), 1, 0);
+    assert_true(value(sc, 0, "clocks.sm", 5) < 1980);
+    assert_true(value(sc, 0, "clocks_event_reasons_counters.sw_power_cap", 10) >= 9.9e6);
+    assert_float_equal(value(sc, 1, "clocks_event_reasons.active", 5), 0, 0);
+    assert_float_equal(value(sc, 1, "clocks_event_reasons.sw_thermal_slowdown", 15), 1, 0);
+    assert_float_equal(value(sc, 1, "clocks_event_reasons.hw_thermal_slowdown", 15), 0, 0);
+    assert_float_equal(value(sc, 1, "clocks_event_reasons.hw_thermal_slowdown", 25), 1, 0);
+    assert_float_equal(value(sc, 1, "clocks_event_reasons.hw_slowdown", 25), 1, 0);
+    assert_true(value(sc, 1, "clocks.sm", 25) < value(sc, 1, "clocks.sm", 15));
+    assert_true(value(sc, 1, "clocks.sm", 15) < value(sc, 1, "clocks.sm", 5));
+    assert_true(value(sc, 1, "power.draw", 25) < value(sc, 1, "power.draw", 5));
+    assert_true(value(sc, 1, "clocks_event_reasons_counters.hw_thermal_slowdown", 30) > 9e6);
+    scenario_free(sc);
+}
+
+static void presets_and_unsupported(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n  - preset: rtx4080\n  - preset: h100-sxm\n    unsupported: [power.draw]\n");
+    double v;
+    char s[128];
+    assert_int_equal(sim_value(sc, 0, M_TEMP_MEMORY, 1, &v), -1);
+    assert_int_equal(sim_value(sc, 0, M_ECC_MODE, 1, &v), -1);
+    assert_int_equal(sim_value(sc, 0, M_FAN_SPEED, 1, &v), 0);
+    assert_int_equal(sim_string(sc, 0, M_SERIAL, s, sizeof s), -1);
+    assert_int_equal(sim_string(sc, 0, M_NAME, s, sizeof s), 0);
+    assert_string_equal(s, "NVIDIA GeForce RTX 4080 SUPER");
+    assert_float_equal(value(sc, 0, "memory.total", 0), 16376, 0);
+    assert_int_equal(sim_value(sc, 1, M_POWER_DRAW, 1, &v), -1);
+    assert_int_equal(sim_value(sc, 1, M_FAN_SPEED, 1, &v), -1);
+    assert_float_equal(value(sc, 1, "temperature.gpu.slowdown", 0), 89, 0);
+    assert_int_equal(sim_string(sc, 1, M_PCI_BUS_ID, s, sizeof s), 0);
+    assert_string_equal(s, "00000000:2A:00.0");
+    scenario_free(sc);
+}
+
+static void processes_resolve_and_come_and_go(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n  - count: 2\n    processes:\n"
+                            "      - {pid: self, memory_mib: 100, sm: 40}\n"
+                            "      - {pid: parent, memory_mib: 50}\n"
+                            "      - {pid: 1000, pid_stride: 10, memory_mib: {ramp: {from: 0, to: 1000, duration: 10s}}, start: 5s, end: 20s}\n");
+    sim_proc_sample ps[8];
+    assert_int_equal(sim_processes(sc, 1, 1, ps, 8), 2);
+    assert_int_equal(ps[0].pid, (unsigned)getpid());
+    assert_int_equal(ps[1].pid, (unsigned)getppid());
+    assert_int_equal(sim_processes(sc, 1, 10, ps, 8), 3);
+    assert_int_equal(ps[2].pid, 1010);
+    assert_float_equal(ps[2].mem_mib, 1000, 0);
+    assert_int_equal(sim_processes(sc, 0, 20, ps, 8), 2);
+    /* default utilization and memory come from the processes */
+    assert_float_equal(value(sc, 0, "utilization.gpu", 1), 40, 0);
+    assert_float_equal(value(sc, 0, "memory.used", 10), 1150, 0);
+    scenario_free(sc);
+}
+
+static void events_and_lost_windows(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n  - count: 2\nevents:\n  - {at: 10s, gpu: 1, xid: 79}\n  - {at: 5s, gpu: 1, xid: 48}\n"
+                            "faults:\n  - {gpu: 1, lost: {from: 10s, to: 25s}}\n");
+    assert_false(sim_lost(sc, 1, 9.99));
+    assert_true(sim_lost(sc, 1, 10));
+    assert_true(sim_lost(sc, 1, 24.9));
+    assert_false(sim_lost(sc, 1, 25));
+    assert_false(sim_lost(sc, 0, 15));
+    assert_float_equal(value(sc, 1, "xid.count", 7), 1, 0);
+    assert_float_equal(value(sc, 1, "xid.last", 7), 48, 0);
+    assert_float_equal(value(sc, 1, "xid.last", 11), 79, 0);
+    assert_float_equal(value(sc, 0, "xid.count", 11), 0, 0);
+    scenario_free(sc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shipped_scenarios_load),
+        cmocka_unit_test(errors_carry_line_and_column),
+        cmocka_unit_test(csv_errors_name_the_csv_line),
+        cmocka_unit_test(csv_generator_interpolates),
+        cmocka_unit_test(generators_at_exact_times),
+        cmocka_unit_test(noise_is_seeded_and_deterministic),
+        cmocka_unit_test(values_do_not_depend_on_query_order),
+        cmocka_unit_test(physical_defaults_move_the_right_way),
+        cmocka_unit_test(power_cap_and_thermal_throttle),
+        cmocka_unit_test(presets_and_unsupported),
+        cmocka_unit_test(processes_resolve_and_come_and_go),
+        cmocka_unit_test(events_and_lost_windows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
