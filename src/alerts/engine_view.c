@@ -107,12 +107,14 @@ void alert_engine_write_metrics(alert_engine *e, FILE *f)
 {
     alert_list l;
     alert_engine_snapshot(e, &l);
-    fputs("# HELP gpuwatch_alert Alerts of gpuwatch's local rules that are pending or firing (as Prometheus' ALERTS).\n"
-          "# TYPE gpuwatch_alert gauge\n", f);
+    int header = 0;
     for (int i = 0; i < l.n; i++) {
         const alert_view *v = &l.v[i];
         if (v->state == ALERT_INACTIVE)
             continue;
+        if (!header++)
+            fputs("# HELP gpuwatch_alert Alerts of gpuwatch's local rules that are pending or firing (as Prometheus' ALERTS).\n"
+                  "# TYPE gpuwatch_alert gauge\n", f);
         const char *keys[] = {"alertname", "gpu", "severity"};
         fputs("gpuwatch_alert{", f);
         for (int k = 0; k < 3; k++) {

@@ -237,7 +237,7 @@ void notifier_write_metrics(notifier *n, FILE *f)
     static const char *const help[] = {"Notifications delivered", "Notifications that failed (after retries) or were dropped",
                                        "Notifications dropped because the receiver's queue was full"};
     pthread_mutex_lock(&n->mu);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 3 && n->n; k++) {
         fprintf(f, "# HELP gpuwatch_notifications_%s %s, per receiver.\n# TYPE gpuwatch_notifications_%s counter\n",
                 what[k], help[k], what[k]);
         for (int i = 0; i < n->n; i++) {
