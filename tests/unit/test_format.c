@@ -110,6 +110,15 @@ static void format_each_fmt(void **state)
     check_value(M_PSTATE, 8, 1, "P8");
     check_value(M_VIOL_POWER, 0, 1, "0 us");
     check_value(M_CLOCK_SM, 1980, 1, "1980 MHz");
+    check_value(M_UTIL_GPU, 42.5, 0, "42");                     /* %.0f rounds half to even */
+    check_value(M_UTIL_GPU, 43.5, 0, "44");
+    check_value(M_ENERGY, 123456789012.0, 1, "123456789012 mJ");
+    check_value(M_TEMP_GPU, -5, 1, "-5");
+    char b[24];
+    assert_int_equal(fmt_int(b, 0), 1);
+    assert_string_equal(b, "0");
+    fmt_int(b, -9223372036854775807LL - 1);
+    assert_string_equal(b, "-9223372036854775808");
 }
 
 static void format_headers(void **state)
