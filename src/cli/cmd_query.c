@@ -172,8 +172,10 @@ int cmd_query(int argc, char **argv)
         help_fields_print(stdout);
         return 0;
     }
-    if (o.processes && o.fields)
-        return cli_usage_error(spec.cmd, "--processes lists fixed columns; --fields does not apply"), GW_EXIT_USAGE;
+    if (o.processes && o.fields) {
+        cli_usage_error(spec.cmd, "--processes lists fixed columns; --fields does not apply");
+        return GW_EXIT_USAGE;
+    }
     static qfields fields;
     if (!o.processes && qfields_parse(spec.cmd, o.fields ? o.fields : QF_DEFAULT, &fields) != 0)
         return GW_EXIT_USAGE;

@@ -212,6 +212,30 @@ def test_gpu_lost_from_start():
     check(rc == 0 and out.splitlines()[3].endswith("# GPU is lost"), "pmon marks a lost GPU", out + err)
 
 
+FAULTS = os.path.join(SCEN, "cli-faults.yaml")
+SLOW = os.path.join(SCEN, "cli-slow.yaml")
+
+
+def test_faults():
+    rc, out, err = run(["dmon", "-c", "6", "-d", "0.1", "-s", "pu"], scenario=FAULTS)
+    rows = [l.split() for l in out.splitlines()[2:]]
+    check(rc == 0 and len(rows) == 12, "dmon with failing calls: every row printed", out + err)
+    gpu0 = [r for r in rows if r[0] == "0"]
+    gpu1 = [r for r in rows if r[0] == "1"]
+    check(all(r[1] == "300" for r in gpu0), "GPU 0 power unaffected", out)
+    check(any(r[1] == "-" for r in gpu1) and any(r[1] == "300" for r in gpu1), "GPU 1: failed reads '-', others 300", out)
+    check(all(r[8] == "-" for r in rows), "missing symbol nvmlDeviceGetJpgUtilization: jpg '-'", out)
+    check("lost" not in out, "a failing call is not a lost GPU", out)
+    rc, out, _ = run(["query", "--fields", "utilization.jpeg,utilization.ofa", "--format", "csv,noheader"], scenario=FAULTS)
+    check(out.splitlines() == ["[N/A], 0 %"] * 2, "query: [N/A] for the missing symbol's metric", out)
+    t0 = time.monotonic()
+    rc, out, err = run(["dmon", "-c", "4", "-d", "0.1", "-s", "p"], scenario=SLOW)
+    took = time.monotonic() - t0
+    rows = out.splitlines()[2:]
+    check(rc == 0 and len(rows) == 4 and all(r.split()[1] == "250" for r in rows), "slow call: one row per sample", out + err)
+    check(took >= 0.9, "a 250 ms call per sample stretches the interval (took %.2f s)" % took)
+
+
 def test_pmon_and_processes():
     me = str(os.getpid())
     rc, out, err = run(["pmon", "-c", "1"])
@@ -223,6 +247,9 @@ def test_pmon_and_processes():
     if procs:
         cols = procs[0].split()
         check(cols[2] == "C" and cols[3] == "95", "pmon type and sm", procs[0])
+    rc, out, _ = run(["pmon", "-c", "1", "-s", "um", "-i", "0"])
+    row = [l for l in out.splitlines()[2:] if l.split()[1] == me]
+    check(len(row) == 1 and row[0].split()[9] == "2048", "pmon -s um: fb column", out)
     idle = [l for l in lines[2:] if l.split()[0] == "2"]
     check(len(idle) == 1 and set(idle[0].split()[1:]) == {"-"}, "idle GPU prints a '-' line", out)
     rc, out, err = run(["query", "--processes", "--format", "csv"])
