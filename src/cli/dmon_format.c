@@ -3,7 +3,6 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include "cli/format.h"
 #include "cli/lead.h"
 
@@ -88,30 +87,9 @@ void dmon_plain_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *
     ob_add(b, cur->status == GPU_LOST ? " " DMON_LOST_MARK "\n" : " \n");
 }
 
-static void csv_stamp(const dmon_layout *l, outbuf *b, uint64_t t_us)
-{
-    if (!l->date && !l->time)
-        return;
-    time_t sec = (time_t)(t_us / 1000000u);
-    struct tm tm;
-    char text[16];
-    localtime_r(&sec, &tm);
-    if (l->date) {
-        strftime(text, sizeof text, "%Y%m%d", &tm);
-        ob_add(b, text);
-        ob_add(b, ", ");
-    }
-    if (l->time) {
-        strftime(text, sizeof text, "%H:%M:%S", &tm);
-        ob_add(b, text);
-        ob_add(b, ", ");
-    }
-}
-
 void dmon_csv_header(const dmon_layout *l, outbuf *b, int with_units)
 {
-    if (l->date) ob_add(b, "date, ");
-    if (l->time) ob_add(b, "time, ");
+    lead_csv_header(b, l->date, l->time);
     ob_add(b, "gpu");
     for (int c = 0; c < l->ncols; c++) {
         ob_add(b, ", ");
@@ -125,7 +103,7 @@ void dmon_csv_header(const dmon_layout *l, outbuf *b, int with_units)
 void dmon_csv_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
 {
     char cell[24];
-    csv_stamp(l, b, cur->t_us);
+    lead_csv_row(b, l->date, l->time, cur->t_us);
     ob_addf(b, "%d", gpu);
     for (int c = 0; c < l->ncols; c++) {
         ob_add(b, ", ");

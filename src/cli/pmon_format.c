@@ -3,7 +3,6 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include "cli/format.h"
 #include "cli/lead.h"
 #include "util.h"
@@ -123,20 +122,9 @@ void pmon_plain_row(const pmon_layout *l, outbuf *b, const pmon_line *line)
     ob_add(b, line->lost ? " " PMON_LOST_MARK "\n" : "\n");
 }
 
-static void csv_stamp(const pmon_layout *l, outbuf *b, uint64_t t_us)
-{
-    time_t sec = (time_t)(t_us / 1000000u);
-    struct tm tm;
-    char text[16];
-    localtime_r(&sec, &tm);
-    if (l->date) { strftime(text, sizeof text, "%Y%m%d", &tm); ob_add(b, text); ob_add(b, ", "); }
-    if (l->time) { strftime(text, sizeof text, "%H:%M:%S", &tm); ob_add(b, text); ob_add(b, ", "); }
-}
-
 void pmon_csv_header(const pmon_layout *l, outbuf *b, int with_units)
 {
-    if (l->date) ob_add(b, "date, ");
-    if (l->time) ob_add(b, "time, ");
+    lead_csv_header(b, l->date, l->time);
     ob_add(b, "gpu, pid, type");
     for (int k = 0; k < l->ncols; k++) {
         ob_add(b, ", ");
@@ -150,7 +138,7 @@ void pmon_csv_row(const pmon_layout *l, outbuf *b, const pmon_line *line)
 {
     const gpu_proc *p = line->proc;
     char text[300];
-    csv_stamp(l, b, line->t_us);
+    lead_csv_row(b, l->date, l->time, line->t_us);
     if (line->lost) {
         ob_addf(b, "%d", line->gpu);
         for (int k = 0; k < l->ncols + 5; k++) ob_add(b, ", " FMT_LOST);
