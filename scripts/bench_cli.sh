@@ -38,7 +38,7 @@ fi
 split_ir() {
   python3 - "$1" <<'PY'
 import re, sys
-names, fnames, ob, cob, fn, skip, per, total, ours_calls = {}, {}, "?", None, "?", False, {}, 0, 0
+names, fnames, ob, cob, fn, cfn, skip, per, total, ours_calls = {}, {}, "?", None, "?", "?", False, {}, 0, 0
 def is_nvml(o): return "libnvidia-ml" in o
 def is_ours(o): return o.endswith("/gpuwatch")
 def is_lib(o): return re.search(r"/lib(c|m|cjson)\.so", o) is not None
@@ -57,9 +57,10 @@ for line in open(sys.argv[1], errors="replace"):
             fnames[m.group(1)] = m.group(2)
         fn = fnames.get(m.group(1), "?") if m else line[3:]
     elif line.startswith("cfn="):
-        m = re.match(r"cfn=\((\d+)\) (.*)", line)
-        if m:
+        m = re.match(r"cfn=\((\d+)\)(?: (.*))?", line)
+        if m and m.group(2):
             fnames[m.group(1)] = m.group(2)
+        cfn = fnames.get(m.group(1), "?") if m else line[4:]
     elif line.startswith("calls="):
         skip = True
     elif line[:1].isdigit() or line[:1] in "+-*":
@@ -67,7 +68,8 @@ for line in open(sys.argv[1], errors="replace"):
         cost = int(parts[1]) if len(parts) >= 2 else 0
         if skip:                                  # inclusive cost of a call
             callee = cob or ob
-            if is_ours(ob) and is_lib(callee) and fn not in ("_start", "(below main)"):
+            if is_ours(ob) and is_lib(callee) and fn not in ("_start", "(below main)") \
+                    and not cfn.startswith("dl"):     # dlopen/dlsym: loading, not our work
                 ours_calls += cost                # libc/libm/cJSON work done for gpuwatch
             skip, cob = False, None
             continue
@@ -79,6 +81,16 @@ ours = sum(v for k, v in per.items() if is_ours(k))
 print(total or sum(per.values()), nvml, ours, ours_calls)
 PY
 }
+
+# Dynamic loader start-up (median of 9): every library gpuwatch links is mapped and relocated first.
+ld_cycles() {
+  for i in 1 2 3 4 5 6 7 8 9; do
+    LD_DEBUG=statistics "$@" 2>&1 >/dev/null | awk '/total startup time in dynamic loader/ {print $(NF-1)}'
+  done | sort -n | sed -n 5p
+}
+ld_gw=$(ld_cycles "$gw" --help)
+ld_true=$(ld_cycles /bin/true)
+nlibs=$(ldd "$gw" | wc -l)
 
 # 2. instructions
 cg=""; dmon_ir=""
@@ -109,13 +121,14 @@ echo "gpuwatch CLI benchmark: scenario $scen ($gpus GPUs), $(nproc) CPUs"
 printf '%-58s %s\n' "measure" "value"
 printf '%-58s %s ms (%s)\n' "query --fields all --format csv: median wall" "$median" "$wall_how"
 [ -n "$floor" ] && printf '%-58s %s ms\n' "  /bin/true median wall on this machine (spawn floor)" "$floor"
+printf '%-58s %s cycles (%s libraries; /bin/true %s)\n' "  dynamic loader start-up of gpuwatch" "$ld_gw" "$nlibs" "$ld_true"
 [ -n "$user" ] && printf '%-58s %.3f ms\n' "  user CPU per run (hyperfine mean)" "$user"
 if [ -n "$cg" ]; then
   printf '%-58s %s\n' "query one-shot: total Ir" "$q_total"
   printf '%-58s %s\n' "  Ir in libnvidia-ml (gpusim)" "$q_nvml"
   printf '%-58s %s\n' "  Ir in the gpuwatch binary (start-up included)" "$q_ours"
   printf '%-58s %s\n' "  Ir in libc/libm/cJSON called from gpuwatch" "$q_oc"
-  printf '%-58s %s\n' "  Ir elsewhere (loader, gpusim's libc/libyaml use...)" "$((q_total - q_nvml - q_ours - q_oc))"
+  printf '%-58s %s\n' "  Ir elsewhere (dynamic loader, gpusim's libc/libyaml use)" "$((q_total - q_nvml - q_ours - q_oc))"
   per_gpu_ours=$(( (b_ours - a_ours) / 30 / gpus ))
   per_gpu_nvml=$(( (b_nvml - a_nvml) / 30 / gpus ))
   per_gpu_all=$(( (b_total - a_total) / 30 / gpus ))
