@@ -3,15 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-void buf_free(gw_buf *b)
+void hbuf_free(hist_buf *b)
 {
     free(b->p);
     memset(b, 0, sizeof *b);
 }
 
-void buf_reset(gw_buf *b) { b->len = 0; b->oom = 0; }
+void hbuf_reset(hist_buf *b) { b->len = 0; b->oom = 0; }
 
-static int buf_reserve(gw_buf *b, size_t extra)
+static int hbuf_reserve(hist_buf *b, size_t extra)
 {
     if (b->oom)
         return -1;
@@ -27,22 +27,22 @@ static int buf_reserve(gw_buf *b, size_t extra)
     return 0;
 }
 
-void buf_put(gw_buf *b, const void *src, size_t n)
+void hbuf_put(hist_buf *b, const void *src, size_t n)
 {
-    if (n == 0 || buf_reserve(b, n) != 0)
+    if (n == 0 || hbuf_reserve(b, n) != 0)
         return;
     memcpy(b->p + b->len, src, n);
     b->len += n;
 }
 
-void buf_put_byte(gw_buf *b, uint8_t v)
+void hbuf_put_byte(hist_buf *b, uint8_t v)
 {
     if (b->len < b->cap) { b->p[b->len++] = v; return; }
-    if (buf_reserve(b, 1) == 0)
+    if (hbuf_reserve(b, 1) == 0)
         b->p[b->len++] = v;
 }
 
-void buf_put_varint(gw_buf *b, uint64_t v)
+void hbuf_put_varint(hist_buf *b, uint64_t v)
 {
     uint8_t tmp[10];
     int n = 0;
@@ -52,15 +52,15 @@ void buf_put_varint(gw_buf *b, uint64_t v)
         if (v) tmp[n] |= 0x80;
         n++;
     } while (v);
-    buf_put(b, tmp, (size_t)n);
+    hbuf_put(b, tmp, (size_t)n);
 }
 
-void buf_put_u64(gw_buf *b, uint64_t v)
+void hbuf_put_u64(hist_buf *b, uint64_t v)
 {
     uint8_t tmp[8];
     for (int i = 0; i < 8; i++)
         tmp[i] = (uint8_t)(v >> (8 * i));
-    buf_put(b, tmp, 8);
+    hbuf_put(b, tmp, 8);
 }
 
 uint8_t rd_byte(gw_rd *r)
@@ -90,7 +90,7 @@ uint64_t rd_u64(gw_rd *r)
     return v;
 }
 
-void bw_init(bit_writer *w, gw_buf *out)
+void bw_init(bit_writer *w, hist_buf *out)
 {
     w->out = out;
     w->acc = 0;
@@ -107,7 +107,7 @@ void bw_put(bit_writer *w, uint64_t v, int nbits)
         w->nacc += take;
         while (w->nacc >= 8) {
             w->nacc -= 8;
-            buf_put_byte(w->out, (uint8_t)(w->acc >> w->nacc));
+            hbuf_put_byte(w->out, (uint8_t)(w->acc >> w->nacc));
         }
         w->acc &= (1ull << w->nacc) - 1;
     }
@@ -116,7 +116,7 @@ void bw_put(bit_writer *w, uint64_t v, int nbits)
 void bw_flush(bit_writer *w)
 {
     if (w->nacc > 0)
-        buf_put_byte(w->out, (uint8_t)(w->acc << (8 - w->nacc)));
+        hbuf_put_byte(w->out, (uint8_t)(w->acc << (8 - w->nacc)));
     w->acc = 0;
     w->nacc = 0;
 }

@@ -5,18 +5,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct gw_buf {
+typedef struct hist_buf {
     uint8_t *p;
     size_t len, cap;
     int oom;                 /* set when an allocation failed; the content is then incomplete */
-} gw_buf;
+} hist_buf;
 
-void buf_free(gw_buf *b);
-void buf_reset(gw_buf *b);
-void buf_put(gw_buf *b, const void *src, size_t n);
-void buf_put_byte(gw_buf *b, uint8_t v);
-void buf_put_varint(gw_buf *b, uint64_t v);
-void buf_put_u64(gw_buf *b, uint64_t v);  /* little endian, 8 bytes */
+void hbuf_free(hist_buf *b);
+void hbuf_reset(hist_buf *b);
+void hbuf_put(hist_buf *b, const void *src, size_t n);
+void hbuf_put_byte(hist_buf *b, uint8_t v);
+void hbuf_put_varint(hist_buf *b, uint64_t v);
+void hbuf_put_u64(hist_buf *b, uint64_t v);  /* little endian, 8 bytes */
 
 /* Reading side: a cursor over a byte range; any read past the end sets bad. */
 typedef struct gw_rd {
@@ -29,14 +29,14 @@ uint8_t rd_byte(gw_rd *r);
 uint64_t rd_varint(gw_rd *r);
 uint64_t rd_u64(gw_rd *r);
 
-/* Bits, most significant first, appended to a gw_buf (whole bytes are flushed as they fill). */
+/* Bits, most significant first, appended to a hist_buf (whole bytes are flushed as they fill). */
 typedef struct bit_writer {
-    gw_buf *out;
+    hist_buf *out;
     uint64_t acc;            /* pending bits, right aligned */
     int nacc;                /* how many (< 8 after each call) */
 } bit_writer;
 
-void bw_init(bit_writer *w, gw_buf *out);
+void bw_init(bit_writer *w, hist_buf *out);
 void bw_put(bit_writer *w, uint64_t v, int nbits);   /* nbits 0..64 */
 void bw_flush(bit_writer *w);                         /* pads the last byte with zeros */
 

@@ -116,9 +116,9 @@ static rice_choice choose_rice(const uint64_t *zz, size_t m)
     return best;
 }
 
-static void int_series_put(gw_buf *out, const int64_t *x, size_t m)
+static void int_series_put(hist_buf *out, const int64_t *x, size_t m)
 {
-    buf_put_varint(out, zigzag(x[0]));
+    hbuf_put_varint(out, zigzag(x[0]));
     if (m < 2)
         return;
     uint64_t *zz = malloc(2 * (m - 1) * sizeof *zz);
@@ -130,7 +130,7 @@ static void int_series_put(gw_buf *out, const int64_t *x, size_t m)
     int b_order = c2.bits < c1.bits ? 2 : 1;
     int b_zrun = b_order == 2 ? c2.zrun : c1.zrun, b_k = b_order == 2 ? c2.k : c1.k;
     const uint64_t *r = cand[b_order - 1];
-    buf_put_byte(out, (uint8_t)(((b_order - 1) << 7) | (b_zrun << 6) | b_k));
+    hbuf_put_byte(out, (uint8_t)(((b_order - 1) << 7) | (b_zrun << 6) | b_k));
     bit_writer w;
     bw_init(&w, out);
     for (size_t i = 0; i < m - 1;) {
@@ -180,9 +180,9 @@ static int int_series_get(gw_rd *in, int64_t *x, size_t m)
 
 /* ---------- timestamps ---------- */
 
-void codec_put_times(gw_buf *out, const int64_t *t, size_t n)
+void codec_put_times(hist_buf *out, const int64_t *t, size_t n)
 {
-    buf_put_varint(out, n);
+    hbuf_put_varint(out, n);
     if (n)
         int_series_put(out, t, n);
 }
@@ -245,10 +245,10 @@ static int find_decimals(const double *v, size_t m)
     return -1;
 }
 
-static void xor_put(gw_buf *out, const double *v, size_t m)
+static void xor_put(hist_buf *out, const double *v, size_t m)
 {
     uint64_t prev = dbits(v[0]);
-    buf_put_u64(out, prev);
+    hbuf_put_u64(out, prev);
     bit_writer w;
     bw_init(&w, out);
     int lead = -1, trail = 0;
@@ -299,19 +299,19 @@ static int xor_get(gw_rd *in, double *v, size_t m)
 }
 
 /* Presence: 0 = every slot, else 1 + alternating run lengths (present first). */
-static void presence_put(gw_buf *out, const uint8_t *present, size_t n)
+static void presence_put(hist_buf *out, const uint8_t *present, size_t n)
 {
     size_t runs = 0;
     for (size_t i = 0; present && i < n; i++)
         if (!present[i]) { runs = 1; break; }
-    if (!runs) { buf_put_byte(out, 0); return; }
-    buf_put_byte(out, 1);
+    if (!runs) { hbuf_put_byte(out, 0); return; }
+    hbuf_put_byte(out, 1);
     int state = 1;
     size_t i = 0;
     while (i < n) {
         size_t j = i;
         while (j < n && (present[j] != 0) == state) j++;
-        buf_put_varint(out, j - i);
+        hbuf_put_varint(out, j - i);
         i = j;
         state = !state;
     }
@@ -340,7 +340,7 @@ static int presence_get(gw_rd *in, uint8_t *present, size_t n, size_t *count)
     return in->bad ? -1 : 0;
 }
 
-void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size_t n)
+void codec_put_column(hist_buf *out, const double *v, const uint8_t *present, size_t n)
 {
     double *vals = malloc((n ? n : 1) * sizeof *vals);
     if (!vals) { out->oom = 1; return; }
@@ -352,17 +352,17 @@ void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size
         constant = dbits(vals[i]) == dbits(vals[0]);
     int d = (m && !constant) ? find_decimals(vals, m) : -1;
     uint8_t mode = m == 0 ? COL_EMPTY : constant ? COL_CONST : d >= 0 ? COL_INT : COL_XOR;
-    buf_put_byte(out, mode);
+    hbuf_put_byte(out, mode);
     if (mode != COL_EMPTY)
         presence_put(out, present, n);
     if (mode == COL_CONST) {
-        buf_put_u64(out, dbits(vals[0]));
+        hbuf_put_u64(out, dbits(vals[0]));
     } else if (mode == COL_INT) {
         int64_t *k = malloc(m * sizeof *k);
         if (!k) { out->oom = 1; free(vals); return; }
         for (size_t i = 0; i < m; i++)
             to_scaled(vals[i], d, &k[i]);
-        buf_put_byte(out, (uint8_t)d);
+        hbuf_put_byte(out, (uint8_t)d);
         int_series_put(out, k, m);
         free(k);
     } else if (mode == COL_XOR) {

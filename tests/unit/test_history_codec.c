@@ -22,7 +22,7 @@ static double uniform(void) { return (double)(next_rand() >> 11) / 9007199254740
 /* Encodes then decodes a column and checks every present value bit for bit. Returns the size. */
 static size_t roundtrip(const double *v, const uint8_t *pres, size_t n)
 {
-    gw_buf b = {0};
+    hist_buf b = {0};
     codec_put_column(&b, v, pres, n);
     assert_false(b.oom);
     double *out = calloc(n + 1, sizeof *out);
@@ -37,7 +37,7 @@ static size_t roundtrip(const double *v, const uint8_t *pres, size_t n)
     size_t len = b.len;
     free(out);
     free(op);
-    buf_free(&b);
+    hbuf_free(&b);
     return len;
 }
 
@@ -124,7 +124,7 @@ static void test_times(void **state)
     int64_t t[3600], out[3600];
     int64_t base = 1764680000000000ll;
     for (int i = 0; i < 3600; i++) t[i] = base + (int64_t)i * 1000000;
-    gw_buf b = {0};
+    hist_buf b = {0};
     codec_put_times(&b, t, 3600);
     assert_true(b.len < 32);   /* regular 1 Hz: runs of zero delta-of-deltas */
     gw_rd rd = {b.p, b.len, 0, 0};
@@ -137,7 +137,7 @@ static void test_times(void **state)
     for (int i = 0; i < 3600; i++) t[i] = base + (int64_t)i * 1000000 + (int64_t)(next_rand() % 3000);
     t[100] += 3600000000ll;
     t[200] = t[199] - 5;
-    buf_reset(&b);
+    hbuf_reset(&b);
     codec_put_times(&b, t, 3600);
     rd = (gw_rd){b.p, b.len, 0, 0};
     assert_int_equal(codec_get_times(&rd, out, 3600, &n), 0);
@@ -145,7 +145,7 @@ static void test_times(void **state)
     /* too many for the caller's array: refused */
     rd = (gw_rd){b.p, b.len, 0, 0};
     assert_int_equal(codec_get_times(&rd, out, 10, &n), -1);
-    buf_free(&b);
+    hbuf_free(&b);
 }
 
 static void test_corrupt(void **state)
@@ -153,7 +153,7 @@ static void test_corrupt(void **state)
     (void)state;
     double v[200];
     for (int i = 0; i < 200; i++) v[i] = uniform();
-    gw_buf b = {0};
+    hist_buf b = {0};
     codec_put_column(&b, v, NULL, 200);
     double out[200];
     for (size_t cut = 0; cut < b.len; cut += 7) {
@@ -166,7 +166,7 @@ static void test_corrupt(void **state)
         gw_rd rd = {junk, sizeof junk, 0, 0};
         codec_get_column(&rd, out, NULL, 200);
     }
-    buf_free(&b);
+    hbuf_free(&b);
 }
 
 int main(void)
