@@ -1,11 +1,210 @@
-/* cmd_agent.c - placeholder until the agent command is written. */
+/* cmd_agent.c - `gpuwatch agent`: options, config file, signals (TERM/INT stop, HUP reloads). */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "agent.h"
+#include "auth.h"
 #include "cli/commands.h"
+#include "http_server.h"
+#include "plugins.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpuwatch [--sim SCENARIO] agent [OPTIONS]\n"
+            "  Samples every GPU continuously and serves Prometheus /metrics (dcgm-exporter compatible\n"
+            "  and gpuwatch_ series), a JSON API (/api/v1/...), /healthz and / .\n\n"
+            "options:\n"
+            "  --config FILE        YAML configuration (default %s; see docs/config.md)\n"
+            "  --listen ADDR        [host]:port to listen on (default :9400; port 0 = any free port)\n"
+            "  --interval DUR       sampling interval (default 1s, at least 100ms)\n"
+            "  --log-level LEVEL    debug, info, warn or error (default info)\n"
+            "  --port-file FILE     write the bound port to FILE once listening\n"
+            "  --web.config.file FILE  Prometheus web-config (tls_server_config, basic_auth_users);\n"
+            "                       overrides tls and basic_auth_users of the config file\n"
+            "  --hash-password [PW] print a bcrypt hash for basic_auth_users (PW or a line on stdin)\n"
+            "signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration.\n",
+            GW_DEFAULT_CONFIG);
+}
+
+static int hash_password(const char *pw)
+{
+    char line[512];
+    if (!pw) {
+        if (!fgets(line, sizeof line, stdin)) {
+            fprintf(stderr, "gpuwatch agent: --hash-password: no password on stdin\n");
+            return 1;
+        }
+        line[strcspn(line, "\r\n")] = 0;
+        pw = line;
+    }
+    char hash[128];
+    if (auth_hash_password(pw, hash, sizeof hash) != 0) {
+        fprintf(stderr, "gpuwatch agent: cannot make a bcrypt hash\n");
+        return 1;
+    }
+    printf("%s\n", hash);
+    return 0;
+}
+
+typedef struct {
+    const char *config;
+    int config_explicit;
+    const char *port_file;
+    const char *web_config;
+    agent_cli cli;
+} options;
+
+static int parse_args(int argc, char **argv, options *o, int *exit_code)
+{
+    memset(o, 0, sizeof *o);
+    o->config = GW_DEFAULT_CONFIG;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            usage(stdout);
+            *exit_code = 0;
+            return -1;
+        }
+        if (!strcmp(arg, "--hash-password")) {
+            *exit_code = hash_password(val);
+            return -1;
+        }
+        if (!val) {
+            fprintf(stderr, "gpuwatch agent: unknown option or missing value: '%s'\n", arg);
+            *exit_code = GW_EXIT_USAGE;
+            return -1;
+        }
+        i++;
+        if (!strcmp(arg, "--config")) {
+            o->config = val;
+            o->config_explicit = 1;
+        } else if (!strcmp(arg, "--listen")) {
+            o->cli.listen = val;
+        } else if (!strcmp(arg, "--web.config.file") || !strcmp(arg, "--web.config")) {
+            o->web_config = val;
+        } else if (!strcmp(arg, "--port-file")) {
+            o->port_file = val;
+        } else if (!strcmp(arg, "--interval")) {
+            if (gw_parse_duration(val, &o->cli.interval) != 0 || o->cli.interval < 0.1) {
+                fprintf(stderr, "gpuwatch agent: --interval '%s': a duration of at least 100ms\n", val);
+                *exit_code = GW_EXIT_USAGE;
+                return -1;
+            }
+        } else if (!strcmp(arg, "--log-level")) {
+            if (gw_log_parse_level(val, &o->cli.log_level) != 0) {
+                fprintf(stderr, "gpuwatch agent: --log-level '%s': debug, info, warn or error\n", val);
+                *exit_code = GW_EXIT_USAGE;
+                return -1;
+            }
+            o->cli.log_level_set = 1;
+        } else {
+            fprintf(stderr, "gpuwatch agent: unknown option '%s'\n", arg);
+            usage(stderr);
+            *exit_code = GW_EXIT_USAGE;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Loads and checks the config; prints its errors. NULL on error. */
+static gw_config *load_config(const options *o)
+{
+    gw_config *cfg = malloc(sizeof *cfg);
+    if (!cfg)
+        return NULL;
+    config_init(cfg);
+    if (config_load_file(cfg, o->config, o->config_explicit) == 0)
+        plugins_check(cfg);
+    if (o->web_config && cfg->nerrors == 0)
+        config_load_web_config(cfg, o->web_config);
+    if (cfg->nerrors) {
+        for (int i = 0; i < cfg->nerrors; i++)
+            gw_log(GW_LOG_ERROR, "config error", "error=\"%s\"", cfg->errors[i]);
+        config_free(cfg);
+        free(cfg);
+        return NULL;
+    }
+    return cfg;
+}
+
+static int write_port_file(const char *path, int port)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "%d\n", port);
+    if (fclose(f) != 0)
+        return -1;
+    return rename(tmp, path);
+}
 
 int cmd_agent(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "gpuwatch: 'agent' is not built yet\n");
-    return 2;
+    options o;
+    int code = 0;
+    if (parse_args(argc, argv, &o, &code) != 0)
+        return code;
+    if (o.cli.log_level_set)
+        gw_log_set_level(o.cli.log_level);
+    gw_config *cfg = load_config(&o);
+    if (!cfg)
+        return 1;
+    /* Signals go to this thread only (sigwait below): block them before any thread starts. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    agent *a = calloc(1, sizeof *a);
+    if (!a || agent_init(a, cfg, &o.cli) != 0) {
+        gw_log(GW_LOG_ERROR, "out of memory", NULL);
+        free(a);
+        return 1;
+    }
+    int rc = 0;
+    for (const agent_plugin *p = agent_plugins; p->section; p++)
+        if (p->attach && p->attach(a, a->cfg) != 0) {
+            gw_log(GW_LOG_ERROR, "plugin failed to start", "section=%s", p->section);
+            rc = 1;
+        }
+    char err[512] = "";
+    if (rc == 0 && agent_start(a, err, sizeof err) != 0) {
+        gw_log(GW_LOG_ERROR, "agent failed to start", "error=\"%s\"", err);
+        rc = 1;
+    }
+    if (rc == 0 && o.port_file && write_port_file(o.port_file, http_port(a->http)) != 0) {
+        gw_log(GW_LOG_ERROR, "cannot write the port file", "path=%s", o.port_file);
+        rc = 1;
+    }
+    if (rc == 0) {
+        gw_log(GW_LOG_INFO, "agent started", "config=%s interval=%g pid=%d", o.config, agent_interval(a), (int)getpid());
+        for (;;) {
+            int sig = 0;
+            if (sigwait(&set, &sig) != 0)
+                continue;
+            if (sig != SIGHUP) {
+                gw_log(GW_LOG_INFO, "stopping", "signal=%s", sig == SIGTERM ? "TERM" : "INT");
+                break;
+            }
+            gw_config *fresh = load_config(&o);
+            if (fresh)
+                agent_reload(a, fresh);
+            else
+                gw_log(GW_LOG_WARN, "reload failed, keeping the current configuration", NULL);
+        }
+    }
+    agent_stop(a);
+    free(a);
+    return rc;
 }

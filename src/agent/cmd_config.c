@@ -1,11 +1,39 @@
-/* cmd_config.c - placeholder until the config command is written. */
+/* cmd_config.c - `gpuwatch config check [FILE]`: every error as FILE:LINE:COL, or "FILE: OK". */
 #include <stdio.h>
+#include <string.h>
 #include "cli/commands.h"
+#include "config.h"
+#include "plugins.h"
+#include "sampler.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpuwatch config check [FILE]\n"
+               "  Checks an agent configuration file (default %s).\n"
+               "  Prints every error as FILE:LINE:COL: message and exits 1, or prints FILE: OK.\n",
+            GW_DEFAULT_CONFIG);
+}
 
 int cmd_config(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "gpuwatch: 'config' is not built yet\n");
-    return 2;
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc < 2 || strcmp(argv[1], "check") != 0 || argc > 3) {
+        usage(stderr);
+        return GW_EXIT_USAGE;
+    }
+    const char *path = argc == 3 ? argv[2] : GW_DEFAULT_CONFIG;
+    gw_config cfg;
+    config_init(&cfg);
+    if (config_load_file(&cfg, path, 1) == 0)
+        plugins_check(&cfg);
+    int bad = cfg.nerrors;
+    for (int i = 0; i < cfg.nerrors; i++)
+        fprintf(stderr, "%s\n", cfg.errors[i]);
+    if (!bad)
+        printf("%s: OK\n", path);
+    config_free(&cfg);
+    return bad ? 1 : 0;
 }

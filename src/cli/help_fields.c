@@ -30,8 +30,10 @@ static void print_field(FILE *f, const metric_def *d)
 
 void help_fields_print(FILE *f)
 {
-    fprintf(f, "Fields for `gpuwatch query --fields F,F,...` (nvidia-smi --query-gpu names; \"all\" = every one).\n"
-               "Units are those of csv headers; --nounits drops them. Absent values print [N/A].\n\n"
+    fprintf(f, "Fields for `gpuwatch query --fields F,F,...` (nvidia-smi --query-gpu names).\n"
+               "\"all\" = every field except gpm.*: those rates need two readings 100 ms apart, so a query\n"
+               "reads them only when they are named. Units are those of csv headers; --nounits drops them.\n"
+               "Absent values print [N/A].\n\n"
                "general\n");
     for (size_t i = 0; i < sizeof qfield_pseudo / sizeof qfield_pseudo[0]; i++)
         fprintf(f, "  %-46s %-8s %s\n", qfield_pseudo[i].name, "", qfield_pseudo[i].help);

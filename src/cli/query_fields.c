@@ -27,8 +27,10 @@ int qfields_parse(const char *cmd, const char *list, qfields *out)
     if (!list || !*list)
         return cli_usage_error(cmd, "--fields: empty field list");
     if (strcmp(list, "all") == 0) {
+        /* GPM rates need two readings 100 ms apart: a snapshot names them to pay for the wait. */
         for (int id = 0; id < M_COUNT; id++)
-            add(out, (qfield){QF_METRIC, catalog_get((metric_id)id)});
+            if (!(catalog_get((metric_id)id)->flags & MF_GPM))
+                add(out, (qfield){QF_METRIC, catalog_get((metric_id)id)});
         return 0;
     }
     for (const char *p = list; *p;) {

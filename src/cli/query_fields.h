@@ -29,7 +29,8 @@ typedef struct qrow {
 
 extern const char QF_DEFAULT[];
 
-/* "F,F,..." or "all". Returns 0, or CLI_USAGE after printing the error. */
+/* "F,F,..." or "all" (every catalog field but the GPM rates, which need two readings 100 ms
+ * apart and are read only when named). Returns 0, or CLI_USAGE after printing the error. */
 int qfields_parse(const char *cmd, const char *list, qfields *out);
 /* The metrics to read (MF_BIT fields read their bitmask). */
 void qfields_want(const qfields *q, metric_set *want);

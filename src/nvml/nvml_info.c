@@ -66,6 +66,29 @@ int nv_numa_from_sysfs(const char *root, unsigned domain, unsigned bus, unsigned
     return node;
 }
 
+/* The one NUMA node in NVML's memory affinity of the GPU (scope NODE), or -1. */
+static int numa_from_affinity(nv_rd *r)
+{
+    enum { WORDS = 4, SCOPE_NODE = 0 };
+    unsigned long set[WORDS] = {0};
+    const unsigned bits = 8 * sizeof set[0];
+    nvmlReturn_t rc = r->b->fn.GetMemoryAffinity(r->g->dev, WORDS, set, SCOPE_NODE);
+    if (rc != NVML_SUCCESS) {
+        if (rc != NVML_ERROR_NOT_SUPPORTED)
+            nv_check1(r, NV_GetMemoryAffinity, rc, M_NUMA_NODE);
+        return -1;
+    }
+    int node = -1;
+    for (unsigned i = 0; i < WORDS * bits; i++)
+        if (set[i / bits] & (1UL << (i % bits))) {
+            if (node >= 0)
+                return -1; /* several nodes: no single answer */
+            node = (int)i;
+        }
+    return node;
+}
+
+/* NVML's own node id (GPUs that are NUMA nodes), else the node of its memory affinity, else sysfs. */
 static void read_numa(nv_rd *r)
 {
     unsigned v = 0;
@@ -77,14 +100,12 @@ static void read_numa(nv_rd *r)
             nv_set(r, M_NUMA_NODE, v);
             return;
         }
-        if (rc == NVML_ERROR_GPU_IS_LOST) {
+        if (rc != NVML_ERROR_NOT_SUPPORTED) /* NOT_SUPPORTED is the rule on x86 */
             nv_check1(r, NV_GetNumaNodeId, rc, M_NUMA_NODE);
-            return;
-        }
-        if (rc != NVML_ERROR_NOT_SUPPORTED) /* NOT_SUPPORTED is the rule on x86: sysfs knows */
-            nv_count_error(r->b, NV_GetNumaNodeId, rc);
     }
-    int node = r->g->have_pci ? nv_numa_from_sysfs("/sys", r->g->pci_domain, r->g->pci_bus, r->g->pci_device) : -1;
+    int node = r->b->fn.GetMemoryAffinity && !r->g->lost ? numa_from_affinity(r) : -1;
+    if (node < 0 && r->g->have_pci)
+        node = nv_numa_from_sysfs("/sys", r->g->pci_domain, r->g->pci_bus, r->g->pci_device);
     if (node >= 0)
         nv_set(r, M_NUMA_NODE, node);
     else

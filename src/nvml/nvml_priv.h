@@ -90,6 +90,13 @@ int nv_error_counts(backend *b, backend_error_count *out, int max);
 int nv_check(nv_rd *r, nv_sym sym, nvmlReturn_t rc, const metric_id *ids, int n);
 static inline int nv_check1(nv_rd *r, nv_sym sym, nvmlReturn_t rc, metric_id id) { return nv_check(r, sym, rc, &id, 1); }
 
+/* The library does not do this call (as opposed to failing it this once): use an older one from now on. */
+static inline int nv_refused(nvmlReturn_t rc)
+{
+    return rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND ||
+           rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+}
+
 /* Whether a read should ask NVML for a metric: wanted, not known unsupported, GPU not lost.
  * (Callers also check that the function pointer is not NULL.) */
 static inline int nv_need(const nv_rd *r, metric_id id)

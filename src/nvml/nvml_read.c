@@ -35,7 +35,7 @@ void nv_read_memory(nv_rd *r)
             nv_set(r, M_MEM_FREE, m.free / 1048576.0);
             return;
         }
-        if (rc == NVML_ERROR_GPU_IS_LOST || !f->GetMemoryInfo) {
+        if (!nv_refused(rc) || !f->GetMemoryInfo) {
             nv_check(r, NV_GetMemoryInfoV2, rc, ids, 4);
             return;
         }
@@ -56,6 +56,15 @@ void nv_read_memory(nv_rd *r)
     }
 }
 
+/* Confidential-compute protected memory in use (dmon's ccpm); NOT_SUPPORTED unless CC mode is on. */
+static void read_protected_memory(nv_rd *r)
+{
+    nvmlMemory_t m;
+    if (r->b->fn.GetProtectedMemoryUsage && nv_need(r, M_PROTECTED_MEM_USED) &&
+        nv_check1(r, NV_GetProtectedMemoryUsage, r->b->fn.GetProtectedMemoryUsage(r->g->dev, &m), M_PROTECTED_MEM_USED))
+        nv_set(r, M_PROTECTED_MEM_USED, m.used / 1048576.0);
+}
+
 static void read_temperature(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
@@ -68,7 +77,7 @@ static void read_temperature(nv_rd *r)
             nv_set(r, M_TEMP_GPU, t.temperature);
             return;
         }
-        if (rc == NVML_ERROR_GPU_IS_LOST || !f->GetTemperature) {
+        if (!nv_refused(rc) || !f->GetTemperature) {
             nv_check1(r, NV_GetTemperatureV, rc, M_TEMP_GPU);
             return;
         }
@@ -172,6 +181,7 @@ gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sampl
     read_temperature(&r);
     read_utilization(&r);
     nv_read_memory(&r);
+    read_protected_memory(&r);
     read_clocks(&r);
     read_pcie(&r);
     nv_read_fields(&r);

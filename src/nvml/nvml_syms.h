@@ -28,12 +28,14 @@ typedef nvmlDevice_t nvD;
     X(GetArchitecture, nvmlReturn_t, (nvD, nvmlDeviceArchitecture_t *), 0, "nvmlDeviceGetArchitecture") \
     X(GetCudaComputeCapability, nvmlReturn_t, (nvD, int *, int *), 0, "nvmlDeviceGetCudaComputeCapability") \
     X(GetNumaNodeId, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetNumaNodeId") \
+    X(GetMemoryAffinity, nvmlReturn_t, (nvD, unsigned int, unsigned long *, unsigned int), 0, "nvmlDeviceGetMemoryAffinity") \
     X(GetTemperatureThreshold, nvmlReturn_t, (nvD, nvmlTemperatureThresholds_t, unsigned int *), 0, "nvmlDeviceGetTemperatureThreshold") \
     X(GetTemperatureV, nvmlReturn_t, (nvD, nvmlTemperature_v1_t *), 0, "nvmlDeviceGetTemperatureV") \
     X(GetTemperature, nvmlReturn_t, (nvD, nvmlTemperatureSensors_t, unsigned int *), 0, "nvmlDeviceGetTemperature") \
     X(GetMemoryInfoV2, nvmlReturn_t, (nvD, nvmlMemory_v2_t *), 0, "nvmlDeviceGetMemoryInfo_v2") \
     X(GetMemoryInfo, nvmlReturn_t, (nvD, nvmlMemory_t *), 0, "nvmlDeviceGetMemoryInfo") \
     X(GetBAR1MemoryInfo, nvmlReturn_t, (nvD, nvmlBAR1Memory_t *), 0, "nvmlDeviceGetBAR1MemoryInfo") \
+    X(GetProtectedMemoryUsage, nvmlReturn_t, (nvD, nvmlMemory_t *), 0, "nvmlDeviceGetConfComputeProtectedMemoryUsage") \
     X(GetPowerDefaultLimit, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetPowerManagementDefaultLimit") \
     X(GetPowerLimitConstraints, nvmlReturn_t, (nvD, unsigned int *, unsigned int *), 0, "nvmlDeviceGetPowerManagementLimitConstraints") \
     X(GetPowerLimit, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetPowerManagementLimit") \

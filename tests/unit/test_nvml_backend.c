@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,7 @@ static void test_identity_and_statics(void **state)
     assert_int_equal(get(&st, M_PCIE_GEN_MAX), 5);
     assert_int_equal(get(&st, M_PCIE_WIDTH_MAX), 16);
     assert_int_equal(get(&st, M_ECC_MODE), 1);
+    assert_int_equal(get(&st, M_NUMA_NODE), 0); /* NumaNodeId NOT_SUPPORTED: from the memory affinity */
 
     /* The GeForce: no serial, no ECC, no HBM limit. */
     assert_int_equal(ops->read_info(b, 2, &info, &st), GPU_OK);
@@ -233,7 +235,6 @@ static void test_dynamic_values(void **state)
         get(&s, M_CER_ACTIVE);
         get(&s, M_CER_SW_POWER_CAP); /* derived from the mask */
         assert_absent(&s, M_FAN_SPEED); /* H100: no fan */
-        assert_absent(&s, M_MEM_TOTAL); /* static: read_info's, not read_sample's */
     }
     assert_int_equal(read_all(b, 2, &s), GPU_OK);
     assert_int_equal(get(&s, M_FAN_SPEED), 45);
@@ -295,6 +296,30 @@ static void test_processes(void **state)
     assert_int_equal(ops->read_processes(b, 0, p, 1), 1);
     /* a GPU without processes */
     assert_int_equal(ops->read_processes(b, 2, p, 8), 0);
+}
+
+/* 40 processes: the scratch buffers grow; lists merge per pid; max truncates. */
+static void test_many_processes(void **state)
+{
+    (void)state;
+    backend *b = open_sim("nvml-procs");
+    gpu_proc p[64];
+    for (int rep = 0; rep < 2; rep++) {
+        int n = ops->read_processes(b, 0, p, 64);
+        assert_int_equal(n, 40);
+        for (int i = 0; i < n; i++) {
+            unsigned k = p[i].pid - 4000001;
+            assert_true(k < 40);
+            static const unsigned types[] = {PROC_COMPUTE, PROC_GRAPHICS, PROC_COMPUTE | PROC_GRAPHICS};
+            assert_int_equal(p[i].type, types[k % 3]);
+            assert_true(fabs(p[i].mem_mib - (100 + k)) < 0.01);
+            char name[16];
+            snprintf(name, sizeof name, "worker%u", k);
+            assert_string_equal(p[i].name, name);
+        }
+    }
+    assert_int_equal(ops->read_processes(b, 0, p, 10), 10);
+    assert_int_equal(ops->read_processes(b, 0, p, 0), 0);
 }
 
 static void test_processes_enriched(void **state)
@@ -375,12 +400,48 @@ static void test_gpm(void **state)
     assert_absent(&s, M_GPM_SM_ACTIVE);
 }
 
+/* Reads from several threads at once (the agent samples while its HTTP thread asks for processes
+ * and error counters): every op takes the backend's lock. */
+static void *reader(void *arg)
+{
+    intptr_t gpu = (intptr_t)arg;
+    metric_set all;
+    mset_all(&all);
+    for (int i = 0; i < 40; i++) {
+        gpu_sample s;
+        gpu_proc p[8];
+        backend_error_count ec[8];
+        double temp = 0; /* no cmocka asserts off the main thread */
+        if (ops->read_sample(cur, (int)gpu, &all, &s) != GPU_OK || !sample_get(&s, M_TEMP_GPU, &temp) || temp <= 0)
+            return (void *)1;
+        if (ops->read_processes(cur, (int)gpu, p, 8) < 0)
+            return (void *)1;
+        ops->error_counts(cur, ec, 8);
+    }
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    open_sim("nvml-values");
+    pthread_t t[6];
+    for (intptr_t i = 0; i < 6; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, reader, (void *)(i % 3)), 0);
+    for (int i = 0; i < 6; i++) {
+        void *ret = NULL;
+        pthread_join(t[i], &ret);
+        assert_null(ret);
+    }
+}
+
 /* ---- faults ---- */
 
 static void test_lost_and_back(void **state)
 {
     (void)state;
-    setenv("GPUSIM_SPEED", "4", 1); /* lost from 2 s to 4 s scenario time = 0.5 s to 1 s here */
+    setenv("GPUSIM_SPEED", "4", 1); /* lost from 2 s to 4 s scenario time: 0.1 s to 0.6 s here */
+    setenv("GPUSIM_T0", "1.6", 1);
     backend *b = open_sim("nvml-lost");
     gpu_sample s;
     int phase = 0; /* 0 before, 1 lost seen, 2 back */
@@ -494,12 +555,23 @@ static void test_minimal_variant(void **state)
     assert_int_equal(get(&s, M_TEMP_GPU), 61);
     assert_int_equal(get(&s, M_UTIL_GPU), 77);
     assert_true(fabs(get(&s, M_MEM_USED) - 12345) < 0.01);
-    int present = 0;
-    for (int id = M_STR_END; id < M_COUNT; id++)
-        present += mset_has(&s.present, (metric_id)id);
-    fprintf(stderr, "note: minimal variant: %d metrics present\n", present);
+    /* fallbacks: ThrottleReasons, GetTemperature, and the single getters for field values */
+    get(&s, M_CER_ACTIVE);
+    assert_int_equal(get(&s, M_ECC_SBE_VOL), 3);
+    assert_int_equal(get(&s, M_REMAP_COR), 2);
+    assert_int_equal(get(&s, M_PCIE_REPLAY), 4);
+    assert_true(get(&s, M_ENERGY) >= 0);
+    get(&s, M_VIOL_POWER);
+    /* no other source: absent */
+    assert_absent(&s, M_TEMP_MEMORY);
+    assert_absent(&s, M_POWER_DRAW_INSTANT);
+    assert_absent(&s, M_UTIL_JPEG);
+    assert_absent(&s, M_UTIL_OFA);
+    assert_absent(&s, M_GPM_SM_ACTIVE);
     gpu_proc p[8];
     assert_int_equal(ops->read_processes(b, 0, p, 8), 2);
+    assert_false(p[0].has_sm || p[1].has_sm); /* no GetProcessUtilization */
+    assert_true(p[0].has_mem && p[1].has_mem);
 }
 
 static void test_numa_from_sysfs(void **state)
@@ -543,9 +615,11 @@ int main(void)
         cmocka_unit_test_teardown(test_dynamic_values, teardown),
         cmocka_unit_test_teardown(test_want_subset, teardown),
         cmocka_unit_test_teardown(test_processes, teardown),
+        cmocka_unit_test_teardown(test_many_processes, teardown),
         cmocka_unit_test_teardown(test_processes_enriched, teardown),
         cmocka_unit_test_teardown(test_xid, teardown),
         cmocka_unit_test_teardown(test_gpm, teardown),
+        cmocka_unit_test_teardown(test_threads, teardown),
         cmocka_unit_test_teardown(test_lost_and_back, teardown),
         cmocka_unit_test_teardown(test_error_counted, teardown),
         cmocka_unit_test_teardown(test_not_supported_not_asked_again, teardown),

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# bench_top.sh - CPU used by `gpuwatch top` at 1 s refresh with 8 GPUs and 50 processes (gpusim),
+# running in a 160x50 tmux pane for DURATION seconds (default 60): utime+stime from /proc/PID/stat,
+# as a percentage of one core. Target: <= 1 %. Usage: scripts/bench_top.sh BUILD_DIR [DURATION]
+set -u
+build=$(cd "${1:-build}" && pwd)
+duration=${2:-60}
+src=$(cd "$(dirname "$0")/.." && pwd)
+gw="$build/gpuwatch"
+sock="gwbench$$"
+work=$(mktemp -d)
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$work"' EXIT
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+tmux -L "$sock" -f /dev/null new-session -d -x 160 -y 50 \
+  "echo \$\$ > $work/pid; exec $gw --sim $src/tests/scenarios/top_bench_8gpu.yaml top --interval 1"
+for _ in $(seq 100); do [ -s "$work/pid" ] && break; sleep 0.05; done
+pid=$(cat "$work/pid")
+# Wait for the first screen, then measure from a known CPU-time starting point.
+for _ in $(seq 200); do tmux -L "$sock" capture-pane -p | grep -q "PROCESSES 50" && break; sleep 0.05; done
+ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+hz=$(getconf CLK_TCK)
+t0=$(ticks); s0=$(date +%s.%N)
+sleep "$duration"
+t1=$(ticks); s1=$(date +%s.%N)
+tmux -L "$sock" capture-pane -p | grep -q "PROCESSES 50" || { echo "bench_top: top did not show the 50 processes"; exit 1; }
+awk -v a="$t0" -v b="$t1" -v hz="$hz" -v s0="$s0" -v s1="$s1" 'BEGIN {
+  cpu = (b - a) / hz; wall = s1 - s0;
+  printf "top, 8 GPUs, 50 processes, 1 s refresh, 160x50: %.2f s CPU over %.1f s = %.2f %% of one core (target <= 1 %%)\n", cpu, wall, 100 * cpu / wall }'

@@ -1,0 +1,204 @@
+/* agent.c - the agent's lifecycle (init, start, reload, stop), hooks and state snapshots. */
+#include "agent.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "http_server.h"
+#include "metrics_page.h"
+#include "util.h"
+
+int agent_add_hooks(agent *a, const agent_hooks *h)
+{
+    if (a->nhooks >= AGENT_MAX_HOOKS)
+        return -1;
+    a->hooks[a->nhooks++] = *h;
+    gw_log(GW_LOG_DEBUG, "hooks registered", "name=%s", h->name ? h->name : "?");
+    return 0;
+}
+
+/* Resolves the config's exporter settings and the command-line overrides. */
+static void apply_settings(agent *a, gw_config *cfg)
+{
+    if (a->cli.listen) {
+        free(cfg->listen);
+        cfg->listen = strdup(a->cli.listen);
+    }
+    if (a->cli.interval > 0)
+        cfg->interval = a->cli.interval;
+    if (a->cli.log_level_set)
+        cfg->log_level = a->cli.log_level;
+    gw_log_set_level(cfg->log_level);
+    expo_options_default(&a->expo);
+    a->expo.series = cfg->series;
+    a->expo.process_limit = cfg->process_series_limit;
+    a->expo.hostname = a->hostname;
+    for (int i = 0; i < cfg->nmetrics; i++)
+        expo_enable(&a->expo, cfg->metrics[i]);
+}
+
+int agent_init(agent *a, gw_config *cfg, const agent_cli *cli)
+{
+    memset(a, 0, sizeof *a);
+    a->cli = *cli;
+    pthread_rwlock_init(&a->cfg_lock, NULL);
+    pthread_mutex_init(&a->state_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&a->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    if (gethostname(a->hostname, sizeof a->hostname - 1) != 0)
+        gw_strlcpy(a->hostname, "localhost", sizeof a->hostname);
+    a->cfg = cfg;
+    apply_settings(a, cfg);
+    a->interval_s = cfg->interval;
+    a->cfg_gen = 1;
+    gw_strlcpy(a->backend_error, "backend not opened yet", sizeof a->backend_error);
+    a->page = page_cache_new();
+    return a->page ? 0 : -1;
+}
+
+int agent_start(agent *a, char *err, size_t errlen)
+{
+    a->http = http_start(a, err, errlen);
+    if (!a->http)
+        return -1;
+    if (sampler_thread_start(a) != 0) {
+        gw_strlcpy(err, "cannot start the sampler thread", errlen);
+        return -1;
+    }
+    return 0;
+}
+
+void agent_reload(agent *a, gw_config *cfg)
+{
+    pthread_rwlock_wrlock(&a->cfg_lock);
+    gw_config *old = a->cfg;
+    apply_settings(a, cfg);
+    if (strcmp(old->listen, cfg->listen) != 0)
+        gw_log(GW_LOG_WARN, "listen address change needs a restart", "old=%s new=%s", old->listen, cfg->listen);
+    if ((old->tls_cert == NULL) != (cfg->tls_cert == NULL) ||
+        (old->tls_cert && (strcmp(old->tls_cert, cfg->tls_cert) || strcmp(old->tls_key, cfg->tls_key))))
+        gw_log(GW_LOG_WARN, "tls change needs a restart", NULL);
+    if (old->ring_duration != cfg->ring_duration)
+        gw_log(GW_LOG_WARN, "ring_duration change needs a restart", NULL);
+    a->cfg = cfg;
+    a->cfg_gen++;
+    pthread_rwlock_unlock(&a->cfg_lock);
+    pthread_mutex_lock(&a->state_lock);
+    a->interval_s = cfg->interval;
+    pthread_cond_broadcast(&a->wake);
+    pthread_mutex_unlock(&a->state_lock);
+    http_set_users(a->http, cfg->users, cfg->nusers);
+    for (int h = 0; h < a->nhooks; h++)
+        if (a->hooks[h].on_reload)
+            a->hooks[h].on_reload(a->hooks[h].ctx, cfg);
+    config_free(old);
+    free(old);
+    gw_log(GW_LOG_INFO, "configuration reloaded", "interval=%g series=%d metrics=%d users=%d",
+           cfg->interval, cfg->series, cfg->nmetrics, cfg->nusers);
+}
+
+void agent_stop(agent *a)
+{
+    http_stop(a->http);
+    a->http = NULL;
+    sampler_thread_stop(a);
+    for (int h = 0; h < a->nhooks; h++)
+        if (a->hooks[h].on_stop)
+            a->hooks[h].on_stop(a->hooks[h].ctx);
+    if (a->backend_up)
+        sampler_close(&a->s);
+    ring_free(a->ring);
+    for (int i = 0; i < a->ngpus; i++)
+        free(a->procs[i]);
+    free(a->procs);
+    free(a->nprocs);
+    free(a->info);
+    free(a->have_info);
+    page_cache_free(a->page);
+    config_free(a->cfg);
+    free(a->cfg);
+    pthread_cond_destroy(&a->wake);
+    pthread_mutex_destroy(&a->state_lock);
+    pthread_rwlock_destroy(&a->cfg_lock);
+    memset(a, 0, sizeof *a);
+}
+
+double agent_interval(agent *a)
+{
+    pthread_mutex_lock(&a->state_lock);
+    double v = a->interval_s;
+    pthread_mutex_unlock(&a->state_lock);
+    return v;
+}
+
+ring *agent_ring(agent *a)
+{
+    pthread_mutex_lock(&a->state_lock);
+    ring *r = a->ring;
+    pthread_mutex_unlock(&a->state_lock);
+    return r;
+}
+
+void snapshot_free(agent_snapshot *s)
+{
+    free(s->gpus);
+    free(s->procs);
+    free(s->errors);
+    memset(s, 0, sizeof *s);
+}
+
+int agent_snapshot_take(agent *a, agent_snapshot *out, int health_only)
+{
+    memset(out, 0, sizeof *out);
+    out->now_us = gw_now_us();
+    pthread_rwlock_rdlock(&a->cfg_lock);
+    out->cfg_gen = a->cfg_gen;
+    pthread_rwlock_unlock(&a->cfg_lock);
+    pthread_mutex_lock(&a->state_lock);
+    out->backend_up = a->backend_up;
+    gw_strlcpy(out->backend_error, a->backend_error, sizeof out->backend_error);
+    gw_strlcpy(out->driver_version, a->driver_version, sizeof out->driver_version);
+    out->sampling_duration_s = a->sampling_duration_s;
+    out->interval_s = a->interval_s;
+    out->round_gen = a->round_gen;
+    int n = a->ngpus, np = 0;
+    for (int i = 0; i < n && !health_only; i++)
+        np += a->nprocs[i];
+    size_t gn = n > 0 ? (size_t)n : 1, pn = np > 0 ? (size_t)np : 1;
+    size_t en = a->nerrors > 0 ? (size_t)a->nerrors : 1;
+    out->gpus = calloc(gn, sizeof *out->gpus);
+    out->procs = malloc(pn * sizeof *out->procs);
+    out->errors = malloc(en * sizeof *out->errors);
+    if (!out->gpus || !out->procs || !out->errors) {
+        pthread_mutex_unlock(&a->state_lock);
+        snapshot_free(out);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        out->gpus[i].info.index = i;
+        if (health_only)
+            continue;
+        out->gpus[i].info = a->info[i];
+        out->gpus[i].have_info = a->have_info[i];
+        if (a->nprocs[i])
+            memcpy(out->procs + out->nprocs, a->procs[i], (size_t)a->nprocs[i] * sizeof *out->procs);
+        out->nprocs += a->nprocs[i];
+    }
+    memcpy(out->errors, a->errors, (size_t)a->nerrors * sizeof *out->errors);
+    out->nerrors = a->nerrors;
+    out->ngpus = n;
+    ring *r = a->ring;
+    pthread_mutex_unlock(&a->state_lock);
+    for (int i = 0; i < n; i++) {
+        agent_gpu_view *g = &out->gpus[i];
+        g->has_sample = ring_latest(r, i, &g->sample);
+        if (!g->has_sample)
+            continue;
+        g->lost = g->sample.status == GPU_LOST;
+        g->age_s = out->now_us > g->sample.t_us ? (double)(out->now_us - g->sample.t_us) / 1e6 : 0;
+        g->stale = g->age_s > 3 * out->interval_s;
+    }
+    return 0;
+}

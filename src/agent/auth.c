@@ -1,0 +1,217 @@
+/* auth.c - basic auth: header parsing, bcrypt verification via crypt_r, and a cache (see auth.h). */
+#include "auth.h"
+#include <crypt.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+
+#define CACHE_SLOTS 16
+#define CACHE_TTL_US (60ull * 1000000ull)
+#define MAX_CRED 256
+
+typedef struct {
+    char user[MAX_CRED];
+    char pass[MAX_CRED];
+    uint64_t expires_us;
+} cache_slot;
+
+struct auth {
+    pthread_mutex_t lock;
+    cfg_user *users;
+    int nusers;
+    cache_slot cache[CACHE_SLOTS];
+    int next_slot;
+};
+
+auth *auth_new(void)
+{
+    auth *a = calloc(1, sizeof *a);
+    if (a)
+        pthread_mutex_init(&a->lock, NULL);
+    return a;
+}
+
+static void clear_users(auth *a)
+{
+    for (int i = 0; i < a->nusers; i++) {
+        free(a->users[i].name);
+        free(a->users[i].hash);
+    }
+    free(a->users);
+    a->users = NULL;
+    a->nusers = 0;
+    explicit_bzero(a->cache, sizeof a->cache);
+}
+
+void auth_free(auth *a)
+{
+    if (!a)
+        return;
+    clear_users(a);
+    pthread_mutex_destroy(&a->lock);
+    free(a);
+}
+
+int auth_set_users(auth *a, const cfg_user *users, int n)
+{
+    cfg_user *copy = calloc((size_t)(n ? n : 1), sizeof *copy);
+    if (!copy)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        copy[i].name = strdup(users[i].name);
+        copy[i].hash = strdup(users[i].hash);
+    }
+    pthread_mutex_lock(&a->lock);
+    clear_users(a);
+    a->users = copy;
+    a->nusers = n;
+    pthread_mutex_unlock(&a->lock);
+    return 0;
+}
+
+int auth_enabled(auth *a)
+{
+    pthread_mutex_lock(&a->lock);
+    int on = a->nusers > 0;
+    pthread_mutex_unlock(&a->lock);
+    return on;
+}
+
+static int b64_value(char c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+/* Standard base64 with padding; returns decoded length or -1. */
+static int b64_decode(const char *in, size_t inlen, char *out, size_t outlen)
+{
+    if (inlen % 4 != 0)
+        return -1;
+    size_t o = 0;
+    for (size_t i = 0; i < inlen; i += 4) {
+        int v[4], pad = 0;
+        for (int k = 0; k < 4; k++) {
+            char ch = in[i + k];
+            if (ch == '=' && i + 4 == inlen && k >= 2) {
+                v[k] = 0;
+                pad++;
+            } else if (pad || (v[k] = b64_value(ch)) < 0) {
+                return -1;
+            }
+        }
+        unsigned triple = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 | (unsigned)v[3];
+        for (int k = 0; k < 3 - pad; k++) {
+            if (o + 1 >= outlen)
+                return -1;
+            out[o++] = (char)((triple >> (16 - 8 * k)) & 0xff);
+        }
+    }
+    out[o] = 0;
+    return (int)o;
+}
+
+int auth_parse_basic(const char *header, char *user, size_t ulen, char *pass, size_t plen)
+{
+    if (!header || strncasecmp(header, "Basic ", 6) != 0)
+        return -1;
+    const char *p = header + 6;
+    while (*p == ' ')
+        p++;
+    size_t len = strlen(p);
+    while (len && p[len - 1] == ' ')
+        len--;
+    char dec[2 * MAX_CRED + 2];
+    int n = b64_decode(p, len, dec, sizeof dec);
+    if (n <= 0 || memchr(dec, 0, (size_t)n))
+        return -1;
+    char *colon = strchr(dec, ':');
+    if (!colon)
+        return -1;
+    *colon = 0;
+    if (strlen(dec) >= ulen || strlen(colon + 1) >= plen) {
+        explicit_bzero(dec, sizeof dec);
+        return -1;
+    }
+    strcpy(user, dec);
+    strcpy(pass, colon + 1);
+    explicit_bzero(dec, sizeof dec);
+    return 0;
+}
+
+/* Compares without an early exit, so timing does not tell how much matched. */
+static int same(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    unsigned char d = (unsigned char)(la != lb);
+    for (size_t i = 0; i < la && i < lb; i++)
+        d |= (unsigned char)(a[i] ^ b[i]);
+    return d == 0;
+}
+
+int auth_verify_hash(const char *password, const char *hash)
+{
+    struct crypt_data *cd = calloc(1, sizeof *cd);
+    if (!cd)
+        return 0;
+    const char *r = crypt_r(password, hash, cd);
+    int ok = r && r[0] != '*' && same(r, hash);
+    explicit_bzero(cd, sizeof *cd);
+    free(cd);
+    return ok;
+}
+
+int auth_check(auth *a, const char *header)
+{
+    char user[MAX_CRED], pass[MAX_CRED];
+    if (auth_parse_basic(header, user, sizeof user, pass, sizeof pass) != 0)
+        return 0;
+    uint64_t now = gw_mono_us();
+    char *hash = NULL;
+    int ok = 0;
+    pthread_mutex_lock(&a->lock);
+    for (int i = 0; i < a->nusers; i++)
+        if (strcmp(a->users[i].name, user) == 0)
+            hash = strdup(a->users[i].hash);
+    for (int i = 0; hash && i < CACHE_SLOTS; i++)
+        if (a->cache[i].expires_us > now && same(a->cache[i].user, user) && same(a->cache[i].pass, pass))
+            ok = 1;
+    pthread_mutex_unlock(&a->lock);
+    if (hash && !ok && auth_verify_hash(pass, hash)) {
+        ok = 1;
+        pthread_mutex_lock(&a->lock);
+        cache_slot *s = &a->cache[a->next_slot];
+        a->next_slot = (a->next_slot + 1) % CACHE_SLOTS;
+        gw_strlcpy(s->user, user, sizeof s->user);
+        gw_strlcpy(s->pass, pass, sizeof s->pass);
+        s->expires_us = now + CACHE_TTL_US;
+        pthread_mutex_unlock(&a->lock);
+    }
+    free(hash);
+    explicit_bzero(pass, sizeof pass);
+    return ok;
+}
+
+int auth_hash_password(const char *password, char *out, size_t outlen)
+{
+    char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+    if (!crypt_gensalt_rn("$2b$", 10, NULL, 0, salt, (int)sizeof salt))
+        return -1;
+    struct crypt_data *cd = calloc(1, sizeof *cd);
+    if (!cd)
+        return -1;
+    const char *r = crypt_r(password, salt, cd);
+    int rc = -1;
+    if (r && r[0] != '*' && strlen(r) < outlen) {
+        strcpy(out, r);
+        rc = 0;
+    }
+    explicit_bzero(cd, sizeof *cd);
+    free(cd);
+    return rc;
+}

@@ -1,0 +1,26 @@
+/* auth.h - HTTP basic authentication against bcrypt hashes (as Prometheus' web-config), with a
+ * short cache of successful checks because bcrypt is deliberately slow. Thread safe. */
+#ifndef GPUWATCH_AUTH_H
+#define GPUWATCH_AUTH_H
+
+#include <stddef.h>
+#include "config.h"
+
+typedef struct auth auth;
+
+auth *auth_new(void);
+void auth_free(auth *a);
+/* Replaces the users (copied) and empties the cache. No users: every request is allowed. */
+int auth_set_users(auth *a, const cfg_user *users, int n);
+int auth_enabled(auth *a);
+/* 1 when the Authorization header value names a known user with the right password. */
+int auth_check(auth *a, const char *authorization_header);
+
+/* "Basic dXNlcjpwYXNz" -> user, password. Returns 0, or -1 when malformed or too long. */
+int auth_parse_basic(const char *header, char *user, size_t ulen, char *pass, size_t plen);
+/* A bcrypt hash of password ($2b$, cost 10) into out. Returns 0 or -1. */
+int auth_hash_password(const char *password, char *out, size_t outlen);
+/* 1 when password matches a crypt(3) hash. */
+int auth_verify_hash(const char *password, const char *hash);
+
+#endif

@@ -1,0 +1,75 @@
+/* buf.c - growable byte buffer (see buf.h). */
+#include "buf.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void buf_init(gw_buf *b) { memset(b, 0, sizeof *b); }
+
+void buf_free(gw_buf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+void buf_reset(gw_buf *b)
+{
+    b->len = 0;
+    b->oom = 0;
+    if (b->data)
+        b->data[0] = 0;
+}
+
+int buf_reserve(gw_buf *b, size_t extra)
+{
+    if (b->oom)
+        return -1;
+    if (b->len + extra + 1 <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    char *p = realloc(b->data, cap);
+    if (!p) {
+        b->oom = 1;
+        return -1;
+    }
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+void buf_append(gw_buf *b, const char *s, size_t n)
+{
+    if (buf_reserve(b, n) != 0)
+        return;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void buf_puts(gw_buf *b, const char *s) { buf_append(b, s, strlen(s)); }
+
+void buf_putc(gw_buf *b, char c) { buf_append(b, &c, 1); }
+
+void buf_printf(gw_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        buf_append(b, small, (size_t)n);
+        return;
+    }
+    if (buf_reserve(b, (size_t)n) != 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}

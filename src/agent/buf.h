@@ -1,0 +1,23 @@
+/* buf.h - a growable byte buffer, reused between requests to build pages without reallocating. */
+#ifndef GPUWATCH_BUF_H
+#define GPUWATCH_BUF_H
+
+#include <stddef.h>
+
+typedef struct gw_buf {
+    char *data;     /* always NUL-terminated when non-NULL */
+    size_t len;
+    size_t cap;
+    int oom;        /* set when an allocation failed; later appends are dropped */
+} gw_buf;
+
+void buf_init(gw_buf *b);
+void buf_free(gw_buf *b);
+void buf_reset(gw_buf *b);                   /* len = 0, keeps the memory */
+int buf_reserve(gw_buf *b, size_t extra);    /* 0 on success */
+void buf_append(gw_buf *b, const char *s, size_t n);
+void buf_puts(gw_buf *b, const char *s);
+void buf_putc(gw_buf *b, char c);
+void buf_printf(gw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

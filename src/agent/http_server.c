@@ -1,0 +1,331 @@
+/* http_server.c - HTTP(S) on libmicrohttpd: listening address, TLS, basic auth, methods, routing. */
+#include "http_server.h"
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "agent.h"
+#include "api_json.h"
+#include "auth.h"
+#include "metrics_page.h"
+#include "util.h"
+
+#define THREADS 4
+#define CONNECTION_TIMEOUT_S 10
+#define CONNECTION_LIMIT 1000
+#define CONNECTION_MEMORY 16384   /* per connection: request and response headers (bodies are not copied) */
+
+struct http_server {
+    struct MHD_Daemon *d;
+    agent *a;
+    auth *auth;
+    char *cert, *key;             /* PEM text, kept for the daemon's lifetime */
+    int port;
+    char address[300];
+};
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        msg[--n] = 0;
+    for (char *p = msg; *p; p++)
+        if (*p == '"')
+            *p = '\'';
+    gw_log(GW_LOG_DEBUG, "http", "detail=\"%s\"", msg);
+}
+
+static const char *param_of(const agent_request *req, const char *name)
+{
+    return MHD_lookup_connection_value((struct MHD_Connection *)req->impl, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static enum MHD_Result send_buf(struct MHD_Connection *c, int status, const char *type, gw_buf *body)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(body->len, body->data ? body->data : (void *)"",
+                                                             MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type ? type : "application/json");
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    if (status == MHD_HTTP_UNAUTHORIZED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"gpuwatch\", charset=\"UTF-8\"");
+    enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static void page_free(void *cls)
+{
+    metrics_page *p = cls;
+    metrics_page_release(p);
+    free(p);
+}
+
+static enum MHD_Result send_metrics(http_server *h, struct MHD_Connection *c)
+{
+    metrics_page *p = calloc(1, sizeof *p);
+    if (!p || metrics_page_get(h->a, p) != 0) {
+        free(p);
+        gw_buf b = {0};
+        buf_puts(&b, "cannot build the page\n");
+        enum MHD_Result r = send_buf(c, 500, "text/plain", &b);
+        buf_free(&b);
+        return r;
+    }
+    const struct MHD_IoVec iov[2] = {{p->gpus, p->gpus_len}, {p->tail, p->tail_len}};
+    struct MHD_Response *r = MHD_create_response_from_iovec(iov, 2, page_free, p);
+    if (!r) {
+        page_free(p);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+typedef void (*route_fn)(agent *a, const agent_request *req, agent_response *resp);
+
+static const struct {
+    const char *path;
+    route_fn fn;
+} routes[] = {
+    {"/", api_index},
+    {"/healthz", api_healthz},
+    {"/api/v1/gpus", api_gpus},
+    {"/api/v1/processes", api_processes},
+    {"/api/v1/samples", api_samples},
+};
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls)
+{
+    (void)version, (void)upload_data;
+    http_server *h = cls;
+    /* First call: headers only. Answering on the second call keeps the connection alive. */
+    static int headers_seen;
+    if (*con_cls == NULL) {
+        *con_cls = &headers_seen;
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {
+        *upload_data_size = 0;   /* a body is never used: discard it */
+        return MHD_YES;
+    }
+    agent_response resp = {.status = 200, .content_type = "application/json"};
+    buf_init(&resp.body);
+    enum MHD_Result ret;
+    if (auth_enabled(h->auth) &&
+        !auth_check(h->auth, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION))) {
+        api_error(&resp, MHD_HTTP_UNAUTHORIZED, "unauthorized");
+        gw_log(GW_LOG_DEBUG, "unauthorized request", "path=\"%s\"", url);
+        goto send;
+    }
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+        api_error(&resp, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET");
+        goto send;
+    }
+    if (strcmp(url, "/metrics") == 0) {
+        buf_free(&resp.body);
+        return send_metrics(h, c);
+    }
+    agent_request req = {method, url, param_of, c};
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+        if (strcmp(url, routes[i].path) == 0) {
+            routes[i].fn(h->a, &req, &resp);
+            goto send;
+        }
+    for (int i = 0; i < h->a->nhooks; i++)
+        if (h->a->hooks[i].handle_http && h->a->hooks[i].handle_http(h->a->hooks[i].ctx, &req, &resp))
+            goto send;
+    api_error(&resp, MHD_HTTP_NOT_FOUND, "not found; see / for the endpoints");
+send:
+    ret = send_buf(c, resp.status, resp.content_type, &resp.body);
+    buf_free(&resp.body);
+    return ret;
+}
+
+static char *read_file(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %m", path);
+        return NULL;
+    }
+    gw_buf b;
+    buf_init(&b);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_append(&b, chunk, n);
+    fclose(f);
+    if (b.oom || !b.data) {
+        snprintf(err, errlen, "cannot read %s: empty or out of memory", path);
+        buf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* "[host]:port" -> sockaddr; empty host -> NULL sa (any address). */
+static int parse_listen(const char *listen, struct sockaddr_storage *sa, int *any, int *port, char *err, size_t errlen)
+{
+    const char *colon = strrchr(listen, ':');
+    if (!colon) {
+        snprintf(err, errlen, "listen '%s': expected [host]:port", listen);
+        return -1;
+    }
+    char *end;
+    long p = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || p < 0 || p > 65535) {
+        snprintf(err, errlen, "listen '%s': bad port", listen);
+        return -1;
+    }
+    *port = (int)p;
+    char host[256];
+    size_t hl = (size_t)(colon - listen);
+    if (hl >= sizeof host) {
+        snprintf(err, errlen, "listen '%s': host too long", listen);
+        return -1;
+    }
+    memcpy(host, listen, hl);
+    host[hl] = 0;
+    if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+        memmove(host, host + 1, hl - 2);
+        host[hl - 2] = 0;
+    }
+    *any = host[0] == 0;
+    if (*any)
+        return 0;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV}, *res;
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", *port);
+    int rc = getaddrinfo(host, ps, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, errlen, "listen '%s': %s", listen, gai_strerror(rc));
+        return -1;
+    }
+    memcpy(sa, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return 0;
+}
+
+static struct MHD_Daemon *start_daemon(http_server *h, unsigned flags, int port, const struct sockaddr *sa)
+{
+    struct MHD_OptionItem opts[] = {
+        {MHD_OPTION_THREAD_POOL_SIZE, THREADS, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL},
+        {sa ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_END, 0, (void *)sa},
+        {h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, h->cert},
+        {h->cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, h->key},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    /* MHD_OPTION_END entries in the middle would end the list early: compact it. */
+    struct MHD_OptionItem list[sizeof opts / sizeof opts[0]];
+    int n = 0;
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (opts[i].option != MHD_OPTION_END)
+            list[n++] = opts[i];
+    list[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, h,
+                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+                            MHD_OPTION_ARRAY, list, MHD_OPTION_END);
+}
+
+http_server *http_start(agent *a, char *err, size_t errlen)
+{
+    http_server *h = calloc(1, sizeof *h);
+    if (!h) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    h->a = a;
+    h->auth = auth_new();
+    pthread_rwlock_rdlock(&a->cfg_lock);
+    gw_config *cfg = a->cfg;
+    char listen[256];
+    gw_strlcpy(listen, cfg->listen, sizeof listen);
+    if (h->auth)
+        auth_set_users(h->auth, cfg->users, cfg->nusers);
+    if (cfg->tls_cert) {
+        h->cert = read_file(cfg->tls_cert, err, errlen);
+        h->key = h->cert ? read_file(cfg->tls_key, err, errlen) : NULL;
+    }
+    int tls = cfg->tls_cert != NULL;
+    pthread_rwlock_unlock(&a->cfg_lock);
+    if (!h->auth || (tls && (!h->cert || !h->key))) {
+        if (!h->auth)
+            snprintf(err, errlen, "out of memory");
+        http_stop(h);
+        return NULL;
+    }
+    if (tls && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+        snprintf(err, errlen, "tls: this libmicrohttpd was built without TLS");
+        http_stop(h);
+        return NULL;
+    }
+    struct sockaddr_storage sa;
+    int any = 0, port = 0;
+    memset(&sa, 0, sizeof sa);
+    if (parse_listen(listen, &sa, &any, &port, err, errlen) != 0) {
+        http_stop(h);
+        return NULL;
+    }
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
+    if (MHD_is_feature_supported(MHD_FEATURE_EPOLL))
+        flags |= MHD_USE_EPOLL | MHD_USE_TURBO;
+    if (any) {
+        h->d = start_daemon(h, flags | MHD_USE_DUAL_STACK, port, NULL);
+        if (!h->d)
+            h->d = start_daemon(h, flags, port, NULL);
+    } else {
+        if (sa.ss_family == AF_INET6)
+            flags |= MHD_USE_IPv6;
+        h->d = start_daemon(h, flags, port, (const struct sockaddr *)&sa);
+    }
+    if (!h->d) {
+        snprintf(err, errlen, "cannot listen on %s (address in use or not available)", listen);
+        http_stop(h);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = info ? info->port : port;
+    snprintf(h->address, sizeof h->address, "%.*s:%d", (int)(strrchr(listen, ':') - listen), listen, h->port);
+    gw_log(GW_LOG_INFO, "listening", "addr=%s tls=%d auth=%d threads=%d", h->address, tls,
+           auth_enabled(h->auth), THREADS);
+    return h;
+}
+
+void http_stop(http_server *h)
+{
+    if (!h)
+        return;
+    if (h->d)
+        MHD_stop_daemon(h->d);
+    auth_free(h->auth);
+    free(h->cert);
+    if (h->key)
+        explicit_bzero(h->key, strlen(h->key));
+    free(h->key);
+    free(h);
+}
+
+int http_port(const http_server *h) { return h ? h->port : 0; }
+const char *http_address(const http_server *h) { return h ? h->address : ""; }
+
+void http_set_users(http_server *h, const cfg_user *users, int n)
+{
+    if (h && h->auth)
+        auth_set_users(h->auth, users, n);
+}

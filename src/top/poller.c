@@ -1,0 +1,109 @@
+/* poller.c - the refresh thread: calls a top_source every interval so reading GPUs (or a slow
+ * agent) never freezes the UI, and wakes the UI through a pipe after each refresh. */
+#include "top_model.h"
+#include "util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+struct top_poller {
+    top_source *src;
+    top_model *m;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    double interval_s;
+    int paused, kicked, stop;
+    int pipefd[2];
+};
+
+static void *poll_main(void *arg)
+{
+    top_poller *p = arg;
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop) {
+        if (!p->paused || p->kicked) {
+            p->kicked = 0;
+            pthread_mutex_unlock(&p->mu);
+            p->src->refresh(p->src->ctx, p->m);
+            ssize_t w = write(p->pipefd[1], "x", 1);
+            (void)w;                           /* a full pipe already wakes the UI */
+            pthread_mutex_lock(&p->mu);
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        uint64_t ns = (uint64_t)(p->interval_s * 1e9);
+        until.tv_sec += (time_t)(ns / 1000000000u);
+        until.tv_nsec += (long)(ns % 1000000000u);
+        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+        while (!p->stop && !p->kicked)
+            if (pthread_cond_timedwait(&p->cv, &p->mu, &until) == ETIMEDOUT) break;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+top_poller *top_poller_start(top_source *src, top_model *m, double interval_s)
+{
+    top_poller *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->src = src;
+    p->m = m;
+    p->interval_s = interval_s;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&p->mu, NULL);
+    if (pipe2(p->pipefd, O_NONBLOCK | O_CLOEXEC) != 0 ||
+        pthread_create(&p->thread, NULL, poll_main, p) != 0) {
+        pthread_cond_destroy(&p->cv);
+        pthread_mutex_destroy(&p->mu);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void set_and_signal(top_poller *p, int *field, int value)
+{
+    pthread_mutex_lock(&p->mu);
+    *field = value;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void top_poller_set_interval(top_poller *p, double interval_s)
+{
+    pthread_mutex_lock(&p->mu);
+    p->interval_s = interval_s;
+    p->kicked = 1;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void top_poller_pause(top_poller *p, int paused) { set_and_signal(p, &p->paused, paused); }
+void top_poller_kick(top_poller *p) { set_and_signal(p, &p->kicked, 1); }
+int top_poller_fd(top_poller *p) { return p->pipefd[0]; }
+
+void top_poller_drain(top_poller *p)
+{
+    char buf[64];
+    while (read(p->pipefd[0], buf, sizeof buf) > 0) {
+    }
+}
+
+void top_poller_stop(top_poller *p)
+{
+    if (!p) return;
+    set_and_signal(p, &p->stop, 1);
+    pthread_join(p->thread, NULL);
+    close(p->pipefd[0]);
+    close(p->pipefd[1]);
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}

@@ -1,0 +1,40 @@
+/* top_fmt.h - pure text helpers for top: bars, sparklines, throttle words, thresholds, units. */
+#ifndef GPUWATCH_TOP_FMT_H
+#define GPUWATCH_TOP_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Severity of a value against warn/critical thresholds. */
+typedef enum { LVL_OK = 0, LVL_WARN = 1, LVL_CRIT = 2 } top_level;
+
+top_level fmt_level(double value, double warn, double crit);
+
+/* A bar of `cells` terminal columns filled to frac (0..1). Unicode uses eighth blocks,
+ * ASCII uses '|'. Empty cells are spaces. Returns out. */
+char *fmt_bar(char *out, size_t n, double frac, int cells, int ascii);
+
+/* One character per value, scaled between lo and hi; NaN (no value) is a space. */
+char *fmt_sparkline(char *out, size_t n, const double *vals, int count, double lo, double hi, int ascii);
+
+/* Active clock-event (throttle) reasons of a mask, in words from the catalog's
+ * clocks_event_reasons.* rows, comma separated ("" when none). Idle is left out unless
+ * include_idle. Returns the number of reasons written. */
+int fmt_throttle_words(uint64_t mask, int include_idle, char *out, size_t n);
+
+/* 812 MiB, 41.2 GiB, 1.50 TiB */
+char *fmt_mib(char *out, size_t n, double mib);
+/* KB/s (NVML's unit, 1000 bytes) as 12 KB/s, 350 MB/s, 1.2 GB/s */
+char *fmt_kbs(char *out, size_t n, double kbs);
+/* seconds as 45s, 12:34, 3:04:05, 2d03h */
+char *fmt_duration(char *out, size_t n, uint64_t secs);
+
+/* Terminal columns taken by a UTF-8 string. */
+int fmt_cols(const char *s);
+/* Copies at most `cols` columns of s into out (cut on a character boundary). Returns out. */
+char *fmt_fit(char *out, size_t n, const char *s, int cols);
+
+/* s padded with spaces to `cols` columns (left-aligned, or right-aligned when right), never cut. */
+char *fmt_pad(char *out, size_t n, const char *s, int cols, int right);
+
+#endif

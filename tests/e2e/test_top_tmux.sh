@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# test_top_tmux.sh - `gpuwatch top` driven through tmux on gpusim: GPU names and constant values,
+# thresholds, throttle words, a lost GPU, the process list, sort, filter, help, GPU selection,
+# layout switch on resize and with `l`, 16 GPUs on 80x24, NO_COLOR and TERM=vt100.
+. "$(dirname "$0")/top_lib.sh"
+
+# --- the main screen at 120x40 ---
+start main 120 40 --sim "$SCEN/top_thermal.yaml" top
+wait_for main " H100 80GB HBM3 "
+wait_for main "SIMULATED GPUs"
+wait_for main "73%"                                   # utilization.gpu constant
+wait_for main "40.0 GiB/80.0 GiB"                     # memory.used / memory_total_mib
+wait_for main "700/700 W"                             # power draw / cap
+wait_for main "92°C"                                  # core temperature
+wait_for main "SM 1455 MHz"
+wait_for main "throttle: sw power cap, sw thermal slowdown"
+ok "names, values and throttle words"
+wait_for main "A100-SXM4-40GB"
+wait_for main "LOST" 20                               # GPU 1 is lost from 2 s on
+ok "lost GPU marked"
+l=$(line_of main "A100-SXM4")
+echo "$l" | grep -q "LOST" || fail "LOST is not on GPU 1's line: $l"
+# The RTX 4080 has no HBM: N/A, never 0.
+wait_for main "HBM N/A"
+# Processes: the scenario's parent pid and a container pid not visible here.
+wait_for main "ghost-infer"
+wait_for main "3999999"
+wait_for main "PROCESSES 2"
+ok "process list"
+# Charts with an x axis in seconds.
+wait_for main "-[0-9]+s"
+wait_for main "util"
+
+# Chart modes: all GPUs (one small chart each), then off.
+keys main c
+wait_for main "charts: all GPUs"
+wait_for main "GPU 2 (⣿|\*) util 25%"
+keys main c
+wait_for main "charts: off"
+wait_gone main "GPU 0 ⣿ util"
+keys main c
+wait_for main "GPU 0 ⣿ util 73% \(0-100\)"
+ok "chart modes"
+
+# Sort by PID ascending: the parent pid (small) comes before 3999999; then descending.
+keys main '<' '<' '<'                                 # GPU-MEM -> CONTAINER -> USER -> PID
+wait_for main "PID▼"
+keys main r
+wait_for main "PID▲"
+first=$(screen main | grep -nE "^ +[0-9]+ +[0-9]+ " | head -1)
+echo "$first" | grep -q "3999999" && fail "ascending pid sort put 3999999 first: $first"
+keys main r
+wait_for main "PID▼"
+first=$(screen main | grep -E "^ +[0-9]+ +[0-9]+ " | head -1)
+echo "$first" | grep -q "3999999" || fail "descending pid sort did not put 3999999 first: $first"
+ok "sort"
+
+# Filter by text: only the ghost-infer process stays.
+keys main / g h o s t Enter
+wait_for main "PROCESSES 1 of 2"
+wait_for main "filter: ghost"
+screen main | grep -q "trainer" && fail "filter kept trainer"
+keys main / Escape
+wait_for main "PROCESSES 2"
+ok "filter"
+
+# Help screen and back.
+keys main '?'
+wait_for main "gpuwatch top - keys"
+wait_for main "SIGKILL"
+keys main x
+wait_gone main "gpuwatch top - keys"
+wait_for main "PROCESSES"
+ok "help"
+
+# Select GPU 2: the process table is limited to it (no processes there).
+keys main 2
+wait_for main "on GPU 2"
+wait_for main "no process matches"
+keys main a
+wait_gone main "on GPU 2"
+ok "GPU selection"
+
+# Resize to 80x24: three GPUs still fit in full panels; force compact with l (auto -> full -> compact).
+tmx resize-window -t main -x 80 -y 24
+wait_for main "00000000:18:00.0"                     # three-line panels show the bus id
+screen main | grep -Eq "GPU +NAME +UTIL" && fail "compact header with 3 GPUs at 80x24"
+keys main l l
+wait_for main "layout: compact"
+wait_for main "GPU +NAME +UTIL"
+keys main l
+wait_for main "layout: auto"
+wait_gone main "GPU +NAME +UTIL"
+ok "layout key"
+quit main
+
+# --- 16 GPUs on 80x24: compact layout, all sixteen visible ---
+start g16 80 24 --sim "$SCEN/top_16gpu.yaml" top
+wait_for g16 "GPU +NAME +UTIL"
+wait_for g16 "^15 "
+n=$(screen g16 | grep -cE "^ ?[0-9]{1,2}  H100")
+[ "$n" -eq 16 ] || fail "expected 16 GPU lines on 80x24, saw $n"
+ok "16 GPUs on 80x24"
+# Grow the window: the layout switches to full panels (two lines per GPU at 160 columns).
+tmx resize-window -t g16 -x 160 -y 60
+wait_gone g16 "GPU +NAME +UTIL"
+wait_for g16 "GPU ▕"
+ok "resize switches layout"
+quit g16
+
+# --- NO_COLOR and TERM=vt100: start and render in ASCII ---
+tmx new-session -d -s vt -x 100 -y 30 "exec 2>$WORK/vt.err; NO_COLOR=1 TERM=vt100 $GPUWATCH --sim $SCEN/top_thermal.yaml top; echo \$? > $WORK/vt.rc; sleep 600"
+wait_for vt " H100 80GB HBM3 "
+wait_for vt "92C"
+wait_for vt "GPU \[\|+"
+screen vt | grep -q "°" && fail "vt100 screen has non-ASCII degrees"
+ok "NO_COLOR + TERM=vt100 render in ASCII"
+quit vt
+echo "all top tmux checks passed"

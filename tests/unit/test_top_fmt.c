@@ -1,0 +1,111 @@
+/* test_top_fmt.c - top's pure text helpers: bars, sparklines, throttle words, levels, units, widths. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <locale.h>
+#include <math.h>
+#include <string.h>
+#include "top/top_fmt.h"
+
+static void test_bar_unicode(void **st)
+{
+    (void)st;
+    char b[256];
+    assert_string_equal(fmt_bar(b, sizeof b, 0.5, 4, 0), "██  ");
+    assert_string_equal(fmt_bar(b, sizeof b, 0.0, 3, 0), "   ");
+    assert_string_equal(fmt_bar(b, sizeof b, 1.7, 3, 0), "███");    /* clamped */
+    assert_string_equal(fmt_bar(b, sizeof b, NAN, 2, 0), "  ");
+    assert_string_equal(fmt_bar(b, sizeof b, 0.5625, 2, 0), "█▏");   /* 9 eighths */
+    assert_int_equal(fmt_cols(fmt_bar(b, sizeof b, 0.33, 17, 0)), 17);
+}
+
+static void test_bar_ascii(void **st)
+{
+    (void)st;
+    char b[64];
+    assert_string_equal(fmt_bar(b, sizeof b, 0.5, 10, 1), "|||||     ");
+    assert_string_equal(fmt_bar(b, sizeof b, -1, 4, 1), "    ");
+    /* A buffer too small is never overrun and stays terminated. */
+    char tiny[4];
+    fmt_bar(tiny, sizeof tiny, 1, 10, 1);
+    assert_string_equal(tiny, "|||");
+}
+
+static void test_sparkline(void **st)
+{
+    (void)st;
+    char b[128];
+    double v[] = {0, 50, 100, NAN, 150, -5};
+    assert_string_equal(fmt_sparkline(b, sizeof b, v, 6, 0, 100, 0), "▁▅█ █▁");
+    assert_string_equal(fmt_sparkline(b, sizeof b, v, 6, 0, 100, 1), "_=# #_");
+    assert_string_equal(fmt_sparkline(b, sizeof b, v, 0, 0, 100, 0), "");
+}
+
+static void test_throttle_words(void **st)
+{
+    (void)st;
+    char b[256];
+    assert_int_equal(fmt_throttle_words(0x4 | 0x20, 0, b, sizeof b), 2);
+    assert_string_equal(b, "sw power cap, sw thermal slowdown");
+    assert_int_equal(fmt_throttle_words(0x1, 0, b, sizeof b), 0);     /* idle left out */
+    assert_string_equal(b, "");
+    assert_int_equal(fmt_throttle_words(0x1 | 0x40, 1, b, sizeof b), 2);
+    assert_string_equal(b, "gpu idle, hw thermal slowdown");
+    assert_int_equal(fmt_throttle_words(0x80, 0, b, sizeof b), 1);
+    assert_string_equal(b, "hw power brake slowdown");
+    assert_int_equal(fmt_throttle_words(0, 1, b, sizeof b), 0);
+}
+
+static void test_levels(void **st)
+{
+    (void)st;
+    assert_int_equal(fmt_level(79.9, 80, 90), LVL_OK);
+    assert_int_equal(fmt_level(80, 80, 90), LVL_WARN);
+    assert_int_equal(fmt_level(90, 80, 90), LVL_CRIT);
+    assert_int_equal(fmt_level(104, 95, 105), LVL_WARN);
+    assert_int_equal(fmt_level(105, 95, 105), LVL_CRIT);
+}
+
+static void test_units(void **st)
+{
+    (void)st;
+    char b[32];
+    assert_string_equal(fmt_mib(b, sizeof b, 812), "812 MiB");
+    assert_string_equal(fmt_mib(b, sizeof b, 81559), "79.6 GiB");
+    assert_string_equal(fmt_mib(b, sizeof b, 2 * 1048576.0), "2.00 TiB");
+    assert_string_equal(fmt_kbs(b, sizeof b, 12), "12 KB/s");
+    assert_string_equal(fmt_kbs(b, sizeof b, 350000), "350 MB/s");
+    assert_string_equal(fmt_kbs(b, sizeof b, 1200000), "1.2 GB/s");
+    assert_string_equal(fmt_duration(b, sizeof b, 45), "45s");
+    assert_string_equal(fmt_duration(b, sizeof b, 754), "12:34");
+    assert_string_equal(fmt_duration(b, sizeof b, 3 * 3600 + 245), "3:04:05");
+    assert_string_equal(fmt_duration(b, sizeof b, 2 * 86400 + 3 * 3600 + 7), "2d03h");
+}
+
+static void test_widths(void **st)
+{
+    (void)st;
+    char b[64];
+    assert_int_equal(fmt_cols("abc"), 3);
+    assert_int_equal(fmt_cols("65°C"), 4);
+    assert_int_equal(fmt_cols("日本"), 4);
+    assert_string_equal(fmt_fit(b, sizeof b, "日本語", 5), "日本");  /* no half characters */
+    assert_string_equal(fmt_fit(b, sizeof b, "█▏xyz", 3), "█▏x");
+    assert_string_equal(fmt_fit(b, 3, "abcdef", 10), "ab");
+    assert_string_equal(fmt_pad(b, sizeof b, "65°C", 6, 0), "65°C  ");  /* by columns, not bytes */
+    assert_string_equal(fmt_pad(b, sizeof b, "7", 3, 1), "  7");
+    assert_string_equal(fmt_pad(b, sizeof b, "toolong", 3, 0), "toolong");
+}
+
+int main(void)
+{
+    setlocale(LC_ALL, "C.UTF-8");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bar_unicode), cmocka_unit_test(test_bar_ascii), cmocka_unit_test(test_sparkline),
+        cmocka_unit_test(test_throttle_words), cmocka_unit_test(test_levels), cmocka_unit_test(test_units),
+        cmocka_unit_test(test_widths),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
