@@ -37,9 +37,9 @@ static void fill_rollups(store *st, int gpus, int64_t day0)
 {
     store_exec(st, "BEGIN");
     rmin *r = malloc(360 * sizeof *r);
-    synth_gpu sg;
-    synth_init(&sg, 0);
-    gw_buf b = {0};
+    hsynth_gpu sg;
+    hsynth_init(&sg, 0);
+    hbuf b = {0};
     sqlite3_stmt *ins = NULL;
     sqlite3_prepare_v2(store_db(st), "INSERT OR REPLACE INTO rollups VALUES(?,?,?,?,?,?)", -1, &ins, NULL);
     for (int g = 0; g < gpus; g++)
@@ -49,11 +49,11 @@ static void fill_rollups(store *st, int gpus, int64_t day0)
             for (int w = 0; w < 4; w++) {
                 for (int i = 0; i < 360; i++) {
                     gpu_sample s;
-                    synth_sample(&sg, g, day0, &s);
+                    hsynth_sample(&sg, g, day0, &s);
                     double v = s.v[m];
                     r[i] = (rmin){day0 + (int64_t)(w * 360 + i) * MINUTE_US, 60, v - 1, v + 1, v * 60, v};
                 }
-                buf_reset(&b);
+                hb_reset(&b);
                 rollup_encode(&b, r, 360);
                 sqlite3_bind_int(ins, 1, g);
                 sqlite3_bind_int(ins, 2, dbid);
@@ -66,7 +66,7 @@ static void fill_rollups(store *st, int gpus, int64_t day0)
             }
         }
     sqlite3_finalize(ins);
-    buf_free(&b);
+    hb_free(&b);
     free(r);
     store_exec(st, "COMMIT");
 }
@@ -171,18 +171,18 @@ int history_bench(int argc, char **argv)
         batch = read_render_csv(csv, &nrows, &gpus, &seconds);
         if (!batch || !nrows || gpus > 64) { fprintf(stderr, "bench: no samples in %s\n", csv); return 1; }
     } else {
-        synth_gpu sg[8];
+        hsynth_gpu sg[8];
         batch = malloc((size_t)seconds * 8 * sizeof *batch);
         if (!batch) return 1;
-        for (int g = 0; g < gpus; g++) synth_init(&sg[g], g);
+        for (int g = 0; g < gpus; g++) hsynth_init(&sg[g], g);
         for (int i = 0; i < seconds; i++)
             for (int g = 0; g < gpus; g++, nrows++) {
                 batch[nrows].gpu = g;
-                synth_sample(&sg[g], g, T0_US + (int64_t)i * 1000000, &batch[nrows].s);
+                hsynth_sample(&sg[g], g, T0_US + (int64_t)i * 1000000, &batch[nrows].s);
             }
     }
     gpu_info info[64];
-    for (int g = 0; g < gpus && g < 64; g++) synth_info(g, &info[g]);
+    for (int g = 0; g < gpus && g < 64; g++) hsynth_info(g, &info[g]);
     uint64_t rec_us = 0, t_all = gw_mono_us(), cpu_all = cpu_us(), next_flush = T0_US + 10000000;
     for (size_t k = 0; k < nrows; k++) {
         if (batch[k].s.t_us >= next_flush) {   /* a flush every 10 s of data */

@@ -15,7 +15,7 @@ void hist_pend_free(pend *p)
 {
     if (!p) return;
     for (int i = 0; p->blobs && i < p->ncols + 1; i++)
-        buf_free(&p->blobs[i]);
+        hb_free(&p->blobs[i]);
     free(p->blobs);
     free(p->ids);
     free(p);
@@ -68,7 +68,7 @@ pend *hist_encode_group(history *h, int g, int final)
     for (int m = M_STR_END; m < M_COUNT; m++) {
         hcol *c = &grp->col[m];
         if (!c->v || !memchr(c->pres, 1, grp->n)) continue;
-        gw_buf *b = &p->blobs[1 + p->ncols];
+        hbuf *b = &p->blobs[1 + p->ncols];
         codec_put_column(b, c->v, c->pres, grp->n);
         p->ids[p->ncols++] = (metric_id)m;
         p->bytes += b->len;

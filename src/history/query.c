@@ -102,8 +102,8 @@ static int fold_table(store *st, int gpu, metric_id m, const char *table, folder
     size_t cap = 0;
     int rc = 0;
     while (sqlite3_step(q) == SQLITE_ROW && !f->oom) {
-        gw_rd tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
-        gw_rd cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
+        hrd tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
+        hrd cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
         size_t cnt = codec_peek_count(&tr), n = 0;
         if (cnt > CODEC_MAX_COUNT) continue;   /* corrupt */
         if (cnt > cap) {
@@ -172,7 +172,7 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
     sqlite3_bind_int64(q, 5, f->rq->from_us);
     int rc = 0;
     while (sqlite3_step(q) == SQLITE_ROW) {
-        gw_rd rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
+        hrd rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
         size_t cnt = codec_peek_count(&rd), n = 0;
         if (cnt > CODEC_MAX_COUNT) continue;
         int64_t *t = malloc((cnt + 1) * sizeof *t);

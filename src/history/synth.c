@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static uint64_t rnd(synth_gpu *g)
+static uint64_t rnd(hsynth_gpu *g)
 {
     g->rng ^= g->rng << 13;
     g->rng ^= g->rng >> 7;
@@ -14,15 +14,15 @@ static uint64_t rnd(synth_gpu *g)
     return g->rng;
 }
 
-static double unif(synth_gpu *g) { return (double)(rnd(g) >> 11) / 9007199254740992.0; }
+static double unif(hsynth_gpu *g) { return (double)(rnd(g) >> 11) / 9007199254740992.0; }
 
-static double gauss(synth_gpu *g)
+static double gauss(hsynth_gpu *g)
 {
     double u = unif(g) + 1e-12, v = unif(g);
     return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
 }
 
-void synth_init(synth_gpu *g, int gpu)
+void hsynth_init(hsynth_gpu *g, int gpu)
 {
     memset(g, 0, sizeof *g);
     g->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(gpu + 1);
@@ -30,7 +30,7 @@ void synth_init(synth_gpu *g, int gpu)
     g->energy_mj = 4.2e9 + gpu * 1e7;
 }
 
-void synth_info(int gpu, gpu_info *out)
+void hsynth_info(int gpu, gpu_info *out)
 {
     memset(out, 0, sizeof *out);
     out->index = gpu;
@@ -45,7 +45,7 @@ void synth_info(int gpu, gpu_info *out)
 /* As a backend converts milliwatts: an integer count of thousandths divided by 1000. */
 static double q(double v, double unit) { return round(v / unit) / (1 / unit); }
 
-void synth_sample(synth_gpu *g, int gpu, int64_t t_us, gpu_sample *s)
+void hsynth_sample(hsynth_gpu *g, int gpu, int64_t t_us, gpu_sample *s)
 {
     memset(s, 0, sizeof *s);
     s->t_us = (uint64_t)t_us;

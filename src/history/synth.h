@@ -5,15 +5,15 @@
 #include <stdint.h>
 #include "sample.h"
 
-typedef struct synth_gpu {
+typedef struct hsynth_gpu {
     uint64_t rng;
     double temp, energy_mj, viol_us;
     int capped;
-} synth_gpu;
+} hsynth_gpu;
 
-void synth_init(synth_gpu *g, int gpu);
+void hsynth_init(hsynth_gpu *g, int gpu);
 /* The i-th 1 Hz sample of an H100 under a steady training load, at t_us. */
-void synth_sample(synth_gpu *g, int gpu, int64_t t_us, gpu_sample *out);
-void synth_info(int gpu, gpu_info *out);
+void hsynth_sample(hsynth_gpu *g, int gpu, int64_t t_us, gpu_sample *out);
+void hsynth_info(int gpu, gpu_info *out);
 
 #endif

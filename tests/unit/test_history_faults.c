@@ -49,11 +49,11 @@ static history *open_hist(size_t max_buffer)
     return history_open(&cfg, err, sizeof err);
 }
 
-static void record_range(history *h, synth_gpu *sg, int from, int to, int flush_every, int *fails)
+static void record_range(history *h, hsynth_gpu *sg, int from, int to, int flush_every, int *fails)
 {
     gpu_sample s;
     for (int i = from; i < to; i++) {
-        synth_sample(sg, 0, T0 + i * SEC, &s);
+        hsynth_sample(sg, 0, T0 + i * SEC, &s);
         history_record_sample(h, 0, NULL, &s);
         if (flush_every && i % flush_every == flush_every - 1 && history_flush(h) != 0) (*fails)++;
     }
@@ -102,8 +102,8 @@ static void disk_full_child(void)
 {
     history *h = open_hist(0);
     CHECK(h);
-    synth_gpu sg;
-    synth_init(&sg, 0);
+    hsynth_gpu sg;
+    hsynth_init(&sg, 0);
     int fails = 0;
     record_range(h, &sg, 0, 300, 10, &fails);
     CHECK(fails == 0);
@@ -135,8 +135,8 @@ static void bounded_child(void)
 {
     history *h = open_hist(64 * 1024);
     CHECK(h);
-    synth_gpu sg;
-    synth_init(&sg, 0);
+    hsynth_gpu sg;
+    hsynth_init(&sg, 0);
     int fails = 0;
     struct rlimit old, lim;
     getrlimit(RLIMIT_FSIZE, &old);
@@ -170,8 +170,8 @@ static void read_only_child(void)
     }
     history *h = open_hist(0);
     CHECK(h);
-    synth_gpu sg;
-    synth_init(&sg, 0);
+    hsynth_gpu sg;
+    hsynth_init(&sg, 0);
     int fails = 0;
     record_range(h, &sg, 0, 100, 10, &fails);
     history_close(h);

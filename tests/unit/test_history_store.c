@@ -41,9 +41,9 @@ static int teardown(void **state)
 }
 
 /* The i-th sample of a GPU: synthetic values; gpu 1 has no memory temperature and is lost 100-119 s. */
-static void make_sample(synth_gpu *sg, int gpu, int i, gpu_sample *s)
+static void make_sample(hsynth_gpu *sg, int gpu, int i, gpu_sample *s)
 {
-    synth_sample(sg, gpu, T0 + i * SEC, s);
+    hsynth_sample(sg, gpu, T0 + i * SEC, s);
     if (gpu == 1) mset_del(&s->present, M_TEMP_MEMORY);
     if (gpu == 1 && i >= 100 && i < 120) { s->status = GPU_LOST; memset(&s->present, 0, sizeof s->present); }
     if (gpu == 0 && i == 300) { sample_set(s, M_XID_LAST, 79); sample_set(s, M_XID_COUNT, 1); }
@@ -67,14 +67,14 @@ static history *open_hist(double max_buffer)
 static gpu_sample *record_all(history *h)
 {
     gpu_sample *want = calloc((size_t)SECONDS * GPUS, sizeof *want);
-    synth_gpu sg[GPUS];
+    hsynth_gpu sg[GPUS];
     gpu_info info;
-    for (int g = 0; g < GPUS; g++) synth_init(&sg[g], g);
+    for (int g = 0; g < GPUS; g++) hsynth_init(&sg[g], g);
     for (int i = 0; i < SECONDS; i++)
         for (int g = 0; g < GPUS; g++) {
             gpu_sample *s = &want[i * GPUS + g];
             make_sample(&sg[g], g, i, s);
-            synth_info(g, &info);
+            hsynth_info(g, &info);
             history_record_sample(h, g, &info, s);
             if (i % 10 == 9 && g == GPUS - 1) assert_int_equal(history_flush(h), 0);
         }
@@ -312,8 +312,8 @@ static void test_kill9(void **state)
         assert_true(pid >= 0);
         if (pid == 0) {
             history *h = open_hist(0);
-            synth_gpu sg;
-            synth_init(&sg, 0);
+            hsynth_gpu sg;
+            hsynth_init(&sg, 0);
             gpu_sample s;
             int start = 200 * round;
             for (int i = start; i < flushed_until + 7; i++) {
