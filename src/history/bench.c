@@ -146,11 +146,13 @@ int history_bench(int argc, char **argv)
 {
     int gpus = 8, seconds = 3600;
     const char *dir = NULL, *csv = NULL;
+    int span = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) dir = argv[++i];
         else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atoi(argv[++i]);
         else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv = argv[++i];
-        else { fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N] [--csv GPUSIM_RENDER_CSV]\n"); return 2; }
+        else if (strcmp(argv[i], "--span") == 0 && i + 1 < argc) span = atoi(argv[++i]);
+        else { fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N] [--csv GPUSIM_RENDER_CSV] [--span SECONDS]\n"); return 2; }
     }
     if (seconds <= 0) seconds = 1;
     char tmpl[] = "/tmp/gpuwatch-bench-XXXXXX", path[4200];
@@ -161,6 +163,7 @@ int history_bench(int argc, char **argv)
     history_config_defaults(&cfg);
     cfg.path = path;
     cfg.no_thread = 1;
+    if (span > 0) cfg.chunk_span_s = span;
     char err[256];
     history *h = history_open(&cfg, err, sizeof err);
     if (!h) { fprintf(stderr, "bench: %s\n", err); return 1; }

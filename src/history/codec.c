@@ -371,6 +371,20 @@ void codec_put_column(hbuf *out, const double *v, const uint8_t *present, size_t
     free(vals);
 }
 
+void codec_put_const_run(hbuf *out, double v, size_t from, size_t end, size_t n)
+{
+    hb_put_byte(out, COL_CONST);
+    if (from == 0 && end == n) {
+        hb_put_byte(out, 0);
+    } else {
+        hb_put_byte(out, 1);            /* runs alternate present/absent, present first */
+        if (from > 0) { hb_put_varint(out, 0); hb_put_varint(out, from); }
+        hb_put_varint(out, end - from);
+        if (end < n) hb_put_varint(out, n - end);
+    }
+    hb_put_u64(out, dbits(v));
+}
+
 int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n)
 {
     uint8_t mode = hrd_byte(in);
