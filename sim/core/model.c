@@ -123,17 +123,14 @@ static void fill_derived(const sim_gpu *g, double *v)
     for (int m = M_CER_GPU_IDLE; m <= M_CER_HW_POWER_BRAKE; m++) v[m] = (bits & metric_catalog[m].bit) ? 1 : 0;
 }
 
-/* Rounds a value to NVML's resolution for that metric (derived from the catalog's unit). */
-static double quantize(metric_id m, double v)
+/* Rounds a value to NVML's resolution for that metric (sc->quantum, from the catalog). */
+static double quantize(const scenario *sc, metric_id m, double v)
 {
-    const metric_def *d = &metric_catalog[m];
+    double q = sc->quantum[m];
     if (v < 0) v = 0;
-    if ((d->flags & MF_GPM) || m == M_COMPUTE_CAP) return v;
-    if (d->unit && strcmp(d->unit, "W") == 0) return round(v * 1000.0) / 1000.0;
-    if (d->unit && strcmp(d->unit, "MiB") == 0) return round(v * 1048576.0) / 1048576.0;
-    if (d->unit && strcmp(d->unit, "us") == 0) return round(v * 1000.0) / 1000.0;
-    if (d->unit && strcmp(d->unit, "%") == 0) return fmin(100, round(v));
-    return round(v);
+    if (q == 0) return v;
+    v = q == 1 ? round(v) : round(v * q) / q;
+    return metric_catalog[m].unit && metric_catalog[m].unit[0] == '%' && v > 100 ? 100 : v;
 }
 
 static void snapshot(scenario *sc, sim_gpu *g, double t, double *v)
@@ -148,7 +145,7 @@ static void snapshot(scenario *sc, sim_gpu *g, double t, double *v)
     fill_dynamic(sc, g, t, &in, &st, v);
     apply_generators(sc, g, t, v);
     fill_derived(g, v);
-    for (int m = M_STR_END; m < M_COUNT; m++) v[m] = quantize((metric_id)m, v[m]);
+    for (int m = M_STR_END; m < M_COUNT; m++) v[m] = quantize(sc, (metric_id)m, v[m]);
 }
 
 int sim_unsupported(const scenario *sc, int gpu, metric_id m)

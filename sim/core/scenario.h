@@ -90,6 +90,7 @@ typedef struct scenario {
     int nevents;
     sim_fault *faults;
     int nfaults;
+    double quantum[M_COUNT];       /* values are rounded to 1/quantum (1 = integers, 0 = not rounded) */
 } scenario;
 
 /* Loads a scenario file. NULL on error, with "FILE:LINE:COL: what was expected" in err. */

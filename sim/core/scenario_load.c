@@ -13,8 +13,20 @@
 /* PCI buses of the eight GPUs of an HGX H100 board, used for the first eight indices. */
 static const unsigned hgx_buses[8] = {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb};
 
+/* How finely NVML reports a metric, as steps per catalog unit: mW for watts, bytes for MiB,
+ * ns for us counters, integers otherwise; 0 (not rounded) for GPM ratios and compute_cap. */
+static double metric_quantum(const metric_def *d)
+{
+    if ((d->flags & MF_GPM) || d->id == M_COMPUTE_CAP) return 0;
+    if (!d->unit) return 1;
+    if (strcmp(d->unit, "W") == 0 || strcmp(d->unit, "us") == 0) return 1000;
+    if (strcmp(d->unit, "MiB") == 0) return 1048576;
+    return 1;
+}
+
 void scenario_finish(scenario *sc)
 {
+    for (int m = 0; m < M_COUNT; m++) sc->quantum[m] = metric_quantum(&metric_catalog[m]);
     for (int i = 0; i < sc->ngpus; i++) {
         sim_gpu *g = &sc->gpus[i];
         const sim_gpu_spec *s = g->spec;

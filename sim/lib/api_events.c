@@ -40,7 +40,8 @@ nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc == NVML_SUCCESS && !set_ok(set)) rc = NVML_ERROR_INVALID_ARGUMENT;
+    /* a set made before a shutdown and re-init can still be freed */
+    if (rc == NVML_SUCCESS && (!set || set->magic != SET_MAGIC)) rc = NVML_ERROR_INVALID_ARGUMENT;
     if (rc == NVML_SUCCESS) {
         set->magic = 0;
         free(set->delivered);

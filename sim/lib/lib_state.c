@@ -18,9 +18,11 @@ static double mono_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Whole milliseconds of scenario time: calls within one millisecond share the model's cached
+ * snapshot, and every answer is the exact value at a time `gpusim render` can also print. */
 double gs_now(void)
 {
-    return (mono_seconds() - gs.mono_at_init) * gs.speed + gs.t0;
+    return floor(((mono_seconds() - gs.mono_at_init) * gs.speed + gs.t0) * 1000.0) / 1000.0;
 }
 
 int gs_dev_index(nvmlDevice_t dev)

@@ -149,7 +149,7 @@ void snapshot_free(agent_snapshot *s)
     memset(s, 0, sizeof *s);
 }
 
-int agent_snapshot_take(agent *a, agent_snapshot *out)
+int agent_snapshot_take(agent *a, agent_snapshot *out, int health_only)
 {
     memset(out, 0, sizeof *out);
     out->now_us = gw_now_us();
@@ -164,7 +164,7 @@ int agent_snapshot_take(agent *a, agent_snapshot *out)
     out->interval_s = a->interval_s;
     out->round_gen = a->round_gen;
     int n = a->ngpus, np = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n && !health_only; i++)
         np += a->nprocs[i];
     size_t gn = n > 0 ? (size_t)n : 1, pn = np > 0 ? (size_t)np : 1;
     size_t en = a->nerrors > 0 ? (size_t)a->nerrors : 1;
@@ -177,6 +177,9 @@ int agent_snapshot_take(agent *a, agent_snapshot *out)
         return -1;
     }
     for (int i = 0; i < n; i++) {
+        out->gpus[i].info.index = i;
+        if (health_only)
+            continue;
         out->gpus[i].info = a->info[i];
         out->gpus[i].have_info = a->have_info[i];
         if (a->nprocs[i])

@@ -115,8 +115,9 @@ void agent_stop(agent *a);                               /* joins threads, frees
 
 /* The interval in effect (seconds). */
 double agent_interval(agent *a);
-/* A consistent copy of the latest state (free with snapshot_free). */
-int agent_snapshot_take(agent *a, agent_snapshot *out);
+/* A consistent copy of the latest state (free with snapshot_free). With health_only, GPU identity
+ * strings and processes are left out (what the per-scrape health series need is cheap to copy). */
+int agent_snapshot_take(agent *a, agent_snapshot *out, int health_only);
 /* The ring of recent samples, or NULL while the backend is not open. */
 ring *agent_ring(agent *a);
 

@@ -88,7 +88,7 @@ void api_gpus(agent *a, const agent_request *req, agent_response *resp)
 {
     (void)req;
     agent_snapshot s;
-    if (agent_snapshot_take(a, &s) != 0) {
+    if (agent_snapshot_take(a, &s, 0) != 0) {
         api_error(resp, 500, "out of memory");
         return;
     }
@@ -117,7 +117,7 @@ void api_processes(agent *a, const agent_request *req, agent_response *resp)
 {
     (void)req;
     agent_snapshot s;
-    if (agent_snapshot_take(a, &s) != 0) {
+    if (agent_snapshot_take(a, &s, 0) != 0) {
         api_error(resp, 500, "out of memory");
         return;
     }
@@ -241,7 +241,7 @@ void api_healthz(agent *a, const agent_request *req, agent_response *resp)
 {
     (void)req;
     agent_snapshot s;
-    if (agent_snapshot_take(a, &s) != 0) {
+    if (agent_snapshot_take(a, &s, 1) != 0) {
         api_error(resp, 500, "out of memory");
         return;
     }
@@ -278,7 +278,7 @@ void api_index(agent *a, const agent_request *req, agent_response *resp)
 {
     (void)req;
     agent_snapshot s;
-    if (agent_snapshot_take(a, &s) != 0) {
+    if (agent_snapshot_take(a, &s, 0) != 0) {
         api_error(resp, 500, "out of memory");
         return;
     }

@@ -23,6 +23,8 @@ static void usage(FILE *f)
             "  --interval DUR       sampling interval (default 1s, at least 100ms)\n"
             "  --log-level LEVEL    debug, info, warn or error (default info)\n"
             "  --port-file FILE     write the bound port to FILE once listening\n"
+            "  --web.config.file FILE  Prometheus web-config (tls_server_config, basic_auth_users);\n"
+            "                       overrides tls and basic_auth_users of the config file\n"
             "  --hash-password [PW] print a bcrypt hash for basic_auth_users (PW or a line on stdin)\n"
             "signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration.\n",
             GW_DEFAULT_CONFIG);
@@ -52,6 +54,7 @@ typedef struct {
     const char *config;
     int config_explicit;
     const char *port_file;
+    const char *web_config;
     agent_cli cli;
 } options;
 
@@ -82,6 +85,8 @@ static int parse_args(int argc, char **argv, options *o, int *exit_code)
             o->config_explicit = 1;
         } else if (!strcmp(arg, "--listen")) {
             o->cli.listen = val;
+        } else if (!strcmp(arg, "--web.config.file") || !strcmp(arg, "--web.config")) {
+            o->web_config = val;
         } else if (!strcmp(arg, "--port-file")) {
             o->port_file = val;
         } else if (!strcmp(arg, "--interval")) {
@@ -116,6 +121,8 @@ static gw_config *load_config(const options *o)
     config_init(cfg);
     if (config_load_file(cfg, o->config, o->config_explicit) == 0)
         plugins_check(cfg);
+    if (o->web_config && cfg->nerrors == 0)
+        config_load_web_config(cfg, o->web_config);
     if (cfg->nerrors) {
         for (int i = 0; i < cfg->nerrors; i++)
             gw_log(GW_LOG_ERROR, "config error", "error=\"%s\"", cfg->errors[i]);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "exposition.h"
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ void config_free(gw_config *c)
     for (int i = 0; i < c->nerrors; i++)
         free(c->errors[i]);
     free(c->errors);
+    free(c->error_pos);
     memset(c, 0, sizeof *c);
 }
 
@@ -49,12 +51,25 @@ static void add_error_at(gw_config *c, int line, int col, const char *msg)
     if (n < 0)
         return;
     char **p = realloc(c->errors, (size_t)(c->nerrors + 1) * sizeof *p);
-    if (!p) {
+    if (p)
+        c->errors = p;
+    long *q = realloc(c->error_pos, (size_t)(c->nerrors + 1) * sizeof *q);
+    if (q)
+        c->error_pos = q;
+    if (!p || !q) {
         free(e);
         return;
     }
-    c->errors = p;
-    c->errors[c->nerrors++] = e;
+    long pos = (long)line * 100000 + col;
+    int at = c->nerrors;
+    while (at > 0 && c->error_pos[at - 1] > pos) {
+        c->errors[at] = c->errors[at - 1];
+        c->error_pos[at] = c->error_pos[at - 1];
+        at--;
+    }
+    c->errors[at] = e;
+    c->error_pos[at] = pos;
+    c->nerrors++;
 }
 
 void config_error(gw_config *c, const yaml_node_t *node, const char *fmt, ...)
@@ -296,17 +311,17 @@ static void parse_exporter(gw_config *c, const yaml_node_t *n)
     }
 }
 
-static void parse_tls(gw_config *c, const yaml_node_t *n)
+static void parse_tls(gw_config *c, const yaml_node_t *n, const char *section)
 {
     static const char *const keys[] = {"cert_file", "key_file", NULL};
-    if (!check_map(c, n, "tls"))
+    if (!check_map(c, n, section))
         return;
-    check_keys(c, n, "tls", keys);
+    check_keys(c, n, section, keys);
     yaml_node_t *cert = map_get(c, n, "cert_file", 9), *key = map_get(c, n, "key_file", 8);
-    const char *cs = cert && !is_null(cert) ? scalar(c, cert, "tls.cert_file") : NULL;
-    const char *ks = key && !is_null(key) ? scalar(c, key, "tls.key_file") : NULL;
+    const char *cs = cert && !is_null(cert) ? scalar(c, cert, "cert_file") : NULL;
+    const char *ks = key && !is_null(key) ? scalar(c, key, "key_file") : NULL;
     if (!cs != !ks)
-        config_error(c, n, "tls: cert_file and key_file go together");
+        config_error(c, n, "%s: cert_file and key_file go together", section);
     set_str(&c->tls_cert, cs);
     set_str(&c->tls_key, ks);
 }
@@ -377,7 +392,7 @@ static void parse_root(gw_config *c, yaml_node_t *root)
     if ((v = map_get(c, root, "exporter", 8)))
         parse_exporter(c, v);
     if ((v = map_get(c, root, "tls", 3)))
-        parse_tls(c, v);
+        parse_tls(c, v, "tls");
     if ((v = map_get(c, root, "basic_auth_users", 16)))
         parse_users(c, v);
     if ((v = map_get(c, root, "log", 3)) && check_map(c, v, "log")) {
@@ -394,7 +409,9 @@ static void parse_root(gw_config *c, yaml_node_t *root)
         check_map(c, v, "alerts");
 }
 
-static int load(gw_config *c, yaml_parser_t *p)
+typedef void (*root_parser)(gw_config *c, yaml_node_t *root);
+
+static int load(gw_config *c, yaml_parser_t *p, root_parser parse)
 {
     if (!yaml_parser_load(p, &c->doc)) {
         add_error_at(c, (int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1,
@@ -402,22 +419,11 @@ static int load(gw_config *c, yaml_parser_t *p)
         return c->nerrors;
     }
     c->has_doc = 1;
-    parse_root(c, yaml_document_get_root_node(&c->doc));
+    parse(c, yaml_document_get_root_node(&c->doc));
     return c->nerrors;
 }
 
-int config_load_string(gw_config *c, const char *text, const char *name)
-{
-    set_str(&c->path, name);
-    yaml_parser_t p;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
-    int n = load(c, &p);
-    yaml_parser_delete(&p);
-    return n;
-}
-
-int config_load_file(gw_config *c, const char *path, int must_exist)
+static int load_file(gw_config *c, const char *path, int must_exist, root_parser parse)
 {
     set_str(&c->path, path);
     FILE *f = fopen(path, "rb");
@@ -430,8 +436,79 @@ int config_load_file(gw_config *c, const char *path, int must_exist)
     yaml_parser_t p;
     yaml_parser_initialize(&p);
     yaml_parser_set_input_file(&p, f);
-    int n = load(c, &p);
+    int n = load(c, &p, parse);
     yaml_parser_delete(&p);
     fclose(f);
     return n;
+}
+
+/* Prometheus' web-config file: tls_server_config (cert_file, key_file) and basic_auth_users. */
+static void parse_web_root(gw_config *c, yaml_node_t *root)
+{
+    static const char *const keys[] = {"tls_server_config", "basic_auth_users", NULL};
+    if (!root || is_null(root))
+        return;
+    if (root->type != YAML_MAPPING_NODE) {
+        config_error(c, root, "expected a mapping of keys at the top level");
+        return;
+    }
+    check_keys(c, root, "", keys);
+    yaml_node_t *v;
+    if ((v = map_get(c, root, "tls_server_config", 17)))
+        parse_tls(c, v, "tls_server_config");
+    if ((v = map_get(c, root, "basic_auth_users", 16)))
+        parse_users(c, v);
+}
+
+int config_load_web_config(gw_config *c, const char *path)
+{
+    gw_config w;
+    memset(&w, 0, sizeof w);
+    load_file(&w, path, 1, parse_web_root);
+    for (int i = 0; i < w.nerrors; i++) {
+        char **p = realloc(c->errors, (size_t)(c->nerrors + 1) * sizeof *p);
+        long *q = realloc(c->error_pos, (size_t)(c->nerrors + 1) * sizeof *q);
+        if (p) c->errors = p;
+        if (q) c->error_pos = q;
+        if (!p || !q)
+            break;
+        c->errors[c->nerrors] = w.errors[i];
+        c->error_pos[c->nerrors++] = LONG_MAX;
+        w.errors[i] = NULL;
+    }
+    if (!w.nerrors) {
+        if (w.tls_cert) {
+            set_str(&c->tls_cert, w.tls_cert);
+            set_str(&c->tls_key, w.tls_key);
+        }
+        if (w.nusers) {
+            for (int i = 0; i < c->nusers; i++) {
+                free(c->users[i].name);
+                free(c->users[i].hash);
+            }
+            free(c->users);
+            c->users = w.users;
+            c->nusers = w.nusers;
+            w.users = NULL;
+            w.nusers = 0;
+        }
+    }
+    config_free(&w);
+    return c->nerrors;
+}
+
+int config_load_string(gw_config *c, const char *text, const char *name)
+{
+    set_str(&c->path, name);
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+    int n = load(c, &p, parse_root);
+    yaml_parser_delete(&p);
+    return n;
+}
+
+int config_load_file(gw_config *c, const char *path, int must_exist)
+{
+    return load_file(c, path, must_exist, parse_root);
 }

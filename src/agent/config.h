@@ -30,7 +30,8 @@ typedef struct gw_config {
     gw_log_level log_level;
     yaml_document_t doc;      /* the parsed file, for sections read by other layers */
     int has_doc;
-    char **errors;            /* "FILE:LINE:COL: message" */
+    char **errors;            /* "FILE:LINE:COL: message", in file order */
+    long *error_pos;          /* line * 100000 + column of each, for the order */
     int nerrors;
 } gw_config;
 
@@ -41,6 +42,10 @@ void config_free(gw_config *c);
 int config_load_file(gw_config *c, const char *path, int must_exist);
 /* Same, from text (tests); name is used in error messages. */
 int config_load_string(gw_config *c, const char *text, const char *name);
+
+/* Reads a Prometheus web-config file (tls_server_config: cert_file/key_file, basic_auth_users)
+ * into c; its settings replace the config file's. Returns c's error count. */
+int config_load_web_config(gw_config *c, const char *path);
 
 /* Adds an error at a node's position (node may be NULL: no position). */
 void config_error(gw_config *c, const yaml_node_t *node, const char *fmt, ...)

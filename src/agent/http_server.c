@@ -16,6 +16,7 @@
 #define THREADS 4
 #define CONNECTION_TIMEOUT_S 10
 #define CONNECTION_LIMIT 1000
+#define CONNECTION_MEMORY 16384   /* per connection: request and response headers (bodies are not copied) */
 
 struct http_server {
     struct MHD_Daemon *d;
@@ -108,8 +109,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
 {
-    (void)version, (void)upload_data, (void)upload_data_size, (void)con_cls;
+    (void)version, (void)upload_data;
     http_server *h = cls;
+    /* First call: headers only. Answering on the second call keeps the connection alive. */
+    static int headers_seen;
+    if (*con_cls == NULL) {
+        *con_cls = &headers_seen;
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {
+        *upload_data_size = 0;   /* a body is never used: discard it */
+        return MHD_YES;
+    }
     agent_response resp = {.status = 200, .content_type = "application/json"};
     buf_init(&resp.body);
     enum MHD_Result ret;
@@ -214,13 +225,14 @@ static struct MHD_Daemon *start_daemon(http_server *h, unsigned flags, int port,
         {MHD_OPTION_THREAD_POOL_SIZE, THREADS, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL},
         {sa ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_END, 0, (void *)sa},
         {h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, h->cert},
         {h->cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, h->key},
         {MHD_OPTION_END, 0, NULL},
     };
     /* MHD_OPTION_END entries in the middle would end the list early: compact it. */
-    struct MHD_OptionItem list[8];
+    struct MHD_OptionItem list[sizeof opts / sizeof opts[0]];
     int n = 0;
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (opts[i].option != MHD_OPTION_END)
@@ -272,7 +284,7 @@ http_server *http_start(agent *a, char *err, size_t errlen)
     }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
     if (MHD_is_feature_supported(MHD_FEATURE_EPOLL))
-        flags |= MHD_USE_EPOLL;
+        flags |= MHD_USE_EPOLL | MHD_USE_TURBO;
     if (any) {
         h->d = start_daemon(h, flags | MHD_USE_DUAL_STACK, port, NULL);
         if (!h->d)

@@ -67,15 +67,20 @@ int metrics_page_get(agent *a, metrics_page *out)
 {
     uint64_t t0 = gw_mono_us();
     agent_snapshot s;
-    if (agent_snapshot_take(a, &s) != 0)
+    if (agent_snapshot_take(a, &s, 1) != 0)
         return -1;
     page_cache *c = a->page;
     pthread_mutex_lock(&c->lock);
     if (!c->cur || c->cur->round_gen != s.round_gen || c->cur->cfg_gen != s.cfg_gen) {
-        page_ref *fresh = build(a, &s);
-        if (fresh) {
-            ref_drop(c->cur);
-            c->cur = fresh;
+        /* A new sampling round or config: one scrape rebuilds the shared part from a full copy. */
+        agent_snapshot full;
+        if (agent_snapshot_take(a, &full, 0) == 0) {
+            page_ref *fresh = build(a, &full);
+            if (fresh) {
+                ref_drop(c->cur);
+                c->cur = fresh;
+            }
+            snapshot_free(&full);
         }
     }
     page_ref *r = c->cur;

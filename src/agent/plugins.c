@@ -2,8 +2,10 @@
  *     {"history", history_config_check, history_agent_attach},
  * with the two functions declared in your layer's header (see plugins.h for their contract). */
 #include "plugins.h"
+#include "alerts/alerts_agent.h"
 
 const agent_plugin agent_plugins[] = {
+    {"alerts", alerts_config_check, alerts_agent_attach},
     {NULL, NULL, NULL},
 };
 

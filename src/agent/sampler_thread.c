@@ -175,6 +175,7 @@ int sampler_thread_start(agent *a)
 {
     if (pthread_create(&a->sampler_thread, NULL, sampler_main, a) != 0)
         return -1;
+    pthread_setname_np(a->sampler_thread, "gw-sampler");
     a->sampler_running = 1;
     return 0;
 }

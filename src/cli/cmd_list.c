@@ -1,11 +1,50 @@
-/* cmd_list.c - placeholder until the list command is written. */
+/* cmd_list.c - `gpuwatch list`: one line per GPU, exactly as nvidia-smi -L. */
 #include <stdio.h>
+#include <stdlib.h>
 #include "cli/commands.h"
+#include "cli/format.h"
+#include "cli/options.h"
+#include "cli/session.h"
+
+static const char usage[] =
+    "usage: gpuwatch list [-i LIST]\n"
+    "\n"
+    "One line per GPU, as nvidia-smi -L:  GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)\n"
+    "\n"
+    "  -i, --id LIST  GPUs: indexes or ranges (0,2,4-7), UUIDs or PCI bus ids\n"
+    "  -h, --help     this help\n";
+
+static const cli_spec spec = {.cmd = "list", .allowed = OPT_ID, .usage = usage};
+
+static const char *str_or(const gpu_info *in, metric_id id, const char *fallback)
+{
+    return mset_has(&in->str_present, id) ? in->str[id] : fallback;
+}
 
 int cmd_list(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "gpuwatch: 'list' is not built yet\n");
-    return 2;
+    cli_opts o;
+    int rc = cli_parse(&spec, argc, argv, &o);
+    if (rc != CLI_RUN)
+        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
+    sampler s;
+    if ((rc = session_open(&s, spec.cmd, 1)) != 0)
+        return rc;
+    unsigned char *sel = calloc((size_t)s.count + 1, 1);
+    if (!sel)
+        rc = 1;
+    else if (session_select(&s, spec.cmd, o.ids, sel) != 0)
+        rc = GW_EXIT_USAGE;
+    for (int g = 0; rc == 0 && g < s.count; g++) {
+        if (!sel[g])
+            continue;
+        const gw_gpu *gpu = &s.gpus[g];
+        if (!gpu->have_info && gpu->lost)
+            printf("GPU %d: %s\n", g, FMT_LOST);
+        else
+            printf("GPU %d: %s (UUID: %s)\n", g, str_or(&gpu->info, M_NAME, FMT_NA), str_or(&gpu->info, M_UUID, FMT_NA));
+    }
+    free(sel);
+    sampler_close(&s);
+    return rc;
 }

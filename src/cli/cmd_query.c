@@ -1,11 +1,186 @@
-/* cmd_query.c - placeholder until the query command is written. */
+/* cmd_query.c - `gpuwatch query`: a snapshot of chosen metrics per GPU as a table, nvidia-smi csv
+ * (--query-gpu --format=csv) or JSON; --processes for compute apps, --help-fields for the catalog. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli/commands.h"
+#include "cli/format.h"
+#include "cli/help_fields.h"
+#include "cli/jsonout.h"
+#include "cli/options.h"
+#include "cli/query_fields.h"
+#include "cli/query_procs.h"
+#include "cli/session.h"
+#include "cli/table.h"
+
+/* Above this many fields the table turns: one line per field, one column per GPU. */
+#define TABLE_WIDE_FIELDS 10
+
+static const char usage[] =
+    "usage: gpuwatch query [--fields F,F,...|all] [-i LIST] [--format table|csv|json] [--noheader] [--nounits]\n"
+    "       gpuwatch query --processes [-i LIST] [--format table|csv|json] [--noheader] [--nounits]\n"
+    "       gpuwatch query --help-fields\n"
+    "\n"
+    "A snapshot of GPU metrics. csv is that of nvidia-smi --query-gpu=F,... --format=csv for the same\n"
+    "field names: \", \" between values, a \"field [unit]\" header, [N/A] for a value the GPU does not have,\n"
+    "[GPU is lost] for a GPU that fell off the bus. json is an array of objects with typed values (null\n"
+    "when absent).\n"
+    "\n"
+    "      --fields LIST   comma separated field names or aliases (see --help-fields), or all (all but\n"
+    "                      the gpm.* rates, which cost a 100 ms wait and are read when named); default:\n"
+    "                      index,name,pstate,temperature.gpu,utilization.gpu,utilization.memory,\n"
+    "                      memory.used,memory.total,power.draw,power.limit\n"
+    "  -i, --id LIST       GPUs: indexes or ranges (0,2,4-7), UUIDs or PCI bus ids\n"
+    "      --format FMT    table (default), csv or json; nvidia-smi's csv,noheader,nounits is accepted\n"
+    "      --noheader      no header line (csv, table)\n"
+    "      --nounits       no units in the header or the values (csv, table)\n"
+    "      --processes     compute processes: pid, process_name, gpu_uuid, used_gpu_memory [MiB], user,\n"
+    "                      container (as nvidia-smi --query-compute-apps, plus user and container)\n"
+    "      --help-fields   list every field with its unit and description\n"
+    "  -h, --help          this help\n";
+
+static const cli_spec spec = {
+    .cmd = "query",
+    .allowed = OPT_FIELDS | OPT_ID | OPT_FORMAT | OPT_NOHEADER | OPT_NOUNITS | OPT_HELP_FIELDS | OPT_PROCESSES,
+    .formats = "table,csv,json",
+    .usage = usage,
+};
+
+typedef struct query_run {
+    const cli_opts *o;
+    qfields *fields;
+    int nrows;
+    qrow *rows;
+    gpu_sample *samples;
+} query_run;
+
+static void print_csv(const query_run *q)
+{
+    char text[FMT_CELL_LEN];
+    int units = !q->o->nounits;
+    if (!q->o->noheader) {
+        for (int i = 0; i < q->fields->n; i++) {
+            qfield_header(text, sizeof text, &q->fields->f[i], units);
+            printf("%s%s", i ? ", " : "", text);
+        }
+        putchar('\n');
+    }
+    for (int r = 0; r < q->nrows; r++) {
+        for (int i = 0; i < q->fields->n; i++) {
+            qfield_cell(text, sizeof text, &q->fields->f[i], &q->rows[r], units);
+            printf("%s%s", i ? ", " : "", text);
+        }
+        putchar('\n');
+    }
+}
+
+static int print_json(const query_run *q)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int r = 0; arr && r < q->nrows; r++) {
+        cJSON *obj = cJSON_CreateObject();
+        for (int i = 0; i < q->fields->n; i++)
+            cJSON_AddItemToObject(obj, qfield_name(&q->fields->f[i]), qfield_json(&q->fields->f[i], &q->rows[r]));
+        if (q->rows[r].sample->status == GPU_LOST)
+            cJSON_AddTrueToObject(obj, "gpu_lost");
+        cJSON_AddItemToArray(arr, obj);
+    }
+    int rc = arr ? json_print_array(stdout, arr) : -1;
+    cJSON_Delete(arr);
+    return rc == 0 ? 0 : 1;
+}
+
+/* One line per GPU; with many fields one line per field and a column per GPU. */
+static int print_table(const query_run *q)
+{
+    char text[FMT_CELL_LEN];
+    int units = !q->o->nounits, nf = q->fields->n;
+    int wide = nf > TABLE_WIDE_FIELDS;
+    table t;
+    if (table_init(&t, wide ? q->nrows + 1 : nf) != 0)
+        return 1;
+    if (wide) {
+        if (!q->o->noheader) {
+            table_add(&t, "field");
+            for (int r = 0; r < q->nrows; r++) {
+                snprintf(text, sizeof text, "GPU %d", q->rows[r].info->index);
+                table_add(&t, text);
+            }
+        }
+        for (int i = 0; i < nf; i++) {
+            table_add(&t, qfield_name(&q->fields->f[i]));
+            for (int r = 0; r < q->nrows; r++) {
+                qfield_cell(text, sizeof text, &q->fields->f[i], &q->rows[r], units);
+                table_add(&t, text);
+            }
+        }
+    } else {
+        for (int i = 0; i < nf; i++)
+            table_align_right(&t, i, qfield_is_numeric(&q->fields->f[i]));
+        for (int i = 0; i < nf && !q->o->noheader; i++)
+            table_add(&t, qfield_name(&q->fields->f[i]));
+        for (int r = 0; r < q->nrows; r++)
+            for (int i = 0; i < nf; i++) {
+                qfield_cell(text, sizeof text, &q->fields->f[i], &q->rows[r], units);
+                table_add(&t, text);
+            }
+    }
+    table_print(&t, stdout);
+    table_free(&t);
+    return 0;
+}
+
+static int query_gpus(sampler *s, const unsigned char *sel, const cli_opts *o, qfields *fields)
+{
+    query_run q = {.o = o, .fields = fields};
+    q.rows = calloc((size_t)s->count + 1, sizeof *q.rows);
+    q.samples = calloc((size_t)s->count + 1, sizeof *q.samples);
+    int rc = 1;
+    if (q.rows && q.samples) {
+        metric_set want;
+        qfields_want(fields, &want);
+        for (int g = 0; g < s->count; g++) {
+            if (!sel[g])
+                continue;
+            sampler_read(s, g, &want, &q.samples[q.nrows]);
+            q.rows[q.nrows] = (qrow){&s->gpus[g].info, &q.samples[q.nrows], s->count};
+            q.nrows++;
+        }
+        if (o->format == OUT_CSV) { print_csv(&q); rc = 0; }
+        else if (o->format == OUT_JSON) rc = print_json(&q);
+        else rc = print_table(&q);
+    }
+    free(q.rows);
+    free(q.samples);
+    return rc;
+}
 
 int cmd_query(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "gpuwatch: 'query' is not built yet\n");
-    return 2;
+    cli_opts o;
+    int rc = cli_parse(&spec, argc, argv, &o);
+    if (rc != CLI_RUN)
+        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
+    if (o.help_fields) {
+        help_fields_print(stdout);
+        return 0;
+    }
+    if (o.processes && o.fields)
+        return cli_usage_error(spec.cmd, "--processes lists fixed columns; --fields does not apply"), GW_EXIT_USAGE;
+    static qfields fields;
+    if (!o.processes && qfields_parse(spec.cmd, o.fields ? o.fields : QF_DEFAULT, &fields) != 0)
+        return GW_EXIT_USAGE;
+    sampler s;
+    if ((rc = session_open(&s, spec.cmd, 1)) != 0)
+        return rc;
+    unsigned char *sel = calloc((size_t)s.count + 1, 1);
+    if (!sel)
+        rc = 1;
+    else if (session_select(&s, spec.cmd, o.ids, sel) != 0)
+        rc = GW_EXIT_USAGE;
+    else
+        rc = o.processes ? query_processes(&s, sel, &o) : query_gpus(&s, sel, &o, &fields);
+    free(sel);
+    sampler_close(&s);
+    return rc;
 }

@@ -1,11 +1,39 @@
-/* cmd_version.c - placeholder until the version command is written. */
+/* cmd_version.c - `gpuwatch version`: gpuwatch, NVML, driver and CUDA driver versions, and the backend. */
 #include <stdio.h>
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/session.h"
+#include "cli/version.h"
+
+static const char usage[] =
+    "usage: gpuwatch version\n"
+    "\n"
+    "Prints the versions of gpuwatch, NVML, the driver and the CUDA driver, and which backend is in\n"
+    "use (\"gpusim (simulated)\" under --sim). Exit status 3 when no GPU backend can be opened.\n";
+
+static const cli_spec spec = {.cmd = "version", .usage = usage};
+
+static const char *or_na(const char *s) { return s && *s ? s : "N/A"; }
 
 int cmd_version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "gpuwatch: 'version' is not built yet\n");
-    return 2;
+    cli_opts o;
+    int rc = cli_parse(&spec, argc, argv, &o);
+    if (rc != CLI_RUN)
+        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
+    printf("gpuwatch version    : %s\n", GW_VERSION);
+    fflush(stdout);
+    sampler s;
+    if ((rc = session_open(&s, spec.cmd, 0)) != 0)
+        return rc;
+    const backend_versions *v = &s.versions;
+    printf("NVML version        : %s\n", or_na(v->library));
+    printf("DRIVER version      : %s\n", or_na(v->driver));
+    printf("CUDA Version        : %s\n", or_na(v->cuda));
+    if (v->simulated)
+        printf("backend             : gpusim (simulated)\n");
+    else
+        printf("backend             : %s\n", or_na(v->backend));
+    sampler_close(&s);
+    return 0;
 }

@@ -50,13 +50,30 @@ int dmon_value(const metric_def *d, const gpu_sample *cur, const gpu_sample *pre
     return 1;
 }
 
-static void cell_text(char *buf, size_t n, const metric_def *d, const gpu_sample *cur, const gpu_sample *prev)
+/* Decimal text of v (the hot path of every row: cheaper than snprintf). buf holds 24 bytes. */
+static void int_text(char *buf, long long v)
+{
+    char tmp[24];
+    int n = 0, neg = v < 0;
+    unsigned long long u = neg ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (neg)
+        tmp[n++] = '-';
+    for (int i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = 0;
+}
+
+static void cell_text(char *buf, const metric_def *d, const gpu_sample *cur, const gpu_sample *prev)
 {
     long long v;
     if (dmon_value(d, cur, prev, &v))
-        snprintf(buf, n, "%lld", v);
+        int_text(buf, v);
     else
-        snprintf(buf, n, "-");
+        buf[0] = '-', buf[1] = 0;
 }
 
 void dmon_plain_header(const dmon_layout *l, outbuf *b)
@@ -77,11 +94,11 @@ void dmon_plain_header(const dmon_layout *l, outbuf *b)
 
 void dmon_plain_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
 {
-    char idx[16], cell[32];
-    snprintf(idx, sizeof idx, "%d", gpu);
+    char idx[24], cell[24];
+    int_text(idx, gpu);
     lead_add(b, l->date, l->time, LEAD_ROW, cur->t_us, idx);
     for (int c = 0; c < l->ncols; c++) {
-        cell_text(cell, sizeof cell, l->cols[c], cur, prev);
+        cell_text(cell, l->cols[c], cur, prev);
         ob_add(b, " ");
         ob_pad(b, cell, 6);
     }
@@ -124,7 +141,7 @@ void dmon_csv_header(const dmon_layout *l, outbuf *b, int with_units)
 
 void dmon_csv_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
 {
-    char cell[32];
+    char cell[24];
     csv_stamp(l, b, cur->t_us);
     ob_addf(b, "%d", gpu);
     for (int c = 0; c < l->ncols; c++) {
@@ -132,7 +149,7 @@ void dmon_csv_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cu
         if (cur->status == GPU_LOST) {
             ob_add(b, FMT_LOST);
         } else {
-            cell_text(cell, sizeof cell, l->cols[c], cur, prev);
+            cell_text(cell, l->cols[c], cur, prev);
             ob_add(b, cell);
         }
     }

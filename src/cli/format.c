@@ -44,7 +44,8 @@ void fmt_cell(char *buf, size_t n, const metric_def *d, const gpu_info *info, co
               int with_unit)
 {
     if (metric_is_string(d->id)) {
-        snprintf(buf, n, "%s", mset_has(&info->str_present, d->id) ? info->str[d->id] : FMT_NA);
+        const char *absent = s->status == GPU_LOST ? FMT_LOST : FMT_NA;
+        snprintf(buf, n, "%s", mset_has(&info->str_present, d->id) ? info->str[d->id] : absent);
         return;
     }
     if (d->id == M_INDEX) {

@@ -13,7 +13,7 @@ static const char *num_names[C_NUM] = {"sm", "mem", "enc", "dec", "jpg", "ofa", 
 static const char *num_units[C_NUM] = {"%", "%", "%", "%", "%", "%", "MB", "MB"};
 
 #define USER_W 10
-#define CONTAINER_W 12
+#define CONTAINER_W 20
 #define COMMAND_W 15
 
 const char *pmon_type(unsigned type)

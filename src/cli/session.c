@@ -20,21 +20,23 @@ int session_open(sampler *s, const char *cmd, int banner)
     return 0;
 }
 
-/* Bus ids compare without case, and a short "BB:DD.F" or "DDDD:BB:DD.F" matches the full form. */
+/* Bus ids compare without case; a short "BB:DD.F" or "DDDD:BB:DD.F" matches the full
+ * "DDDDDDDD:BB:DD.F" when what it leaves out is zeros. */
 static int bus_id_matches(const char *full, const char *want, size_t len)
 {
     size_t flen = strlen(full);
-    if (len == 0 || len > flen)
+    if (len == 0 || len > flen || strncasecmp(full + flen - len, want, len) != 0)
         return 0;
-    if (strncasecmp(full + flen - len, want, len) != 0)
-        return 0;
-    if (len == flen)
+    size_t rest = flen - len;                 /* characters of full not given */
+    int has_domain = memchr(want, ':', len) != memrchr(want, ':', len);
+    if (rest == 0)
         return 1;
-    /* the part before must be a zero-padded domain, e.g. "0000" + ":" or "00000000:" */
-    for (size_t i = 0; i < flen - len - 1; i++)
+    if (!has_domain && full[--rest] != ':')   /* "BB:DD.F": what is left is "<domain>:" */
+        return 0;
+    for (size_t i = 0; i < rest; i++)
         if (full[i] != '0')
             return 0;
-    return full[flen - len - 1] == ':';
+    return 1;
 }
 
 static int select_by_name(const sampler *s, const char *tok, size_t len, unsigned char *sel)

@@ -72,11 +72,13 @@ ring *ring_new(int gpus, int capacity)
         return NULL;
     }
     for (int i = 0; i < gpus; i++) {
-        r->g[i].entries = calloc((size_t)capacity, r->entry_size);
+        r->g[i].entries = malloc((size_t)capacity * r->entry_size);
         if (!r->g[i].entries) {
             ring_free(r);
             return NULL;
         }
+        /* Touch every page now: memory use is flat from the start (no growth as the ring fills). */
+        memset(r->g[i].entries, 0xff, (size_t)capacity * r->entry_size);
     }
     pthread_mutex_init(&r->lock, NULL);
     return r;

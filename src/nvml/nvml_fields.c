@@ -99,7 +99,7 @@ void nv_read_fields(nv_rd *r)
     if (n == 0)
         return;
     nvmlReturn_t rc = r->b->fn.GetFieldValues(r->g->dev, n, fv);
-    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+    if (nv_refused(rc)) {
         r->g->fields_off = 1;
         read_fallbacks(r);
         return;

@@ -6,7 +6,6 @@
 #include "util.h"
 
 typedef nvmlReturn_t (*nv_str_fn)(nvmlDevice_t, char *, unsigned int);
-typedef nvmlReturn_t (*nv_u32_fn)(nvmlDevice_t, unsigned int *);
 
 static void set_str(gpu_info *info, metric_id id, const char *s)
 {
@@ -23,13 +22,6 @@ static void read_str(nv_rd *r, gpu_info *info, nv_sym sym, nv_str_fn fn, metric_
         buf[sizeof buf - 1] = 0;
         set_str(info, id, buf);
     }
-}
-
-static void read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale)
-{
-    unsigned v = 0;
-    if (fn && nv_need(r, id) && nv_check1(r, sym, fn(r->g->dev, &v), id))
-        nv_set(r, id, v * scale);
 }
 
 static void read_pci(nv_rd *r, gpu_info *info)
@@ -74,6 +66,29 @@ int nv_numa_from_sysfs(const char *root, unsigned domain, unsigned bus, unsigned
     return node;
 }
 
+/* The one NUMA node in NVML's memory affinity of the GPU (scope NODE), or -1. */
+static int numa_from_affinity(nv_rd *r)
+{
+    enum { WORDS = 4, SCOPE_NODE = 0 };
+    unsigned long set[WORDS] = {0};
+    const unsigned bits = 8 * sizeof set[0];
+    nvmlReturn_t rc = r->b->fn.GetMemoryAffinity(r->g->dev, WORDS, set, SCOPE_NODE);
+    if (rc != NVML_SUCCESS) {
+        if (rc != NVML_ERROR_NOT_SUPPORTED)
+            nv_check1(r, NV_GetMemoryAffinity, rc, M_NUMA_NODE);
+        return -1;
+    }
+    int node = -1;
+    for (unsigned i = 0; i < WORDS * bits; i++)
+        if (set[i / bits] & (1UL << (i % bits))) {
+            if (node >= 0)
+                return -1; /* several nodes: no single answer */
+            node = (int)i;
+        }
+    return node;
+}
+
+/* NVML's own node id (GPUs that are NUMA nodes), else the node of its memory affinity, else sysfs. */
 static void read_numa(nv_rd *r)
 {
     unsigned v = 0;
@@ -85,14 +100,12 @@ static void read_numa(nv_rd *r)
             nv_set(r, M_NUMA_NODE, v);
             return;
         }
-        if (rc == NVML_ERROR_GPU_IS_LOST) {
+        if (rc != NVML_ERROR_NOT_SUPPORTED) /* NOT_SUPPORTED is the rule on x86 */
             nv_check1(r, NV_GetNumaNodeId, rc, M_NUMA_NODE);
-            return;
-        }
-        if (rc != NVML_ERROR_NOT_SUPPORTED) /* NOT_SUPPORTED is the rule on x86: sysfs knows */
-            nv_count_error(r->b, NV_GetNumaNodeId, rc);
     }
-    int node = r->g->have_pci ? nv_numa_from_sysfs("/sys", r->g->pci_domain, r->g->pci_bus, r->g->pci_device) : -1;
+    int node = r->b->fn.GetMemoryAffinity && !r->g->lost ? numa_from_affinity(r) : -1;
+    if (node < 0 && r->g->have_pci)
+        node = nv_numa_from_sysfs("/sys", r->g->pci_domain, r->g->pci_bus, r->g->pci_device);
     if (node >= 0)
         nv_set(r, M_NUMA_NODE, node);
     else
@@ -137,7 +150,7 @@ static void read_bar1_total(nv_rd *r)
 static void read_power_limits(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
-    read_u32(r, NV_GetPowerDefaultLimit, f->GetPowerDefaultLimit, M_POWER_DEFAULT_LIMIT, 0.001);
+    nv_read_u32(r, NV_GetPowerDefaultLimit, f->GetPowerDefaultLimit, M_POWER_DEFAULT_LIMIT, 0.001);
     static const metric_id ids[] = {M_POWER_MIN_LIMIT, M_POWER_MAX_LIMIT};
     unsigned lo = 0, hi = 0;
     if (f->GetPowerLimitConstraints && (nv_need(r, M_POWER_MIN_LIMIT) || nv_need(r, M_POWER_MAX_LIMIT)) &&
@@ -151,10 +164,10 @@ static void read_misc_statics(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
     nvD dev = r->g->dev;
-    read_u32(r, NV_GetMinorNumber, f->GetMinorNumber, M_MINOR_NUMBER, 1);
-    read_u32(r, NV_GetArchitecture, f->GetArchitecture, M_ARCHITECTURE, 1);
-    read_u32(r, NV_GetMaxPcieLinkGeneration, f->GetMaxPcieLinkGeneration, M_PCIE_GEN_MAX, 1);
-    read_u32(r, NV_GetMaxPcieLinkWidth, f->GetMaxPcieLinkWidth, M_PCIE_WIDTH_MAX, 1);
+    nv_read_u32(r, NV_GetMinorNumber, f->GetMinorNumber, M_MINOR_NUMBER, 1);
+    nv_read_u32(r, NV_GetArchitecture, f->GetArchitecture, M_ARCHITECTURE, 1);
+    nv_read_u32(r, NV_GetMaxPcieLinkGeneration, f->GetMaxPcieLinkGeneration, M_PCIE_GEN_MAX, 1);
+    nv_read_u32(r, NV_GetMaxPcieLinkWidth, f->GetMaxPcieLinkWidth, M_PCIE_WIDTH_MAX, 1);
     int major = 0, minor = 0;
     if (f->GetCudaComputeCapability && nv_need(r, M_COMPUTE_CAP) &&
         nv_check1(r, NV_GetCudaComputeCapability, f->GetCudaComputeCapability(dev, &major, &minor), M_COMPUTE_CAP))

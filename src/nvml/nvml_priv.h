@@ -90,6 +90,13 @@ int nv_error_counts(backend *b, backend_error_count *out, int max);
 int nv_check(nv_rd *r, nv_sym sym, nvmlReturn_t rc, const metric_id *ids, int n);
 static inline int nv_check1(nv_rd *r, nv_sym sym, nvmlReturn_t rc, metric_id id) { return nv_check(r, sym, rc, &id, 1); }
 
+/* The library does not do this call (as opposed to failing it this once): use an older one from now on. */
+static inline int nv_refused(nvmlReturn_t rc)
+{
+    return rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND ||
+           rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+}
+
 /* Whether a read should ask NVML for a metric: wanted, not known unsupported, GPU not lost.
  * (Callers also check that the function pointer is not NULL.) */
 static inline int nv_need(const nv_rd *r, metric_id id)
@@ -108,6 +115,9 @@ gpu_status nv_read_info(backend *b, int gpu, gpu_info *info, gpu_sample *statics
 int nv_numa_from_sysfs(const char *root, unsigned domain, unsigned bus, unsigned device);
 
 /* nvml_read.c, nvml_fields.c */
+typedef nvmlReturn_t (*nv_u32_fn)(nvmlDevice_t, unsigned int *);
+/* The common getter shape: one unsigned int, times scale (e.g. mW -> W). */
+void nv_read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale);
 gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sample *out);
 void nv_read_memory(nv_rd *r);  /* the wanted ones of memory total/reserved/used/free */
 void nv_read_fields(nv_rd *r);

@@ -1,5 +1,5 @@
 /* nvml_procs.c - processes on a GPU: compute, graphics and MPS lists (two-call protocol), merged per pid,
- * with per-process utilization and NVML's process name. */
+ * with per-process utilization and NVML's process name (and, on gpusim, the scenario's user and container). */
 #include <stdlib.h>
 #include <string.h>
 #include "nvml_priv.h"
@@ -148,6 +148,12 @@ static void read_utilization(backend *b, nv_gpu *g, gpu_proc *out, int n)
 
 static void read_names(backend *b, gpu_proc *out, int n)
 {
+    for (int i = 0; i < n && b->fn.GpusimProcessOwner; i++) {
+        nvmlReturn_t rc = b->fn.GpusimProcessOwner(out[i].pid, out[i].user, sizeof out[i].user, out[i].container,
+                                                   sizeof out[i].container);
+        if (rc != NVML_SUCCESS)
+            out[i].user[0] = out[i].container[0] = 0;
+    }
     if (!b->fn.SystemGetProcessName)
         return;
     for (int i = 0; i < n; i++) {

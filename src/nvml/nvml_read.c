@@ -2,10 +2,9 @@
 #include <string.h>
 #include "nvml_priv.h"
 
-typedef nvmlReturn_t (*nv_u32_fn)(nvmlDevice_t, unsigned int *);
 typedef nvmlReturn_t (*nv_engine_fn)(nvmlDevice_t, unsigned int *, unsigned int *);
 
-static void read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale)
+void nv_read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale)
 {
     unsigned v = 0;
     if (fn && nv_need(r, id) && nv_check1(r, sym, fn(r->g->dev, &v), id))
@@ -36,7 +35,7 @@ void nv_read_memory(nv_rd *r)
             nv_set(r, M_MEM_FREE, m.free / 1048576.0);
             return;
         }
-        if (rc == NVML_ERROR_GPU_IS_LOST || !f->GetMemoryInfo) {
+        if (!nv_refused(rc) || !f->GetMemoryInfo) {
             nv_check(r, NV_GetMemoryInfoV2, rc, ids, 4);
             return;
         }
@@ -57,6 +56,15 @@ void nv_read_memory(nv_rd *r)
     }
 }
 
+/* Confidential-compute protected memory in use (dmon's ccpm); NOT_SUPPORTED unless CC mode is on. */
+static void read_protected_memory(nv_rd *r)
+{
+    nvmlMemory_t m;
+    if (r->b->fn.GetProtectedMemoryUsage && nv_need(r, M_PROTECTED_MEM_USED) &&
+        nv_check1(r, NV_GetProtectedMemoryUsage, r->b->fn.GetProtectedMemoryUsage(r->g->dev, &m), M_PROTECTED_MEM_USED))
+        nv_set(r, M_PROTECTED_MEM_USED, m.used / 1048576.0);
+}
+
 static void read_temperature(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
@@ -69,7 +77,7 @@ static void read_temperature(nv_rd *r)
             nv_set(r, M_TEMP_GPU, t.temperature);
             return;
         }
-        if (rc == NVML_ERROR_GPU_IS_LOST || !f->GetTemperature) {
+        if (!nv_refused(rc) || !f->GetTemperature) {
             nv_check1(r, NV_GetTemperatureV, rc, M_TEMP_GPU);
             return;
         }
@@ -101,10 +109,10 @@ static void read_utilization(nv_rd *r)
 static void read_power_and_state(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
-    read_u32(r, NV_GetPowerUsage, f->GetPowerUsage, M_POWER_DRAW, 0.001);
-    read_u32(r, NV_GetPowerLimit, f->GetPowerLimit, M_POWER_LIMIT, 0.001);
-    read_u32(r, NV_GetEnforcedPowerLimit, f->GetEnforcedPowerLimit, M_POWER_ENFORCED_LIMIT, 0.001);
-    read_u32(r, NV_GetFanSpeed, f->GetFanSpeed, M_FAN_SPEED, 1);
+    nv_read_u32(r, NV_GetPowerUsage, f->GetPowerUsage, M_POWER_DRAW, 0.001);
+    nv_read_u32(r, NV_GetPowerLimit, f->GetPowerLimit, M_POWER_LIMIT, 0.001);
+    nv_read_u32(r, NV_GetEnforcedPowerLimit, f->GetEnforcedPowerLimit, M_POWER_ENFORCED_LIMIT, 0.001);
+    nv_read_u32(r, NV_GetFanSpeed, f->GetFanSpeed, M_FAN_SPEED, 1);
     nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
     if (f->GetPerformanceState && nv_need(r, M_PSTATE) &&
         nv_check1(r, NV_GetPerformanceState, f->GetPerformanceState(r->g->dev, &ps), M_PSTATE) && ps <= 15)
@@ -139,8 +147,8 @@ static void read_clocks(nv_rd *r)
 static void read_pcie(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
-    read_u32(r, NV_GetCurrPcieLinkGeneration, f->GetCurrPcieLinkGeneration, M_PCIE_GEN_CUR, 1);
-    read_u32(r, NV_GetCurrPcieLinkWidth, f->GetCurrPcieLinkWidth, M_PCIE_WIDTH_CUR, 1);
+    nv_read_u32(r, NV_GetCurrPcieLinkGeneration, f->GetCurrPcieLinkGeneration, M_PCIE_GEN_CUR, 1);
+    nv_read_u32(r, NV_GetCurrPcieLinkWidth, f->GetCurrPcieLinkWidth, M_PCIE_WIDTH_CUR, 1);
     static const struct { nvmlPcieUtilCounter_t c; metric_id id; } tp[] = {
         {NVML_PCIE_UTIL_RX_BYTES, M_PCIE_RX}, {NVML_PCIE_UTIL_TX_BYTES, M_PCIE_TX}};
     for (size_t i = 0; i < 2 && f->GetPcieThroughput; i++) {
@@ -173,6 +181,7 @@ gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sampl
     read_temperature(&r);
     read_utilization(&r);
     nv_read_memory(&r);
+    read_protected_memory(&r);
     read_clocks(&r);
     read_pcie(&r);
     nv_read_fields(&r);

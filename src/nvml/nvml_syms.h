@@ -28,12 +28,14 @@ typedef nvmlDevice_t nvD;
     X(GetArchitecture, nvmlReturn_t, (nvD, nvmlDeviceArchitecture_t *), 0, "nvmlDeviceGetArchitecture") \
     X(GetCudaComputeCapability, nvmlReturn_t, (nvD, int *, int *), 0, "nvmlDeviceGetCudaComputeCapability") \
     X(GetNumaNodeId, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetNumaNodeId") \
+    X(GetMemoryAffinity, nvmlReturn_t, (nvD, unsigned int, unsigned long *, unsigned int), 0, "nvmlDeviceGetMemoryAffinity") \
     X(GetTemperatureThreshold, nvmlReturn_t, (nvD, nvmlTemperatureThresholds_t, unsigned int *), 0, "nvmlDeviceGetTemperatureThreshold") \
     X(GetTemperatureV, nvmlReturn_t, (nvD, nvmlTemperature_v1_t *), 0, "nvmlDeviceGetTemperatureV") \
     X(GetTemperature, nvmlReturn_t, (nvD, nvmlTemperatureSensors_t, unsigned int *), 0, "nvmlDeviceGetTemperature") \
     X(GetMemoryInfoV2, nvmlReturn_t, (nvD, nvmlMemory_v2_t *), 0, "nvmlDeviceGetMemoryInfo_v2") \
     X(GetMemoryInfo, nvmlReturn_t, (nvD, nvmlMemory_t *), 0, "nvmlDeviceGetMemoryInfo") \
     X(GetBAR1MemoryInfo, nvmlReturn_t, (nvD, nvmlBAR1Memory_t *), 0, "nvmlDeviceGetBAR1MemoryInfo") \
+    X(GetProtectedMemoryUsage, nvmlReturn_t, (nvD, nvmlMemory_t *), 0, "nvmlDeviceGetConfComputeProtectedMemoryUsage") \
     X(GetPowerDefaultLimit, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetPowerManagementDefaultLimit") \
     X(GetPowerLimitConstraints, nvmlReturn_t, (nvD, unsigned int *, unsigned int *), 0, "nvmlDeviceGetPowerManagementLimitConstraints") \
     X(GetPowerLimit, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetPowerManagementLimit") \
@@ -83,7 +85,10 @@ typedef nvmlDevice_t nvD;
     X(GpmSampleAlloc, nvmlReturn_t, (nvmlGpmSample_t *), 0, "nvmlGpmSampleAlloc") \
     X(GpmSampleFree, nvmlReturn_t, (nvmlGpmSample_t), 0, "nvmlGpmSampleFree") \
     X(GpmSampleGet, nvmlReturn_t, (nvD, nvmlGpmSample_t), 0, "nvmlGpmSampleGet") \
-    X(GpmMetricsGet, nvmlReturn_t, (nvmlGpmMetricsGet_t *), 0, "nvmlGpmMetricsGet")
+    X(GpmMetricsGet, nvmlReturn_t, (nvmlGpmMetricsGet_t *), 0, "nvmlGpmMetricsGet") \
+    /* gpusim only: the user and container a scenario gives a process (for pids not in /proc) */ \
+    X(GpusimProcessOwner, nvmlReturn_t, (unsigned int, char *, unsigned int, char *, unsigned int), 0, \
+      "gpusimGetProcessOwner")
 
 #define NV_SYM_ENUM(f, ret, params, req, ...) NV_##f,
 typedef enum { NVML_SYMBOLS(NV_SYM_ENUM) NV_SYM_COUNT } nv_sym;

@@ -358,6 +358,7 @@ static void xid_events_once_each(void **state)
     /* the set belongs to the library instance that made it */
     start_at("13");
     assert_int_equal(F(nvmlEventSetWait_v2)(set, &e, 1), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(F(nvmlEventSetFree)(set), NVML_SUCCESS);
     stop();
 }
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# bench_agent.sh - the agent's figures on an 8-GPU gpusim scenario: /metrics req/s and p99 under
+# 64 connections (wrk, 10 s) beside prometheus-node-exporter in the same run, the agent's RSS, and
+# the CPU its sampler thread uses at a 1 s interval over 30 s. Usage: scripts/bench_agent.sh [BUILD_DIR]
+set -u
+build=$(cd "${1:-build}" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
+gw="${GPUWATCH:-$build/gpuwatch}"
+duration=${BENCH_DURATION:-10}
+cpu_window=${BENCH_CPU_WINDOW:-30}
+for t in wrk prometheus-node-exporter python3; do
+  command -v "$t" >/dev/null || { echo "bench_agent: $t is missing (scripts/deps.sh bench)"; exit 1; }
+done
+tmp=$(mktemp -d); pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_http() { for _ in $(seq 100); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done; echo "bench_agent: $1 not answering"; exit 1; }
+
+"$gw" --sim "$src/tests/scenarios/agent_bench8.yaml" agent --listen 127.0.0.1:0 --port-file "$tmp/port" \
+  --config /dev/null --log-level warn 2>"$tmp/agent.log" &
+agent=$!; pids+=($agent)
+for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+[ -s "$tmp/port" ] || { echo "bench_agent: the agent did not start"; cat "$tmp/agent.log"; exit 1; }
+aport=$(cat "$tmp/port")
+wait_http "http://127.0.0.1:$aport/metrics"
+sleep 1.5   # a few sampling rounds, so the page is full
+nport=$(free_port)
+prometheus-node-exporter --web.listen-address="127.0.0.1:$nport" >"$tmp/node.log" 2>&1 &
+pids+=($!)
+wait_http "http://127.0.0.1:$nport/metrics"
+
+# wrk output -> "req/s p99_ms"
+measure() {
+  wrk -t2 -c64 -d"${duration}s" --latency "$1" > "$tmp/wrk.txt" 2>&1
+  python3 - "$tmp/wrk.txt" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
+m = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", t)
+p99 = float(m.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[m.group(2)]
+errs = re.search(r"Non-2xx or 3xx responses: (\d+)", t)
+print("%.0f %.3f %s" % (rps, p99, errs.group(1) if errs else 0))
+PY
+}
+read -r a_rps a_p99 a_err < <(measure "http://127.0.0.1:$aport/metrics")
+read -r n_rps n_p99 n_err < <(measure "http://127.0.0.1:$nport/metrics")
+a_size=$(curl -s "http://127.0.0.1:$aport/metrics" | wc -c)
+n_size=$(curl -s "http://127.0.0.1:$nport/metrics" | wc -c)
+rss_kb=$(awk '/^VmRSS/ {print $2}' /proc/$agent/status)
+
+# CPU of the sampler thread (named gw-sampler) over the window, with no scrapes going on.
+tid=$(grep -l '^gw-sampler$' /proc/$agent/task/*/comm 2>/dev/null | head -1 | cut -d/ -f5)
+# schedstat's first field: nanoseconds on a CPU (finer than stat's clock ticks).
+ticks() { awk '{print $1}' "/proc/$agent/task/$1/schedstat"; }
+proc_ticks() { cat /proc/$agent/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s}'; }
+hz=1000000000
+t0=$(ticks "$tid"); p0=$(proc_ticks); sleep "$cpu_window"; t1=$(ticks "$tid"); p1=$(proc_ticks)
+rss_after=$(awk '/^VmRSS/ {print $2}' /proc/$agent/status)
+
+python3 - <<PY
+a_rps, n_rps = $a_rps, $n_rps
+rows = [
+  ("agent /metrics req/s (64 conn, ${duration}s)", "%.0f" % a_rps, ">= 2x node_exporter"),
+  ("node_exporter /metrics req/s", "%.0f" % n_rps, ""),
+  ("ratio agent / node_exporter", "%.1fx" % (a_rps / n_rps if n_rps else float("inf")), ">= 2x"),
+  ("agent p99 latency", "%.3f ms" % $a_p99, "<= 2 ms"),
+  ("node_exporter p99 latency", "%.3f ms" % $n_p99, ""),
+  ("non-2xx responses agent / node", "$a_err / $n_err", "0"),
+  ("page size agent / node_exporter", "$a_size / $n_size bytes", ""),
+  ("agent RSS after load / after ${cpu_window}s idle", "%.1f / %.1f MB" % ($rss_kb / 1024, $rss_after / 1024), "<= 10 MB"),
+  ("sampler thread CPU at 1 s (8 GPUs, ${cpu_window}s)", "%.3f %% of a core" % (100.0 * ($t1 - $t0) / $hz / $cpu_window), "<= 0.1 %"),
+  ("whole agent CPU while idle", "%.3f %% of a core" % (100.0 * ($p1 - $p0) / $hz / $cpu_window), ""),
+]
+w = max(len(r[0]) for r in rows)
+print("%-*s  %-22s %s" % (w, "measure", "value", "target"))
+for r in rows:
+    print("%-*s  %-22s %s" % (w, r[0], r[1], r[2]))
+PY

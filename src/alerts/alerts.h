@@ -1,0 +1,94 @@
+/* alerts.h - the alerting API the agent uses: load rules, evaluate them on recent samples,
+ * notify receivers, and expose alerts to /metrics and /api/v1/alerts.
+ *
+ * Time is always given by the caller (`now_us`, CLOCK_REALTIME microseconds): the engine never
+ * reads a clock, so tests drive it with synthetic timestamps. Thread safety: one thread calls
+ * alert_engine_eval; any thread may call the *_write_metrics / *_json readers at the same time. */
+#ifndef GPUWATCH_ALERTS_H
+#define GPUWATCH_ALERTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "sample.h"
+
+/* Where the engine reads samples: the agent's ring (alert_source_ring) or a test's arrays. */
+typedef struct alert_source {
+    void *ctx;
+    int (*gpu_count)(void *ctx);
+    /* Identity of a GPU for labels (UUID, modelName); returns 0 when unknown. */
+    int (*gpu_info)(void *ctx, int gpu, gpu_info *out);
+    /* Calls fn for each sample of gpu with t_us >= since_us, oldest first (as ring_each). */
+    void (*each)(void *ctx, int gpu, uint64_t since_us, void (*fn)(const gpu_sample *s, void *arg), void *arg);
+    /* The newest sample of gpu taken at or before now_us; returns 0 when there is none. */
+    int (*latest)(void *ctx, int gpu, int64_t now_us, gpu_sample *out);
+    /* Processes on gpu at now_us; returns how many (<= max). NULL: no process information. */
+    int (*procs)(void *ctx, int gpu, int64_t now_us, gpu_proc *out, int max);
+} alert_source;
+
+typedef enum { ALERT_INACTIVE, ALERT_PENDING, ALERT_FIRING } alert_state;
+
+/* One alert as receivers and readers see it (a snapshot; strings owned by the snapshot). */
+typedef struct alert_view {
+    char *alertname;
+    int nlabels, nannotations;
+    char **label_names, **label_values;          /* sorted by name, alertname included */
+    char **annotation_names, **annotation_values;
+    alert_state state;       /* ALERT_INACTIVE = resolved */
+    int64_t active_at_us;    /* startsAt */
+    int64_t fired_at_us;
+    int64_t resolved_at_us;  /* 0 while not resolved */
+    int64_t ends_at_us;      /* for Alertmanager: resolved_at, or now + 4 x resend interval */
+    double value;
+    int changed;             /* in a dispatch: became firing, or resolved, in this evaluation */
+    int due;                 /* in a dispatch: to be (re)sent to Alertmanager now */
+} alert_view;
+
+typedef struct alert_list {
+    alert_view *v;
+    int n;
+} alert_list;
+void alert_list_free(alert_list *l);
+void alert_view_free(alert_view *v);
+const char *alert_state_name(alert_state s);   /* "inactive", "pending", "firing" */
+
+typedef struct alert_engine alert_engine;
+typedef struct notifier notifier;
+
+alert_engine *alert_engine_new(void);
+void alert_engine_free(alert_engine *e);
+/* Loads a rule file (appends its groups). On errors, writes them to err (one per line,
+ * FILE:LINE:COL) and returns their count; the file's rules are not added then. */
+int alert_engine_load(alert_engine *e, const char *path, FILE *err);
+/* Same from text in memory (path names it in messages). */
+int alert_engine_load_text(alert_engine *e, const char *path, const char *text, FILE *err);
+int alert_engine_rule_count(const alert_engine *e);
+/* Evaluation interval for groups that do not set one (default 15 s). */
+void alert_engine_set_default_interval(alert_engine *e, int64_t us);
+/* Labels added to every alert (e.g. Hostname). */
+void alert_engine_set_external_label(alert_engine *e, const char *name, const char *value);
+/* Replaces the numeric threshold of every single-condition rule named alertname; returns how many. */
+int alert_engine_set_threshold(alert_engine *e, const char *alertname, double threshold);
+/* Notifications of state changes and resends go to n (may be NULL). */
+void alert_engine_set_notifier(alert_engine *e, notifier *n);
+/* Also calls fn after each evaluation with the alerts that changed state or are due for sending
+ * (alert_view.changed / .due), e.g. to record events in the history. fn must not call the engine. */
+typedef void (*alert_listener)(const alert_list *alerts, int64_t now_us, void *arg);
+void alert_engine_set_listener(alert_engine *e, alert_listener fn, void *arg);
+
+/* Evaluates the groups that are due at now_us (all groups when force). Returns how many were evaluated. */
+int alert_engine_eval(alert_engine *e, const alert_source *src, int64_t now_us, int force);
+/* The earliest time a group is due (for the caller's sleep). */
+int64_t alert_engine_next_due(const alert_engine *e);
+
+/* Pending, firing and recently resolved alerts (resolved ones are kept 15 minutes). */
+void alert_engine_snapshot(alert_engine *e, alert_list *out);
+/* Prometheus text: gpuwatch_alert{alertname,gpu,severity,alertstate} 1 per pending/firing alert. */
+void alert_engine_write_metrics(alert_engine *e, FILE *f);
+/* /api/v1/alerts body, Prometheus-shaped JSON; malloc'ed. */
+char *alert_engine_json(alert_engine *e);
+
+/* Ring adapter: an alert_source reading the agent's ring (and optional per-GPU info/process callbacks). */
+struct ring;
+void alert_source_ring(alert_source *src, struct ring *r);
+
+#endif

@@ -1,0 +1,38 @@
+/* alerts_config.h - the `alerts:` section of the agent's config, read into settings (and checked). */
+#ifndef GPUWATCH_ALERTS_CONFIG_H
+#define GPUWATCH_ALERTS_CONFIG_H
+
+#include "agent/config.h"
+#include "labels.h"
+#include "notify.h"
+
+typedef struct alerts_threshold {
+    char *alertname;
+    double value;
+    yaml_node_t *node;
+} alerts_threshold;
+
+typedef struct alerts_settings {
+    int enabled;                  /* alerts.enabled (default true) */
+    int default_rules;            /* alerts.default_rules (default true) */
+    char *default_rules_file;     /* found, or NULL */
+    char **rule_files;            /* alerts.rule_files globs, expanded */
+    yaml_node_t **rule_nodes;     /* the config entry each came from (for errors) */
+    int nrule_files;
+    double interval_s;            /* alerts.evaluation_interval (default 15 s) */
+    alerts_threshold *thresholds; /* alerts.thresholds: {ALERTNAME: number} */
+    int nthresholds;
+    labels external;              /* alerts.external_labels */
+    receiver_config *receivers;   /* alerts.receivers */
+    int nreceivers;
+} alerts_settings;
+
+/* Reads the section; problems are recorded with config_error. Returns cfg's error count. */
+int alerts_settings_read(gw_config *cfg, alerts_settings *out);
+void alerts_settings_free(alerts_settings *s);
+
+/* Where the shipped default rules are: $GPUWATCH_DEFAULT_RULES, next to the program
+ * (../share/gpuwatch/rules/), /usr/share/gpuwatch/rules/, or the source tree. NULL if none. */
+char *alerts_default_rules_path(void);
+
+#endif

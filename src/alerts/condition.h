@@ -1,0 +1,36 @@
+/* condition.h - parsing operands (metric, A / B, A - B) and evaluating conditions over a window. */
+#ifndef GPUWATCH_CONDITION_H
+#define GPUWATCH_CONDITION_H
+
+#include "alerts.h"
+#include "rules.h"
+
+#define COND_LOOKBACK_US (300LL * 1000000)   /* how old the "latest" value may be (as Prometheus) */
+
+typedef enum { TRI_FALSE = 0, TRI_TRUE = 1, TRI_UNKNOWN = 2 } tri;
+
+/* What a condition is evaluated against: one GPU (and one process for scope: process). */
+typedef struct eval_ctx {
+    const alert_source *src;
+    int gpu;
+    int64_t now_us;
+    int64_t latest_us;          /* time of the GPU's newest sample, 0 if none */
+    const gpu_proc *procs;      /* processes on the GPU */
+    int nprocs;
+    const gpu_proc *proc;       /* scope: process: the process */
+} eval_ctx;
+
+/* Parses "name", "number", "A / B", "A - B", "A + B", "A * B". Returns 0, or -1 with a message. */
+int operand_parse(operand *o, const char *text, char *err, size_t errlen);
+/* 1 when the operand reads only process/age facts, not samples (such terms allow only reduce: last). */
+int operand_is_instant(const operand *o);
+/* 1 when the operand needs a process (scope: process). */
+int operand_uses_process(const operand *o);
+
+/* Evaluates a condition; *value is the left side's reduced value (first child's for all/any). */
+tri cond_eval(const cond *c, const eval_ctx *x, double *value);
+/* The reduced value of an operand over (now - window, now]; 0 when unknown. */
+int operand_reduce(const operand *o, reduce_kind r, int64_t window_us, const eval_ctx *x, double *out);
+void cond_free(cond *c);
+
+#endif

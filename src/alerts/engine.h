@@ -1,0 +1,47 @@
+/* engine.h - the engine's per-alert state, shared by engine.c (state machine) and engine_view.c
+ * (snapshots, /metrics, JSON). Not for use outside src/alerts. */
+#ifndef GPUWATCH_ENGINE_H
+#define GPUWATCH_ENGINE_H
+
+#include <pthread.h>
+#include "alerts.h"
+#include "rules.h"
+
+#define ALERT_RESOLVED_RETENTION_US (15LL * 60 * 1000000)   /* resolved alerts kept and resent */
+#define ALERT_RESEND_DELAY_US (60LL * 1000000)              /* Prometheus' --rules.alert.resend-delay */
+#define ALERT_DEFAULT_INTERVAL_US (15LL * 1000000)
+
+typedef struct active_alert {
+    labels labels;              /* identity, alertname included */
+    labels annotations;         /* expanded */
+    alert_state state;
+    double value;
+    int64_t active_at, fired_at, resolved_at, keep_firing_since, last_sent_at, valid_until;
+    int seen;                   /* in the current evaluation's result */
+} active_alert;
+
+typedef struct rule_rt {
+    active_alert *a;
+    int n, cap;
+} rule_rt;
+
+typedef struct group_rt {
+    int64_t next_due;           /* 0: at the first evaluation */
+    rule_rt *rules;
+} group_rt;
+
+struct alert_engine {
+    pthread_mutex_t mu;
+    ruleset rs;
+    group_rt *rt;               /* parallel to rs.groups */
+    int64_t default_interval;
+    labels external;
+    notifier *notifier;
+    alert_listener listener;
+    void *listener_arg;
+};
+
+/* Fills v from an alert (copies strings); ends_at is set by the caller. */
+void alert_view_fill(alert_view *v, const active_alert *a);
+
+#endif

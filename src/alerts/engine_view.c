@@ -1,0 +1,154 @@
+/* engine_view.c - what readers see of the engine: snapshots, the /metrics series, /api/v1/alerts JSON. */
+#include "engine.h"
+#include "alert_json.h"
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char **dup_names(const labels *l, int values)
+{
+    char **out = calloc((size_t)l->n + 1, sizeof *out);
+    if (!out)
+        abort();
+    for (int i = 0; i < l->n; i++) {
+        out[i] = strdup(values ? l->v[i].value : l->v[i].name);
+        if (!out[i])
+            abort();
+    }
+    return out;
+}
+
+void alert_view_fill(alert_view *v, const active_alert *a)
+{
+    memset(v, 0, sizeof *v);
+    const char *name = labels_get(&a->labels, "alertname");
+    v->alertname = strdup(name ? name : "");
+    v->nlabels = a->labels.n;
+    v->label_names = dup_names(&a->labels, 0);
+    v->label_values = dup_names(&a->labels, 1);
+    v->nannotations = a->annotations.n;
+    v->annotation_names = dup_names(&a->annotations, 0);
+    v->annotation_values = dup_names(&a->annotations, 1);
+    v->state = a->state;
+    v->active_at_us = a->active_at;
+    v->fired_at_us = a->fired_at;
+    v->resolved_at_us = a->resolved_at;
+    v->ends_at_us = a->resolved_at ? a->resolved_at : a->valid_until;
+    v->value = a->value;
+}
+
+static void free_strs(char **s, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+void alert_view_free(alert_view *v)
+{
+    free(v->alertname);
+    free_strs(v->label_names, v->nlabels);
+    free_strs(v->label_values, v->nlabels);
+    free_strs(v->annotation_names, v->nannotations);
+    free_strs(v->annotation_values, v->nannotations);
+}
+
+void alert_list_free(alert_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        alert_view_free(&l->v[i]);
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+void alert_engine_snapshot(alert_engine *e, alert_list *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&e->mu);
+    int total = 0;
+    for (int g = 0; g < e->rs.ngroups; g++)
+        for (int r = 0; r < e->rs.groups[g].nrules; r++)
+            total += e->rt[g].rules[r].n;
+    out->v = calloc((size_t)total + 1, sizeof *out->v);
+    if (!out->v)
+        abort();
+    for (int g = 0; g < e->rs.ngroups; g++)
+        for (int r = 0; r < e->rs.groups[g].nrules; r++)
+            for (int i = 0; i < e->rt[g].rules[r].n; i++)
+                alert_view_fill(&out->v[out->n++], &e->rt[g].rules[r].a[i]);
+    pthread_mutex_unlock(&e->mu);
+}
+
+const char *alert_state_name(alert_state s)
+{
+    return s == ALERT_FIRING ? "firing" : s == ALERT_PENDING ? "pending" : "inactive";
+}
+
+static const char *view_label(const alert_view *v, const char *name)
+{
+    for (int i = 0; i < v->nlabels; i++)
+        if (strcmp(v->label_names[i], name) == 0)
+            return v->label_values[i];
+    return "";
+}
+
+/* Label values escaped as the Prometheus text format wants (\\, \", \n). */
+static void put_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '"') fputc('\\', f);
+        if (*s == '\n') { fputs("\\n", f); continue; }
+        fputc(*s, f);
+    }
+}
+
+void alert_engine_write_metrics(alert_engine *e, FILE *f)
+{
+    alert_list l;
+    alert_engine_snapshot(e, &l);
+    int header = 0;
+    for (int i = 0; i < l.n; i++) {
+        const alert_view *v = &l.v[i];
+        if (v->state == ALERT_INACTIVE)
+            continue;
+        if (!header++)
+            fputs("# HELP gpuwatch_alert Alerts of gpuwatch's local rules that are pending or firing (as Prometheus' ALERTS).\n"
+                  "# TYPE gpuwatch_alert gauge\n", f);
+        const char *keys[] = {"alertname", "gpu", "severity"};
+        fputs("gpuwatch_alert{", f);
+        for (int k = 0; k < 3; k++) {
+            fprintf(f, "%s=\"", keys[k]);
+            put_escaped(f, view_label(v, keys[k]));
+            fputs("\",", f);
+        }
+        if (*view_label(v, "pid")) {
+            fputs("pid=\"", f);
+            put_escaped(f, view_label(v, "pid"));
+            fputs("\",", f);
+        }
+        fprintf(f, "alertstate=\"%s\"} 1\n", alert_state_name(v->state));
+    }
+    alert_list_free(&l);
+}
+
+char *alert_engine_json(alert_engine *e)
+{
+    alert_list l;
+    alert_engine_snapshot(e, &l);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "status", "success");
+    cJSON *data = cJSON_AddObjectToObject(root, "data");
+    cJSON *arr = cJSON_AddArrayToObject(data, "alerts");
+    for (int i = 0; i < l.n; i++)
+        if (l.v[i].state != ALERT_INACTIVE)
+            cJSON_AddItemToArray(arr, alert_json_api(&l.v[i]));
+    cJSON *res = cJSON_AddArrayToObject(data, "resolved");
+    for (int i = 0; i < l.n; i++)
+        if (l.v[i].state == ALERT_INACTIVE)
+            cJSON_AddItemToArray(res, alert_json_api(&l.v[i]));
+    char *s = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    alert_list_free(&l);
+    return s;
+}

@@ -1,0 +1,275 @@
+/* template.c - compiling and expanding annotation templates (a small subset of Go templates). */
+#include "template.h"
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add_seg(tmpl *t, int kind, const char *text, size_t len, const char *fmt)
+{
+    tmpl_seg *p = realloc(t->segs, (size_t)(t->n + 1) * sizeof *p);
+    if (!p)
+        abort();
+    t->segs = p;
+    tmpl_seg *s = &t->segs[t->n++];
+    s->kind = kind;
+    s->text = strndup(text, len);
+    s->fmt = fmt ? strdup(fmt) : NULL;
+    if (!s->text || (fmt && !s->fmt))
+        abort();
+}
+
+/* A printf format with exactly one conversion among d i f F e E g G s v x and %% escapes. */
+static int format_ok(const char *f)
+{
+    int conversions = 0;
+    for (const char *p = f; *p; p++) {
+        if (*p != '%')
+            continue;
+        if (p[1] == '%') { p++; continue; }
+        p++;
+        while (*p && strchr("-+ #0", *p)) p++;
+        while (isdigit((unsigned char)*p)) p++;
+        if (*p == '.') { p++; while (isdigit((unsigned char)*p)) p++; }
+        if (!*p || !strchr("difFeEgGsvx", *p))
+            return 0;
+        conversions++;
+    }
+    return conversions == 1;
+}
+
+/* Skips blanks; returns the next token's start and sets *len (a quoted string is one token). */
+static const char *token(const char *p, const char *end, size_t *len)
+{
+    while (p < end && isspace((unsigned char)*p)) p++;
+    const char *q = p;
+    if (q < end && *q == '"') {
+        q++;
+        while (q < end && *q != '"') q += (*q == '\\' && q + 1 < end) ? 2 : 1;
+        if (q < end) q++;
+    } else {
+        while (q < end && !isspace((unsigned char)*q)) q++;
+    }
+    *len = (size_t)(q - p);
+    return p;
+}
+
+/* One reference to data: $value, .Value, $labels.NAME, .Labels.NAME. */
+static int parse_ref(tmpl *t, const char *p, size_t n, const char *fmt)
+{
+    if ((n == 6 && memcmp(p, "$value", 6) == 0) || (n == 6 && memcmp(p, ".Value", 6) == 0)) {
+        add_seg(t, TS_VALUE, "", 0, fmt);
+        return 0;
+    }
+    const char *pre[] = {"$labels.", ".Labels."};
+    for (int i = 0; i < 2; i++) {
+        size_t m = strlen(pre[i]);
+        if (n > m && memcmp(p, pre[i], m) == 0) {
+            for (size_t k = m; k < n; k++)
+                if (!isalnum((unsigned char)p[k]) && p[k] != '_')
+                    return -1;
+            add_seg(t, TS_LABEL, p + m, n - m, fmt);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int parse_action(tmpl *t, const char *p, const char *end, char *err, size_t errlen)
+{
+    size_t n1, n2, n3;
+    const char *t1 = token(p, end, &n1);
+    const char *t2 = token(t1 + n1, end, &n2);
+    if (n1 == 6 && memcmp(t1, "printf", 6) == 0) {
+        const char *t3 = token(t2 + n2, end, &n3);
+        if (n2 < 2 || t2[0] != '"' || t2[n2 - 1] != '"' || n3 == 0) {
+            snprintf(err, errlen, "printf needs a quoted format and one argument");
+            return -1;
+        }
+        size_t rest;
+        token(t3 + n3, end, &rest);
+        char fmt[64];
+        if (n2 - 2 >= sizeof fmt || rest) {
+            snprintf(err, errlen, "printf takes one short format and one argument");
+            return -1;
+        }
+        memcpy(fmt, t2 + 1, n2 - 2);
+        fmt[n2 - 2] = 0;
+        if (!format_ok(fmt)) {
+            snprintf(err, errlen, "printf format \"%s\" must hold exactly one of %%d %%f %%e %%g %%s %%v %%x", fmt);
+            return -1;
+        }
+        if (parse_ref(t, t3, n3, fmt) != 0) {
+            snprintf(err, errlen, "printf argument must be $value or $labels.NAME");
+            return -1;
+        }
+        return 0;
+    }
+    if (n1 == 8 && memcmp(t1, "humanize", 8) == 0 && n2) {
+        if (parse_ref(t, t2, n2, "humanize") == 0)
+            return 0;
+    } else if (n1 == 18 && memcmp(t1, "humanizePercentage", 18) == 0 && n2) {
+        if (n2 == 6 && memcmp(t2, "$value", 6) == 0) {
+            add_seg(t, TS_PERCENT, "", 0, "%.4g%%");
+            return 0;
+        }
+    } else if (n1 && n2 == 0 && parse_ref(t, t1, n1, NULL) == 0) {
+        return 0;
+    }
+    snprintf(err, errlen, "unsupported template action \"{{%.*s}}\" (use $value, $labels.NAME, printf \"FMT\" $value)",
+             (int)(end - p), p);
+    return -1;
+}
+
+int tmpl_compile(tmpl *t, const char *src, char *err, size_t errlen, int *err_offset)
+{
+    memset(t, 0, sizeof *t);
+    const char *p = src;
+    while (*p) {
+        const char *open = strstr(p, "{{");
+        if (!open) {
+            add_seg(t, TS_TEXT, p, strlen(p), NULL);
+            break;
+        }
+        if (open > p)
+            add_seg(t, TS_TEXT, p, (size_t)(open - p), NULL);
+        const char *close = strstr(open + 2, "}}");
+        if (!close) {
+            snprintf(err, errlen, "unclosed \"{{\" in template");
+            *err_offset = (int)(open - src);
+            tmpl_free(t);
+            return -1;
+        }
+        const char *a = open + 2, *b = close;
+        if (a < b && *a == '-') a++;             /* {{- and -}} trim markers: accepted, not trimming */
+        if (b > a && b[-1] == '-') b--;
+        if (parse_action(t, a, b, err, errlen) != 0) {
+            *err_offset = (int)(open - src);
+            tmpl_free(t);
+            return -1;
+        }
+        p = close + 2;
+    }
+    return 0;
+}
+
+void tmpl_format_value(double v, char *buf, size_t n)
+{
+    if (isnan(v)) { snprintf(buf, n, "NaN"); return; }
+    if (isinf(v)) { snprintf(buf, n, v > 0 ? "+Inf" : "-Inf"); return; }
+    int prec = 1;
+    char tmp[64];
+    for (; prec < 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    double a = fabs(v);
+    if (v != 0 && (a >= 1e21 || a < 1e-4)) {
+        /* Go writes 1e+21, 2.5e-05: mantissa without trailing zeros, exponent at least 2 digits. */
+        snprintf(buf, n, "%.*e", prec - 1, v);
+        return;
+    }
+    int exp10 = v == 0 ? 0 : (int)floor(log10(a));
+    int decimals = prec - 1 - exp10;
+    snprintf(buf, n, "%.*f", decimals > 0 ? decimals : 0, v);
+}
+
+/* Appends printf output of one argument to a growing string. */
+static void append(char **out, size_t *len, const char *s)
+{
+    size_t m = strlen(s);
+    char *p = realloc(*out, *len + m + 1);
+    if (!p)
+        abort();
+    memcpy(p + *len, s, m + 1);
+    *out = p;
+    *len += m;
+}
+
+/* Prometheus' humanize: 4 significant digits and an SI prefix (1.235M, 12.5m). */
+static void humanize(double v, char *buf, size_t n)
+{
+    static const char *const big[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
+    static const char *const small[] = {"", "m", "u", "n", "p", "f", "a", "z", "y"};
+    int i = 0;
+    if (v == 0 || isnan(v) || isinf(v)) {
+        snprintf(buf, n, "%.4g", v);
+        return;
+    }
+    if (fabs(v) >= 1) {
+        while (fabs(v) >= 1000 && i < 8) { v /= 1000; i++; }
+        snprintf(buf, n, "%.4g%s", v, big[i]);
+    } else {
+        while (fabs(v) < 1 && i < 8) { v *= 1000; i++; }
+        snprintf(buf, n, "%.4g%s", v, small[i]);
+    }
+}
+
+static void format_arg(const char *fmt, const char *str, double num, int is_num, char *buf, size_t n)
+{
+    const char *conv = fmt;
+    for (const char *p = fmt; *p; p++)
+        if (*p == '%') {
+            if (p[1] == '%') { p++; continue; }
+            conv = p + strcspn(p + 1, "difFeEgGsvx") + 1;
+            break;
+        }
+    char fmtbuf[72];
+    snprintf(fmtbuf, sizeof fmtbuf, "%s", fmt);
+    char *c = fmtbuf + (conv - fmt);
+    double d = is_num ? num : (str ? strtod(str, NULL) : 0);
+    if (*c == 'd' || *c == 'i' || *c == 'x') {
+        *c = *c == 'x' ? 'x' : 'd';
+        memmove(c + 2, c, strlen(c) + 1);
+        c[0] = 'l'; c[1] = 'l';
+        snprintf(buf, n, fmtbuf, (long long)llround(d));
+    } else if (*c == 's' || *c == 'v') {
+        char v[64];
+        if (is_num) tmpl_format_value(num, v, sizeof v);
+        *c = 's';
+        snprintf(buf, n, fmtbuf, is_num ? v : (str ? str : ""));
+    } else {
+        snprintf(buf, n, fmtbuf, d);
+    }
+}
+
+char *tmpl_expand(const tmpl *t, const labels *l, double value)
+{
+    char *out = NULL;
+    size_t len = 0;
+    append(&out, &len, "");
+    for (int i = 0; i < t->n; i++) {
+        const tmpl_seg *s = &t->segs[i];
+        char buf[512];
+        if (s->kind == TS_TEXT) {
+            append(&out, &len, s->text);
+            continue;
+        }
+        const char *str = s->kind == TS_LABEL ? labels_get(l, s->text) : NULL;
+        if (s->fmt && strcmp(s->fmt, "humanize") == 0)
+            humanize(s->kind == TS_VALUE ? value : (str ? strtod(str, NULL) : 0), buf, sizeof buf);
+        else if (s->kind == TS_PERCENT)
+            format_arg(s->fmt, NULL, value * 100, 1, buf, sizeof buf);
+        else if (s->fmt)
+            format_arg(s->fmt, str, value, s->kind == TS_VALUE, buf, sizeof buf);
+        else if (s->kind == TS_VALUE)
+            tmpl_format_value(value, buf, sizeof buf);
+        else
+            snprintf(buf, sizeof buf, "%s", str ? str : "");
+        append(&out, &len, buf);
+    }
+    return out;
+}
+
+void tmpl_free(tmpl *t)
+{
+    for (int i = 0; i < t->n; i++) {
+        free(t->segs[i].text);
+        free(t->segs[i].fmt);
+    }
+    free(t->segs);
+    t->segs = NULL;
+    t->n = 0;
+}

@@ -1,0 +1,53 @@
+/* help_fields.c - prints the metric catalog for --help-fields, grouped by field prefix. */
+#include "cli/help_fields.h"
+#include <string.h>
+#include "catalog.h"
+#include "cli/query_fields.h"
+
+/* Length of the group part of a field name ("memory" of "memory.used"); 0 = no dot. */
+static size_t group_len(const char *field)
+{
+    const char *dot = strchr(field, '.');
+    return dot ? (size_t)(dot - field) : 0;
+}
+
+static int same_group(const char *a, const char *b)
+{
+    size_t la = group_len(a), lb = group_len(b);
+    return la == lb && strncmp(a, b, la) == 0;
+}
+
+static void print_field(FILE *f, const metric_def *d)
+{
+    char name[160], unit[16] = "";
+    snprintf(name, sizeof name, "%s%s%s", d->field, d->aliases ? " or " : "", d->aliases ? d->aliases : "");
+    for (char *c = name; *c; c++)             /* aliases are comma separated in the catalog */
+        if (*c == ',') *c = '/';
+    if (d->unit)
+        snprintf(unit, sizeof unit, "[%s]", d->unit);
+    fprintf(f, "  %-46s %-8s %s\n", name, unit, d->help);
+}
+
+void help_fields_print(FILE *f)
+{
+    fprintf(f, "Fields for `gpuwatch query --fields F,F,...` (nvidia-smi --query-gpu names).\n"
+               "\"all\" = every field except gpm.*: those rates need two readings 100 ms apart, so a query\n"
+               "reads them only when they are named. Units are those of csv headers; --nounits drops them.\n"
+               "Absent values print [N/A].\n\n"
+               "general\n");
+    for (size_t i = 0; i < sizeof qfield_pseudo / sizeof qfield_pseudo[0]; i++)
+        fprintf(f, "  %-46s %-8s %s\n", qfield_pseudo[i].name, "", qfield_pseudo[i].help);
+    unsigned char done[M_COUNT] = {0};
+    for (int g = 0; g < M_COUNT; g++) {
+        if (done[g])
+            continue;
+        const char *lead = metric_catalog[g].field;
+        if (group_len(lead))
+            fprintf(f, "\n%.*s\n", (int)group_len(lead), lead);
+        for (int id = g; id < M_COUNT; id++)
+            if (!done[id] && same_group(metric_catalog[id].field, lead)) {
+                print_field(f, &metric_catalog[id]);
+                done[id] = 1;
+            }
+    }
+}

@@ -1,0 +1,414 @@
+/* codec.c - chunk column codec: integer series as delta or delta-of-delta residuals in Rice codes
+ * (optionally with zero-run tokens), doubles as constants, decimal-scaled integers or Gorilla XOR. */
+#include "history/codec.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RICE_ESC_Q 24          /* quotients from here on escape to a raw 64-bit value */
+#define MAX_DECIMALS 6
+
+/* ---------- integer series ---------- */
+
+/* Residuals of order 1 (deltas) or 2 (delta of deltas, the first against a delta of 0), zigzagged. */
+static void residuals(const int64_t *x, size_t m, int order, uint64_t *zz)
+{
+    uint64_t prev_delta = 0;
+    for (size_t i = 1; i < m; i++) {
+        uint64_t delta = (uint64_t)x[i] - (uint64_t)x[i - 1];
+        zz[i - 1] = zigzag((int64_t)(order == 2 ? delta - prev_delta : delta));
+        prev_delta = delta;
+    }
+}
+
+static uint64_t rice_bits(uint64_t z, int k)
+{
+    uint64_t q = z >> k;
+    return q >= RICE_ESC_Q ? RICE_ESC_Q + 64 : q + 1 + (uint64_t)k;
+}
+
+static void rice_put(bit_writer *w, uint64_t z, int k)
+{
+    uint64_t q = z >> k;
+    if (q >= RICE_ESC_Q) {
+        bw_put(w, (1ull << RICE_ESC_Q) - 1, RICE_ESC_Q);
+        bw_put(w, z, 64);
+        return;
+    }
+    bw_put(w, ((1ull << q) - 1) << 1, (int)q + 1);   /* q ones then a zero */
+    bw_put(w, z & ((1ull << k) - 1), k);
+}
+
+static uint64_t rice_get(bit_reader *r, int k)
+{
+    uint64_t q = 0;
+    while (q < RICE_ESC_Q && br_bit(r))
+        q++;
+    if (r->in->bad) return 0;
+    if (q == RICE_ESC_Q)
+        return br_get(r, 64);
+    return (q << k) | br_get(r, k);
+}
+
+static uint64_t gamma_bits(uint64_t run) { return 2 * (uint64_t)bitlen64(run) - 1; }
+
+static void gamma_put(bit_writer *w, uint64_t run)
+{
+    int len = bitlen64(run);
+    bw_put(w, 0, len - 1);
+    bw_put(w, run, len);
+}
+
+static uint64_t gamma_get(bit_reader *r)
+{
+    int zeros = 0;
+    while (zeros < 64 && !br_bit(r))
+        zeros++;
+    if (zeros >= 64 || r->in->bad) { r->in->bad = 1; return 0; }
+    return (1ull << zeros) | br_get(r, zeros);
+}
+
+/* Style and Rice parameter of a residual series: plain Rice(k), or zero runs as Elias-gamma tokens
+ * and other values as Rice(k) of |z|-1. Costs are exact, for four k around the mean's optimum
+ * of each style, in two passes. */
+typedef struct rice_choice {
+    int zrun, k;
+    uint64_t bits;
+} rice_choice;
+
+static int k_near_mean(double sum, size_t cnt)
+{
+    int k = cnt ? bitlen64((uint64_t)(sum / (double)cnt * 0.69)) : 0;
+    k = k > 2 ? k - 2 : 0;
+    return k > 59 ? 59 : k;
+}
+
+static rice_choice choose_rice(const uint64_t *zz, size_t m)
+{
+    double sum_all = 0, sum_nz = 0;
+    size_t nz = 0;
+    uint64_t run_bits = 0, run = 0;
+    for (size_t i = 0; i < m; i++) {
+        sum_all += (double)zz[i];
+        if (zz[i]) {
+            sum_nz += (double)(zz[i] - 1);
+            nz++;
+            if (run) { run_bits += 1 + gamma_bits(run); run = 0; }
+        } else {
+            run++;
+        }
+    }
+    if (run) run_bits += 1 + gamma_bits(run);
+    int kp = k_near_mean(sum_all, m), kz = k_near_mean(sum_nz, nz);
+    uint64_t cp[4] = {0}, cz[4] = {run_bits, run_bits, run_bits, run_bits};
+    for (size_t i = 0; i < m; i++) {
+        uint64_t z = zz[i];
+        for (int c = 0; c < 4; c++) {
+            cp[c] += rice_bits(z, kp + c);
+            if (z) cz[c] += 1 + rice_bits(z - 1, kz + c);
+        }
+    }
+    rice_choice best = {0, kp, cp[0]};
+    for (int c = 0; c < 4; c++) {
+        if (cp[c] < best.bits) best = (rice_choice){0, kp + c, cp[c]};
+        if (cz[c] < best.bits) best = (rice_choice){1, kz + c, cz[c]};
+    }
+    return best;
+}
+
+static void int_series_put(hist_buf *out, const int64_t *x, size_t m)
+{
+    hbuf_put_varint(out, zigzag(x[0]));
+    if (m < 2)
+        return;
+    uint64_t *zz = malloc(2 * (m - 1) * sizeof *zz);
+    if (!zz) { out->oom = 1; return; }
+    uint64_t *cand[2] = {zz, zz + (m - 1)};
+    residuals(x, m, 1, cand[0]);
+    residuals(x, m, 2, cand[1]);
+    rice_choice c1 = choose_rice(cand[0], m - 1), c2 = choose_rice(cand[1], m - 1);
+    int b_order = c2.bits < c1.bits ? 2 : 1;
+    int b_zrun = b_order == 2 ? c2.zrun : c1.zrun, b_k = b_order == 2 ? c2.k : c1.k;
+    const uint64_t *r = cand[b_order - 1];
+    hbuf_put_byte(out, (uint8_t)(((b_order - 1) << 7) | (b_zrun << 6) | b_k));
+    bit_writer w;
+    bw_init(&w, out);
+    for (size_t i = 0; i < m - 1;) {
+        if (b_zrun && r[i] == 0) {
+            size_t j = i;
+            while (j < m - 1 && r[j] == 0) j++;
+            bw_put(&w, 0, 1);
+            gamma_put(&w, j - i);
+            i = j;
+        } else {
+            if (b_zrun) bw_put(&w, 1, 1);
+            rice_put(&w, b_zrun ? r[i] - 1 : r[i], b_k);
+            i++;
+        }
+    }
+    bw_flush(&w);
+    free(zz);
+}
+
+static int int_series_get(gw_rd *in, int64_t *x, size_t m)
+{
+    if (m == 0) return 0;
+    x[0] = unzigzag(rd_varint(in));
+    if (m < 2) return in->bad ? -1 : 0;
+    uint8_t p = rd_byte(in);
+    int order = (p >> 7) + 1, zrun = (p >> 6) & 1, k = p & 63;
+    bit_reader r;
+    br_init(&r, in);
+    uint64_t delta = 0;
+    for (size_t i = 1; i < m && !in->bad;) {
+        uint64_t run = 1, z = 0;
+        if (zrun && !br_bit(&r)) {
+            run = gamma_get(&r);
+            if (run > m - i) { in->bad = 1; break; }
+        } else {
+            z = rice_get(&r, k) + (zrun ? 1 : 0);
+        }
+        for (uint64_t j = 0; j < run; j++, i++) {
+            uint64_t res = (uint64_t)unzigzag(z);
+            delta = order == 2 ? delta + res : res;
+            x[i] = (int64_t)((uint64_t)x[i - 1] + delta);
+        }
+    }
+    br_done(&r);
+    return in->bad ? -1 : 0;
+}
+
+/* ---------- timestamps ---------- */
+
+void codec_put_times(hist_buf *out, const int64_t *t, size_t n)
+{
+    hbuf_put_varint(out, n);
+    if (n)
+        int_series_put(out, t, n);
+}
+
+int codec_get_times(gw_rd *in, int64_t *t, size_t max, size_t *n)
+{
+    uint64_t cnt = rd_varint(in);
+    if (in->bad || cnt > max) return -1;
+    *n = (size_t)cnt;
+    return int_series_get(in, t, *n);
+}
+
+size_t codec_peek_count(const gw_rd *in)
+{
+    gw_rd c = *in;
+    uint64_t n = rd_varint(&c);
+    return c.bad ? 0 : (size_t)n;
+}
+
+/* ---------- value columns ---------- */
+
+static const double pow10_tab[MAX_DECIMALS + 1] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+
+static uint64_t dbits(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+static double bitsd(uint64_t b)
+{
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* Integer k with v == k / 10^d exactly (bit for bit), or -1 when there is none. */
+static int to_scaled(double v, int d, int64_t *k)
+{
+    double s = v * pow10_tab[d];
+    if (!isfinite(s) || fabs(s) > 9007199254740992.0) return -1;
+    int64_t i = llround(s);
+    double back = d ? (double)i / pow10_tab[d] : (double)i;
+    if (dbits(back) != dbits(v)) return -1;
+    *k = i;
+    return 0;
+}
+
+/* Smallest number of decimals that represents every value exactly, or -1. */
+static int find_decimals(const double *v, size_t m)
+{
+    for (int d = 0; d <= MAX_DECIMALS; d++) {
+        size_t i;
+        int64_t k;
+        for (i = 0; i < m; i++)
+            if (to_scaled(v[i], d, &k) != 0) break;
+        if (i == m) return d;
+    }
+    return -1;
+}
+
+static void xor_put(hist_buf *out, const double *v, size_t m)
+{
+    uint64_t prev = dbits(v[0]);
+    hbuf_put_u64(out, prev);
+    bit_writer w;
+    bw_init(&w, out);
+    int lead = -1, trail = 0;
+    for (size_t i = 1; i < m; i++) {
+        uint64_t cur = dbits(v[i]), x = cur ^ prev;
+        prev = cur;
+        if (!x) { bw_put(&w, 0, 1); continue; }
+        int l = __builtin_clzll(x), t = __builtin_ctzll(x);
+        if (lead >= 0 && l >= lead && t >= trail) {
+            bw_put(&w, 2, 2);                                   /* '10': same window */
+            bw_put(&w, x >> trail, 64 - lead - trail);
+        } else {
+            lead = l;
+            trail = t;
+            bw_put(&w, 3, 2);                                   /* '11': new window */
+            bw_put(&w, (uint64_t)lead, 6);
+            bw_put(&w, (uint64_t)(64 - lead - trail - 1), 6);
+            bw_put(&w, x >> trail, 64 - lead - trail);
+        }
+    }
+    bw_flush(&w);
+}
+
+static int xor_get(gw_rd *in, double *v, size_t m)
+{
+    uint64_t prev = rd_u64(in);
+    v[0] = bitsd(prev);
+    bit_reader r;
+    br_init(&r, in);
+    int lead = -1, trail = 0;
+    for (size_t i = 1; i < m && !in->bad; i++) {
+        if (br_bit(&r)) {
+            if (br_bit(&r)) {
+                lead = (int)br_get(&r, 6);
+                int len = (int)br_get(&r, 6) + 1;
+                trail = 64 - lead - len;
+                if (trail < 0) { in->bad = 1; break; }
+            } else if (lead < 0) {
+                in->bad = 1;
+                break;
+            }
+            prev ^= br_get(&r, 64 - lead - trail) << trail;
+        }
+        v[i] = bitsd(prev);
+    }
+    br_done(&r);
+    return in->bad ? -1 : 0;
+}
+
+/* Presence: 0 = every slot, else 1 + alternating run lengths (present first). */
+static void presence_put(hist_buf *out, const uint8_t *present, size_t n)
+{
+    size_t runs = 0;
+    for (size_t i = 0; present && i < n; i++)
+        if (!present[i]) { runs = 1; break; }
+    if (!runs) { hbuf_put_byte(out, 0); return; }
+    hbuf_put_byte(out, 1);
+    int state = 1;
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && (present[j] != 0) == state) j++;
+        hbuf_put_varint(out, j - i);
+        i = j;
+        state = !state;
+    }
+}
+
+static int presence_get(gw_rd *in, uint8_t *present, size_t n, size_t *count)
+{
+    uint8_t flag = rd_byte(in);
+    if (flag == 0) {
+        if (present) memset(present, 1, n);
+        *count = n;
+        return in->bad ? -1 : 0;
+    }
+    if (flag != 1) return -1;
+    size_t i = 0, cnt = 0;
+    int state = 1;
+    while (i < n && !in->bad) {
+        uint64_t len = rd_varint(in);
+        if (len > n - i) return -1;
+        if (present) memset(present + i, state, (size_t)len);
+        if (state) cnt += (size_t)len;
+        i += (size_t)len;
+        state = !state;
+    }
+    *count = cnt;
+    return in->bad ? -1 : 0;
+}
+
+void codec_put_column(hist_buf *out, const double *v, const uint8_t *present, size_t n)
+{
+    double *vals = malloc((n ? n : 1) * sizeof *vals);
+    if (!vals) { out->oom = 1; return; }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!present || present[i]) vals[m++] = v[i];
+    int constant = m > 0;
+    for (size_t i = 1; i < m && constant; i++)
+        constant = dbits(vals[i]) == dbits(vals[0]);
+    int d = (m && !constant) ? find_decimals(vals, m) : -1;
+    uint8_t mode = m == 0 ? COL_EMPTY : constant ? COL_CONST : d >= 0 ? COL_INT : COL_XOR;
+    hbuf_put_byte(out, mode);
+    if (mode != COL_EMPTY)
+        presence_put(out, present, n);
+    if (mode == COL_CONST) {
+        hbuf_put_u64(out, dbits(vals[0]));
+    } else if (mode == COL_INT) {
+        int64_t *k = malloc(m * sizeof *k);
+        if (!k) { out->oom = 1; free(vals); return; }
+        for (size_t i = 0; i < m; i++)
+            to_scaled(vals[i], d, &k[i]);
+        hbuf_put_byte(out, (uint8_t)d);
+        int_series_put(out, k, m);
+        free(k);
+    } else if (mode == COL_XOR) {
+        xor_put(out, vals, m);
+    }
+    free(vals);
+}
+
+int codec_get_column(gw_rd *in, double *v, uint8_t *present, size_t n)
+{
+    uint8_t mode = rd_byte(in);
+    if (in->bad) return -1;
+    if (mode == COL_EMPTY) {
+        if (present) memset(present, 0, n);
+        return 0;
+    }
+    if (mode > COL_XOR) return -1;
+    uint8_t *pres = present ? present : malloc(n ? n : 1);
+    double *vals = malloc((n ? n : 1) * sizeof *vals);
+    size_t m = 0;
+    int rc = -1;
+    if (!pres || !vals || presence_get(in, pres, n, &m) != 0 || m == 0)
+        goto out;
+    if (mode == COL_CONST) {
+        double c = bitsd(rd_u64(in));
+        for (size_t i = 0; i < m; i++) vals[i] = c;
+        rc = in->bad ? -1 : 0;
+    } else if (mode == COL_INT) {
+        int d = rd_byte(in);
+        int64_t *k = malloc(m * sizeof *k);
+        if (k && d <= MAX_DECIMALS && int_series_get(in, k, m) == 0) {
+            for (size_t i = 0; i < m; i++)
+                vals[i] = d ? (double)k[i] / pow10_tab[d] : (double)k[i];
+            rc = 0;
+        }
+        free(k);
+    } else {
+        rc = xor_get(in, vals, m);
+    }
+    if (rc == 0)
+        for (size_t i = 0, j = 0; i < n; i++)
+            if (pres[i]) v[i] = vals[j++];
+out:
+    if (pres != present) free(pres);
+    free(vals);
+    return rc;
+}
+
+int codec_column_mode(const uint8_t *col) { return col[0]; }

@@ -1,0 +1,99 @@
+/* hist_internal.h - the in-memory side of a history handle, shared by ingest.c, writer.c and events.c. */
+#ifndef GPUWATCH_HIST_INTERNAL_H
+#define GPUWATCH_HIST_INTERNAL_H
+
+#include <pthread.h>
+#include "history/history.h"
+#include "history/store.h"
+
+#define HIST_MAX_GPUS 64
+#define HIST_MAX_SLOTS 4096         /* a chunk is sealed early when it reaches this many samples */
+#define HIST_MAX_PROCS 512          /* open per-process series kept in memory */
+
+/* One metric's values in an open chunk group (allocated when the metric is first present). */
+typedef struct hcol {
+    double *v;
+    uint8_t *pres;
+} hcol;
+
+/* The open chunk group of a GPU: one timeline and a column per stored metric. */
+typedef struct hgroup {
+    int64_t window;                 /* t / chunk span of the first sample */
+    size_t n, cap;
+    int64_t *t;
+    hcol col[M_COUNT];
+} hgroup;
+
+typedef struct hgpu {
+    int used;
+    hgroup g;
+    gpu_info info;
+    int have_info, info_dirty;
+    gpu_sample prev;                /* for events: the previous sample */
+    int have_prev;
+} hgpu;
+
+/* The open series of one process on one GPU. */
+typedef struct hproc {
+    int used, gpu;
+    gpu_proc meta;
+    int meta_dirty;
+    int64_t window, last_t;
+    size_t n, cap;
+    int64_t *t;
+    double *mem, *sm;
+    uint8_t *pm, *ps;
+} hproc;
+
+/* Something waiting to be written: a sealed (final) or checkpointed chunk, or an event. */
+typedef enum { PEND_GROUP, PEND_PROC, PEND_EVENT, PEND_PROC_META, PEND_GPU } pend_kind;
+typedef struct pend {
+    struct pend *next;
+    pend_kind kind;
+    int gpu, final;
+    unsigned pid;
+    int64_t t_start, t_end, n;
+    int ncols;
+    metric_id *ids;                 /* PEND_GROUP: metric of each blob after the timeline */
+    hist_buf *blobs;                  /* PEND_GROUP: timeline + ncols columns; PEND_PROC: one blob */
+    char kind_s[32], detail[224];   /* PEND_EVENT */
+    gpu_proc proc;                  /* PEND_PROC_META */
+    gpu_info info;                  /* PEND_GPU */
+    size_t bytes;
+} pend;
+
+struct history {
+    history_config cfg;
+    char path[4096];
+    pthread_mutex_t mu;             /* ingest state and the pending queue */
+    pthread_mutex_t flush_mu;       /* one flush at a time */
+    pthread_cond_t wake;
+    pthread_t thread;
+    int thread_on, stopping;
+    hgpu gpus[HIST_MAX_GPUS];
+    hproc procs[HIST_MAX_PROCS];
+    pend *head, *tail;              /* oldest first */
+    size_t pending_bytes;
+    int64_t latest_t;               /* newest recorded timestamp (data time, for retention) */
+    int64_t last_prune_t;
+    store *st;                      /* NULL while the file cannot be opened */
+    int failing;                    /* last write failed (logged once per episode) */
+    int drop_logged;                /* "buffer full" was logged in this failure episode */
+    int recovered;                  /* open chunks of an earlier run were sealed */
+    history_stats stats;
+};
+
+/* ingest.c */
+void hist_seal_gpu(history *h, int g);          /* seals the open group of a GPU into the queue */
+void hist_seal_proc(history *h, hproc *p);
+void hist_queue(history *h, pend *p);           /* appends; drops the oldest past max_buffer */
+void hist_pend_free(pend *p);
+pend *hist_encode_group(history *h, int g, int final);
+pend *hist_encode_proc(hproc *p, int final);
+void hist_free_memory(history *h);
+
+/* events.c: events derived from a GPU's previous and new sample (called under h->mu). */
+void hist_detect_events(history *h, int gpu, const gpu_sample *prev, const gpu_sample *cur);
+void hist_queue_event(history *h, int64_t t, int gpu, const char *kind, const char *detail);
+
+#endif

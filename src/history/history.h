@@ -1,0 +1,71 @@
+/* history.h - the history store's API for the agent: record samples, process lists and events into
+ * an embedded SQLite file (compressed chunks, 1-minute roll-ups, retention), and answer range queries.
+ * Recording never waits on the disk: values go to memory; a writer thread (or history_flush)
+ * writes them every flush_interval in one transaction. */
+#ifndef GPUWATCH_HISTORY_H
+#define GPUWATCH_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sample.h"
+
+typedef struct history_config {
+    const char *path;             /* SQLite file; NULL = history_default_path() */
+    double flush_interval_s;      /* history.flush_interval, default 10 s */
+    double raw_retention_s;       /* history.raw_retention, default 7 d */
+    double rollup_retention_s;    /* history.rollup_retention, default 90 d */
+    uint64_t max_size;            /* history.max_size in bytes, 0 = no cap */
+    size_t max_buffer;            /* bytes kept in memory while writes fail (default 64 MiB) */
+    int chunk_span_s;             /* chunk window, default 600 s (10 min) */
+    int no_thread;                /* 1: no writer thread; the caller calls history_flush (tests, bench) */
+} history_config;
+
+typedef struct history history;
+
+void history_config_defaults(history_config *cfg);
+/* Default file: /var/lib/gpuwatch/history.db for root, else $XDG_STATE_HOME/gpuwatch/history.db
+ * (~/.local/state/gpuwatch/history.db). Writes into out (n bytes). */
+void history_default_path(char *out, size_t n);
+
+/* Opens (creating the file and its folder when needed). A file that cannot be written now
+ * (read-only, disk full) is not an error: recording buffers and retries at each flush.
+ * NULL only for a bad configuration or no memory, with the reason in err. */
+history *history_open(const history_config *cfg, char *err, size_t n);
+/* Seals everything in memory, writes it (one last try) and closes. */
+void history_close(history *h);
+
+/* Record one sample of a GPU (info: identity strings, may be NULL after the first call).
+ * Also derives events from consecutive samples: gpu_lost/gpu_back, xid, throttle_start/end. */
+void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_sample *s);
+/* Record the processes on a GPU at t_us (GPU memory and SM use per pid, with command/user/container). */
+void history_record_processes(history *h, int gpu, uint64_t t_us, const gpu_proc *procs, int n);
+/* Record an event; kind: xid, gpu_lost, gpu_back, throttle_start, throttle_end, alert, ...; gpu -1 = host. */
+void history_record_event(history *h, uint64_t t_us, int gpu, const char *kind, const char *detail);
+
+/* Writes what is in memory now (sealed chunks, checkpoints of open ones, events). 0 when written,
+ * -1 when the file cannot be written (the data stays buffered, up to max_buffer). */
+int history_flush(history *h);
+/* Applies retention and the size cap as if the time were now_us (done automatically each minute
+ * of recorded time; exposed for tests). */
+int history_prune(history *h, uint64_t now_us);
+
+/* Statistics for logs, health and the bench. */
+typedef struct history_stats {
+    uint64_t samples;             /* metric values recorded */
+    uint64_t dropped;             /* values dropped from memory after long write failures */
+    uint64_t flushes, flush_errors;
+    size_t buffered;              /* bytes waiting in memory */
+    int writable;                 /* the last flush succeeded */
+} history_stats;
+void history_get_stats(history *h, history_stats *out);
+
+/* Answers /api/v1/query_range from the file: params as in the HTTP query string
+ * (metric=a,b gpu=0,1 pid= start= end= step= agg=). Returns a malloc'd JSON text (Prometheus-like
+ * matrix), and sets *status to the HTTP status (200, 400 with {"status":"error",...}). */
+char *history_query_range_json(const char *db_path, const char *metric, const char *gpu, const char *pid,
+                               const char *start, const char *end, const char *step, const char *agg,
+                               int *status);
+/* Path of the file an open history writes to. */
+const char *history_path(const history *h);
+
+#endif

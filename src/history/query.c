@@ -1,0 +1,271 @@
+/* query.c - range queries: decodes the chunks (or roll-up rows) overlapping [from, to] and folds
+ * their points into step-wide buckets with min/max/avg/last. */
+#include "history/query.h"
+#include "history/codec.h"
+#include "history/rollup.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HQ_LOOKBACK_US (86400ll * 1000000)   /* no chunk spans more than a day */
+
+int hq_parse_agg(const char *s, hq_agg *out)
+{
+    static const char *names[] = {"avg", "min", "max", "last"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) { *out = (hq_agg)i; return 0; }
+    return -1;
+}
+
+/* Folds points (or minute records) into buckets of one series. */
+typedef struct folder {
+    const hq_request *rq;
+    hq_series *out;
+    int open;
+    int64_t bucket;
+    double n, min, max, sum, last;
+    int oom;
+} folder;
+
+static void emit(folder *f, int64_t t, double v)
+{
+    hq_series *s = f->out;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 256;
+        int64_t *nt = realloc(s->t, cap * sizeof *nt);
+        if (nt) s->t = nt;
+        double *nv = nt ? realloc(s->v, cap * sizeof *nv) : NULL;
+        if (!nv) { f->oom = 1; return; }
+        s->v = nv;
+        s->cap = cap;
+    }
+    s->t[s->n] = t;
+    s->v[s->n++] = v;
+}
+
+static void fold_close(folder *f)
+{
+    if (!f->open) return;
+    double v = f->rq->agg == AGG_MIN ? f->min : f->rq->agg == AGG_MAX ? f->max
+             : f->rq->agg == AGG_LAST ? f->last : f->sum / f->n;
+    emit(f, f->bucket, v);
+    f->open = 0;
+}
+
+static void fold(folder *f, int64_t t, double n, double min, double max, double sum, double last)
+{
+    if (t < f->rq->from_us || t > f->rq->to_us) return;
+    int64_t step = f->rq->step_us;
+    int64_t b = step > 0 ? f->rq->from_us + (t - f->rq->from_us) / step * step : t;
+    if (f->open && b != f->bucket) fold_close(f);
+    if (!f->open) {
+        f->open = 1;
+        f->bucket = b;
+        f->n = n; f->min = min; f->max = max; f->sum = sum; f->last = last;
+        return;
+    }
+    f->n += n;
+    if (min < f->min) f->min = min;
+    if (max > f->max) f->max = max;
+    f->sum += sum;
+    f->last = last;
+}
+
+/* Value of metric m from a stored column value (bit metrics are read from their bitmask). */
+static double derive(metric_id m, double v)
+{
+    const metric_def *d = catalog_get(m);
+    return d->flags & MF_BIT ? (((uint64_t)v & d->bit) ? 1.0 : 0.0) : v;
+}
+
+/* Raw chunk groups of (gpu, stored metric) overlapping the range, folded in time order: the sealed
+ * ones, then (open_only: only) the checkpoints of open ones, which are newer. */
+static int fold_table(store *st, int gpu, metric_id m, const char *table, folder *f)
+{
+    const metric_def *d = catalog_get(m);
+    int dbid = store_metric_id(st, d->flags & MF_BIT ? d->parent : m);
+    if (!dbid) return 0;
+    sqlite3_stmt *q = NULL;
+    char sql[400];
+    snprintf(sql, sizeof sql, "SELECT t.blob, c.blob FROM %s t JOIN %s c ON c.gpu=t.gpu AND c.metric=?2"
+             " AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3 AND t.t_start<=?4"
+             " AND t.t_end>=?5 ORDER BY t.t_start", table, table);
+    if (sqlite3_prepare_v2(store_db(st), sql, -1, &q, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_int(q, 1, gpu);
+    sqlite3_bind_int(q, 2, dbid);
+    sqlite3_bind_int64(q, 3, f->rq->from_us - HQ_LOOKBACK_US);
+    sqlite3_bind_int64(q, 4, f->rq->to_us);
+    sqlite3_bind_int64(q, 5, f->rq->from_us);
+    int64_t *t = NULL;
+    double *v = NULL;
+    uint8_t *pres = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    while (sqlite3_step(q) == SQLITE_ROW && !f->oom) {
+        gw_rd tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
+        gw_rd cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
+        size_t cnt = codec_peek_count(&tr), n = 0;
+        if (cnt > CODEC_MAX_COUNT) continue;   /* corrupt */
+        if (cnt > cap) {
+            cap = cnt;
+            free(t); free(v); free(pres);
+            t = malloc(cap * sizeof *t);
+            v = malloc(cap * sizeof *v);
+            pres = malloc(cap);
+            if (!t || !v || !pres) { rc = -1; cap = 0; break; }
+        }
+        if (codec_get_times(&tr, t, cnt, &n) != 0 || codec_get_column(&cr, v, pres, n) != 0) continue;
+        for (size_t i = 0; i < n; i++)
+            if (pres[i]) {
+                double x = derive(m, v[i]);
+                fold(f, t[i], 1, x, x, x, x);
+            }
+    }
+    sqlite3_finalize(q);
+    free(t); free(v); free(pres);
+    return rc;
+}
+
+static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
+{
+    int rc = open_only ? 0 : fold_table(st, gpu, m, "chunks", f);
+    return rc == 0 ? fold_table(st, gpu, m, "open_chunks", f) : rc;
+}
+
+/* Roll-up rows of (gpu, metric) overlapping the range, then the open chunks (not rolled up yet). */
+static int fold_rollups(store *st, int gpu, metric_id m, folder *f)
+{
+    int dbid = store_metric_id(st, m);
+    if (dbid) {
+        sqlite3_stmt *q = NULL;
+        if (sqlite3_prepare_v2(store_db(st), "SELECT blob FROM rollups WHERE gpu=? AND metric=? AND t_start>=?"
+                               " AND t_start<=? ORDER BY t_start", -1, &q, NULL) != SQLITE_OK)
+            return -1;
+        sqlite3_bind_int(q, 1, gpu);
+        sqlite3_bind_int(q, 2, dbid);
+        sqlite3_bind_int64(q, 3, f->rq->from_us - ROLLUP_SPAN_US);
+        sqlite3_bind_int64(q, 4, f->rq->to_us);
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            rmin *r = NULL;
+            size_t n = 0;
+            if (rollup_decode(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), &r, &n) != 0) continue;
+            for (size_t i = 0; i < n; i++)
+                fold(f, r[i].t, r[i].n, r[i].min, r[i].max, r[i].sum, r[i].last);
+            free(r);
+        }
+        sqlite3_finalize(q);
+    }
+    return fold_raw(st, gpu, m, 1, f);
+}
+
+/* Process series: proc_chunks of (gpu, pid); memory.used and utilization.gpu are its two columns. */
+static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
+{
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(store_db(st), "SELECT blob FROM proc_chunks WHERE gpu=? AND pid=? AND t_start>=?"
+                           " AND t_start<=? AND t_end>=? ORDER BY t_start", -1, &q, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int(q, 1, gpu);
+    sqlite3_bind_int64(q, 2, pid);
+    sqlite3_bind_int64(q, 3, f->rq->from_us - HQ_LOOKBACK_US);
+    sqlite3_bind_int64(q, 4, f->rq->to_us);
+    sqlite3_bind_int64(q, 5, f->rq->from_us);
+    int rc = 0;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        gw_rd rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
+        size_t cnt = codec_peek_count(&rd), n = 0;
+        if (cnt > CODEC_MAX_COUNT) continue;
+        int64_t *t = malloc((cnt + 1) * sizeof *t);
+        double *v = malloc((cnt + 1) * sizeof *v);
+        uint8_t *pres = malloc(cnt + 1);
+        int ok = t && v && pres && codec_get_times(&rd, t, cnt, &n) == 0 && codec_get_column(&rd, v, pres, n) == 0;
+        if (ok && m == M_UTIL_GPU) ok = codec_get_column(&rd, v, pres, n) == 0;
+        for (size_t i = 0; ok && i < n; i++)
+            if (pres[i]) fold(f, t[i], 1, v[i], v[i], v[i], v[i]);
+        free(t); free(v); free(pres);
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+int hq_gpus(store *st, unsigned char *sel)
+{
+    memset(sel, 0, HQ_MAX_GPUS);
+    sqlite3_stmt *q = NULL;
+    int n = 0;
+    if (sqlite3_prepare_v2(store_db(st), "SELECT idx FROM gpus UNION SELECT DISTINCT gpu FROM chunks WHERE metric=0"
+                           " UNION SELECT DISTINCT gpu FROM open_chunks WHERE metric=0"
+                           " UNION SELECT DISTINCT gpu FROM rollups UNION SELECT DISTINCT gpu FROM procs", -1, &q, NULL) != SQLITE_OK)
+        return 0;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        int g = sqlite3_column_int(q, 0);
+        if (g >= 0 && g < HQ_MAX_GPUS && !sel[g]) { sel[g] = 1; n++; }
+    }
+    sqlite3_finalize(q);
+    return n;
+}
+
+static int64_t oldest_raw(store *st)
+{
+    sqlite3_stmt *q = NULL;
+    int64_t t = INT64_MAX;
+    if (sqlite3_prepare_v2(store_db(st), "SELECT min(t_start) FROM chunks WHERE metric=0", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+        t = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return t;
+}
+
+void hq_free(hq_result *r)
+{
+    for (size_t i = 0; i < r->n; i++) { free(r->s[i].t); free(r->s[i].v); }
+    free(r->s);
+    memset(r, 0, sizeof *r);
+}
+
+int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (rq->from_us > rq->to_us) { snprintf(err, errlen, "the range is empty (from is after to)"); return -1; }
+    if (rq->step_us < 0) { snprintf(err, errlen, "step must not be negative"); return -1; }
+    for (int i = 0; i < rq->nmetrics; i++) {
+        metric_id m = rq->metrics[i];
+        if (metric_is_string(m)) {
+            snprintf(err, errlen, "%s is a text field; history keeps numbers", catalog_get(m)->field);
+            return -1;
+        }
+        if (rq->pid && m != M_MEM_USED && m != M_UTIL_GPU) {
+            snprintf(err, errlen, "per-process history has memory.used and utilization.gpu, not %s", catalog_get(m)->field);
+            return -1;
+        }
+    }
+    unsigned char all[HQ_MAX_GPUS];
+    hq_gpus(st, all);
+    int rollups = rq->source == HQ_ROLLUP ||
+                  (rq->source == HQ_AUTO && !rq->pid && (rq->step_us >= MINUTE_US || rq->from_us < oldest_raw(st)));
+    out->used_rollups = rollups;
+    out->s = calloc((size_t)rq->nmetrics * HQ_MAX_GPUS, sizeof *out->s);
+    if (!out->s) { snprintf(err, errlen, "out of memory"); return -1; }
+    for (int g = 0; g < HQ_MAX_GPUS; g++) {
+        if (!all[g] || (rq->gpus && !rq->gpus[g])) continue;
+        for (int i = 0; i < rq->nmetrics; i++) {
+            hq_series *s = &out->s[out->n];
+            s->gpu = g;
+            s->metric = rq->metrics[i];
+            s->pid = rq->pid;
+            folder f = {.rq = rq, .out = s};
+            int rc = rq->pid ? fold_proc(st, g, rq->pid, s->metric, &f)
+                   : rollups ? fold_rollups(st, g, s->metric, &f) : fold_raw(st, g, s->metric, 0, &f);
+            fold_close(&f);
+            if (rc != 0 || f.oom) {
+                snprintf(err, errlen, "reading the history failed: %s", sqlite3_errmsg(store_db(st)));
+                out->n++;
+                hq_free(out);
+                return -1;
+            }
+            if (s->n) out->n++;
+            else { free(s->t); free(s->v); memset(s, 0, sizeof *s); }
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,508 @@
+/* store.c - the history SQLite file: schema, upserts of chunks and metadata, roll-ups, retention. */
+#include "history/store.h"
+#include "history/codec.h"
+#include "history/rollup.h"
+#include "util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct store {
+    sqlite3 *db;
+    int readonly;
+    int dbid[M_COUNT];          /* catalog id -> metrics.id (0 = not looked up / unknown) */
+    int looked[M_COUNT];
+    sqlite3_stmt *put_chunk, *put_open, *put_proc_chunk;
+};
+
+static const char *schema =
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
+    "CREATE TABLE IF NOT EXISTS metrics(id INTEGER PRIMARY KEY, field TEXT UNIQUE NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS gpus(idx INTEGER PRIMARY KEY, uuid TEXT, name TEXT, serial TEXT,"
+    " pci_bus_id TEXT, first_seen INTEGER, last_seen INTEGER);"
+    /* sealed chunks: append-only (rowid order = write order keeps pages full), found through chunks_key */
+    "CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY, gpu INTEGER NOT NULL, metric INTEGER NOT NULL,"
+    " t_start INTEGER NOT NULL, t_end INTEGER NOT NULL, n INTEGER NOT NULL, blob BLOB NOT NULL);"
+    "CREATE UNIQUE INDEX IF NOT EXISTS chunks_key ON chunks(gpu, metric, t_start);"
+    "CREATE INDEX IF NOT EXISTS chunks_groups ON chunks(t_start) WHERE metric = 0;"
+    /* checkpoints of the chunks still open in memory, rewritten at each flush */
+    "CREATE TABLE IF NOT EXISTS open_chunks(gpu INTEGER NOT NULL, metric INTEGER NOT NULL, t_start INTEGER NOT NULL,"
+    " t_end INTEGER NOT NULL, n INTEGER NOT NULL, blob BLOB NOT NULL, PRIMARY KEY(gpu, metric, t_start)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS rollups(gpu INTEGER NOT NULL, metric INTEGER NOT NULL, t_start INTEGER NOT NULL,"
+    " t_end INTEGER NOT NULL, n INTEGER NOT NULL, blob BLOB NOT NULL, PRIMARY KEY(gpu, metric, t_start)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS procs(gpu INTEGER NOT NULL, pid INTEGER NOT NULL, start_time INTEGER NOT NULL,"
+    " name TEXT, command TEXT, user TEXT, container TEXT, first_seen INTEGER, last_seen INTEGER,"
+    " PRIMARY KEY(gpu, pid, start_time));"
+    "CREATE TABLE IF NOT EXISTS proc_chunks(gpu INTEGER NOT NULL, pid INTEGER NOT NULL, t_start INTEGER NOT NULL,"
+    " t_end INTEGER NOT NULL, n INTEGER NOT NULL, blob BLOB NOT NULL, PRIMARY KEY(gpu, pid, t_start)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY, t INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+    " kind TEXT NOT NULL, detail TEXT);"
+    "CREATE INDEX IF NOT EXISTS events_t ON events(t);"
+    "INSERT OR IGNORE INTO meta VALUES('format', '1');";
+
+int store_exec(store *s, const char *sql) { return sqlite3_exec(s->db, sql, NULL, NULL, NULL); }
+sqlite3 *store_db(store *s) { return s->db; }
+
+/* SQLite gives the -wal and -shm files the database's mode when it creates them, so a run on a
+ * read-only file leaves read-only ones behind; once the file is writable again, so are they. */
+static void fix_sidecar_modes(const char *path)
+{
+    struct stat db;
+    if (stat(path, &db) != 0 || access(path, W_OK) != 0) return;
+    const char *sfx[] = {"-wal", "-shm"};
+    for (int i = 0; i < 2; i++) {
+        char side[4200];
+        snprintf(side, sizeof side, "%s%s", path, sfx[i]);
+        if (access(side, F_OK) == 0 && access(side, W_OK) != 0) chmod(side, db.st_mode & 0666);
+    }
+}
+
+store *store_open(const char *path, int readonly, char *err, size_t n)
+{
+    store *s = calloc(1, sizeof *s);
+    if (!s) { snprintf(err, n, "out of memory"); return NULL; }
+    s->readonly = readonly;
+    if (!readonly) fix_sidecar_modes(path);
+    int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(s->db, 2000);
+        sqlite3_extended_result_codes(s->db, 0);
+    }
+    if (rc == SQLITE_OK && !readonly) {
+        /* auto_vacuum must be set before the first table exists; harmless afterwards. */
+        rc = store_exec(s, "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+        if (rc == SQLITE_OK && sqlite3_db_readonly(s->db, "main") == 1)
+            rc = SQLITE_READONLY;
+        if (rc == SQLITE_OK)
+            rc = store_exec(s, schema);
+    } else if (rc == SQLITE_OK) {
+        rc = sqlite3_exec(s->db, "SELECT 1 FROM chunks LIMIT 1", NULL, NULL, NULL);
+    }
+    if (rc != SQLITE_OK) {
+        snprintf(err, n, "%s: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+        if (rc == SQLITE_READONLY) snprintf(err, n, "%s: file is read-only", path);
+        store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+void store_close(store *s)
+{
+    if (!s) return;
+    sqlite3_finalize(s->put_chunk);
+    sqlite3_finalize(s->put_open);
+    sqlite3_finalize(s->put_proc_chunk);
+    sqlite3_close(s->db);
+    free(s);
+}
+
+int store_metric_id(store *s, metric_id m)
+{
+    if (m < M_STR_END || m >= M_COUNT) return 0;
+    if (s->looked[m] && s->dbid[m]) return s->dbid[m];
+    const char *field = catalog_get(m)->field;
+    sqlite3_stmt *st = NULL;
+    int id = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT id FROM metrics WHERE field=?", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, field, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (!id && !s->readonly &&
+        sqlite3_prepare_v2(s->db, "INSERT INTO metrics(field) VALUES(?)", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, field, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_DONE) id = (int)sqlite3_last_insert_rowid(s->db);
+        sqlite3_finalize(st);
+    }
+    s->looked[m] = 1;
+    s->dbid[m] = id;
+    return id;
+}
+
+int store_metric_of(store *s, int dbid)
+{
+    for (int m = M_STR_END; m < M_COUNT; m++)
+        if (s->looked[m] && s->dbid[m] == dbid) return m;
+    sqlite3_stmt *st = NULL;
+    int out = -1;
+    if (sqlite3_prepare_v2(s->db, "SELECT field FROM metrics WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int(st, 1, dbid);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            const metric_def *d = catalog_find((const char *)sqlite3_column_text(st, 0));
+            if (d) { out = (int)d->id; s->dbid[d->id] = dbid; s->looked[d->id] = 1; }
+        }
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+static int step_done(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int put_series(store *s, sqlite3_stmt **cache, const char *sql, int gpu, int64_t key,
+                      int64_t t_start, int64_t t_end, int64_t n, const hist_buf *blob)
+{
+    if (!*cache && sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, cache, NULL) != SQLITE_OK)
+        return sqlite3_errcode(s->db);
+    sqlite3_stmt *st = *cache;
+    sqlite3_bind_int(st, 1, gpu);
+    sqlite3_bind_int64(st, 2, key);
+    sqlite3_bind_int64(st, 3, t_start);
+    sqlite3_bind_int64(st, 4, t_end);
+    sqlite3_bind_int64(st, 5, n);
+    sqlite3_bind_blob(st, 6, blob->p, (int)blob->len, SQLITE_STATIC);
+    return step_done(st);
+}
+
+int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int64_t t_end, int64_t n,
+                    const hist_buf *blob)
+{
+    if (final)
+        return put_series(s, &s->put_chunk,
+                          "INSERT OR REPLACE INTO chunks(gpu, metric, t_start, t_end, n, blob) VALUES(?,?,?,?,?,?)",
+                          gpu, dbid, t_start, t_end, n, blob);
+    return put_series(s, &s->put_open,
+                      "INSERT OR REPLACE INTO open_chunks(gpu, metric, t_start, t_end, n, blob) VALUES(?,?,?,?,?,?)",
+                      gpu, dbid, t_start, t_end, n, blob);
+}
+
+int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const hist_buf *blob)
+{
+    return put_series(s, &s->put_proc_chunk,
+                      "INSERT INTO proc_chunks(gpu, pid, t_start, t_end, n, blob) VALUES(?,?,?,?,?,?)"
+                      " ON CONFLICT(gpu, pid, t_start) DO UPDATE SET t_end=excluded.t_end, n=excluded.n, blob=excluded.blob",
+                      gpu, pid, t_start, t_end, n, blob);
+}
+
+static int run_stmt(store *s, const char *sql, sqlite3_stmt **out)
+{
+    return sqlite3_prepare_v2(s->db, sql, -1, out, NULL);
+}
+
+int store_put_proc(store *s, int gpu, const gpu_proc *p, int64_t t_us)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = run_stmt(s, "INSERT INTO procs VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(gpu, pid, start_time) DO UPDATE SET"
+                         " last_seen=excluded.last_seen, name=excluded.name, command=excluded.command,"
+                         " user=excluded.user, container=excluded.container", &st);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int(st, 1, gpu);
+    sqlite3_bind_int64(st, 2, p->pid);
+    sqlite3_bind_int64(st, 3, (int64_t)p->start_time_s);
+    sqlite3_bind_text(st, 4, p->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, p->cmdline[0] ? p->cmdline : p->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, p->user, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 7, p->container, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 8, t_us);
+    sqlite3_bind_int64(st, 9, t_us);
+    rc = step_done(st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_put_gpu(store *s, const gpu_info *info, int64_t t_us)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = run_stmt(s, "INSERT INTO gpus VALUES(?,?,?,?,?,?,?) ON CONFLICT(idx) DO UPDATE SET uuid=excluded.uuid,"
+                         " name=excluded.name, serial=excluded.serial, pci_bus_id=excluded.pci_bus_id,"
+                         " last_seen=excluded.last_seen", &st);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int(st, 1, info->index);
+    const metric_id ids[] = {M_UUID, M_NAME, M_SERIAL, M_PCI_BUS_ID};
+    for (int i = 0; i < 4; i++)
+        if (mset_has(&info->str_present, ids[i])) sqlite3_bind_text(st, 2 + i, info->str[ids[i]], -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, t_us);
+    sqlite3_bind_int64(st, 7, t_us);
+    rc = step_done(st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_put_event(store *s, int64_t t_us, int gpu, const char *kind, const char *detail)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = run_stmt(s, "INSERT INTO events(t, gpu, kind, detail) VALUES(?,?,?,?)", &st);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int64(st, 1, t_us);
+    sqlite3_bind_int(st, 2, gpu);
+    sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, detail, -1, SQLITE_STATIC);
+    rc = step_done(st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Merges minute records into the roll-up rows (one per 6-hour window) of (gpu, metric). */
+static int merge_rollups(store *s, int gpu, int dbid, const rmin *recs, size_t n)
+{
+    sqlite3_stmt *get = NULL, *put = NULL;
+    int rc = run_stmt(s, "SELECT blob FROM rollups WHERE gpu=? AND metric=? AND t_start=?", &get);
+    if (rc == SQLITE_OK)
+        rc = run_stmt(s, "INSERT OR REPLACE INTO rollups VALUES(?,?,?,?,?,?)", &put);
+    hist_buf blob = {0};
+    for (size_t i = 0; i < n && rc == SQLITE_OK;) {
+        int64_t w = recs[i].t - (((recs[i].t % ROLLUP_SPAN_US) + ROLLUP_SPAN_US) % ROLLUP_SPAN_US);
+        size_t j = i;
+        while (j < n && recs[j].t < w + ROLLUP_SPAN_US) j++;
+        rmin *old = NULL, *merged = NULL;
+        size_t nold = 0;
+        sqlite3_bind_int(get, 1, gpu);
+        sqlite3_bind_int(get, 2, dbid);
+        sqlite3_bind_int64(get, 3, w);
+        int step = sqlite3_step(get);
+        if (step == SQLITE_ROW &&
+            rollup_decode(sqlite3_column_blob(get, 0), (size_t)sqlite3_column_bytes(get, 0), &old, &nold) != 0)
+            gw_log(GW_LOG_WARN, "history: corrupt roll-up row replaced", "gpu=%d metric=%d", gpu, dbid);
+        else if (step != SQLITE_ROW && step != SQLITE_DONE)
+            rc = step;
+        sqlite3_reset(get);
+        merged = malloc((nold + (j - i)) * sizeof *merged);
+        if (rc == SQLITE_OK && merged) {
+            size_t m = rollup_merge(old, nold, recs + i, j - i, merged);
+            hbuf_reset(&blob);
+            rollup_encode(&blob, merged, m);
+            sqlite3_bind_int(put, 1, gpu);
+            sqlite3_bind_int(put, 2, dbid);
+            sqlite3_bind_int64(put, 3, w);
+            sqlite3_bind_int64(put, 4, merged[m - 1].t);
+            sqlite3_bind_int64(put, 5, (int64_t)m);
+            sqlite3_bind_blob(put, 6, blob.p, (int)blob.len, SQLITE_STATIC);
+            rc = blob.oom ? SQLITE_NOMEM : step_done(put);
+        } else if (!merged) {
+            rc = SQLITE_NOMEM;
+        }
+        free(old);
+        free(merged);
+        i = j;
+    }
+    hbuf_free(&blob);
+    sqlite3_finalize(get);
+    sqlite3_finalize(put);
+    return rc;
+}
+
+/* Roll-ups of one decoded column, and of the bit metrics derived from it when it is a bitmask. */
+static int rollup_column(store *s, int gpu, metric_id m, const int64_t *t, double *v, const uint8_t *pres,
+                         size_t n, rmin *tmp)
+{
+    int rc = SQLITE_OK;
+    size_t k = rollup_minutes(t, v, pres, n, tmp);
+    if (k) rc = merge_rollups(s, gpu, store_metric_id(s, m), tmp, k);
+    if (catalog_get(m)->kind != MK_BITMASK || catalog_get(m)->flags & MF_STATIC)
+        return rc;
+    double *bits = malloc(n * sizeof *bits);
+    if (!bits) return SQLITE_NOMEM;
+    for (int c = M_STR_END; c < M_COUNT && rc == SQLITE_OK; c++) {
+        const metric_def *d = catalog_get((metric_id)c);
+        if (!(d->flags & MF_BIT) || d->parent != m) continue;
+        for (size_t i = 0; i < n; i++)
+            bits[i] = pres[i] && ((uint64_t)v[i] & d->bit) ? 1.0 : 0.0;
+        k = rollup_minutes(t, bits, pres, n, tmp);
+        if (k) rc = merge_rollups(s, gpu, store_metric_id(s, (metric_id)c), tmp, k);
+    }
+    free(bits);
+    return rc;
+}
+
+static int rollup_group(store *s, int gpu, int64_t t_start)
+{
+    sqlite3_stmt *st = NULL;
+    /* metrics drive the loop so each chunk is a primary-key look-up, not a scan of the GPU's rows */
+    int rc = run_stmt(s, "SELECT c.metric, c.blob FROM (SELECT 0 AS id UNION ALL SELECT id FROM metrics) m"
+                         " CROSS JOIN chunks c ON c.gpu=?1 AND c.metric=m.id AND c.t_start=?2 ORDER BY c.metric", &st);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int(st, 1, gpu);
+    sqlite3_bind_int64(st, 2, t_start);
+    int64_t *t = NULL;
+    double *v = NULL;
+    uint8_t *pres = NULL;
+    rmin *tmp = NULL;
+    size_t n = 0;
+    int step;
+    while (rc == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int dbid = sqlite3_column_int(st, 0);
+        gw_rd rd = {sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), 0, 0};
+        if (dbid == STORE_TIMELINE) {
+            size_t cnt = codec_peek_count(&rd);
+            if (cnt > CODEC_MAX_COUNT) break;
+            t = malloc((cnt + 1) * sizeof *t);
+            v = malloc((cnt + 1) * sizeof *v);
+            pres = malloc(cnt + 1);
+            tmp = malloc((cnt + 1) * sizeof *tmp);
+            if (!t || !v || !pres || !tmp) { rc = SQLITE_NOMEM; break; }
+            if (codec_get_times(&rd, t, cnt, &n) != 0) n = 0;
+            continue;
+        }
+        int m = store_metric_of(s, dbid);
+        if (!t || n == 0 || m < 0) continue;
+        if (codec_get_column(&rd, v, pres, n) != 0) {
+            gw_log(GW_LOG_WARN, "history: corrupt chunk skipped", "gpu=%d metric=%d t_start=%lld", gpu, dbid,
+                   (long long)t_start);
+            continue;
+        }
+        rc = rollup_column(s, gpu, (metric_id)m, t, v, pres, n, tmp);
+    }
+    sqlite3_finalize(st);
+    free(t);
+    free(v);
+    free(pres);
+    free(tmp);
+    return rc;
+}
+
+/* Runs sql with (gpu, t_start) bound as ?1, ?2. */
+static int group_stmt(store *s, const char *sql, int gpu, int64_t t_start)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = run_stmt(s, sql, &st);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int(st, 1, gpu);
+    sqlite3_bind_int64(st, 2, t_start);
+    rc = step_done(st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+#define GROUP_METRICS " metric IN (SELECT 0 UNION ALL SELECT id FROM metrics)"
+
+int store_seal_group(store *s, int gpu, int64_t t_start)
+{
+    int rc = group_stmt(s, "DELETE FROM open_chunks WHERE gpu=?1 AND t_start=?2 AND" GROUP_METRICS, gpu, t_start);
+    return rc == SQLITE_OK ? rollup_group(s, gpu, t_start) : rc;
+}
+
+int store_recover_open(store *s, int64_t before_us)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = run_stmt(s, "SELECT gpu, t_start FROM open_chunks WHERE metric=0 AND t_end<? ORDER BY t_start", &st);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int64(st, 1, before_us);
+    size_t n = 0, cap = 0;
+    int64_t (*groups)[2] = NULL;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            void *g = realloc(groups, cap * sizeof *groups);
+            if (!g) { rc = SQLITE_NOMEM; break; }
+            groups = g;
+        }
+        groups[n][0] = sqlite3_column_int(st, 0);
+        groups[n][1] = sqlite3_column_int64(st, 1);
+        n++;
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
+        rc = group_stmt(s, "INSERT OR REPLACE INTO chunks(gpu, metric, t_start, t_end, n, blob) SELECT gpu, metric,"
+                           " t_start, t_end, n, blob FROM open_chunks WHERE gpu=?1 AND t_start=?2 AND" GROUP_METRICS
+                           " ORDER BY metric", (int)groups[i][0], groups[i][1]);
+        if (rc == SQLITE_OK) rc = store_seal_group(s, (int)groups[i][0], groups[i][1]);
+    }
+    free(groups);
+    return rc;
+}
+
+static int64_t pragma_int(store *s, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = 0;
+    if (run_stmt(s, sql, &st) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+int64_t store_used_bytes(store *s)
+{
+    return (pragma_int(s, "PRAGMA page_count") - pragma_int(s, "PRAGMA freelist_count")) *
+           pragma_int(s, "PRAGMA page_size");
+}
+
+static int delete_before(store *s, const char *sql, int64_t cutoff)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = run_stmt(s, sql, &st);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int64(st, 1, cutoff);
+    rc = step_done(st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Deletes the chunk groups (timeline and columns) that start before start_cut and end before end_cut. */
+static int delete_groups(store *s, int64_t start_cut, int64_t end_cut)
+{
+    sqlite3_stmt *sel = NULL, *del = NULL;
+    int rc = run_stmt(s, "SELECT gpu, t_start FROM chunks WHERE metric=0 AND t_start<?1 AND t_end<?2", &sel);
+    if (rc == SQLITE_OK)
+        rc = run_stmt(s, "DELETE FROM chunks WHERE gpu=?1 AND t_start=?2 AND" GROUP_METRICS, &del);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(sel, 1, start_cut);
+        sqlite3_bind_int64(sel, 2, end_cut);
+    }
+    size_t n = 0, cap = 0;
+    int64_t (*groups)[2] = NULL;
+    while (rc == SQLITE_OK && sqlite3_step(sel) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            void *g = realloc(groups, cap * sizeof *groups);
+            if (!g) { rc = SQLITE_NOMEM; break; }
+            groups = g;
+        }
+        groups[n][0] = sqlite3_column_int(sel, 0);
+        groups[n][1] = sqlite3_column_int64(sel, 1);
+        n++;
+    }
+    sqlite3_finalize(sel);
+    for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
+        sqlite3_bind_int(del, 1, (int)groups[i][0]);
+        sqlite3_bind_int64(del, 2, groups[i][1]);
+        rc = step_done(del);
+    }
+    sqlite3_finalize(del);
+    free(groups);
+    return rc;
+}
+
+/* Drops the oldest raw data (or, when none is left, the oldest roll-ups) until under max_size. */
+static int enforce_size(store *s, uint64_t max_size)
+{
+    int rc = SQLITE_OK;
+    for (int round = 0; round < 64 && rc == SQLITE_OK && (uint64_t)store_used_bytes(s) > max_size; round++) {
+        int64_t oldest = pragma_int(s, "SELECT coalesce(min(t_start), -1) FROM chunks WHERE metric=0");
+        if (oldest >= 0) {
+            int64_t newest = pragma_int(s, "SELECT max(t_start) FROM chunks WHERE metric=0");
+            int64_t cut = oldest + (newest - oldest) / 8 + 1;   /* an eighth of the raw span per round */
+            rc = delete_groups(s, cut, INT64_MAX);
+            if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM proc_chunks WHERE t_start<?", cut);
+        } else {
+            oldest = pragma_int(s, "SELECT coalesce(min(t_start), -1) FROM rollups");
+            if (oldest < 0) break;
+            rc = delete_before(s, "DELETE FROM rollups WHERE t_start<=?", oldest);
+        }
+        if (rc == SQLITE_OK) rc = store_exec(s, "PRAGMA incremental_vacuum");
+    }
+    return rc;
+}
+
+int store_prune(store *s, int64_t now_us, int64_t raw_ret_us, int64_t rollup_ret_us, uint64_t max_size)
+{
+    int64_t raw_cut = now_us - raw_ret_us, roll_cut = now_us - rollup_ret_us;
+    /* open groups left behind (a sealed copy dropped from a full memory buffer) are sealed after a day */
+    int rc = store_recover_open(s, now_us - 86400ll * 1000000);
+    if (rc == SQLITE_OK) rc = delete_groups(s, raw_cut, raw_cut);
+    if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM proc_chunks WHERE t_end<?", raw_cut);
+    if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM procs WHERE last_seen<?", raw_cut);
+    if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM rollups WHERE t_end<?", roll_cut);
+    if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM events WHERE t<?", roll_cut);
+    if (rc == SQLITE_OK && max_size) rc = enforce_size(s, max_size);
+    else if (rc == SQLITE_OK) rc = store_exec(s, "PRAGMA incremental_vacuum");
+    return rc;
+}

@@ -1,0 +1,46 @@
+/* store.h - the SQLite side of history: schema, chunk/roll-up/event/process rows, retention.
+ * All functions return an SQLite result code (SQLITE_OK on success) unless said otherwise. */
+#ifndef GPUWATCH_STORE_H
+#define GPUWATCH_STORE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include "catalog.h"
+#include "sample.h"
+#include "history/bitio.h"
+
+#define STORE_TIMELINE 0                        /* chunks.metric of a GPU's timestamp column */
+#define ROLLUP_SPAN_US (6ll * 3600 * 1000000)   /* one roll-up row covers 6 hours of minutes */
+#define MINUTE_US 60000000ll
+
+typedef struct store store;
+
+/* readonly: for the commands (no schema creation, no writes). */
+store *store_open(const char *path, int readonly, char *err, size_t n);
+void store_close(store *s);
+sqlite3 *store_db(store *s);
+int store_exec(store *s, const char *sql);
+
+/* Database id of a catalog metric (created on first use when writable); 0 when unknown. */
+int store_metric_id(store *s, metric_id m);
+/* Catalog metric of a database id, or -1. */
+int store_metric_of(store *s, int dbid);
+
+/* final: a sealed chunk (table chunks); else a checkpoint of an open one (table open_chunks). */
+int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int64_t t_end, int64_t n,
+                    const hist_buf *blob);
+int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const hist_buf *blob);
+int store_put_proc(store *s, int gpu, const gpu_proc *p, int64_t t_us);
+int store_put_gpu(store *s, const gpu_info *info, int64_t t_us);
+int store_put_event(store *s, int64_t t_us, int gpu, const char *kind, const char *detail);
+
+/* After a group's sealed chunks are written: drops its checkpoints and adds it to the roll-ups. */
+int store_seal_group(store *s, int gpu, int64_t t_start);
+/* Seals the checkpointed groups that ended before before_us (what a killed run left open). */
+int store_recover_open(store *s, int64_t before_us);
+/* Retention: raw chunks ending before now-raw, roll-ups before now-rollup, then the size cap. */
+int store_prune(store *s, int64_t now_us, int64_t raw_ret_us, int64_t rollup_ret_us, uint64_t max_size);
+/* Bytes the database uses (pages in use times page size). */
+int64_t store_used_bytes(store *s);
+
+#endif

@@ -1,0 +1,194 @@
+/* writer.c - history_flush: takes what waits in memory (and checkpoints of open chunks), writes it
+ * in one transaction, and on failure (disk full, read-only, I/O error) keeps it for the next try. */
+#include "history/hist_internal.h"
+#include "util.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+static int write_group(store *st, const pend *p)
+{
+    int rc = store_put_chunk(st, p->final, p->gpu, STORE_TIMELINE, p->t_start, p->t_end, p->n, &p->blobs[0]);
+    for (int i = 0; i < p->ncols && rc == SQLITE_OK; i++) {
+        int dbid = store_metric_id(st, p->ids[i]);
+        if (!dbid) return SQLITE_ERROR;
+        rc = store_put_chunk(st, p->final, p->gpu, dbid, p->t_start, p->t_end, p->n, &p->blobs[i + 1]);
+    }
+    if (rc == SQLITE_OK && p->final)
+        rc = store_seal_group(st, p->gpu, p->t_start);
+    return rc;
+}
+
+static int write_one(store *st, const pend *p)
+{
+    switch (p->kind) {
+    case PEND_GROUP:
+        return write_group(st, p);
+    case PEND_PROC: {
+        int rc = store_put_proc_chunk(st, p->gpu, p->pid, p->t_start, p->t_end, p->n, &p->blobs[0]);
+        char sql[160];
+        snprintf(sql, sizeof sql, "UPDATE procs SET last_seen=max(last_seen, %lld) WHERE gpu=%d AND pid=%u",
+                 (long long)p->t_end, p->gpu, p->pid);
+        return rc == SQLITE_OK ? store_exec(st, sql) : rc;
+    }
+    case PEND_EVENT:
+        return store_put_event(st, p->t_start, p->gpu, p->kind_s, p->detail);
+    case PEND_PROC_META:
+        return store_put_proc(st, p->gpu, &p->proc, p->t_start);
+    case PEND_GPU:
+        return store_put_gpu(st, &p->info, p->t_start);
+    }
+    return SQLITE_OK;
+}
+
+static int write_all(store *st, const pend *list, const pend *checkpoints)
+{
+    int rc = store_exec(st, "BEGIN IMMEDIATE");
+    for (const pend *p = list; p && rc == SQLITE_OK; p = p->next)
+        rc = write_one(st, p);
+    for (const pend *p = checkpoints; p && rc == SQLITE_OK; p = p->next)
+        rc = write_one(st, p);
+    if (rc == SQLITE_OK) rc = store_exec(st, "COMMIT");
+    if (rc != SQLITE_OK) store_exec(st, "ROLLBACK");
+    return rc;
+}
+
+static void free_list(pend *p)
+{
+    while (p) {
+        pend *next = p->next;
+        hist_pend_free(p);
+        p = next;
+    }
+}
+
+/* Opens the file when it is not open; the first open of a handle seals what an earlier run left
+ * open (its checkpoints at a crash or kill). */
+static int ensure_store(history *h)
+{
+    if (h->st) return 0;
+    char err[512];
+    h->st = store_open(h->path, 0, err, sizeof err);
+    if (!h->st) {
+        if (!h->failing)
+            gw_log(GW_LOG_ERROR, "history: cannot open the file; recording to memory until it can", "err=\"%s\"", err);
+        h->failing = 1;
+        return -1;
+    }
+    if (!h->recovered) {
+        int rc = store_exec(h->st, "BEGIN IMMEDIATE");
+        if (rc == SQLITE_OK) rc = store_recover_open(h->st, INT64_MAX);
+        if (rc == SQLITE_OK) rc = store_exec(h->st, "COMMIT");
+        if (rc != SQLITE_OK) {
+            store_exec(h->st, "ROLLBACK");
+            store_close(h->st);
+            h->st = NULL;
+            return -1;
+        }
+        h->recovered = 1;
+    }
+    return 0;
+}
+
+static int prune_locked(history *h, int64_t now_us);
+
+static void maybe_prune(history *h, int64_t latest)
+{
+    if (latest - h->last_prune_t < 60 * 1000000ll) return;
+    h->last_prune_t = latest;
+    prune_locked(h, latest);
+}
+
+int history_flush(history *h)
+{
+    if (!h) return -1;
+    pthread_mutex_lock(&h->flush_mu);
+    pthread_mutex_lock(&h->mu);
+    pend *list = h->head, *cps = NULL, **cp_tail = &cps;
+    h->head = h->tail = NULL;
+    size_t list_bytes = h->pending_bytes;
+    h->pending_bytes = 0;
+    for (int g = 0; g < HIST_MAX_GPUS; g++) {
+        pend *p = h->gpus[g].g.n ? hist_encode_group(h, g, 0) : NULL;
+        if (p) { *cp_tail = p; cp_tail = &p->next; }
+    }
+    for (int i = 0; i < HIST_MAX_PROCS; i++) {
+        pend *p = h->procs[i].used && h->procs[i].n ? hist_encode_proc(&h->procs[i], 0) : NULL;
+        if (p) { *cp_tail = p; cp_tail = &p->next; }
+    }
+    int64_t latest = h->latest_t;
+    pthread_mutex_unlock(&h->mu);
+
+    int rc = ensure_store(h) == 0 ? write_all(h->st, list, cps) : SQLITE_CANTOPEN;
+    free_list(cps);
+    pthread_mutex_lock(&h->mu);
+    h->stats.flushes++;
+    if (rc == SQLITE_OK) {
+        if (h->failing) gw_log(GW_LOG_INFO, "history: writing again", "path=%s", h->path);
+        h->failing = 0;
+        h->drop_logged = 0;
+        h->stats.writable = 1;
+        pthread_mutex_unlock(&h->mu);
+        free_list(list);
+        maybe_prune(h, latest);
+        pthread_mutex_unlock(&h->flush_mu);
+        return 0;
+    }
+    h->stats.flush_errors++;
+    h->stats.writable = 0;
+    if (h->st) {
+        if (!h->failing)
+            gw_log(GW_LOG_ERROR, "history: write failed; buffering in memory and retrying at each flush",
+                   "path=%s err=\"%s\"", h->path, sqlite3_errstr(rc));
+        h->failing = 1;
+        store_close(h->st);         /* reopened at the next flush: a chmod or freed space is then seen */
+        h->st = NULL;
+    }
+    /* put the unwritten items back in front of what arrived meanwhile, then enforce the bound */
+    if (list) {
+        pend *last = list;
+        while (last->next) last = last->next;
+        last->next = h->head;
+        if (!h->tail) h->tail = last;
+        h->head = list;
+        h->pending_bytes += list_bytes;
+        while (h->pending_bytes > h->cfg.max_buffer && h->head && h->head->next) {
+            pend *old = h->head;
+            h->head = old->next;
+            h->pending_bytes -= old->bytes;
+            h->stats.dropped += old->kind == PEND_GROUP ? (uint64_t)old->n * (uint64_t)old->ncols : 0;
+            hist_pend_free(old);
+            if (!h->drop_logged)
+                gw_log(GW_LOG_WARN, "history: memory buffer full, oldest data dropped", "buffered_bytes=%zu",
+                       h->pending_bytes);
+            h->drop_logged = 1;
+        }
+    }
+    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_unlock(&h->flush_mu);
+    return -1;
+}
+
+static int prune_locked(history *h, int64_t now_us)
+{
+    if (!h->st) return -1;
+    int rc = store_exec(h->st, "BEGIN IMMEDIATE");
+    if (rc == SQLITE_OK)
+        rc = store_prune(h->st, now_us, (int64_t)(h->cfg.raw_retention_s * 1e6),
+                         (int64_t)(h->cfg.rollup_retention_s * 1e6), h->cfg.max_size);
+    if (rc == SQLITE_OK) rc = store_exec(h->st, "COMMIT");
+    if (rc != SQLITE_OK) {
+        store_exec(h->st, "ROLLBACK");
+        gw_log(GW_LOG_WARN, "history: pruning failed", "err=\"%s\"", sqlite3_errstr(rc));
+        return -1;
+    }
+    return 0;
+}
+
+int history_prune(history *h, uint64_t now_us)
+{
+    if (!h) return -1;
+    pthread_mutex_lock(&h->flush_mu);
+    int rc = ensure_store(h) == 0 ? prune_locked(h, (int64_t)now_us) : -1;
+    pthread_mutex_unlock(&h->flush_mu);
+    return rc;
+}

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Alerts end to end: the agent on a sped-up thermal scenario (GPUSIM_SPEED) fires and resolves a
+temperature alert; a real Alertmanager started here receives it (checked through its /api/v2/alerts);
+an exec receiver writes what it got; a webhook receiver gets Alertmanager's version-4 payload; and a
+webhook that never answers delays neither the other receivers nor sampling."""
+import http.server
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(__file__))
+from agentlib import Agent, check, fail, need_gpusim, parse_metrics, scenario, series, wait_for  # noqa: E402
+
+AM_BIN = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return json.loads(r.read().decode())
+
+
+class Alertmanager:
+    def __init__(self, tmp):
+        self.port = free_port()
+        cfg = os.path.join(tmp, "am.yml")
+        with open(cfg, "w") as f:
+            f.write("route:\n  receiver: none\n  group_wait: 1s\n  group_interval: 1s\nreceivers:\n  - name: none\n")
+        self.log = open(os.path.join(tmp, "am.log"), "w")
+        self.proc = subprocess.Popen(
+            [AM_BIN, "--config.file=" + cfg, "--storage.path=" + os.path.join(tmp, "am-data"),
+             "--web.listen-address=127.0.0.1:%d" % self.port, "--cluster.listen-address="],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        self.url = "http://127.0.0.1:%d" % self.port
+        wait_for("alertmanager to be ready", self.ready, timeout=20)
+
+    def ready(self):
+        if self.proc.poll() is not None:
+            fail("alertmanager exited:\n" + open(self.log.name).read())
+        try:
+            with urllib.request.urlopen(self.url + "/-/ready", timeout=1) as r:
+                return r.status == 200
+        except OSError:
+            return False
+
+    def alerts(self, name):
+        return [a for a in get_json(self.url + "/api/v2/alerts") if a["labels"].get("alertname") == name]
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+
+class Hook(http.server.BaseHTTPRequestHandler):
+    got = []
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        Hook.got.append((time.monotonic(), self.headers.get("Authorization"), json.loads(body)))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def main():
+    need_gpusim()
+    if not AM_BIN:
+        fail("prometheus-alertmanager is not installed (scripts/deps.sh test)")
+    tmp = tempfile.mkdtemp(prefix="gw-alerts-")
+    am = Alertmanager(tmp)
+    hook = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    hang = socket.socket()                         # accepts (backlog), never answers
+    hang.bind(("127.0.0.1", 0))
+    hang.listen(16)
+    exec_out = os.path.join(tmp, "exec.jsonl")
+    writer = os.path.join(tmp, "writer.py")       # the exec receiver: stdin JSON + env -> one line of a file
+    with open(writer, "w") as f:
+        f.write("import json, os, sys\na = json.load(sys.stdin)\n"
+                "a['env'] = {k: v for k, v in os.environ.items() if k.startswith('GPUWATCH_ALERT_')}\n"
+                "open(sys.argv[1], 'a').write(json.dumps(a) + '\\n')\n")
+    rules = os.path.join(tmp, "rules.yaml")
+    with open(rules, "w") as f:
+        f.write("""groups:
+  - name: e2e
+    interval: 250ms
+    rules:
+      - alert: E2EGpuHot
+        condition: {metric: temperature.gpu, op: ">", threshold: 90}
+        for: 1s
+        labels: {severity: critical}
+        annotations: {summary: "GPU {{ $labels.gpu }} ({{ $labels.modelName }}) at {{ $value }} C"}
+""")
+    config = """interval: 200ms
+alerts:
+  rule_files: [%s]
+  external_labels: {cluster: e2e}
+  receivers:
+    - {name: hang, type: webhook, url: "http://127.0.0.1:%d/", timeout: 3s, retries: 0}
+    - {name: script, type: exec, command: [%s, %s, %s], timeout: 10s}
+    - {name: hook, type: webhook, url: "http://127.0.0.1:%d/hook", headers: {Authorization: Bearer s3cret}}
+    - {name: am, type: alertmanager, urls: ["%s"]}
+""" % (rules, hang.getsockname()[1], sys.executable, writer, exec_out,
+       hook.server_address[1], am.url)
+    agent = Agent(scenario("alerts_thermal.yaml"), config, env={"GPUSIM_SPEED": "60"})
+    try:
+        agent.wait_sampled()
+
+        def exec_lines():
+            try:
+                return [json.loads(line) for line in open(exec_out)]
+            except OSError:
+                return []
+
+        # --- fires (95 C from 2 sim-minutes = 2 s on) ---
+        firing = wait_for("the exec receiver to get the firing alert",
+                          lambda: [a for a in exec_lines() if a["status"] == "firing"], timeout=30)[0]
+        t_exec = time.monotonic()
+        check(firing["labels"]["alertname"] == "E2EGpuHot" and firing["labels"]["gpu"] == "0", "exec labels: %r" % firing)
+        check(firing["labels"]["cluster"] == "e2e" and firing["labels"]["severity"] == "critical", "labels: %r" % firing)
+        check(firing["annotations"]["summary"].startswith("GPU 0 (NVIDIA H100"), "summary: %r" % firing["annotations"])
+        check(firing["env"].get("GPUWATCH_ALERT_STATUS") == "firing", "exec env: %r" % firing["env"])
+        check(firing["env"].get("GPUWATCH_ALERT_LABEL_ALERTNAME") == "E2EGpuHot", "exec env: %r" % firing["env"])
+        check(float(firing["value"]) > 90, "value %r" % firing["value"])
+
+        api = agent.get_json("/api/v1/alerts")
+        check(any(a["labels"]["alertname"] == "E2EGpuHot" and a["state"] == "firing" for a in api["data"]["alerts"]),
+              "/api/v1/alerts: %r" % api)
+        _, _, text = agent.request("/metrics")
+        m = parse_metrics(text)
+        check(series(m, "gpuwatch_alert", alertname="E2EGpuHot", gpu="0", severity="critical", alertstate="firing"),
+              "no gpuwatch_alert firing series on /metrics")
+
+        # the good webhook got a version-4 payload with the auth header, while the other one hangs
+        got = wait_for("the webhook payload", lambda: [g for g in Hook.got if g[2]["status"] == "firing"], timeout=10)[0]
+        check(got[1] == "Bearer s3cret", "webhook Authorization header: %r" % got[1])
+        check(got[2]["version"] == "4" and got[2]["receiver"] == "hook", "webhook payload: %r" % got[2])
+        check(got[2]["alerts"][0]["labels"]["alertname"] == "E2EGpuHot", "webhook alerts: %r" % got[2]["alerts"])
+
+        # Alertmanager has it, with an endsAt in the future (now + 4m as Prometheus sends)
+        am_alert = wait_for("Alertmanager to hold the alert", lambda: am.alerts("E2EGpuHot"), timeout=10)[0]
+        check(am_alert["labels"]["gpu"] == "0" and am_alert["labels"]["cluster"] == "e2e", "AM labels: %r" % am_alert)
+        check(am_alert["status"]["state"] == "active", "AM state: %r" % am_alert["status"])
+
+        # the hanging webhook delayed nothing: sampling stayed fresh, its failure is counted after its timeout
+        _, _, text = agent.request("/metrics")
+        ages = [v for _, _, v in series(parse_metrics(text), "gpuwatch_sample_age_seconds")]
+        check(ages and max(ages) < 1.5, "sampling was delayed: sample ages %r" % ages)
+        check(time.monotonic() - t_exec < 3, "receivers were slow")
+
+        def hang_failed():
+            _, _, t = agent.request("/metrics")
+            s = series(parse_metrics(t), "gpuwatch_notifications_failed_total", receiver="hang")
+            return s and s[0][2] >= 1
+        wait_for("the hanging webhook's failure to be counted", hang_failed, timeout=15)
+
+        # --- resolves (60 C from 7 sim-minutes on) ---
+        resolved = wait_for("the exec receiver to get the resolution",
+                            lambda: [a for a in exec_lines() if a["status"] == "resolved"], timeout=30)[0]
+        check(resolved["endsAt"] > resolved["startsAt"], "resolved times: %r" % resolved)
+        wait_for("Alertmanager to see it resolved", lambda: not am.alerts("E2EGpuHot"), timeout=15)
+        wait_for("the webhook's resolved payload", lambda: [g for g in Hook.got if g[2]["status"] == "resolved"], timeout=10)
+        api = agent.get_json("/api/v1/alerts")
+        check(not [a for a in api["data"]["alerts"] if a["labels"]["alertname"] == "E2EGpuHot"], "still active: %r" % api)
+        check([a for a in api["data"]["resolved"] if a["labels"]["alertname"] == "E2EGpuHot"], "not kept as resolved")
+        _, _, text = agent.request("/metrics")
+        m = parse_metrics(text)
+        check(not series(m, "gpuwatch_alert", alertname="E2EGpuHot"), "gpuwatch_alert still on /metrics")
+        ok = series(m, "gpuwatch_notifications_total", receiver="am")
+        check(ok and ok[0][2] >= 2, "alertmanager sends: %r" % ok)
+        logs = agent.stop()
+        check('msg="alert firing" alertname=E2EGpuHot' in logs and 'msg="alert resolved" alertname=E2EGpuHot' in logs,
+              "log lines missing:\n" + logs)
+    except SystemExit:
+        if agent.proc.poll() is None:
+            print(agent.logs())
+        raise
+    finally:
+        if agent.proc.poll() is None:
+            agent.proc.kill()
+        am.stop()
+        hook.shutdown()
+        hang.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("alerts e2e: OK")
+
+
+main()

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# test_gpusim_render.sh - `gpusim render` writes the scenario's values (checked against the
+# generators' definitions) and `gpusim check` reports errors with FILE:LINE:COL.
+set -u
+TOOL=${GPUSIM_TOOL:?GPUSIM_TOOL not set}
+SRC=${GW_SOURCE_DIR:?GW_SOURCE_DIR not set}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { if eval "$1"; then ok; else bad "$2"; fi; }
+
+# --help and usage errors
+"$TOOL" --help >"$TMP/help" 2>&1; check '[ $? -eq 0 ] && grep -q "gpusim render" "$TMP/help"' "--help"
+"$TOOL" frobnicate >/dev/null 2>&1; check '[ $? -eq 2 ]' "unknown command exits 2"
+
+# every shipped scenario checks clean
+for f in "$SRC"/sim/scenarios/*.yaml; do
+  "$TOOL" check "$f" >/dev/null 2>"$TMP/err"; rc=$?; check '[ $rc -eq 0 ]' "check $f: $(cat "$TMP/err")"
+done
+
+# errors carry the file, line and column
+"$TOOL" check "$SRC/tests/scenarios/gpusim-bad-key.yaml" >/dev/null 2>"$TMP/err"; rc=$?
+check '[ $rc -eq 1 ] && grep -q "gpusim-bad-key.yaml:5:5: unknown key .metrcs." "$TMP/err"' "bad key: $(cat "$TMP/err")"
+"$TOOL" check "$SRC/tests/scenarios/gpusim-bad-duration.yaml" >/dev/null 2>"$TMP/err"; rc=$?
+check '[ $rc -eq 1 ] && grep -q "gpusim-bad-duration.yaml:6:44: expected a duration" "$TMP/err"' "bad duration: $(cat "$TMP/err")"
+"$TOOL" render "$SRC/tests/scenarios/gpusim-bad-key.yaml" >/dev/null 2>&1; check '[ $? -eq 1 ]' "render of a bad scenario exits 1"
+"$TOOL" render "$SRC/sim/scenarios/idle-1gpu.yaml" --metrics no.such.metric >/dev/null 2>&1
+check '[ $? -eq 2 ]' "unknown --metrics exits 2"
+
+# exact values: ramp, steps, sine, and empty rows inside the lost window
+EX="$SRC/tests/scenarios/gpusim-render-exact.yaml"
+"$TOOL" render "$EX" --step 10s --duration 100s --metrics utilization.gpu,power.draw,temperature.gpu,memory.total >"$TMP/exact.csv"
+check '[ "$(head -1 "$TMP/exact.csv")" = "t,gpu,utilization.gpu,power.draw,temperature.gpu,memory.total" ]' "exact header"
+check '[ "$(wc -l <"$TMP/exact.csv")" -eq 23 ]' "11 steps x 2 GPUs + header"
+check 'awk -F, "NR>1 && \$2==0 && \$3 != \$1 {exit 1}" "$TMP/exact.csv"' "ramp: utilization.gpu == t"
+check 'grep -q "^10,0,10,100,60,81920$" "$TMP/exact.csv"' "t=10: sine at its peak, steps first value"
+check 'grep -q "^30,0,30,250.5,40,81920$" "$TMP/exact.csv"' "t=30: second step, sine at its trough"
+check 'grep -q "^70,0,70,300,40,81920$" "$TMP/exact.csv" && grep -q "^20,0,20,100,50,81920$" "$TMP/exact.csv"' "t=70: last step; t=20: sine at its mean"
+check 'grep -q "^20,1,,,,$" "$TMP/exact.csv" && grep -q "^30,1,,,,$" "$TMP/exact.csv"' "lost GPU rows are empty"
+check 'grep -q "^40,1,40,250.5,50,81920$" "$TMP/exact.csv"' "GPU back after the lost window"
+
+# --gpu and --start select rows
+"$TOOL" render "$EX" --start 5s --step 1s --duration 2s --gpu 1 --metrics utilization.gpu >"$TMP/sel.csv"
+check '[ "$(cat "$TMP/sel.csv" | tr "\n" " ")" = "t,gpu,utilization.gpu 5,1,5 6,1,6 7,1,7 " ]' "--gpu/--start: $(tr '\n' ' ' <"$TMP/sel.csv")"
+
+# training-8gpu: utilization within its clamps, power under the cap, all 8 GPUs
+"$TOOL" render "$SRC/sim/scenarios/training-8gpu.yaml" --step 1s --duration 60s \
+  --metrics utilization.gpu,power.draw,power.limit,memory.total >"$TMP/train.csv"
+check '[ "$(wc -l <"$TMP/train.csv")" -eq $((61 * 8 + 1)) ]' "training rows"
+check 'awk -F, "NR>1 && (\$3 < 95 || \$3 > 99) {exit 1}" "$TMP/train.csv"' "training utilization in [95,99]"
+check 'awk -F, "NR>1 && (\$4 >= \$5 || \$4 < 600) {exit 1}" "$TMP/train.csv"' "training power near but under the cap"
+check 'awk -F, "NR>1 && \$6 != 81559 {exit 1}" "$TMP/train.csv"' "H100 memory.total"
+check '[ "$(cut -d, -f2 "$TMP/train.csv" | sort -u | grep -c .)" -eq 9 ]' "8 GPUs"
+
+# data-pipeline-stall: the square wave (3 s high, 3 s low)
+"$TOOL" render "$SRC/sim/scenarios/data-pipeline-stall.yaml" --step 1s --duration 11s --gpu 0 --metrics utilization.gpu >"$TMP/stall.csv"
+check 'awk -F, "NR>1 { ph = \$1 % 6; if ((ph < 3 && \$3 < 90) || (ph >= 3 && \$3 > 10)) exit 1 }" "$TMP/stall.csv"' "stall square wave"
+
+# thermal-throttle: reasons switch on as the temperature crosses the thresholds
+"$TOOL" render "$SRC/sim/scenarios/thermal-throttle.yaml" --step 10s --duration 80s \
+  --metrics temperature.gpu,clocks_event_reasons.sw_thermal_slowdown,clocks_event_reasons.hw_thermal_slowdown,clocks.sm >"$TMP/therm.csv"
+check 'grep -q "^10,0,[0-9]*,0,0,1980$" "$TMP/therm.csv"' "cool at 10 s"
+check 'grep -q "^70,0,92,1,1,990$" "$TMP/therm.csv"' "throttled at 70 s"
+
+# power-capping: at the cap with sw_power_cap
+"$TOOL" render "$SRC/sim/scenarios/power-capping.yaml" --step 5s --duration 30s --metrics power.draw,clocks_event_reasons.sw_power_cap >"$TMP/cap.csv"
+check 'awk -F, "NR>1 && (\$3 != 450 || \$4 != 1) {exit 1}" "$TMP/cap.csv"' "power capped at 450 W"
+
+# determinism: two renders are identical
+"$TOOL" render "$SRC/sim/scenarios/demo-8gpu.yaml" --step 0.5s --duration 30s >"$TMP/a.csv"
+"$TOOL" render "$SRC/sim/scenarios/demo-8gpu.yaml" --step 0.5s --duration 30s >"$TMP/b.csv"
+check 'cmp -s "$TMP/a.csv" "$TMP/b.csv"' "render is deterministic"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

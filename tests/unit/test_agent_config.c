@@ -1,0 +1,159 @@
+/* test_agent_config.c - the agent's YAML config: defaults, good files, errors with line numbers,
+ * and the generic accessors other layers use for their sections. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include "agent/config.h"
+#include "agent/exposition.h"
+
+static int has_error(const gw_config *c, const char *needle)
+{
+    for (int i = 0; i < c->nerrors; i++)
+        if (strstr(c->errors[i], needle))
+            return 1;
+    return 0;
+}
+
+static void test_defaults(void **st)
+{
+    (void)st;
+    gw_config c;
+    config_init(&c);
+    assert_string_equal(c.listen, ":9400");
+    assert_true(c.interval == 1.0);
+    assert_true(c.ring_duration == 900);
+    assert_int_equal(c.series, EXPO_DCGM | EXPO_NATIVE);
+    assert_int_equal(c.process_series_limit, 100);
+    assert_int_equal(config_load_file(&c, "/nonexistent/gpuwatch.yaml", 0), 0);
+    config_free(&c);
+    config_init(&c);
+    assert_int_equal(config_load_file(&c, "/nonexistent/gpuwatch.yaml", 1), 1);
+    assert_true(has_error(&c, "/nonexistent/gpuwatch.yaml: cannot open"));
+    config_free(&c);
+}
+
+static void test_good(void **st)
+{
+    (void)st;
+    const char *text =
+        "listen: 127.0.0.1:9500\n"
+        "interval: 250ms\n"
+        "ring_duration: 5m\n"
+        "exporter:\n"
+        "  series: dcgm\n"
+        "  metrics: [DCGM_FI_DEV_GPU_TEMP, memory.used, gpuwatch_power_draw_watts]\n"
+        "  process_series_limit: 7\n"
+        "tls:\n"
+        "  cert_file: /etc/c.pem\n"
+        "  key_file: /etc/k.pem\n"
+        "basic_auth_users:\n"
+        "  alice: $2y$10$abcdefghijklmnopqrstuu0123456789012345678901234567890\n"
+        "log:\n"
+        "  level: debug\n"
+        "history:\n"
+        "  path: /var/lib/gpuwatch/history.db\n"
+        "  retention: 30d\n"
+        "  enabled: yes\n"
+        "alerts:\n"
+        "  rules: [a.yaml]\n";
+    gw_config c;
+    config_init(&c);
+    assert_int_equal(config_load_string(&c, text, "good.yaml"), 0);
+    assert_string_equal(c.listen, "127.0.0.1:9500");
+    assert_true(c.interval == 0.25);
+    assert_true(c.ring_duration == 300);
+    assert_int_equal(c.series, EXPO_DCGM);
+    assert_int_equal(c.nmetrics, 3);
+    assert_string_equal(c.metrics[1], "memory.used");
+    assert_int_equal(c.process_series_limit, 7);
+    assert_string_equal(c.tls_cert, "/etc/c.pem");
+    assert_int_equal(c.nusers, 1);
+    assert_string_equal(c.users[0].name, "alice");
+    assert_int_equal(c.log_level, GW_LOG_DEBUG);
+    /* what the history and alerts layers read */
+    assert_string_equal(config_get_string(&c, "history.path", NULL), "/var/lib/gpuwatch/history.db");
+    assert_null(config_get_string(&c, "history.nothing", NULL));
+    double d;
+    assert_int_equal(config_get_duration(&c, "history.retention", 0, &d), 0);
+    assert_true(d == 30 * 86400);
+    int b;
+    assert_int_equal(config_get_bool(&c, "history.enabled", 0, &b), 0);
+    assert_int_equal(b, 1);
+    long l;
+    assert_int_equal(config_get_int(&c, "history.max", 42, &l), 0);
+    assert_int_equal(l, 42);
+    yaml_node_t *rules = config_node(&c, "alerts.rules");
+    assert_non_null(rules);
+    assert_int_equal(rules->type, YAML_SEQUENCE_NODE);
+    assert_int_equal(config_map_size(&c, config_node(&c, "history")), 3);
+    /* a type error in a section is reported with its line */
+    assert_int_equal(config_get_int(&c, "history.path", 0, &l), -1);
+    assert_true(has_error(&c, "good.yaml:16:9: history.path"));
+    config_free(&c);
+}
+
+static void test_errors(void **st)
+{
+    (void)st;
+    const char *text =
+        "listen: nonsense\n"                 /* 1 */
+        "interval: 10ms\n"                   /* 2 */
+        "bogus: 1\n"                         /* 3 */
+        "exporter:\n"                        /* 4 */
+        "  series: all\n"                    /* 5 */
+        "  metrics: [NOT_A_METRIC]\n"        /* 6 */
+        "  color: red\n"                     /* 7 */
+        "tls:\n"                             /* 8 */
+        "  cert_file: /x.pem\n"              /* 9 */
+        "basic_auth_users:\n"                /* 10 */
+        "  bob: plaintext\n"                 /* 11 */
+        "log: {level: loud}\n"               /* 12 */
+        "interval: 2s\n";                    /* 13 */
+    gw_config c;
+    config_init(&c);
+    int n = config_load_string(&c, text, "bad.yaml");
+    assert_true(n >= 9);
+    assert_true(has_error(&c, "bad.yaml:1:9: listen"));
+    assert_true(has_error(&c, "bad.yaml:2:11: interval"));
+    assert_true(has_error(&c, "bad.yaml:3:1: unknown key 'bogus'"));
+    assert_true(has_error(&c, "bad.yaml:5:11: exporter.series"));
+    assert_true(has_error(&c, "bad.yaml:6:13: exporter.metrics: unknown metric 'NOT_A_METRIC'"));
+    assert_true(has_error(&c, "bad.yaml:7:3: unknown key 'exporter.color'"));
+    assert_true(has_error(&c, "bad.yaml:9:3: tls: cert_file and key_file go together"));
+    assert_true(has_error(&c, "bad.yaml:11:8: basic_auth_users.bob: not a bcrypt hash"));
+    assert_true(has_error(&c, "bad.yaml:12:14: log.level"));
+    assert_true(has_error(&c, "bad.yaml:13:1: interval: key given twice"));
+    config_free(&c);
+}
+
+static void test_syntax_error(void **st)
+{
+    (void)st;
+    gw_config c;
+    config_init(&c);
+    assert_int_equal(config_load_string(&c, "listen: :9400\nexporter:\n  series: [dcgm\n", "syn.yaml"), 1);
+    assert_true(has_error(&c, "syn.yaml:4:"));
+    config_free(&c);
+    config_init(&c);
+    assert_int_equal(config_load_string(&c, "- a\n- b\n", "list.yaml"), 1);
+    assert_true(has_error(&c, "list.yaml:1:1: expected a mapping"));
+    config_free(&c);
+    config_init(&c);
+    assert_int_equal(config_load_string(&c, "", "empty.yaml"), 0);
+    assert_string_equal(c.listen, ":9400");
+    config_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_good),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_syntax_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

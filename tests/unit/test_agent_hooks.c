@@ -1,0 +1,150 @@
+/* test_agent_hooks.c - the hook API history and alerts use: an agent runs in this process on gpusim,
+ * and a test hook sees samples, processes and ticks, adds series to /metrics, serves its own path,
+ * is told about a reload, and is stopped once. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <curl/curl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "agent/agent.h"
+#include "agent/http_server.h"
+
+typedef struct {
+    atomic_int samples, processes, ticks, reloads, stops, scrapes;
+    atomic_int last_temp;
+} counters;
+
+static void on_sample(void *ctx, int gpu, const gw_gpu *g, const gpu_sample *s)
+{
+    counters *c = ctx;
+    (void)gpu, (void)g;
+    atomic_fetch_add(&c->samples, 1);
+    double t;
+    if (sample_get(s, M_TEMP_GPU, &t))
+        atomic_store(&c->last_temp, (int)t);
+}
+static void on_processes(void *ctx, int gpu, const gpu_proc *p, int n)
+{
+    (void)gpu, (void)p, (void)n;
+    atomic_fetch_add(&((counters *)ctx)->processes, 1);
+}
+static void on_tick(void *ctx, uint64_t now) { (void)now; atomic_fetch_add(&((counters *)ctx)->ticks, 1); }
+static void on_reload(void *ctx, gw_config *cfg)
+{
+    assert_string_equal(config_get_string(cfg, "history.path", ""), "/tmp/h.db");
+    atomic_fetch_add(&((counters *)ctx)->reloads, 1);
+}
+static int write_metrics(void *ctx, gw_buf *out)
+{
+    counters *c = ctx;
+    buf_printf(out, "# HELP hooktest_ticks Ticks seen.\n# TYPE hooktest_ticks counter\nhooktest_ticks %d\n",
+               atomic_load(&c->ticks));
+    atomic_fetch_add(&c->scrapes, 1);
+    return 0;
+}
+static int handle_http(void *ctx, const agent_request *req, agent_response *resp)
+{
+    (void)ctx;
+    if (strcmp(req->path, "/api/v1/hooktest") != 0)
+        return 0;
+    const char *x = req->param(req, "x");
+    buf_printf(&resp->body, "{\"x\":\"%s\"}", x ? x : "");
+    return 1;
+}
+static void on_stop(void *ctx) { atomic_fetch_add(&((counters *)ctx)->stops, 1); }
+
+static size_t collect(char *p, size_t sz, size_t n, void *ud)
+{
+    buf_append(ud, p, sz * n);
+    return sz * n;
+}
+
+static long get(int port, const char *path, gw_buf *body)
+{
+    char url[256];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
+    buf_reset(body);
+    CURL *c = curl_easy_init();
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 5L);
+    long code = 0;
+    if (curl_easy_perform(c) == CURLE_OK)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_cleanup(c);
+    return code;
+}
+
+static void test_hooks(void **st)
+{
+    (void)st;
+    const char *lib = getenv("GPUSIM_LIB");
+    if (!lib || access(lib, R_OK) != 0) {
+        skip();
+        return;
+    }
+    setenv("GPUWATCH_NVML_LIB", lib, 1);
+    setenv("GPUSIM_SCENARIO", GW_SOURCE_DIR "/tests/scenarios/agent_two.yaml", 1);
+    gw_log_set_level(GW_LOG_WARN);
+    gw_config *cfg = malloc(sizeof *cfg);
+    config_init(cfg);
+    assert_int_equal(config_load_string(cfg, "listen: 127.0.0.1:0\ninterval: 100ms\n", "t.yaml"), 0);
+    agent_cli cli = {0};
+    agent *a = calloc(1, sizeof *a);
+    assert_int_equal(agent_init(a, cfg, &cli), 0);
+    counters c = {0};
+    agent_hooks h = {.name = "test", .ctx = &c, .on_sample = on_sample, .on_processes = on_processes,
+                     .on_tick = on_tick, .on_reload = on_reload, .write_metrics = write_metrics,
+                     .handle_http = handle_http, .on_stop = on_stop};
+    assert_int_equal(agent_add_hooks(a, &h), 0);
+    char err[256];
+    assert_int_equal(agent_start(a, err, sizeof err), 0);
+    int port = http_port(a->http);
+    assert_true(port > 0);
+    for (int i = 0; i < 200 && atomic_load(&c.ticks) < 3; i++)
+        usleep(20000);
+    assert_true(atomic_load(&c.ticks) >= 3);
+    assert_true(atomic_load(&c.samples) >= 6);       /* 2 GPUs per tick */
+    assert_true(atomic_load(&c.processes) >= 6);
+    assert_int_equal(atomic_load(&c.last_temp), 61);
+    assert_non_null(agent_ring(a));
+    gpu_sample s;
+    assert_int_equal(ring_latest(agent_ring(a), 1, &s), 1);
+
+    gw_buf body;
+    buf_init(&body);
+    assert_int_equal(get(port, "/metrics", &body), 200);
+    assert_non_null(strstr(body.data, "\nhooktest_ticks "));
+    assert_non_null(strstr(body.data, "DCGM_FI_DEV_GPU_TEMP{"));
+    assert_int_equal(get(port, "/api/v1/hooktest?x=42", &body), 200);
+    assert_string_equal(body.data, "{\"x\":\"42\"}");
+    assert_int_equal(get(port, "/api/v1/other", &body), 404);
+
+    gw_config *fresh = malloc(sizeof *fresh);
+    config_init(fresh);
+    assert_int_equal(config_load_string(fresh, "listen: 127.0.0.1:0\ninterval: 200ms\nhistory:\n  path: /tmp/h.db\n", "t2.yaml"), 0);
+    agent_reload(a, fresh);
+    assert_int_equal(atomic_load(&c.reloads), 1);
+    assert_true(agent_interval(a) == 0.2);
+
+    agent_stop(a);
+    free(a);
+    assert_int_equal(atomic_load(&c.stops), 1);
+    buf_free(&body);
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_hooks)};
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
+    return rc;
+}

@@ -1,0 +1,368 @@
+/* test_history_store.c - history round trip, roll-ups, retention, events and processes with
+ * synthetic timestamps (no waiting), and what a killed writer leaves behind. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "history/history.h"
+#include "history/query.h"
+#include "history/synth.h"
+
+#define T0 1764673200000000ll     /* an hour boundary */
+#define SEC 1000000ll
+#define GPUS 2
+#define SECONDS 1500              /* 25 minutes: three chunk windows */
+
+static char dir[64], path[128];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/gw-hist-test-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/h.db", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The i-th sample of a GPU: synthetic values; gpu 1 has no memory temperature and is lost 100-119 s. */
+static void make_sample(hsynth_gpu *sg, int gpu, int i, gpu_sample *s)
+{
+    hsynth_sample(sg, gpu, T0 + i * SEC, s);
+    if (gpu == 1) mset_del(&s->present, M_TEMP_MEMORY);
+    if (gpu == 1 && i >= 100 && i < 120) { s->status = GPU_LOST; memset(&s->present, 0, sizeof s->present); }
+    if (gpu == 0 && i == 300) { sample_set(s, M_XID_LAST, 79); sample_set(s, M_XID_COUNT, 1); }
+    if (gpu == 0 && i > 300) { sample_set(s, M_XID_LAST, 79); sample_set(s, M_XID_COUNT, 1); }
+}
+
+static history *open_hist(double max_buffer)
+{
+    history_config cfg;
+    history_config_defaults(&cfg);
+    cfg.path = path;
+    cfg.no_thread = 1;
+    if (max_buffer > 0) cfg.max_buffer = (size_t)max_buffer;
+    char err[256];
+    history *h = history_open(&cfg, err, sizeof err);
+    assert_non_null(h);
+    return h;
+}
+
+/* Records SECONDS of both GPUs; keeps every sample in want[] for the checks. */
+static gpu_sample *record_all(history *h)
+{
+    gpu_sample *want = calloc((size_t)SECONDS * GPUS, sizeof *want);
+    hsynth_gpu sg[GPUS];
+    gpu_info info;
+    for (int g = 0; g < GPUS; g++) hsynth_init(&sg[g], g);
+    for (int i = 0; i < SECONDS; i++)
+        for (int g = 0; g < GPUS; g++) {
+            gpu_sample *s = &want[i * GPUS + g];
+            make_sample(&sg[g], g, i, s);
+            hsynth_info(g, &info);
+            history_record_sample(h, g, &info, s);
+            if (i % 10 == 9 && g == GPUS - 1) assert_int_equal(history_flush(h), 0);
+        }
+    return want;
+}
+
+static hq_result run_query(store *st, metric_id m, int gpu, int64_t from, int64_t to, int64_t step, hq_agg agg, hq_source src)
+{
+    unsigned char sel[HQ_MAX_GPUS] = {0};
+    sel[gpu] = 1;
+    hq_request rq = {.metrics = &m, .nmetrics = 1, .gpus = sel, .from_us = from, .to_us = to, .step_us = step,
+                     .agg = agg, .source = src};
+    hq_result r;
+    char err[256];
+    assert_int_equal(hq_run(st, &rq, &r, err, sizeof err), 0);
+    return r;
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    history *h = open_hist(0);
+    gpu_sample *want = record_all(h);
+    history_close(h);
+    char err[256];
+    store *st = store_open(path, 1, err, sizeof err);
+    assert_non_null(st);
+    for (int g = 0; g < GPUS; g++)
+        for (int m = M_STR_END; m < M_COUNT; m++) {
+            hq_result r = run_query(st, (metric_id)m, g, T0, T0 + SECONDS * SEC, 0, AGG_AVG, HQ_RAW);
+            size_t k = 0;
+            for (int i = 0; i < SECONDS; i++) {
+                double v;
+                if (!sample_get(&want[i * GPUS + g], (metric_id)m, &v)) continue;
+                assert_true(r.n == 1 && k < r.s[0].n);
+                assert_int_equal(r.s[0].t[k], T0 + i * SEC);
+                assert_memory_equal(&r.s[0].v[k], &v, sizeof v);
+                k++;
+            }
+            assert_int_equal(r.n ? r.s[0].n : 0, k);   /* absent values are not read back (as 0 or otherwise) */
+            if (g == 1 && m == M_TEMP_MEMORY) assert_int_equal(r.n, 0);
+            hq_free(&r);
+        }
+    store_close(st);
+    free(want);
+}
+
+static void test_rollups_and_aggregates(void **state)
+{
+    (void)state;
+    history *h = open_hist(0);
+    gpu_sample *want = record_all(h);
+    history_close(h);
+    char err[256];
+    store *st = store_open(path, 1, err, sizeof err);
+    const metric_id ms[] = {M_POWER_DRAW, M_UTIL_GPU, M_ENERGY, M_CER_SW_POWER_CAP};
+    for (int k = 0; k < 4; k++)
+        for (int agg = AGG_AVG; agg <= AGG_LAST; agg++) {
+            hq_result raw = run_query(st, ms[k], 0, T0, T0 + SECONDS * SEC - 1, 60 * SEC, (hq_agg)agg, HQ_RAW);
+            hq_result roll = run_query(st, ms[k], 0, T0, T0 + SECONDS * SEC - 1, 60 * SEC, (hq_agg)agg, HQ_ROLLUP);
+            assert_int_equal(raw.n, 1);
+            assert_int_equal(roll.n, 1);
+            assert_int_equal(raw.s[0].n, SECONDS / 60);
+            assert_int_equal(roll.s[0].n, SECONDS / 60);
+            for (size_t b = 0; b < raw.s[0].n; b++) {
+                /* the expected aggregate, computed here from the samples */
+                double n = 0, mn = INFINITY, mx = -INFINITY, sum = 0, last = 0, v;
+                for (int i = (int)b * 60; i < (int)b * 60 + 60; i++)
+                    if (sample_get(&want[i * GPUS], ms[k], &v)) {
+                        n++; sum += v; last = v;
+                        if (v < mn) mn = v;
+                        if (v > mx) mx = v;
+                    }
+                double e = agg == AGG_AVG ? sum / n : agg == AGG_MIN ? mn : agg == AGG_MAX ? mx : last;
+                assert_int_equal(raw.s[0].t[b], T0 + (int64_t)b * 60 * SEC);
+                assert_int_equal(roll.s[0].t[b], T0 + (int64_t)b * 60 * SEC);
+                assert_true(fabs(raw.s[0].v[b] - e) <= 1e-9 * fabs(e));
+                assert_true(fabs(roll.s[0].v[b] - e) <= 1e-9 * fabs(e));
+            }
+            hq_free(&raw);
+            hq_free(&roll);
+        }
+    /* step 10 s from raw: 6 buckets a minute */
+    hq_result r = run_query(st, M_UTIL_GPU, 0, T0, T0 + 60 * SEC - 1, 10 * SEC, AGG_MAX, HQ_AUTO);
+    assert_int_equal(r.used_rollups, 0);
+    assert_int_equal(r.s[0].n, 6);
+    hq_free(&r);
+    r = run_query(st, M_UTIL_GPU, 0, T0, T0 + 600 * SEC, 60 * SEC, AGG_MAX, HQ_AUTO);
+    assert_int_equal(r.used_rollups, 1);
+    hq_free(&r);
+    store_close(st);
+    free(want);
+}
+
+static void test_retention(void **state)
+{
+    (void)state;
+    history *h = open_hist(0);
+    free(record_all(h));
+    char err[256];
+    /* 8 days later: raw gone (7 d), roll-ups kept (90 d) */
+    assert_int_equal(history_prune(h, (uint64_t)(T0 + 8 * 86400 * SEC)), 0);
+    store *st = store_open(path, 1, err, sizeof err);
+    hq_result r = run_query(st, M_POWER_DRAW, 0, T0, T0 + SECONDS * SEC, 0, AGG_AVG, HQ_RAW);
+    assert_int_equal(r.n, 0);
+    hq_free(&r);
+    r = run_query(st, M_POWER_DRAW, 0, T0, T0 + SECONDS * SEC, 0, AGG_AVG, HQ_AUTO);
+    assert_int_equal(r.used_rollups, 1);   /* older than the raw data kept: roll-ups */
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.s[0].n, SECONDS / 60);
+    hq_free(&r);
+    store_close(st);
+    /* 91 days later: nothing */
+    assert_int_equal(history_prune(h, (uint64_t)(T0 + 91 * 86400 * SEC)), 0);
+    st = store_open(path, 1, err, sizeof err);
+    r = run_query(st, M_POWER_DRAW, 0, T0, T0 + SECONDS * SEC, 60 * SEC, AGG_AVG, HQ_AUTO);
+    assert_int_equal(r.n, 0);
+    hq_free(&r);
+    store_close(st);
+    history_close(h);
+}
+
+static void test_size_cap(void **state)
+{
+    (void)state;
+    history_config cfg;
+    history_config_defaults(&cfg);
+    cfg.path = path;
+    cfg.no_thread = 1;
+    cfg.max_size = 200 * 1024;
+    char err[256];
+    history *h = history_open(&cfg, err, sizeof err);
+    free(record_all(h));
+    history_close(h);
+    h = history_open(&cfg, err, sizeof err);
+    assert_int_equal(history_prune(h, (uint64_t)(T0 + SECONDS * SEC)), 0);
+    history_close(h);
+    store *st = store_open(path, 1, err, sizeof err);
+    assert_true(store_used_bytes(st) <= 200 * 1024);
+    /* the newest data survives, the oldest went first */
+    hq_result r = run_query(st, M_UTIL_GPU, 0, T0, T0 + SECONDS * SEC, 0, AGG_AVG, HQ_RAW);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.s[0].t[r.s[0].n - 1], T0 + (SECONDS - 1) * SEC);
+    assert_true(r.s[0].t[0] > T0);
+    hq_free(&r);
+    store_close(st);
+}
+
+static int count_events(store *st, const char *kind, int gpu)
+{
+    sqlite3_stmt *q = NULL;
+    sqlite3_prepare_v2(store_db(st), "SELECT count(*) FROM events WHERE kind=? AND gpu=?", -1, &q, NULL);
+    sqlite3_bind_text(q, 1, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 2, gpu);
+    int n = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int(q, 0) : -1;
+    sqlite3_finalize(q);
+    return n;
+}
+
+static void test_events(void **state)
+{
+    (void)state;
+    history *h = open_hist(0);
+    gpu_sample *want = record_all(h);
+    history_record_event(h, (uint64_t)(T0 + 5 * SEC), 0, "alert", "rule=HighTemp state=firing");
+    history_close(h);
+    char err[256];
+    store *st = store_open(path, 1, err, sizeof err);
+    assert_int_equal(count_events(st, "gpu_lost", 1), 1);
+    assert_int_equal(count_events(st, "gpu_back", 1), 1);
+    assert_int_equal(count_events(st, "xid", 0), 1);
+    assert_int_equal(count_events(st, "alert", 0), 1);
+    int starts = 0;   /* power-cap episodes in the synthetic data of gpu 0 */
+    for (int i = 1; i < SECONDS; i++)
+        starts += !((uint64_t)want[(i - 1) * GPUS].v[M_CER_ACTIVE] & 4) && ((uint64_t)want[i * GPUS].v[M_CER_ACTIVE] & 4);
+    assert_true(starts > 0);
+    assert_int_equal(count_events(st, "throttle_start", 0), starts);
+    store_close(st);
+    free(want);
+}
+
+static void test_processes(void **state)
+{
+    (void)state;
+    history *h = open_hist(0);
+    gpu_proc p[2];
+    memset(p, 0, sizeof p);
+    for (int k = 0; k < 2; k++) {
+        p[k].gpu = 0;
+        p[k].pid = 4000 + (unsigned)k;
+        snprintf(p[k].name, sizeof p[k].name, "python3");
+        snprintf(p[k].user, sizeof p[k].user, "alice");
+        snprintf(p[k].container, sizeof p[k].container, "slurm-job-1");
+        p[k].has_mem = p[k].has_sm = 1;
+    }
+    for (int i = 0; i < 900; i++) {
+        p[0].mem_mib = 1000 + i;
+        p[0].sm_util = i % 100;
+        p[1].mem_mib = 500;
+        p[1].has_sm = 0;
+        history_record_processes(h, 0, (uint64_t)(T0 + i * SEC), p, i < 400 ? 2 : 1);
+        if (i % 10 == 0) history_flush(h);
+    }
+    history_close(h);
+    char err[256];
+    store *st = store_open(path, 1, err, sizeof err);
+    metric_id ms[2] = {M_MEM_USED, M_UTIL_GPU};
+    hq_request rq = {.metrics = ms, .nmetrics = 2, .pid = 4000, .from_us = T0, .to_us = T0 + 900 * SEC};
+    hq_result r;
+    assert_int_equal(hq_run(st, &rq, &r, err, sizeof err), 0);
+    assert_int_equal(r.n, 2);
+    assert_int_equal(r.s[0].n, 900);
+    assert_true(r.s[0].v[899] == 1899 && r.s[1].v[250] == 50);
+    hq_free(&r);
+    rq.pid = 4001;
+    assert_int_equal(hq_run(st, &rq, &r, err, sizeof err), 0);
+    assert_int_equal(r.n, 1);           /* no SM values: no series */
+    assert_int_equal(r.s[0].n, 400);
+    hq_free(&r);
+    metric_id bad = M_TEMP_GPU;
+    rq.metrics = &bad;
+    rq.nmetrics = 1;
+    assert_int_equal(hq_run(st, &rq, &r, err, sizeof err), -1);
+    store_close(st);
+}
+
+/* A writer killed with SIGKILL after some flushes: the file passes integrity_check, holds every
+ * flushed sample, and the next open seals what was left open. */
+static void test_kill9(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 3; round++) {
+        int flushed_until = 200 * (round + 1);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            history *h = open_hist(0);
+            hsynth_gpu sg;
+            hsynth_init(&sg, 0);
+            gpu_sample s;
+            int start = 200 * round;
+            for (int i = start; i < flushed_until + 7; i++) {
+                make_sample(&sg, 0, i, &s);
+                history_record_sample(h, 0, NULL, &s);
+                if (i == flushed_until - 1) history_flush(h);
+            }
+            kill(getpid(), SIGKILL);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        assert_true(WIFSIGNALED(status));
+        char err[256];
+        store *st = store_open(path, 1, err, sizeof err);
+        assert_non_null(st);
+        sqlite3_stmt *q = NULL;
+        sqlite3_prepare_v2(store_db(st), "PRAGMA integrity_check", -1, &q, NULL);
+        assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+        assert_string_equal((const char *)sqlite3_column_text(q, 0), "ok");
+        sqlite3_finalize(q);
+        hq_result r = run_query(st, M_UTIL_GPU, 0, T0, T0 + 10000 * SEC, 0, AGG_AVG, HQ_RAW);
+        assert_int_equal(r.n, 1);
+        assert_int_equal(r.s[0].n, (size_t)flushed_until);
+        for (size_t i = 0; i < r.s[0].n; i++) assert_int_equal(r.s[0].t[i], T0 + (int64_t)i * SEC);
+        hq_free(&r);
+        store_close(st);
+    }
+    /* the next writer seals the leftovers into roll-ups */
+    history *h = open_hist(0);
+    history_close(h);
+    char err[256];
+    store *st = store_open(path, 1, err, sizeof err);
+    hq_result r = run_query(st, M_UTIL_GPU, 0, T0, T0 + 600 * SEC - 1, 60 * SEC, AGG_AVG, HQ_ROLLUP);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.s[0].n, 10);
+    hq_free(&r);
+    store_close(st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rollups_and_aggregates, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_size_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_processes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kill9, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
