@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
@@ -120,18 +121,25 @@ static void test_own_process(void **state)
     assert_true(p.start_time_s + 600 > now); /* this test started moments ago */
     assert_true(p.has_cpu);
 
-    /* Burn some CPU: the second reading is over the interval since the first. */
+    /* Burn 200 ms of CPU: the second reading is over the interval since the first, whatever share of
+     * a core this test gets on a loaded machine. */
+    struct timespec w0, w1, c0, c1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     volatile double x = 0;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     do {
         for (int i = 0; i < 100000; i++)
             x += i * 0.5;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-    } while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 150000000L);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    } while ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec) < 200e6);
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    double expected = ((c1.tv_sec - c0.tv_sec) + (c1.tv_nsec - c0.tv_nsec) / 1e9) /
+                      ((w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) / 1e9) * 100.0;
     assert_int_equal(procinfo_fill(&p), 0);
     assert_true(p.has_cpu);
-    assert_true(p.cpu_percent > 20 && p.cpu_percent < 400);
+    /* clock ticks are 10 ms: allow that much of the 200 ms, and some scheduling slack */
+    if (fabs(p.cpu_percent - expected) > 0.25 * expected + 5)
+        fail_msg("cpu_percent %.1f, expected about %.1f", p.cpu_percent, expected);
 }
 
 static void test_invisible_pid(void **state)
