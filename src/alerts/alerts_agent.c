@@ -172,7 +172,8 @@ static void *evaluator(void *arg)
             break;
         int64_t now = p->tick_us;
         p->tick_us = 0;
-        if (p->e && now >= alert_engine_next_due(p->e))
+        /* Not before the backend is open: a first evaluation over no GPU would delay the next one. */
+        if (p->e && now >= alert_engine_next_due(p->e) && src_count(p->a) > 0)
             alert_engine_eval(p->e, &src, now, 0);    /* under mu: a reload waits for it */
     }
     pthread_mutex_unlock(&p->mu);
