@@ -3,7 +3,7 @@
 #include "notify.h"
 #include "notify_impl.h"
 #include "util.h"
-#include <curl/curl.h>
+#include "lazy_curl.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
