@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,6 +405,41 @@ static void gpm_metrics(void **state)
     stop();
 }
 
+/* Several threads calling at once (the agent samples from its own thread). */
+static void *hammer(void *arg)
+{
+    long failures = 0;
+    unsigned gpu = (unsigned)((long)arg % 2) * 2; /* GPUs 0 and 2: GPU 1 gets lost at 10 s */
+    nvmlDevice_t d = NULL;
+    if (F(nvmlDeviceGetHandleByIndex_v2)(gpu, &d) != NVML_SUCCESS) return (void *)1L;
+    for (int i = 0; i < 3000; i++) {
+        unsigned v, n = 8;
+        nvmlProcessInfo_t p[8];
+        nvmlMemory_v2_t m = {.version = nvmlMemory_v2};
+        failures += F(nvmlDeviceGetTemperature)(d, NVML_TEMPERATURE_GPU, &v) != NVML_SUCCESS;
+        failures += F(nvmlDeviceGetMemoryInfo_v2)(d, &m) != NVML_SUCCESS;
+        failures += F(nvmlDeviceGetComputeRunningProcesses_v3)(d, &n, p) != NVML_SUCCESS;
+    }
+    return (void *)failures;
+}
+
+static void concurrent_calls(void **state)
+{
+    (void)state;
+    setenv("GPUSIM_SCENARIO", scenario_path, 1);
+    setenv("GPUSIM_SPEED", "50", 1);
+    setenv("GPUSIM_T0", "1", 1);
+    assert_int_equal(F(nvmlInit_v2)(), NVML_SUCCESS);
+    pthread_t th[6];
+    for (long i = 0; i < 6; i++) assert_int_equal(pthread_create(&th[i], NULL, hammer, (void *)i), 0);
+    for (int i = 0; i < 6; i++) {
+        void *r;
+        pthread_join(th[i], &r);
+        assert_int_equal((long)r, 0);
+    }
+    stop();
+}
+
 /* Scenario time runs at GPUSIM_SPEED x the monotonic clock from nvmlInit. */
 static void clock_runs_at_speed(void **state)
 {
@@ -478,6 +514,7 @@ int main(void)
         cmocka_unit_test(field_values),
         cmocka_unit_test(xid_events_once_each),
         cmocka_unit_test(gpm_metrics),
+        cmocka_unit_test(concurrent_calls),
         cmocka_unit_test(clock_runs_at_speed),
         cmocka_unit_test(bad_scenario_fails_init),
         cmocka_unit_test(minimal_variant_lacks_optional_symbols),
