@@ -49,13 +49,6 @@ int nvml_error_code(const char *name)
     return -1;
 }
 
-const char *nvml_error_name(int code)
-{
-    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
-        if (errors[i].code == code) return errors[i].name;
-    return NULL;
-}
-
 const char *const nvml_function_names[] = {
     "nvmlInit", "nvmlInit_v2", "nvmlInitWithFlags", "nvmlShutdown", "nvmlErrorString",
     "nvmlSystemGetDriverVersion", "nvmlSystemGetNVMLVersion", "nvmlSystemGetCudaDriverVersion",

@@ -4,8 +4,6 @@
 
 /* "NVML_ERROR_UNKNOWN" (or "UNKNOWN") -> 999; -1 if unknown. */
 int nvml_error_code(const char *name);
-/* The constant's name for a code ("NVML_ERROR_GPU_IS_LOST"), or NULL. */
-const char *nvml_error_name(int code);
 /* 1 if gpusim exports a function of that name. */
 int nvml_function_known(const char *name);
 /* The exported function names, NULL-terminated (used by the ABI test). */
