@@ -67,10 +67,12 @@ static int teardown(void **state)
 static void every_listed_function_resolves(void **state)
 {
     (void)state;
-    for (int i = 0; nvml_function_names[i]; i++)
-        if (!dlsym(lib, nvml_function_names[i])) fail_msg("%s is not exported", nvml_function_names[i]);
+    for (int i = 0; sim_nvml_functions[i]; i++)
+        if (!dlsym(lib, sim_nvml_functions[i])) fail_msg("%s is not exported", sim_nvml_functions[i]);
     assert_non_null(dlsym(lib, "gpusimVersion"));
     assert_null(dlsym(lib, "scenario_load")); /* internals stay hidden */
+    assert_null(dlsym(lib, "sim_nvml_error_code"));
+    assert_null(dlsym(lib, "gs"));
     assert_string_equal(F(gpusimVersion)(), "gpusim 1.0");
 }
 
