@@ -201,6 +201,70 @@ static void values_match_the_model(void **state)
     scenario_free(sc);
 }
 
+/* Every simple getter equals the model (what `gpusim render` prints) on each demo GPU. */
+typedef nvmlReturn_t (*uint_getter)(nvmlDevice_t, unsigned int *);
+
+static void demo_getters_equal_the_model(void **state)
+{
+    (void)state;
+    static const struct { const char *fn; metric_id m; double scale; } getters[] = {
+        {"nvmlDeviceGetPowerUsage", M_POWER_DRAW, 1000}, {"nvmlDeviceGetEnforcedPowerLimit", M_POWER_ENFORCED_LIMIT, 1000},
+        {"nvmlDeviceGetPowerManagementLimit", M_POWER_LIMIT, 1000}, {"nvmlDeviceGetPerformanceState", M_PSTATE, 1},
+        {"nvmlDeviceGetCurrPcieLinkGeneration", M_PCIE_GEN_CUR, 1}, {"nvmlDeviceGetMaxPcieLinkWidth", M_PCIE_WIDTH_MAX, 1},
+        {"nvmlDeviceGetPcieReplayCounter", M_PCIE_REPLAY, 1}, {"nvmlDeviceGetIndex", M_INDEX, 1}};
+    const char *src = getenv("GW_SOURCE_DIR");
+    char demo[4096], err[512];
+    snprintf(demo, sizeof demo, "%s/sim/scenarios/demo-8gpu.yaml", src ? src : GW_SOURCE_DIR);
+    scenario *sc = scenario_load(demo, err, sizeof err);
+    if (!sc) fail_msg("%s", err);
+    const char *times[] = {"0", "33.3", "95.25"};
+    for (int k = 0; k < 3; k++) {
+        setenv("GPUSIM_SCENARIO", demo, 1);
+        setenv("GPUSIM_SPEED", "0", 1);
+        setenv("GPUSIM_T0", times[k], 1);
+        assert_int_equal(F(nvmlInit_v2)(), NVML_SUCCESS);
+        double t = strtod(times[k], NULL), v;
+        for (unsigned g = 0; g < 8; g++) {
+            nvmlDevice_t d = dev(g);
+            unsigned u;
+            for (size_t i = 0; i < sizeof getters / sizeof getters[0]; i++) {
+                assert_int_equal(((uint_getter)sym(getters[i].fn))(d, &u), NVML_SUCCESS);
+                assert_int_equal(sim_value(sc, (int)g, getters[i].m, t, &v), 0);
+                if (u != (unsigned)(v * getters[i].scale + 0.5)) fail_msg("%s gpu %u t %g: %u vs %g", getters[i].fn, g, t, u, v);
+            }
+            nvmlUtilization_t ut;
+            assert_int_equal(F(nvmlDeviceGetUtilizationRates)(d, &ut), NVML_SUCCESS);
+            sim_value(sc, (int)g, M_UTIL_GPU, t, &v);
+            assert_int_equal(ut.gpu, (unsigned)v);
+            sim_value(sc, (int)g, M_UTIL_MEMORY, t, &v);
+            assert_int_equal(ut.memory, (unsigned)v);
+            static const struct { nvmlClockType_t type; metric_id m; } clocks[] = {
+                {NVML_CLOCK_GRAPHICS, M_CLOCK_GR}, {NVML_CLOCK_SM, M_CLOCK_SM}, {NVML_CLOCK_MEM, M_CLOCK_MEM}, {NVML_CLOCK_VIDEO, M_CLOCK_VIDEO}};
+            for (int c = 0; c < 4; c++) {
+                assert_int_equal(F(nvmlDeviceGetClockInfo)(d, clocks[c].type, &u), NVML_SUCCESS);
+                sim_value(sc, (int)g, clocks[c].m, t, &v);
+                assert_int_equal(u, (unsigned)v);
+            }
+            assert_int_equal(F(nvmlDeviceGetTemperature)(d, NVML_TEMPERATURE_GPU, &u), NVML_SUCCESS);
+            sim_value(sc, (int)g, M_TEMP_GPU, t, &v);
+            assert_int_equal(u, (unsigned)v);
+            unsigned long long r, e;
+            assert_int_equal(F(nvmlDeviceGetCurrentClocksEventReasons)(d, &r), NVML_SUCCESS);
+            sim_value(sc, (int)g, M_CER_ACTIVE, t, &v);
+            assert_int_equal(r, (unsigned long long)v);
+            assert_int_equal(F(nvmlDeviceGetTotalEnergyConsumption)(d, &e), NVML_SUCCESS);
+            sim_value(sc, (int)g, M_ENERGY, t, &v);
+            assert_int_equal(e, (unsigned long long)v);
+            nvmlMemory_v2_t m = {.version = nvmlMemory_v2};
+            assert_int_equal(F(nvmlDeviceGetMemoryInfo_v2)(d, &m), NVML_SUCCESS);
+            sim_value(sc, (int)g, M_MEM_USED, t, &v);
+            assert_int_equal(m.used, (unsigned long long)(v * 1048576.0 + 0.5));
+        }
+        stop();
+    }
+    scenario_free(sc);
+}
+
 /* Calls count(dev, &n, buf) as pynvml and nvtop do: first with n = 0 and no buffer. */
 static void process_lists_follow_the_two_call_protocol(void **state)
 {
@@ -509,6 +573,7 @@ int main(void)
         cmocka_unit_test(arguments_are_checked),
         cmocka_unit_test(identity_and_lookups),
         cmocka_unit_test(values_match_the_model),
+        cmocka_unit_test(demo_getters_equal_the_model),
         cmocka_unit_test(process_lists_follow_the_two_call_protocol),
         cmocka_unit_test(process_utilization_samples),
         cmocka_unit_test(lost_window_and_recovery),
