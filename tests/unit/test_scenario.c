@@ -64,9 +64,10 @@ static void shipped_scenarios_load(void **state)
         double ms = (now_s() - t0) * 1000;
         if (!sc) fail_msg("%s: %s", e->d_name, err);
         assert_true(sc->ngpus >= 1);
-        /* under 1 ms in a normal build; generous here for sanitizer builds */
-        assert_true(ms < 50);
         scenario_free(sc);
+        /* well under 1 ms in a normal build; the bound only catches a pathological parser
+         * (sanitizer builds on a loaded machine are slow) */
+        if (ms > 1000) fail_msg("%s took %.1f ms to load", e->d_name, ms);
         n++;
     }
     closedir(d);
@@ -191,7 +192,7 @@ static void wide_csv_trace_loads_fast(void **state)
     double ms = (now_s() - t0) * 1000;
     if (!sc) fail_msg("%s", err);
     print_message("wide trace: %.1f ms\n", ms);
-    assert_true(ms < 500);
+    assert_true(ms < 10000); /* ~75 ms normally; only a pathological reader fails this */
     double v;
     assert_int_equal(sim_value(sc, 0, (metric_id)ids[0], 100, &v), 0);
     assert_float_equal(v, 10, 0);
