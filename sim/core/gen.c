@@ -99,13 +99,6 @@ double gen_eval(const sim_gen *g, double t, uint64_t key)
     return v;
 }
 
-sim_gen *gen_constant(double v)
-{
-    sim_gen *g = calloc(1, sizeof *g);
-    if (g) { g->kind = GEN_CONST; g->u.constant = v; }
-    return g;
-}
-
 void gen_free(sim_gen *g)
 {
     if (!g) return;

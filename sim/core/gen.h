@@ -32,7 +32,6 @@ uint64_t noise_key(uint64_t seed, uint32_t a, uint32_t b);
 /* A standard normal deviate that is a pure function of (key, n). */
 double noise_normal(uint64_t key, int64_t n);
 
-sim_gen *gen_constant(double v);
 void gen_free(sim_gen *g);
 
 #endif

@@ -127,7 +127,8 @@ static void fill_derived(const sim_gpu *g, double *v)
 static double quantize(const scenario *sc, metric_id m, double v)
 {
     double q = sc->quantum[m];
-    if (v < 0) v = 0;
+    if (!(v > 0)) v = 0; /* negative or NaN */
+    if (v > SIM_MAX_VALUE) v = SIM_MAX_VALUE;
     if (q == 0) return v;
     v = q == 1 ? round(v) : round(v * q) / q;
     return metric_catalog[m].unit && metric_catalog[m].unit[0] == '%' && v > 100 ? 100 : v;
@@ -138,6 +139,7 @@ static void snapshot(scenario *sc, sim_gpu *g, double t, double *v)
     sim_state st;
     sim_inst in;
     if (!(t > 0)) t = 0;
+    if (t > SIM_MAX_T) t = SIM_MAX_T;
     phys_state_at(sc, g, t, &st);
     phys_instant(sc, g, t, st.temp, &in);
     memset(v, 0, sizeof(double) * M_COUNT);
@@ -170,7 +172,7 @@ int sim_value(scenario *sc, int gpu, metric_id m, double t, double *out)
 void sim_violations(scenario *sc, int gpu, double t, double ns[4])
 {
     sim_state st;
-    phys_state_at(sc, &sc->gpus[gpu], t > 0 ? t : 0, &st);
+    phys_state_at(sc, &sc->gpus[gpu], t > 0 ? (t < SIM_MAX_T ? t : SIM_MAX_T) : 0, &st);
     for (int i = 0; i < 4; i++) ns[i] = round(st.viol_ns[i]);
 }
 

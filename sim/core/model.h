@@ -8,6 +8,8 @@
 #include "scenario.h"
 
 #define SIM_DT 0.2   /* seconds: the model's integration grid */
+#define SIM_MAX_T (7 * 86400.0)  /* scenario time is clamped to [0, one week] */
+#define SIM_MAX_VALUE 1e15       /* metric values are clamped to [0, 1e15] */
 
 /* 0 and *out set, or -1 when the metric is NOT_SUPPORTED on that GPU (or a string metric). */
 int sim_value(scenario *sc, int gpu, metric_id m, double t, double *out);

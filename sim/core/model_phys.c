@@ -103,6 +103,7 @@ static void integrate(const scenario *sc, const sim_gpu *g, double t, double dt,
 void phys_state_at(const scenario *sc, sim_gpu *g, double t, sim_state *out)
 {
     if (!(t > 0)) t = 0;
+    if (t > SIM_MAX_T) t = SIM_MAX_T;
     int64_t k = (int64_t)floor(t / SIM_DT);
     if (g->st.k < 0 || g->st.k > k) {
         sim_inst in;

@@ -18,7 +18,7 @@ static double curve(const scenario *sc, const sim_gpu *g, const sim_gen *gen, in
 {
     if (!gen) return -1;
     double v = gen_eval(gen, t, noise_key(sc->seed, (uint32_t)g->index, 0x10000u + (uint32_t)proc * 8u + (uint32_t)field));
-    return v < 0 ? 0 : v;
+    return v > 0 ? v : 0; /* negative or NaN */
 }
 
 static double pct(double v) { return v > 100 ? 100 : round(v); }
@@ -37,7 +37,7 @@ int sim_processes(const scenario *sc, int gpu, double t, sim_proc_sample *out, i
             s->pid = sim_proc_pid(p, g->copy);
             s->type = p->type;
             v = curve(sc, g, p->memory_mib, i, 0, t);
-            s->mem_mib = v < 0 ? 0 : round(v); /* whole MiB */
+            s->mem_mib = v < 0 ? 0 : round(fmin(v, 1e9)); /* whole MiB, at most 1 PiB */
             s->has_sm = (v = curve(sc, g, p->sm, i, 1, t)) >= 0;
             s->sm = s->has_sm ? pct(v) : 0;
             s->has_mem = (v = curve(sc, g, p->mem, i, 2, t)) >= 0;

@@ -39,7 +39,7 @@ static const struct { int code; const char *name; } errors[] = {
     {NVML_ERROR_UNKNOWN, "NVML_ERROR_UNKNOWN"},
 };
 
-int nvml_error_code(const char *name)
+int sim_nvml_error_code(const char *name)
 {
     for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++) {
         const char *full = errors[i].name;
@@ -49,14 +49,7 @@ int nvml_error_code(const char *name)
     return -1;
 }
 
-const char *nvml_error_name(int code)
-{
-    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
-        if (errors[i].code == code) return errors[i].name;
-    return NULL;
-}
-
-const char *const nvml_function_names[] = {
+const char *const sim_nvml_functions[] = {
     "nvmlInit", "nvmlInit_v2", "nvmlInitWithFlags", "nvmlShutdown", "nvmlErrorString",
     "nvmlSystemGetDriverVersion", "nvmlSystemGetNVMLVersion", "nvmlSystemGetCudaDriverVersion",
     "nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetProcessName",
@@ -103,9 +96,9 @@ const char *const nvml_function_names[] = {
     "nvmlDeviceGetNumaNodeId",
     NULL};
 
-int nvml_function_known(const char *name)
+int sim_nvml_function_known(const char *name)
 {
-    for (int i = 0; nvml_function_names[i]; i++)
-        if (strcmp(nvml_function_names[i], name) == 0) return 1;
+    for (int i = 0; sim_nvml_functions[i]; i++)
+        if (strcmp(sim_nvml_functions[i], name) == 0) return 1;
     return 0;
 }

@@ -3,12 +3,10 @@
 #define GPUSIM_NVML_NAMES_H
 
 /* "NVML_ERROR_UNKNOWN" (or "UNKNOWN") -> 999; -1 if unknown. */
-int nvml_error_code(const char *name);
-/* The constant's name for a code ("NVML_ERROR_GPU_IS_LOST"), or NULL. */
-const char *nvml_error_name(int code);
+int sim_nvml_error_code(const char *name);
 /* 1 if gpusim exports a function of that name. */
-int nvml_function_known(const char *name);
+int sim_nvml_function_known(const char *name);
 /* The exported function names, NULL-terminated (used by the ABI test). */
-extern const char *const nvml_function_names[];
+extern const char *const sim_nvml_functions[];
 
 #endif

@@ -64,7 +64,7 @@ static int parse_function(ydoc *d, const yaml_node_t *n, sim_fault *f)
     yaml_node_t *v = ymap_get(d, n, "function");
     if (!v) return yerr(d, n, "missing key 'function' (the NVML function to affect)");
     if (ystring(d, v, f->function, sizeof f->function)) return -1;
-    if (!nvml_function_known(f->function))
+    if (!sim_nvml_function_known(f->function))
         return yerr(d, v, "unknown function '%s' (expected an NVML function gpusim exports)", f->function);
     return 0;
 }
@@ -75,7 +75,7 @@ static int parse_error(ydoc *d, const yaml_node_t *n, sim_fault *f)
     const char *s = yscalar(v);
     long l;
     f->kind = FAULT_ERROR;
-    f->error = s ? nvml_error_code(s) : -1;
+    f->error = s ? sim_nvml_error_code(s) : -1;
     if (f->error < 0 && s && s[0] >= '0' && s[0] <= '9') {
         if (yint(d, v, 1, 999, &l)) return -1;
         f->error = (int)l;
@@ -101,7 +101,7 @@ static int parse_fault(ydoc *d, const yaml_node_t *n, sim_fault *f, const scenar
     if ((v = ymap_get(d, n, "missing_symbol"))) {
         f->kind = FAULT_MISSING;
         if (ystring(d, v, f->function, sizeof f->function)) return -1;
-        if (!nvml_function_known(f->function))
+        if (!sim_nvml_function_known(f->function))
             return yerr(d, v, "unknown function '%s' (expected an NVML function gpusim exports)", f->function);
         return 0;
     }

@@ -1,6 +1,7 @@
 /* api_fields.c - nvmlDeviceGetFieldValues for the field ids gpuwatch and the common tools
  * read; any other id is answered per field with NOT_SUPPORTED. */
 #include "nvml_exports.h"
+#include <math.h>
 #include <time.h>
 
 #ifndef GPUSIM_MINIMAL
@@ -47,7 +48,7 @@ static const field_map fields[] = {
 static void set_value(nvmlFieldValue_t *f, nvmlValueType_t type, double v)
 {
     f->valueType = type;
-    if (type == NVML_VALUE_TYPE_UNSIGNED_INT) f->value.uiVal = (unsigned int)(v + 0.5);
+    if (type == NVML_VALUE_TYPE_UNSIGNED_INT) f->value.uiVal = (unsigned int)(fmin(v, 4294967295.0) + 0.5);
     else f->value.ullVal = (unsigned long long)(v + 0.5);
     f->nvmlReturn = NVML_SUCCESS;
 }

@@ -36,6 +36,10 @@ static nvmlReturn_t do_init(const char *fn)
     gs.sc = sc;
     gs.speed = env_number("GPUSIM_SPEED", 1.0);
     gs.t0 = env_number("GPUSIM_T0", 0.0);
+    if (gs.t0 > SIM_MAX_T) {
+        fprintf(stderr, "gpusim: GPUSIM_T0 above one week (%g s): using %g\n", gs.t0, SIM_MAX_T);
+        gs.t0 = SIM_MAX_T;
+    }
     gs_init_devices();
     nvmlReturn_t rc = gs_apply_faults(fn, -1, gs_now());
     if (rc != NVML_SUCCESS) {

@@ -74,7 +74,9 @@ nvmlReturn_t gs_enter(gs_call *c, const char *fn)
     c->gpu = -1;
     if (gs.refcount == 0 || !gs.sc) return NVML_ERROR_UNINITIALIZED;
     c->t = gs_now();
-    return gs_apply_faults(fn, -1, c->t);
+    nvmlReturn_t rc = gs_apply_faults(fn, -1, c->t);
+    if (rc == NVML_SUCCESS) c->t = gs_now(); /* after any delay */
+    return rc;
 }
 
 nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev)
@@ -89,8 +91,12 @@ nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev)
     /* a GPU off the bus answers nothing else, injected errors included */
     if (sim_lost(gs.sc, idx, c->t)) return NVML_ERROR_GPU_IS_LOST;
     nvmlReturn_t rc = gs_apply_faults(fn, idx, c->t);
-    if (rc == NVML_SUCCESS && gs.sc && sim_lost(gs.sc, idx, c->t)) rc = NVML_ERROR_GPU_IS_LOST;
-    return rc;
+    if (rc != NVML_SUCCESS) return rc;
+    /* a delayed call answers for the time it returns at (the library may have been shut
+     * down and started again meanwhile) */
+    if (idx >= gs.sc->ngpus) return NVML_ERROR_INVALID_ARGUMENT;
+    c->t = gs_now();
+    return sim_lost(gs.sc, idx, c->t) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS;
 }
 
 nvmlReturn_t gs_leave(nvmlReturn_t rc)

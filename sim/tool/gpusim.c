@@ -31,7 +31,7 @@ static void usage(FILE *f)
 static void print_number(double v)
 {
     char buf[64];
-    if (v == floor(v) && fabs(v) < 1e15) {
+    if (v == floor(v) && fabs(v) < 1e17) {
         printf("%.0f", v);
         return;
     }
@@ -134,6 +134,8 @@ static int parse_render_opts(int argc, char **argv, render_opts *o)
     }
     if (!o->scenario) { fprintf(stderr, "gpusim: render needs a scenario file\n"); return -1; }
     if (o->step <= 0) { fprintf(stderr, "gpusim: --step must be above 0\n"); return -1; }
+    if (o->start + o->duration > SIM_MAX_T) { fprintf(stderr, "gpusim: render at most one week of scenario time\n"); return -1; }
+    if (o->duration / o->step > 1e8) { fprintf(stderr, "gpusim: too many steps\n"); return -1; }
     if (o->processes && o->metrics) { fprintf(stderr, "gpusim: --processes and --metrics exclude each other\n"); return -1; }
     return 0;
 }

@@ -74,6 +74,12 @@ check '[ "$(head -1 "$TMP/procs.csv")" = "t,gpu,pid,name,type,used_memory_mib,sm
 check 'grep -q "^300,0,20001,leaky_server,C,40500,60,,,$" "$TMP/procs.csv" && grep -q "^600,0,20001,leaky_server,C,79000,60,,,$" "$TMP/procs.csv"' "leak ramp"
 check '[ "$(grep -c ",20002,python3,C,1500,10,,,$" "$TMP/procs.csv")" -eq 3 ]' "flat neighbour"
 
+# the format example in docs/gpusim.md is a valid scenario
+awk '/^```yaml$/ {on = 1; next} /^```$/ {if (on) exit} on' "$SRC/docs/gpusim.md" >"$TMP/doc.yaml"
+printf 't,clocks.sm\n0,1000\n60,1980\n' >"$TMP/trace.csv"
+"$TOOL" check "$TMP/doc.yaml" >"$TMP/doc.out" 2>&1; rc=$?
+check '[ $rc -eq 0 ] && grep -q "ok (9 GPUs, 1 events, 4 faults)" "$TMP/doc.out"' "docs example: $(cat "$TMP/doc.out")"
+
 # determinism: two renders are identical
 "$TOOL" render "$SRC/sim/scenarios/demo-8gpu.yaml" --step 0.5s --duration 30s >"$TMP/a.csv"
 "$TOOL" render "$SRC/sim/scenarios/demo-8gpu.yaml" --step 0.5s --duration 30s >"$TMP/b.csv"

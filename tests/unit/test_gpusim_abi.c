@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,10 +67,12 @@ static int teardown(void **state)
 static void every_listed_function_resolves(void **state)
 {
     (void)state;
-    for (int i = 0; nvml_function_names[i]; i++)
-        if (!dlsym(lib, nvml_function_names[i])) fail_msg("%s is not exported", nvml_function_names[i]);
+    for (int i = 0; sim_nvml_functions[i]; i++)
+        if (!dlsym(lib, sim_nvml_functions[i])) fail_msg("%s is not exported", sim_nvml_functions[i]);
     assert_non_null(dlsym(lib, "gpusimVersion"));
     assert_null(dlsym(lib, "scenario_load")); /* internals stay hidden */
+    assert_null(dlsym(lib, "sim_nvml_error_code"));
+    assert_null(dlsym(lib, "gs"));
     assert_string_equal(F(gpusimVersion)(), "gpusim 1.0");
 }
 
@@ -195,6 +198,70 @@ static void values_match_the_model(void **state)
     assert_int_equal(reasons, 0x1FF);
     assert_int_equal(F(nvmlDeviceGetFanSpeed)(dev(0), &u), NVML_ERROR_NOT_SUPPORTED); /* no fan on H100 SXM */
     stop();
+    scenario_free(sc);
+}
+
+/* Every simple getter equals the model (what `gpusim render` prints) on each demo GPU. */
+typedef nvmlReturn_t (*uint_getter)(nvmlDevice_t, unsigned int *);
+
+static void demo_getters_equal_the_model(void **state)
+{
+    (void)state;
+    static const struct { const char *fn; metric_id m; double scale; } getters[] = {
+        {"nvmlDeviceGetPowerUsage", M_POWER_DRAW, 1000}, {"nvmlDeviceGetEnforcedPowerLimit", M_POWER_ENFORCED_LIMIT, 1000},
+        {"nvmlDeviceGetPowerManagementLimit", M_POWER_LIMIT, 1000}, {"nvmlDeviceGetPerformanceState", M_PSTATE, 1},
+        {"nvmlDeviceGetCurrPcieLinkGeneration", M_PCIE_GEN_CUR, 1}, {"nvmlDeviceGetMaxPcieLinkWidth", M_PCIE_WIDTH_MAX, 1},
+        {"nvmlDeviceGetPcieReplayCounter", M_PCIE_REPLAY, 1}, {"nvmlDeviceGetIndex", M_INDEX, 1}};
+    const char *src = getenv("GW_SOURCE_DIR");
+    char demo[4096], err[512];
+    snprintf(demo, sizeof demo, "%s/sim/scenarios/demo-8gpu.yaml", src ? src : GW_SOURCE_DIR);
+    scenario *sc = scenario_load(demo, err, sizeof err);
+    if (!sc) fail_msg("%s", err);
+    const char *times[] = {"0", "33.3", "95.25"};
+    for (int k = 0; k < 3; k++) {
+        setenv("GPUSIM_SCENARIO", demo, 1);
+        setenv("GPUSIM_SPEED", "0", 1);
+        setenv("GPUSIM_T0", times[k], 1);
+        assert_int_equal(F(nvmlInit_v2)(), NVML_SUCCESS);
+        double t = strtod(times[k], NULL), v;
+        for (unsigned g = 0; g < 8; g++) {
+            nvmlDevice_t d = dev(g);
+            unsigned u;
+            for (size_t i = 0; i < sizeof getters / sizeof getters[0]; i++) {
+                assert_int_equal(((uint_getter)sym(getters[i].fn))(d, &u), NVML_SUCCESS);
+                assert_int_equal(sim_value(sc, (int)g, getters[i].m, t, &v), 0);
+                if (u != (unsigned)(v * getters[i].scale + 0.5)) fail_msg("%s gpu %u t %g: %u vs %g", getters[i].fn, g, t, u, v);
+            }
+            nvmlUtilization_t ut;
+            assert_int_equal(F(nvmlDeviceGetUtilizationRates)(d, &ut), NVML_SUCCESS);
+            sim_value(sc, (int)g, M_UTIL_GPU, t, &v);
+            assert_int_equal(ut.gpu, (unsigned)v);
+            sim_value(sc, (int)g, M_UTIL_MEMORY, t, &v);
+            assert_int_equal(ut.memory, (unsigned)v);
+            static const struct { nvmlClockType_t type; metric_id m; } clocks[] = {
+                {NVML_CLOCK_GRAPHICS, M_CLOCK_GR}, {NVML_CLOCK_SM, M_CLOCK_SM}, {NVML_CLOCK_MEM, M_CLOCK_MEM}, {NVML_CLOCK_VIDEO, M_CLOCK_VIDEO}};
+            for (int c = 0; c < 4; c++) {
+                assert_int_equal(F(nvmlDeviceGetClockInfo)(d, clocks[c].type, &u), NVML_SUCCESS);
+                sim_value(sc, (int)g, clocks[c].m, t, &v);
+                assert_int_equal(u, (unsigned)v);
+            }
+            assert_int_equal(F(nvmlDeviceGetTemperature)(d, NVML_TEMPERATURE_GPU, &u), NVML_SUCCESS);
+            sim_value(sc, (int)g, M_TEMP_GPU, t, &v);
+            assert_int_equal(u, (unsigned)v);
+            unsigned long long r, e;
+            assert_int_equal(F(nvmlDeviceGetCurrentClocksEventReasons)(d, &r), NVML_SUCCESS);
+            sim_value(sc, (int)g, M_CER_ACTIVE, t, &v);
+            assert_int_equal(r, (unsigned long long)v);
+            assert_int_equal(F(nvmlDeviceGetTotalEnergyConsumption)(d, &e), NVML_SUCCESS);
+            sim_value(sc, (int)g, M_ENERGY, t, &v);
+            assert_int_equal(e, (unsigned long long)v);
+            nvmlMemory_v2_t m = {.version = nvmlMemory_v2};
+            assert_int_equal(F(nvmlDeviceGetMemoryInfo_v2)(d, &m), NVML_SUCCESS);
+            sim_value(sc, (int)g, M_MEM_USED, t, &v);
+            assert_int_equal(m.used, (unsigned long long)(v * 1048576.0 + 0.5));
+        }
+        stop();
+    }
     scenario_free(sc);
 }
 
@@ -404,6 +471,41 @@ static void gpm_metrics(void **state)
     stop();
 }
 
+/* Several threads calling at once (the agent samples from its own thread). */
+static void *hammer(void *arg)
+{
+    long failures = 0;
+    unsigned gpu = (unsigned)((long)arg % 2) * 2; /* GPUs 0 and 2: GPU 1 gets lost at 10 s */
+    nvmlDevice_t d = NULL;
+    if (F(nvmlDeviceGetHandleByIndex_v2)(gpu, &d) != NVML_SUCCESS) return (void *)1L;
+    for (int i = 0; i < 3000; i++) {
+        unsigned v, n = 8;
+        nvmlProcessInfo_t p[8];
+        nvmlMemory_v2_t m = {.version = nvmlMemory_v2};
+        failures += F(nvmlDeviceGetTemperature)(d, NVML_TEMPERATURE_GPU, &v) != NVML_SUCCESS;
+        failures += F(nvmlDeviceGetMemoryInfo_v2)(d, &m) != NVML_SUCCESS;
+        failures += F(nvmlDeviceGetComputeRunningProcesses_v3)(d, &n, p) != NVML_SUCCESS;
+    }
+    return (void *)failures;
+}
+
+static void concurrent_calls(void **state)
+{
+    (void)state;
+    setenv("GPUSIM_SCENARIO", scenario_path, 1);
+    setenv("GPUSIM_SPEED", "50", 1);
+    setenv("GPUSIM_T0", "1", 1);
+    assert_int_equal(F(nvmlInit_v2)(), NVML_SUCCESS);
+    pthread_t th[6];
+    for (long i = 0; i < 6; i++) assert_int_equal(pthread_create(&th[i], NULL, hammer, (void *)i), 0);
+    for (int i = 0; i < 6; i++) {
+        void *r;
+        pthread_join(th[i], &r);
+        assert_int_equal((long)r, 0);
+    }
+    stop();
+}
+
 /* Scenario time runs at GPUSIM_SPEED x the monotonic clock from nvmlInit. */
 static void clock_runs_at_speed(void **state)
 {
@@ -417,8 +519,9 @@ static void clock_runs_at_speed(void **state)
     struct timespec ts = {.tv_sec = 0, .tv_nsec = 100000000L};
     nanosleep(&ts, NULL);
     assert_int_equal(F(nvmlDeviceGetUtilizationRates)(dev(0), &u1), NVML_SUCCESS);
-    assert_in_range(u0.gpu, 2, 6);
-    assert_in_range(u1.gpu, 12, 40);
+    /* at least 100 ms x 100 = 10 s passed between the reads (more on a loaded machine) */
+    assert_true(u0.gpu >= 2);
+    assert_true(u1.gpu >= u0.gpu + 9);
     stop();
 }
 
@@ -471,6 +574,7 @@ int main(void)
         cmocka_unit_test(arguments_are_checked),
         cmocka_unit_test(identity_and_lookups),
         cmocka_unit_test(values_match_the_model),
+        cmocka_unit_test(demo_getters_equal_the_model),
         cmocka_unit_test(process_lists_follow_the_two_call_protocol),
         cmocka_unit_test(process_utilization_samples),
         cmocka_unit_test(lost_window_and_recovery),
@@ -478,6 +582,7 @@ int main(void)
         cmocka_unit_test(field_values),
         cmocka_unit_test(xid_events_once_each),
         cmocka_unit_test(gpm_metrics),
+        cmocka_unit_test(concurrent_calls),
         cmocka_unit_test(clock_runs_at_speed),
         cmocka_unit_test(bad_scenario_fails_init),
         cmocka_unit_test(minimal_variant_lacks_optional_symbols),

@@ -354,6 +354,20 @@ static void processes_resolve_and_come_and_go(void **state)
     scenario_free(sc);
 }
 
+static void extreme_values_are_clamped(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n  - metrics:\n      power.draw: 1e300\n"
+                            "      utilization.gpu: {sine: {mean: 1e300, amplitude: 1e300, period: 0.000001s}}\n"
+                            "      clocks.sm: -5\n"
+                            "    processes:\n      - {pid: 5, memory_mib: 1e300, sm: 1e300}\n");
+    assert_float_equal(value(sc, 0, "power.draw", 1), SIM_MAX_VALUE, 0);
+    assert_true(value(sc, 0, "utilization.gpu", 1) <= 100);
+    assert_float_equal(value(sc, 0, "clocks.sm", 1), 0, 0);
+    assert_float_equal(value(sc, 0, "memory.free", 1), 0, 0);
+    scenario_free(sc);
+}
+
 static void events_and_lost_windows(void **state)
 {
     (void)state;
@@ -386,6 +400,7 @@ int main(void)
         cmocka_unit_test(power_cap_and_thermal_throttle),
         cmocka_unit_test(presets_and_unsupported),
         cmocka_unit_test(processes_resolve_and_come_and_go),
+        cmocka_unit_test(extreme_values_are_clamped),
         cmocka_unit_test(events_and_lost_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
