@@ -73,7 +73,8 @@ store *store_open(const char *path, int readonly, char *err, size_t n)
     }
     if (rc == SQLITE_OK && !readonly) {
         /* auto_vacuum must be set before the first table exists; harmless afterwards. */
-        rc = store_exec(s, "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+        rc = store_exec(s, "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                           " PRAGMA cache_size=-1024;");   /* 1 MiB: the writer mostly appends */
         if (rc == SQLITE_OK && sqlite3_db_readonly(s->db, "main") == 1)
             rc = SQLITE_READONLY;
         if (rc == SQLITE_OK)
