@@ -6,9 +6,8 @@
 #include "history/history_agent.h"
 
 const agent_plugin agent_plugins[] = {
-    {"alerts", alerts_config_check, alerts_agent_attach},
-    /* after alerts: hooks stop in this order, so alerts can record events until it has stopped */
     {"history", history_config_check, history_agent_attach},
+    {"alerts", alerts_config_check, alerts_agent_attach},
     {NULL, NULL, NULL},
 };
 

@@ -12,10 +12,6 @@ typedef struct hist_plugin {
     history *h;
 } hist_plugin;
 
-/* One agent per process: the history it records into, for history_agent_get(). */
-static history *_Atomic active_history;
-
-history *history_agent_get(void) { return active_history; }
 
 /* "500MB", "2GiB", "1048576" -> bytes. */
 static int parse_size(const char *s, uint64_t *out)
@@ -156,7 +152,6 @@ static void on_reload(void *ctx, gw_config *cfg)
 static void on_stop(void *ctx)
 {
     hist_plugin *p = ctx;
-    active_history = NULL;
     history_close(p->h);
     free(p);
 }
@@ -181,7 +176,6 @@ int history_agent_attach(agent *a, gw_config *cfg)
     }
     gw_log(GW_LOG_INFO, "history recording", "path=%s flush_interval_s=%g raw_retention_s=%g rollup_retention_s=%g",
            path, hc.flush_interval_s, hc.raw_retention_s, hc.rollup_retention_s);
-    active_history = p->h;
     agent_hooks h = {.name = "history", .ctx = p, .on_sample = on_sample, .on_processes = on_processes,
                      .on_reload = on_reload, .write_metrics = write_metrics, .handle_http = handle_http,
                      .on_stop = on_stop};
@@ -190,4 +184,12 @@ int history_agent_attach(agent *a, gw_config *cfg)
         return -1;
     }
     return 0;
+}
+
+history *history_agent_store(agent *a)
+{
+    for (int i = 0; i < a->nhooks; i++)
+        if (a->hooks[i].name && !strcmp(a->hooks[i].name, "history"))
+            return ((hist_plugin *)a->hooks[i].ctx)->h;
+    return NULL;
 }
