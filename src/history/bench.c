@@ -146,13 +146,14 @@ int history_bench(int argc, char **argv)
 {
     int gpus = 8, seconds = 3600;
     const char *dir = NULL, *csv = NULL;
-    int span = 0;
+    int span = 0, record_only = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) dir = argv[++i];
         else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atoi(argv[++i]);
         else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv = argv[++i];
         else if (strcmp(argv[i], "--span") == 0 && i + 1 < argc) span = atoi(argv[++i]);
-        else { fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N] [--csv GPUSIM_RENDER_CSV] [--span SECONDS]\n"); return 2; }
+        else if (strcmp(argv[i], "--record-only") == 0) record_only = 1;
+        else { fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N] [--csv GPUSIM_RENDER_CSV] [--span SECONDS] [--record-only]\n"); return 2; }
     }
     if (seconds <= 0) seconds = 1;
     char tmpl[] = "/tmp/gpuwatch-bench-XXXXXX", path[4200];
@@ -172,7 +173,7 @@ int history_bench(int argc, char **argv)
     bench_row *batch = NULL;
     if (csv) {
         batch = read_render_csv(csv, &nrows, &gpus, &seconds);
-        if (!batch || !nrows || gpus > 64) { fprintf(stderr, "bench: no samples in %s\n", csv); return 1; }
+        if (!batch || !nrows || gpus > 64) { fprintf(stderr, "bench: no samples in %s\n", csv); free(batch); return 1; }
     } else {
         hsynth_gpu sg[8];
         batch = malloc((size_t)seconds * 8 * sizeof *batch);
@@ -202,6 +203,10 @@ int history_bench(int argc, char **argv)
     double all_ms = ms_since(t_all), all_cpu_ms = (double)(cpu_us() - cpu_all) / 1000.0;
     free(batch);
 
+    if (record_only) {                  /* a file for tests: no timings */
+        printf("recorded %.0f values into %s\n", (double)hs.samples, path);
+        return 0;
+    }
     store *st = store_open(path, 0, err, sizeof err);
     if (!st) { fprintf(stderr, "bench: %s\n", err); return 1; }
     int64_t raw_bytes = 0, roll_bytes = 0;

@@ -130,19 +130,18 @@ void hbr_init(hbit_reader *r, hrd *in)
 
 uint64_t hbr_get(hbit_reader *r, int nbits)
 {
-    uint64_t v = 0;
-    while (nbits > 0) {
-        if (r->nacc == 0) {
-            r->acc = hrd_byte(r->in);
-            if (r->in->bad) return 0;
-            r->nacc = 8;
-        }
-        int take = nbits < r->nacc ? nbits : r->nacc;
-        r->nacc -= take;
-        nbits -= take;
-        v = (v << take) | ((r->acc >> r->nacc) & ((1ull << take) - 1));
+    if (nbits <= 0) return 0;
+    if (nbits > 56) {                   /* keeps the refill below within 64 bits */
+        uint64_t hi = hbr_get(r, nbits - 32);
+        return (hi << 32) | hbr_get(r, 32);
     }
-    return v;
+    while (r->nacc < nbits) {           /* whole bytes, only as many as needed */
+        if (r->in->pos >= r->in->len) { r->in->bad = 1; return 0; }
+        r->acc = (r->acc << 8) | r->in->p[r->in->pos++];
+        r->nacc += 8;
+    }
+    r->nacc -= nbits;
+    return (r->acc >> r->nacc) & ((1ull << nbits) - 1);
 }
 
 int hbr_bit(hbit_reader *r) { return (int)hbr_get(r, 1); }

@@ -263,7 +263,10 @@ int cmd_history(int argc, char **argv)
         rq.gpus = sel;
     }
     if (hcli_range(since, from, to, &rq.from_us, &rq.to_us) != 0) return GW_EXIT_USAGE;
-    if (width <= 0 || height <= 0) terminal_size(width > 0 ? &c : &width, height > 0 ? &c : &height);
+    int term_w, term_h;
+    terminal_size(&term_w, &term_h);
+    if (width <= 0) width = term_w;
+    if (height <= 0) height = term_h;
     if (step) {
         if (tp_parse_step(step, &rq.step_us) != 0) { fprintf(stderr, "gpuwatch: bad --step '%s'\n", step); return GW_EXIT_USAGE; }
     } else if (fmt == FMT_TABLE) {

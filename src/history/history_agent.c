@@ -12,6 +12,7 @@ typedef struct hist_plugin {
     history *h;
 } hist_plugin;
 
+
 /* "500MB", "2GiB", "1048576" -> bytes. */
 static int parse_size(const char *s, uint64_t *out)
 {

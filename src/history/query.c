@@ -79,18 +79,22 @@ static double derive(metric_id m, double v)
     return d->flags & MF_BIT ? (((uint64_t)v & d->bit) ? 1.0 : 0.0) : v;
 }
 
-/* Raw chunk groups of (gpu, stored metric) overlapping the range, folded in time order: the sealed
- * ones, then (open_only: only) the checkpoints of open ones, which are newer. */
-static int fold_table(store *st, int gpu, metric_id m, const char *table, folder *f)
+/* Raw chunk groups of (gpu, stored metric) overlapping the range, sealed ones and checkpoints of
+ * open ones (open_only: only those), folded in time order. */
+static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
 {
     const metric_def *d = catalog_get(m);
     int dbid = store_metric_id(st, d->flags & MF_BIT ? d->parent : m);
     if (!dbid) return 0;
     sqlite3_stmt *q = NULL;
-    char sql[400];
-    snprintf(sql, sizeof sql, "SELECT t.blob, c.blob FROM %s t JOIN %s c ON c.gpu=t.gpu AND c.metric=?2"
-             " AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3 AND t.t_start<=?4"
-             " AND t.t_end>=?5 ORDER BY t.t_start", table, table);
+    char sql[1000], part[2][400];
+    const char *tables[2] = {"chunks", "open_chunks"};
+    for (int i = 0; i < 2; i++)
+        snprintf(part[i], sizeof part[i], "SELECT t.blob, c.blob, t.t_start FROM %s t JOIN %s c ON c.gpu=t.gpu"
+                 " AND c.metric=?2 AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3"
+                 " AND t.t_start<=?4 AND t.t_end>=?5", tables[i], tables[i]);
+    if (open_only) snprintf(sql, sizeof sql, "%s ORDER BY 3", part[1]);
+    else snprintf(sql, sizeof sql, "%s UNION ALL %s ORDER BY 3", part[0], part[1]);
     if (sqlite3_prepare_v2(store_db(st), sql, -1, &q, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int(q, 2, dbid);
@@ -125,12 +129,6 @@ static int fold_table(store *st, int gpu, metric_id m, const char *table, folder
     sqlite3_finalize(q);
     free(t); free(v); free(pres);
     return rc;
-}
-
-static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
-{
-    int rc = open_only ? 0 : fold_table(st, gpu, m, "chunks", f);
-    return rc == 0 ? fold_table(st, gpu, m, "open_chunks", f) : rc;
 }
 
 /* Roll-up rows of (gpu, metric) overlapping the range. */

@@ -27,8 +27,15 @@ def history_csv(db, metric, *extra):
 
 def recorded(db, metric, gpu):
     """{t_us: value} of one GPU's metric in the history file."""
-    return {round(float(r["unix_seconds"]) * 1e6): float(r["value"])
-            for r in history_csv(db, metric, "--gpu", str(gpu))}
+    return recorded_all(db, metric).get((metric, gpu), {})
+
+
+def recorded_all(db, metrics):
+    """{(metric, gpu): {t_us: value}} for a comma list of metrics, every GPU, in one command."""
+    out = {}
+    for r in history_csv(db, metrics):
+        out.setdefault((r["metric"], int(r["gpu"])), {})[round(float(r["unix_seconds"]) * 1e6)] = float(r["value"])
+    return out
 
 
 def ring(agent, metric, gpu):
@@ -59,14 +66,16 @@ a = Agent(SCEN, config=CONFIG, args=["--interval", "250ms"])
 db = a.db
 try:
     a.wait_sampled(ngpus=2)
-    wait_for("GPU 0 at 90 % in the history", lambda: 90.0 in recorded(db, "utilization.gpu", 0).values(), timeout=30)
+    wait_for("GPU 0 at 90 % in the history", lambda: 90.0 in recorded(db, "utilization.gpu", 0).values(),
+             timeout=40, step=0.5)
     wait_for("GPU 1 back in the history",
              lambda: "gpu_back" in subprocess.run([GPUWATCH, "events", "--db", db, "--since", "1h"],
-                                                  capture_output=True, text=True).stdout, timeout=30)
-    time.sleep(1.5)   # one more flush after the last samples read below
-    for metric in ("utilization.gpu", "temperature.gpu", "power.draw", "memory.used", "clocks_event_reasons.active"):
+                                                  capture_output=True, text=True).stdout, timeout=40, step=0.5)
+    METRICS = ("utilization.gpu", "temperature.gpu", "power.draw", "memory.used", "clocks_event_reasons.active")
+    all_rec = recorded_all(db, ",".join(METRICS))
+    for metric in METRICS:
         for gpu in (0, 1):
-            rec = recorded(db, metric, gpu)
+            rec = all_rec.get((metric, gpu), {})
             sampled = [(t, v) for t, v in ring(a, metric, gpu) if t <= max(rec, default=0)]
             check(len(sampled) >= 10, "%s gpu %d: only %d samples" % (metric, gpu, len(sampled)))
             for t, v in sampled:
@@ -75,9 +84,9 @@ try:
                 else:
                     check(t in rec and same(rec[t], v),
                           "%s gpu %d at %d: sampled %r, recorded %r" % (metric, gpu, t, v, rec.get(t)))
-    check(set(recorded(db, "utilization.gpu", 0).values()) <= {10.0, 50.0, 90.0}, "GPU 0 steps")
-    check(set(recorded(db, "temperature.gpu", 0).values()) == {55.0}, "GPU 0 temperature")
-    check(set(recorded(db, "power.draw", 0).values()) == {400.25}, "GPU 0 power")
+    check(set(all_rec[("utilization.gpu", 0)].values()) <= {10.0, 50.0, 90.0}, "GPU 0 steps")
+    check(set(all_rec[("temperature.gpu", 0)].values()) == {55.0}, "GPU 0 temperature")
+    check(set(all_rec[("power.draw", 0)].values()) == {400.25}, "GPU 0 power")
     ev = subprocess.run([GPUWATCH, "events", "--db", db, "--since", "1h", "--gpu", "1", "--format", "json"],
                         capture_output=True, text=True).stdout
     check('"xid=79"' in ev and '"gpu_lost"' in ev and '"gpu_back"' in ev, "events of GPU 1: %s" % ev)
@@ -100,7 +109,8 @@ for round_no in range(3):
     a = Agent(SCEN, config=CONFIG, args=["--interval", "250ms", "--db", db])
     a.wait_sampled(ngpus=2)
     before = len(recorded(db, "utilization.gpu", 0)) if os.path.exists(db) else 0
-    wait_for("new samples in the history", lambda: len(recorded(db, "utilization.gpu", 0)) >= before + 8, timeout=30)
+    wait_for("new samples in the history", lambda: len(recorded(db, "utilization.gpu", 0)) >= before + 8,
+             timeout=40, step=0.5)
     time.sleep(0.7)
     sampled = ring(a, "utilization.gpu", 0)
     t_kill = time.time()

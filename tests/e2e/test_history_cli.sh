@@ -7,7 +7,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$G" history bench --dir "$T" --seconds 120 >"$T/bench.txt"
+"$G" history bench --dir "$T" --seconds 120 --record-only >"$T/bench.txt"
 DB="$T/history.db"
 R=(--db "$DB" --from 2025-12-02T11:00:00Z --to 2025-12-02T11:01:59Z)
 
