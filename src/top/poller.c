@@ -28,6 +28,7 @@ static void *poll_main(void *arg)
             p->kicked = 0;
             pthread_mutex_unlock(&p->mu);
             p->src->refresh(p->src->ctx, p->m);
+            if (p->src->after) p->src->after(p->src->actx, p->m);
             ssize_t w = write(p->pipefd[1], "x", 1);
             (void)w;                           /* a full pipe already wakes the UI */
             pthread_mutex_lock(&p->mu);
