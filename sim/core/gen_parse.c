@@ -81,7 +81,7 @@ static int parse_steps(ydoc *d, const yaml_node_t *s, sim_gen *g)
     return 0;
 }
 
-static int parse_csv(ydoc *d, const yaml_node_t *m, sim_gen *g, const char *dir)
+static int parse_csv(ydoc *d, const yaml_node_t *m, sim_gen *g, gen_ctx *ctx)
 {
     static const char *const keys[] = {"file", "column", NULL};
     g->kind = GEN_CSV;
@@ -93,9 +93,9 @@ static int parse_csv(ydoc *d, const yaml_node_t *m, sim_gen *g, const char *dir)
     if (!file) return yerr(d, fn, "expected a file name");
     if (!col) return yerr(d, cn, "expected a column name");
     char path[PATH_MAX];
-    if (file[0] == '/' || !dir || !*dir) snprintf(path, sizeof path, "%s", file);
-    else snprintf(path, sizeof path, "%s/%s", dir, file);
-    return csv_load_series(d, fn, cn, path, col, g);
+    if (file[0] == '/' || !ctx->dir || !*ctx->dir) snprintf(path, sizeof path, "%s", file);
+    else snprintf(path, sizeof path, "%s/%s", ctx->dir, file);
+    return csv_load_series(d, ctx, fn, cn, path, col, g);
 }
 
 static int parse_noise(ydoc *d, const yaml_node_t *n, sim_gen *g)
@@ -113,7 +113,7 @@ static int parse_noise(ydoc *d, const yaml_node_t *n, sim_gen *g)
 
 /* One key of a generator mapping: a generator or a modifier. *have counts generators. */
 static int parse_gen_key(ydoc *d, const char *k, const yaml_node_t *kn, const yaml_node_t *v,
-                         sim_gen *g, const char *dir, int *have)
+                         sim_gen *g, gen_ctx *ctx, int *have)
 {
     if (strcmp(k, "noise") == 0) return parse_noise(d, v, g);
     if (strcmp(k, "min") == 0) { g->has_min = 1; return ynumber(d, v, &g->min); }
@@ -124,12 +124,12 @@ static int parse_gen_key(ydoc *d, const char *k, const yaml_node_t *kn, const ya
     if (strcmp(k, "sine") == 0) return parse_sine(d, v, g);
     if (strcmp(k, "square") == 0 || strcmp(k, "pulse") == 0) return parse_square(d, v, g, k);
     if (strcmp(k, "steps") == 0) return parse_steps(d, v, g);
-    if (strcmp(k, "csv") == 0) return parse_csv(d, v, g, dir);
+    if (strcmp(k, "csv") == 0) return parse_csv(d, v, g, ctx);
     return yerr(d, kn, "unknown generator '%s' (expected a number or one of: %s; modifiers noise, min, max)",
                 k, GEN_NAMES);
 }
 
-sim_gen *gen_parse(ydoc *d, const yaml_node_t *n, const char *dir)
+sim_gen *gen_parse(ydoc *d, const yaml_node_t *n, gen_ctx *ctx)
 {
     sim_gen *g = calloc(1, sizeof *g);
     if (!g) { yerr(d, n, "out of memory"); return NULL; }
@@ -151,7 +151,7 @@ sim_gen *gen_parse(ydoc *d, const yaml_node_t *n, const char *dir)
         const char *k = yscalar(kn);
         if (!k) { yerr(d, kn, "expected a generator name"); break; }
         if (ymap_get(d, n, k) != ymap_val(d, n, i)) { yerr(d, kn, "duplicate key '%s'", k); break; }
-        if (parse_gen_key(d, k, kn, ymap_val(d, n, i), g, dir, &have) != 0) break;
+        if (parse_gen_key(d, k, kn, ymap_val(d, n, i), g, ctx, &have) != 0) break;
     }
     if (!d->failed && !have) yerr(d, n, "expected a generator (%s)", GEN_NAMES);
     if (!d->failed && g->has_min && g->has_max && g->min > g->max)

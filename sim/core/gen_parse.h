@@ -5,12 +5,24 @@
 #include "gen.h"
 #include "ydoc.h"
 
-/* dir: the scenario's directory, for csv files given by relative path. NULL on error (in d). */
-sim_gen *gen_parse(ydoc *d, const yaml_node_t *n, const char *dir);
+struct csv_table;
 
-/* Loads column `column` of a CSV file (header row, first column = t in seconds) into g->pts.
- * Errors name the CSV file and line, or the node when the file or column is missing. */
-int csv_load_series(ydoc *d, const yaml_node_t *file_node, const yaml_node_t *col_node,
+/* What generator parsing needs beyond the node: the scenario's directory (csv files given by
+ * relative path) and the CSV files read so far (each is read and split once per scenario). */
+typedef struct gen_ctx {
+    const char *dir;
+    struct csv_table *tables;
+} gen_ctx;
+
+/* NULL on error (in d). */
+sim_gen *gen_parse(ydoc *d, const yaml_node_t *n, gen_ctx *ctx);
+
+/* Loads column `column` of a CSV file (header row, first column = t in seconds) into g->pts;
+ * empty cells are skipped. Errors name the CSV file, line and column, or the node when the
+ * file or column is missing. */
+int csv_load_series(ydoc *d, gen_ctx *ctx, const yaml_node_t *file_node, const yaml_node_t *col_node,
                     const char *path, const char *column, sim_gen *g);
+/* Frees the CSV files ctx holds. */
+void gen_ctx_free(gen_ctx *ctx);
 
 #endif

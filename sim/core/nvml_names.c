@@ -68,6 +68,7 @@ const char *const nvml_function_names[] = {
     "nvmlDeviceGetPciInfo", "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo_v3",
     "nvmlDeviceGetPersistenceMode", "nvmlDeviceGetComputeMode", "nvmlDeviceGetDisplayActive", "nvmlDeviceGetDisplayMode",
     "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetMemoryInfo_v2", "nvmlDeviceGetBAR1MemoryInfo",
+    "nvmlDeviceGetConfComputeProtectedMemoryUsage",
     "nvmlDeviceGetUtilizationRates", "nvmlDeviceGetEncoderUtilization", "nvmlDeviceGetDecoderUtilization",
     "nvmlDeviceGetJpgUtilization", "nvmlDeviceGetOfaUtilization",
     "nvmlDeviceGetTemperature", "nvmlDeviceGetTemperatureV", "nvmlDeviceGetTemperatureThreshold",

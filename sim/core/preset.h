@@ -27,6 +27,7 @@ typedef struct sim_preset {
     double thermal_tau_s;           /* time constant of the temperature lag */
     int pcie_gen, pcie_width;
     int pstate_idle, pstate_busy;
+    int nvlinks;                    /* NVLink links (0: none) */
     unsigned flags;
 } sim_preset;
 

@@ -3,9 +3,10 @@
 #define GPUSIM_SCENARIO_INTERNAL_H
 
 #include "scenario.h"
+#include "gen_parse.h"
 #include "ydoc.h"
 
-int parse_processes(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, const char *dir);
+int parse_processes(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx);
 int parse_events(ydoc *d, const yaml_node_t *n, scenario *sc);
 int parse_faults(ydoc *d, const yaml_node_t *n, scenario *sc);
 void proc_free(sim_proc *p);

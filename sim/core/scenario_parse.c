@@ -44,7 +44,7 @@ static int parse_unsupported(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
     return 0;
 }
 
-static int parse_metrics(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, const char *dir)
+static int parse_metrics(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx)
 {
     if (!yis_map(n)) return yerr(d, n, "expected a mapping of metric names to generators");
     for (int i = 0; i < ymap_len(n); i++) {
@@ -55,7 +55,7 @@ static int parse_metrics(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, const c
         if (metric_is_string(m->id))
             return yerr(d, kn, "'%s' is a string: set it with the gpu keys name, uuid, serial, pci_bus_id or vbios_version", k);
         if (g->metric[m->id]) return yerr(d, kn, "metric '%s' given twice", k);
-        g->metric[m->id] = gen_parse(d, ymap_val(d, n, i), dir);
+        g->metric[m->id] = gen_parse(d, ymap_val(d, n, i), ctx);
         if (!g->metric[m->id]) return -1;
     }
     return 0;
@@ -112,7 +112,7 @@ static int parse_gpu_scalars(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
     return 0;
 }
 
-static int parse_gpu(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, const char *dir)
+static int parse_gpu(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx)
 {
     if (ymap_check(d, n, "gpu entry", GPU_KEYS)) return -1;
     yaml_node_t *v;
@@ -136,12 +136,12 @@ static int parse_gpu(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, const char 
     if (parse_gpu_scalars(d, n, g)) return -1;
     preset_unsupported(&g->p, &g->unsupported);
     if ((v = ymap_get(d, n, "unsupported")) && parse_unsupported(d, v, g)) return -1;
-    if ((v = ymap_get(d, n, "metrics")) && parse_metrics(d, v, g, dir)) return -1;
-    if ((v = ymap_get(d, n, "processes")) && parse_processes(d, v, g, dir)) return -1;
+    if ((v = ymap_get(d, n, "metrics")) && parse_metrics(d, v, g, ctx)) return -1;
+    if ((v = ymap_get(d, n, "processes")) && parse_processes(d, v, g, ctx)) return -1;
     return 0;
 }
 
-static int parse_gpus(ydoc *d, const yaml_node_t *n, scenario *sc, const char *dir)
+static int parse_gpus(ydoc *d, const yaml_node_t *n, scenario *sc, gen_ctx *ctx)
 {
     int ne = yseq_len(n);
     if (!yis_seq(n) || ne == 0) return yerr(d, n, "expected a list of gpu entries under 'gpus'");
@@ -151,7 +151,7 @@ static int parse_gpus(ydoc *d, const yaml_node_t *n, scenario *sc, const char *d
         yaml_node_t *e = yseq_at(d, n, i);
         sim_gpu_spec *g = &sc->specs[i];
         sc->nspecs = i + 1;
-        if (parse_gpu(d, e, g, dir)) return -1;
+        if (parse_gpu(d, e, g, ctx)) return -1;
         if (sc->ngpus + g->count > SIM_MAX_GPUS) return yerr(d, e, "too many GPUs (at most %d)", SIM_MAX_GPUS);
         for (int k = 0; k < g->count; k++) {
             sim_gpu *gpu = &sc->gpus[sc->ngpus];
@@ -163,7 +163,7 @@ static int parse_gpus(ydoc *d, const yaml_node_t *n, scenario *sc, const char *d
     return 0;
 }
 
-static int parse_top(ydoc *d, const yaml_node_t *root, scenario *sc, const char *dir)
+static int parse_top(ydoc *d, const yaml_node_t *root, scenario *sc, gen_ctx *ctx)
 {
     if (ymap_check(d, root, "the scenario", TOP_KEYS)) return -1;
     yaml_node_t *v;
@@ -179,7 +179,7 @@ static int parse_top(ydoc *d, const yaml_node_t *root, scenario *sc, const char 
         sc->cuda_version = (int)l;
     }
     if (!(v = ymap_get(d, root, "gpus"))) return yerr(d, root, "missing key 'gpus' (the list of GPUs)");
-    if (parse_gpus(d, v, sc, dir)) return -1;
+    if (parse_gpus(d, v, sc, ctx)) return -1;
     if ((v = ymap_get(d, root, "events")) && parse_events(d, v, sc)) return -1;
     if ((v = ymap_get(d, root, "faults")) && parse_faults(d, v, sc)) return -1;
     return 0;
@@ -200,9 +200,11 @@ scenario *scenario_parse(const char *name, const char *dir, const char *text, si
     set_defaults(sc);
     snprintf(sc->path, sizeof sc->path, "%s", name);
     ydoc d;
+    gen_ctx ctx = {.dir = dir};
     int rc = ydoc_load(&d, name, text, len, err, errlen);
-    if (rc == 0) rc = parse_top(&d, ydoc_root(&d), sc, dir);
+    if (rc == 0) rc = parse_top(&d, ydoc_root(&d), sc, &ctx);
     ydoc_free(&d);
+    gen_ctx_free(&ctx);
     if (rc != 0) { scenario_free(sc); return NULL; }
     scenario_finish(sc);
     return sc;

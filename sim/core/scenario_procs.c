@@ -43,15 +43,15 @@ static int parse_type(ydoc *d, const yaml_node_t *v, sim_proc *p)
 }
 
 /* An optional generator key; *out stays NULL when absent. */
-static int gen_key(ydoc *d, const yaml_node_t *n, const char *key, const char *dir, sim_gen **out)
+static int gen_key(ydoc *d, const yaml_node_t *n, const char *key, gen_ctx *ctx, sim_gen **out)
 {
     yaml_node_t *v = ymap_get(d, n, key);
     if (!v) return 0;
-    *out = gen_parse(d, v, dir);
+    *out = gen_parse(d, v, ctx);
     return *out ? 0 : -1;
 }
 
-static int parse_proc(ydoc *d, const yaml_node_t *n, sim_proc *p, const char *dir)
+static int parse_proc(ydoc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx)
 {
     if (ymap_check(d, n, "process", PROC_KEYS)) return -1;
     yaml_node_t *v;
@@ -71,14 +71,14 @@ static int parse_proc(ydoc *d, const yaml_node_t *n, sim_proc *p, const char *di
     if ((v = ymap_get(d, n, "start")) && yduration(d, v, &p->start)) return -1;
     if ((v = ymap_get(d, n, "end")) && yduration(d, v, &p->end)) return -1;
     if (p->end <= p->start) return yerr(d, ymap_get(d, n, "end"), "end must be after start");
-    if (gen_key(d, n, "memory_mib", dir, &p->memory_mib) || gen_key(d, n, "sm", dir, &p->sm) ||
-        gen_key(d, n, "mem", dir, &p->mem) || gen_key(d, n, "enc", dir, &p->enc) || gen_key(d, n, "dec", dir, &p->dec))
+    if (gen_key(d, n, "memory_mib", ctx, &p->memory_mib) || gen_key(d, n, "sm", ctx, &p->sm) ||
+        gen_key(d, n, "mem", ctx, &p->mem) || gen_key(d, n, "enc", ctx, &p->enc) || gen_key(d, n, "dec", ctx, &p->dec))
         return -1;
     if (!p->name[0]) snprintf(p->name, sizeof p->name, "%s", "python3");
     return 0;
 }
 
-int parse_processes(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, const char *dir)
+int parse_processes(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx)
 {
     int np = yseq_len(n);
     if (!yis_seq(n)) return yerr(d, n, "expected a list of processes");
@@ -87,7 +87,7 @@ int parse_processes(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, const char *
     if (!g->procs) return yerr(d, n, "out of memory");
     for (int i = 0; i < np; i++) {
         g->nprocs = i + 1;
-        if (parse_proc(d, yseq_at(d, n, i), &g->procs[i], dir)) return -1;
+        if (parse_proc(d, yseq_at(d, n, i), &g->procs[i], ctx)) return -1;
     }
     return 0;
 }

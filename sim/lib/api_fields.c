@@ -52,12 +52,17 @@ static void set_value(nvmlFieldValue_t *f, nvmlValueType_t type, double v)
     f->nvmlReturn = NVML_SUCCESS;
 }
 
-/* The clock-event-reason counters that are not catalog metrics (ns). */
+/* Fields that are not catalog metrics: the NVLink count, clock-event-reason counters (ns). */
 static int counter_field(const gs_call *c, nvmlFieldValue_t *f)
 {
     int idx = f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN   ? 1
             : f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN   ? 2
             : f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN ? 3 : -1;
+    if (f->fieldId == NVML_FI_DEV_NVLINK_LINK_COUNT) {
+        int links = gs.sc->gpus[c->gpu].spec->p.nvlinks;
+        if (links > 0) set_value(f, NVML_VALUE_TYPE_UNSIGNED_INT, links);
+        return 1;
+    }
     if (idx < 0) return 0;
     double ns[4];
     sim_violations(gs.sc, c->gpu, c->t, ns);

@@ -1,4 +1,4 @@
-/* api_memory_util.c - memory (v1, v2, BAR1) and utilization (GPU/memory, encoder, decoder,
+/* api_memory_util.c - memory (v1, v2, BAR1, protected) and utilization (GPU/memory, encoder, decoder,
  * JPEG, OFA). */
 #include "nvml_exports.h"
 
@@ -66,6 +66,25 @@ nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *
     }
     return gs_leave(rc);
 }
+
+#ifndef GPUSIM_MINIMAL
+/* Confidential-computing protected memory: total = used (0 unless the scenario gives
+ * protected_memory.used), as on a GPU with CC mode off. */
+nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)
+{
+    gs_call c;
+    unsigned long long used;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc == NVML_SUCCESS && !memory) rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS) rc = gs_metric_ull(&c, M_PROTECTED_MEM_USED, MIB, &used);
+    if (rc == NVML_SUCCESS) {
+        memory->total = used;
+        memory->used = used;
+        memory->free = 0;
+    }
+    return gs_leave(rc);
+}
+#endif
 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *u)
 {

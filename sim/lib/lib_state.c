@@ -86,6 +86,8 @@ nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev)
     if (idx < 0) return NVML_ERROR_INVALID_ARGUMENT;
     c->gpu = idx;
     c->t = gs_now();
+    /* a GPU off the bus answers nothing else, injected errors included */
+    if (sim_lost(gs.sc, idx, c->t)) return NVML_ERROR_GPU_IS_LOST;
     nvmlReturn_t rc = gs_apply_faults(fn, idx, c->t);
     if (rc == NVML_SUCCESS && gs.sc && sim_lost(gs.sc, idx, c->t)) rc = NVML_ERROR_GPU_IS_LOST;
     return rc;

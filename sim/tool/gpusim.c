@@ -12,13 +12,16 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpusim render SCENARIO [--step 1s] [--duration 10m] [--start 0s] [--gpu LIST] [--metrics F,F,...]\n"
+            "usage: gpusim render SCENARIO [--step 1s] [--duration 10m] [--start 0s] [--gpu LIST]\n"
+            "                              [--metrics F,F,...| --processes]\n"
             "       gpusim check SCENARIO\n"
             "\n"
             "render  writes CSV at once: header t,gpu,<field>,...; one row per GPU per step, t in seconds.\n"
             "        Values are those libnvidia-ml.so.1 (gpusim) reports at that scenario time, in the\n"
             "        catalog's units; NOT_SUPPORTED metrics and GPUs inside a lost window are empty.\n"
             "        --gpu takes indices and ranges (0,2,5-7); --metrics catalog field names (default: all numbers).\n"
+            "        --processes writes the active processes instead: t,gpu,pid,name,type,used_memory_mib,sm,mem,enc,dec\n"
+            "        (utilizations the scenario does not give are empty).\n"
             "check   loads the scenario; on error prints FILE:LINE:COL: what was expected, and exits 1.\n"
             "\n"
             "Scenario format: docs/gpusim.md. Durations: 500ms, 10s, 5m, 1h or plain seconds.\n");
@@ -86,7 +89,32 @@ static void render_row(scenario *sc, int gpu, double t, const metric_id *ms, int
     putchar('\n');
 }
 
-typedef struct { const char *scenario, *gpus, *metrics; double step, duration, start; } render_opts;
+static void optional_pct(int has, double v)
+{
+    putchar(',');
+    if (has) print_number(v);
+}
+
+/* One row per process active on gpu at t (nothing while the GPU is lost). */
+static void render_processes(scenario *sc, int gpu, double t)
+{
+    sim_proc_sample ps[256];
+    if (sim_lost(sc, gpu, t)) return;
+    int n = sim_processes(sc, gpu, t, ps, 256);
+    for (int i = 0; i < n && i < 256; i++) {
+        static const char *const types[] = {"", "C", "G", "C+G"};
+        print_number(t);
+        printf(",%d,%u,%s,%s,", gpu, ps[i].pid, ps[i].def->name, types[ps[i].type & 3]);
+        print_number(ps[i].mem_mib);
+        optional_pct(ps[i].has_sm, ps[i].sm);
+        optional_pct(ps[i].has_mem, ps[i].mem);
+        optional_pct(ps[i].has_enc, ps[i].enc);
+        optional_pct(ps[i].has_dec, ps[i].dec);
+        putchar('\n');
+    }
+}
+
+typedef struct { const char *scenario, *gpus, *metrics; int processes; double step, duration, start; } render_opts;
 
 static int parse_render_opts(int argc, char **argv, render_opts *o)
 {
@@ -100,11 +128,13 @@ static int parse_render_opts(int argc, char **argv, render_opts *o)
             i++;
         } else if (strcmp(a, "--gpu") == 0 && v) { o->gpus = v; i++; }
         else if (strcmp(a, "--metrics") == 0 && v) { o->metrics = v; i++; }
+        else if (strcmp(a, "--processes") == 0) o->processes = 1;
         else if (a[0] != '-' && !o->scenario) o->scenario = a;
         else { fprintf(stderr, "gpusim: unexpected argument '%s'\n", a); return -1; }
     }
     if (!o->scenario) { fprintf(stderr, "gpusim: render needs a scenario file\n"); return -1; }
     if (o->step <= 0) { fprintf(stderr, "gpusim: --step must be above 0\n"); return -1; }
+    if (o->processes && o->metrics) { fprintf(stderr, "gpusim: --processes and --metrics exclude each other\n"); return -1; }
     return 0;
 }
 
@@ -125,7 +155,13 @@ static int cmd_render(int argc, char **argv)
         fprintf(stderr, "gpusim: bad --gpu '%s' (the scenario has %d GPUs)\n", o.gpus, sc->ngpus);
         rc = 2;
     }
-    if (rc == 0) {
+    if (rc == 0 && o.processes) {
+        puts("t,gpu,pid,name,type,used_memory_mib,sm,mem,enc,dec");
+        long steps = (long)floor(o.duration / o.step + 1e-9);
+        for (long k = 0; k <= steps; k++)
+            for (int g = 0; g < sc->ngpus; g++)
+                if (!o.gpus || sel[g]) render_processes(sc, g, o.start + (double)k * o.step);
+    } else if (rc == 0) {
         fputs("t,gpu", stdout);
         for (int i = 0; i < nm; i++) printf(",%s", metric_catalog[ms[i]].field);
         putchar('\n');

@@ -25,7 +25,7 @@ void api_error(agent_response *resp, int status, const char *msg)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "error", msg);
-    buf_reset(&resp->body);
+    buf_clear(&resp->body);
     send_json(resp, root);
     resp->status = status;
 }

@@ -7,13 +7,13 @@
 
 void buf_init(gw_buf *b) { memset(b, 0, sizeof *b); }
 
-void buf_free(gw_buf *b)
+void buf_release(gw_buf *b)
 {
     free(b->data);
     memset(b, 0, sizeof *b);
 }
 
-void buf_reset(gw_buf *b)
+void buf_clear(gw_buf *b)
 {
     b->len = 0;
     b->oom = 0;

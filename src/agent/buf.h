@@ -12,8 +12,8 @@ typedef struct gw_buf {
 } gw_buf;
 
 void buf_init(gw_buf *b);
-void buf_free(gw_buf *b);
-void buf_reset(gw_buf *b);                   /* len = 0, keeps the memory */
+void buf_release(gw_buf *b);
+void buf_clear(gw_buf *b);                   /* len = 0, keeps the memory */
 int buf_reserve(gw_buf *b, size_t extra);    /* 0 on success */
 void buf_append(gw_buf *b, const char *s, size_t n);
 void buf_puts(gw_buf *b, const char *s);

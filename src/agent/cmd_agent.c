@@ -23,6 +23,7 @@ static void usage(FILE *f)
             "  --interval DUR       sampling interval (default 1s, at least 100ms)\n"
             "  --log-level LEVEL    debug, info, warn or error (default info)\n"
             "  --port-file FILE     write the bound port to FILE once listening\n"
+            "  --db PATH            history file (overrides history.path; see docs/history.md)\n"
             "  --web.config.file FILE  Prometheus web-config (tls_server_config, basic_auth_users);\n"
             "                       overrides tls and basic_auth_users of the config file\n"
             "  --hash-password [PW] print a bcrypt hash for basic_auth_users (PW or a line on stdin)\n"
@@ -89,6 +90,8 @@ static int parse_args(int argc, char **argv, options *o, int *exit_code)
             o->web_config = val;
         } else if (!strcmp(arg, "--port-file")) {
             o->port_file = val;
+        } else if (!strcmp(arg, "--db")) {
+            setenv("GPUWATCH_HISTORY_DB", val, 1);   /* read by the history plugin, over history.path */
         } else if (!strcmp(arg, "--interval")) {
             if (gw_parse_duration(val, &o->cli.interval) != 0 || o->cli.interval < 0.1) {
                 fprintf(stderr, "gpuwatch agent: --interval '%s': a duration of at least 100ms\n", val);

@@ -118,7 +118,7 @@ static void write_info(gw_buf *out, const agent_snapshot *s, const gpu_labels *l
     buf_init(&lab);
     for (int i = 0; i < s->ngpus; i++) {
         const agent_gpu_view *g = &s->gpus[i];
-        buf_reset(&lab);
+        buf_clear(&lab);
         buf_puts(&lab, l[i].native.data);
         int first = 0;
         const char *drv = info_str(g, M_DRIVER_VERSION);
@@ -135,7 +135,7 @@ static void write_info(gw_buf *out, const agent_snapshot *s, const gpu_labels *l
         }
         expo_sample(out, "gpuwatch_gpu_info", lab.data, 1);
     }
-    buf_free(&lab);
+    buf_release(&lab);
     expo_family(out, "gpuwatch_gpu_lost", "1 when the GPU has fallen off the bus or stopped answering; it then has no value series.", "gauge");
     for (int i = 0; i < s->ngpus; i++)
         expo_sample(out, "gpuwatch_gpu_lost", l[i].native.data, s->gpus[i].lost ? 1 : 0);
@@ -160,7 +160,7 @@ static void write_processes(gw_buf *out, const agent_snapshot *s, const expo_opt
         snprintf(gpu, sizeof gpu, "%d", p->gpu);
         snprintf(pid, sizeof pid, "%u", p->pid);
         int first = 1;
-        buf_reset(&lab);
+        buf_clear(&lab);
         expo_label(&lab, &first, "gpu", gpu);
         expo_label(&lab, &first, "pid", pid);
         expo_label(&lab, &first, "user", p->user);
@@ -169,7 +169,7 @@ static void write_processes(gw_buf *out, const agent_snapshot *s, const expo_opt
         expo_sample(out, name, lab.data, sm ? p->sm_util / 100.0 : p->mem_mib * 1048576.0);
         n++;
     }
-    buf_free(&lab);
+    buf_release(&lab);
 }
 
 void expo_write_gpus(gw_buf *out, const agent_snapshot *s, const expo_options *o)
@@ -206,8 +206,8 @@ void expo_write_gpus(gw_buf *out, const agent_snapshot *s, const expo_options *o
         }
     }
     for (int i = 0; i < s->ngpus; i++) {
-        buf_free(&l[i].dcgm);
-        buf_free(&l[i].native);
+        buf_release(&l[i].dcgm);
+        buf_release(&l[i].native);
     }
     free(l);
 }
@@ -239,12 +239,12 @@ void expo_write_health(gw_buf *out, const agent_snapshot *s, double scrape_secon
     buf_init(&l);
     for (int i = 0; i < s->nerrors; i++) {
         int first = 1;
-        buf_reset(&l);
+        buf_clear(&l);
         expo_label(&l, &first, "function", s->errors[i].function);
         expo_label(&l, &first, "code", s->errors[i].error);
         expo_sample(out, "gpuwatch_nvml_errors_total", l.data, (double)s->errors[i].count);
     }
-    buf_free(&l);
+    buf_release(&l);
     if (s->backend_up) {
         expo_family(out, "gpuwatch_sampling_duration_seconds", "Time the last sampling round of every GPU took.", "gauge");
         expo_sample(out, "gpuwatch_sampling_duration_seconds", "", s->sampling_duration_s);

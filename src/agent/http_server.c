@@ -77,7 +77,7 @@ static enum MHD_Result send_metrics(http_server *h, struct MHD_Connection *c)
         gw_buf b = {0};
         buf_puts(&b, "cannot build the page\n");
         enum MHD_Result r = send_buf(c, 500, "text/plain", &b);
-        buf_free(&b);
+        buf_release(&b);
         return r;
     }
     const struct MHD_IoVec iov[2] = {{p->gpus, p->gpus_len}, {p->tail, p->tail_len}};
@@ -135,7 +135,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         goto send;
     }
     if (strcmp(url, "/metrics") == 0) {
-        buf_free(&resp.body);
+        buf_release(&resp.body);
         return send_metrics(h, c);
     }
     agent_request req = {method, url, param_of, c};
@@ -150,7 +150,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     api_error(&resp, MHD_HTTP_NOT_FOUND, "not found; see / for the endpoints");
 send:
     ret = send_buf(c, resp.status, resp.content_type, &resp.body);
-    buf_free(&resp.body);
+    buf_release(&resp.body);
     return ret;
 }
 
@@ -170,7 +170,7 @@ static char *read_file(const char *path, char *err, size_t errlen)
     fclose(f);
     if (b.oom || !b.data) {
         snprintf(err, errlen, "cannot read %s: empty or out of memory", path);
-        buf_free(&b);
+        buf_release(&b);
         return NULL;
     }
     return b.data;

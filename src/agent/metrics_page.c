@@ -29,7 +29,7 @@ page_cache *page_cache_new(void)
 static void ref_drop(page_ref *r)
 {
     if (r && atomic_fetch_sub(&r->refs, 1) == 1) {
-        buf_free(&r->body);
+        buf_release(&r->body);
         free(r);
     }
 }
@@ -99,7 +99,7 @@ int metrics_page_get(agent *a, metrics_page *out)
     expo_write_health(&tail, &s, (double)(gw_mono_us() - t0) / 1e6);
     snapshot_free(&s);
     if (tail.oom) {
-        buf_free(&tail);
+        buf_release(&tail);
         ref_drop(r);
         return -1;
     }

@@ -3,8 +3,10 @@
  * with the two functions declared in your layer's header (see plugins.h for their contract). */
 #include "plugins.h"
 #include "alerts/alerts_agent.h"
+#include "history/history_agent.h"
 
 const agent_plugin agent_plugins[] = {
+    {"history", history_config_check, history_agent_attach},
     {"alerts", alerts_config_check, alerts_agent_attach},
     {NULL, NULL, NULL},
 };

@@ -5,6 +5,7 @@
 #include "alerts.h"
 #include "alerts_config.h"
 #include "notify.h"
+#include "template.h"
 #include "util.h"
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,46 @@ typedef struct alerts_plugin {
     int stop;
     pthread_t thread;
     int running;
+    alerts_event_fn sink;        /* alert events (history), or NULL */
+    void *sink_arg;
 } alerts_plugin;
+
+/* Engine listener (runs in alert_engine_eval, under p->mu): firing and resolved alerts as events. */
+static void to_events(const alert_list *l, int64_t now_us, void *arg)
+{
+    alerts_plugin *p = arg;
+    for (int i = 0; p->sink && i < l->n; i++) {
+        const alert_view *v = &l->v[i];
+        if (!v->changed)
+            continue;
+        const char *gpu = NULL, *sev = "", *summary = "";
+        for (int k = 0; k < v->nlabels; k++) {
+            if (!strcmp(v->label_names[k], "gpu")) gpu = v->label_values[k];
+            if (!strcmp(v->label_names[k], "severity")) sev = v->label_values[k];
+        }
+        for (int k = 0; k < v->nannotations; k++)
+            if (!strcmp(v->annotation_names[k], "summary")) summary = v->annotation_values[k];
+        char value[40], detail[768];
+        tmpl_format_value(v->value, value, sizeof value);
+        snprintf(detail, sizeof detail, "alertname=%s state=%s severity=%s value=%s summary=\"%s\"", v->alertname,
+                 v->state == ALERT_INACTIVE ? "resolved" : "firing", sev, value, summary);
+        p->sink(p->sink_arg, (uint64_t)now_us, gpu ? atoi(gpu) : -1, "alert", detail);
+    }
+}
+
+int alerts_agent_set_event_sink(agent *a, alerts_event_fn fn, void *arg)
+{
+    for (int i = 0; i < a->nhooks; i++)
+        if (a->hooks[i].name && !strcmp(a->hooks[i].name, "alerts")) {
+            alerts_plugin *p = a->hooks[i].ctx;
+            pthread_mutex_lock(&p->mu);
+            p->sink = fn;
+            p->sink_arg = arg;
+            pthread_mutex_unlock(&p->mu);
+            return 0;
+        }
+    return -1;
+}
 
 /* ---- the agent as an alert_source ---- */
 
@@ -103,6 +143,7 @@ static int build(alerts_plugin *p, gw_config *cfg, alert_engine **pe, notifier *
             errors++;
         }
     alert_engine_set_notifier(e, n);
+    alert_engine_set_listener(e, to_events, p);
     gw_log(GW_LOG_INFO, "alerts loaded", "rules=%d files=%d default_rules=%s receivers=%d interval_s=%g",
            alert_engine_rule_count(e), s.nrule_files, s.default_rules_file ? s.default_rules_file : "off",
            s.nreceivers, s.interval_s);

@@ -102,10 +102,14 @@ static void read_receiver(gw_config *c, yaml_node_t *n, receiver_config *r)
     const char *type = get(c, n, "type") ? text(c, get(c, n, "type"), "alerts.receivers[].type") : NULL;
     if (!name || !*name) config_error(c, n, "alerts.receivers: a receiver needs a 'name'");
     snprintf(r->name, sizeof r->name, "%s", name ? name : "");
+    int known = 1;
     if (type && !strcmp(type, "exec")) r->kind = RCV_EXEC;
     else if (type && !strcmp(type, "webhook")) r->kind = RCV_WEBHOOK;
     else if (type && !strcmp(type, "alertmanager")) r->kind = RCV_ALERTMANAGER;
-    else config_error(c, get(c, n, "type") ? get(c, n, "type") : n, "alerts.receivers: 'type' must be exec, webhook or alertmanager");
+    else {
+        config_error(c, get(c, n, "type") ? get(c, n, "type") : n, "alerts.receivers: 'type' must be exec, webhook or alertmanager");
+        known = 0;
+    }
     r->timeout_s = seconds(c, get(c, n, "timeout"), "alerts.receivers[].timeout", 10);
     r->backoff_s = seconds(c, get(c, n, "backoff"), "alerts.receivers[].backoff", 1);
     r->send_resolved = boolean(c, get(c, n, "send_resolved"), "alerts.receivers[].send_resolved", 1);
@@ -162,8 +166,9 @@ static void read_receiver(gw_config *c, yaml_node_t *n, receiver_config *r)
         r->key_file = dup_text(c, get(c, x, "key_file"), "tls.key_file");
         r->insecure_skip_verify = boolean(c, get(c, x, "insecure_skip_verify"), "tls.insecure_skip_verify", 0);
     }
-    if (r->kind == RCV_EXEC && !r->argv[0]) config_error(c, n, "alerts.receivers: an exec receiver needs 'command: [program, args...]'");
-    if (r->kind != RCV_EXEC && r->nurls == 0) config_error(c, n, "alerts.receivers: a %s receiver needs 'url' or 'urls'", type ? type : "");
+    if (known && r->kind == RCV_EXEC && !r->argv[0] && !get(c, n, "command"))
+        config_error(c, n, "alerts.receivers: an exec receiver needs 'command: [program, args...]'");
+    if (known && r->kind != RCV_EXEC && r->nurls == 0) config_error(c, n, "alerts.receivers: a %s receiver needs 'url' or 'urls'", type ? type : "");
     for (int i = 0; i < r->nurls; i++)
         if (r->urls[i] && strncmp(r->urls[i], "http://", 7) && strncmp(r->urls[i], "https://", 8))
             config_error(c, get(c, n, "url") ? get(c, n, "url") : get(c, n, "urls"), "alerts.receivers: '%s' is not an http(s) URL", r->urls[i]);

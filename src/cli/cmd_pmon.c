@@ -19,7 +19,7 @@ static const char usage[] =
     "or systemd unit). '-' = no value; a GPU without processes prints one '-' line.\n"
     "\n"
     "  -s, --select LETTERS  u  utilization: sm mem enc dec jpg ofa, % (default)\n"
-    "                        m  memory: fb (MB used by the process) and ccpm\n"
+    "                        m  memory: fb (MB used by the process) and ccpm; -s um for both\n"
     "  -d, --delay SECONDS   interval, 0.1 or more (default 1)\n"
     "  -c, --count N         stop after N samples (default: until Ctrl-C)\n"
     "  -i, --id LIST         GPUs: indexes or ranges (0,2,4-7), UUIDs or PCI bus ids\n"
@@ -92,7 +92,8 @@ int cmd_pmon(int argc, char **argv)
     unsigned char *sel = calloc((size_t)s.count + 1, 1);
     gpu_proc *procs = calloc(PMON_MAX_PROCS, sizeof *procs);
     outbuf b = {0};
-    pmon_layout l = {.with_mem = strchr(o.select, 'm') != NULL, .date = o.show_date, .time = o.show_time};
+    pmon_layout l;
+    pmon_layout_init(&l, o.select, o.show_date, o.show_time);
     if (!sel || !procs) {
         rc = 1;
     } else if (session_select(&s, spec.cmd, o.ids, sel) != 0) {

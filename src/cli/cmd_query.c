@@ -7,6 +7,7 @@
 #include "cli/format.h"
 #include "cli/help_fields.h"
 #include "cli/jsonout.h"
+#include "cli/outbuf.h"
 #include "cli/options.h"
 #include "cli/query_fields.h"
 #include "cli/query_procs.h"
@@ -54,24 +55,30 @@ typedef struct query_run {
     gpu_sample *samples;
 } query_run;
 
-static void print_csv(const query_run *q)
+static int print_csv(const query_run *q)
 {
     char text[FMT_CELL_LEN];
     int units = !q->o->nounits;
+    outbuf b = {0};
     if (!q->o->noheader) {
         for (int i = 0; i < q->fields->n; i++) {
             qfield_header(text, sizeof text, &q->fields->f[i], units);
-            printf("%s%s", i ? ", " : "", text);
+            if (i) ob_addn(&b, ", ", 2);
+            ob_add(&b, text);
         }
-        putchar('\n');
+        ob_addn(&b, "\n", 1);
     }
     for (int r = 0; r < q->nrows; r++) {
         for (int i = 0; i < q->fields->n; i++) {
             qfield_cell(text, sizeof text, &q->fields->f[i], &q->rows[r], units);
-            printf("%s%s", i ? ", " : "", text);
+            if (i) ob_addn(&b, ", ", 2);
+            ob_add(&b, text);
         }
-        putchar('\n');
+        ob_addn(&b, "\n", 1);
     }
+    int rc = b.failed || fwrite(b.p ? b.p : "", 1, b.len, stdout) != b.len;
+    ob_free(&b);
+    return rc;
 }
 
 static int print_json(const query_run *q)
@@ -146,7 +153,7 @@ static int query_gpus(sampler *s, const unsigned char *sel, const cli_opts *o, q
             q.rows[q.nrows] = (qrow){&s->gpus[g].info, &q.samples[q.nrows], s->count};
             q.nrows++;
         }
-        if (o->format == OUT_CSV) { print_csv(&q); rc = 0; }
+        if (o->format == OUT_CSV) rc = print_csv(&q);
         else if (o->format == OUT_JSON) rc = print_json(&q);
         else rc = print_table(&q);
     }
@@ -165,8 +172,10 @@ int cmd_query(int argc, char **argv)
         help_fields_print(stdout);
         return 0;
     }
-    if (o.processes && o.fields)
-        return cli_usage_error(spec.cmd, "--processes lists fixed columns; --fields does not apply"), GW_EXIT_USAGE;
+    if (o.processes && o.fields) {
+        cli_usage_error(spec.cmd, "--processes lists fixed columns; --fields does not apply");
+        return GW_EXIT_USAGE;
+    }
     static qfields fields;
     if (!o.processes && qfields_parse(spec.cmd, o.fields ? o.fields : QF_DEFAULT, &fields) != 0)
         return GW_EXIT_USAGE;

@@ -3,7 +3,6 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include "cli/format.h"
 #include "cli/lead.h"
 
@@ -50,28 +49,11 @@ int dmon_value(const metric_def *d, const gpu_sample *cur, const gpu_sample *pre
     return 1;
 }
 
-/* Decimal text of v (the hot path of every row: cheaper than snprintf). buf holds 24 bytes. */
-static void int_text(char *buf, long long v)
-{
-    char tmp[24];
-    int n = 0, neg = v < 0;
-    unsigned long long u = neg ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (neg)
-        tmp[n++] = '-';
-    for (int i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
-    buf[n] = 0;
-}
-
 static void cell_text(char *buf, const metric_def *d, const gpu_sample *cur, const gpu_sample *prev)
 {
     long long v;
     if (dmon_value(d, cur, prev, &v))
-        int_text(buf, v);
+        fmt_int(buf, v);
     else
         buf[0] = '-', buf[1] = 0;
 }
@@ -95,7 +77,7 @@ void dmon_plain_header(const dmon_layout *l, outbuf *b)
 void dmon_plain_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
 {
     char idx[24], cell[24];
-    int_text(idx, gpu);
+    fmt_int(idx, gpu);
     lead_add(b, l->date, l->time, LEAD_ROW, cur->t_us, idx);
     for (int c = 0; c < l->ncols; c++) {
         cell_text(cell, l->cols[c], cur, prev);
@@ -105,30 +87,9 @@ void dmon_plain_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *
     ob_add(b, cur->status == GPU_LOST ? " " DMON_LOST_MARK "\n" : " \n");
 }
 
-static void csv_stamp(const dmon_layout *l, outbuf *b, uint64_t t_us)
-{
-    if (!l->date && !l->time)
-        return;
-    time_t sec = (time_t)(t_us / 1000000u);
-    struct tm tm;
-    char text[16];
-    localtime_r(&sec, &tm);
-    if (l->date) {
-        strftime(text, sizeof text, "%Y%m%d", &tm);
-        ob_add(b, text);
-        ob_add(b, ", ");
-    }
-    if (l->time) {
-        strftime(text, sizeof text, "%H:%M:%S", &tm);
-        ob_add(b, text);
-        ob_add(b, ", ");
-    }
-}
-
 void dmon_csv_header(const dmon_layout *l, outbuf *b, int with_units)
 {
-    if (l->date) ob_add(b, "date, ");
-    if (l->time) ob_add(b, "time, ");
+    lead_csv_header(b, l->date, l->time);
     ob_add(b, "gpu");
     for (int c = 0; c < l->ncols; c++) {
         ob_add(b, ", ");
@@ -142,7 +103,7 @@ void dmon_csv_header(const dmon_layout *l, outbuf *b, int with_units)
 void dmon_csv_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
 {
     char cell[24];
-    csv_stamp(l, b, cur->t_us);
+    lead_csv_row(b, l->date, l->time, cur->t_us);
     ob_addf(b, "%d", gpu);
     for (int c = 0; c < l->ncols; c++) {
         ob_add(b, ", ");

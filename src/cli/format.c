@@ -4,21 +4,48 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "util.h"
+
+int fmt_int(char *buf, long long v)
+{
+    char tmp[24];
+    int n = 0, neg = v < 0;
+    unsigned long long u = neg ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (neg)
+        tmp[n++] = '-';
+    for (int i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = 0;
+    return n;
+}
+
+/* %.0f of a whole number, without snprintf; other values go to snprintf (same rounding). */
+static void whole_text(char *buf, size_t n, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15 && n >= 24 && !(v == 0 && signbit(v)))
+        fmt_int(buf, (long long)v);
+    else
+        snprintf(buf, n, "%.0f", v);
+}
 
 static void number_text(char *buf, size_t n, metric_fmt f, double v)
 {
     switch (f) {
-    case MF_FLOOR:   snprintf(buf, n, "%.0f", floor(v)); break;
+    case MF_FLOOR:   whole_text(buf, n, floor(v)); break;
     case MF_FIXED1:  snprintf(buf, n, "%.1f", v); break;
     case MF_FIXED2:  snprintf(buf, n, "%.2f", v); break;
     case MF_HEX64:   snprintf(buf, n, "0x%016llX", (unsigned long long)v); break;
-    case MF_ACTIVE:  snprintf(buf, n, "%s", v != 0 ? "Active" : "Not Active"); break;
-    case MF_ENABLED: snprintf(buf, n, "%s", v != 0 ? "Enabled" : "Disabled"); break;
-    case MF_YESNO:   snprintf(buf, n, "%s", v != 0 ? "Yes" : "No"); break;
+    case MF_ACTIVE:  gw_strlcpy(buf, v != 0 ? "Active" : "Not Active", n); break;
+    case MF_ENABLED: gw_strlcpy(buf, v != 0 ? "Enabled" : "Disabled", n); break;
+    case MF_YESNO:   gw_strlcpy(buf, v != 0 ? "Yes" : "No", n); break;
     case MF_PSTATE:  snprintf(buf, n, "P%d", (int)v); break;
     case MF_STRING:
     case MF_INT:
-    default:         snprintf(buf, n, "%.0f", v); break;
+    default:         whole_text(buf, n, v); break;
     }
 }
 
@@ -26,9 +53,11 @@ void fmt_value(char *buf, size_t n, const metric_def *d, double v, int with_unit
 {
     number_text(buf, n, d->fmt, v);
     if (with_unit && d->unit) {
-        size_t len = strlen(buf);
-        if (len < n)
-            snprintf(buf + len, n - len, " %s", d->unit);
+        size_t len = strlen(buf), ulen = strlen(d->unit);
+        if (len + 1 + ulen < n) {
+            buf[len] = ' ';
+            memcpy(buf + len + 1, d->unit, ulen + 1);
+        }
     }
 }
 
@@ -45,18 +74,18 @@ void fmt_cell(char *buf, size_t n, const metric_def *d, const gpu_info *info, co
 {
     if (metric_is_string(d->id)) {
         const char *absent = s->status == GPU_LOST ? FMT_LOST : FMT_NA;
-        snprintf(buf, n, "%s", mset_has(&info->str_present, d->id) ? info->str[d->id] : absent);
+        gw_strlcpy(buf, mset_has(&info->str_present, d->id) ? info->str[d->id] : absent, n);
         return;
     }
     if (d->id == M_INDEX) {
-        snprintf(buf, n, "%d", info->index);
+        if (n >= 24) fmt_int(buf, info->index); else snprintf(buf, n, "%d", info->index);
         return;
     }
     double v;
     if (s->status == GPU_LOST)
-        snprintf(buf, n, "%s", FMT_LOST);
+        gw_strlcpy(buf, FMT_LOST, n);
     else if (!sample_get(s, d->id, &v))
-        snprintf(buf, n, "%s", FMT_NA);
+        gw_strlcpy(buf, FMT_NA, n);
     else
         fmt_value(buf, n, d, v, with_unit);
 }

@@ -25,6 +25,9 @@ void fmt_cell(char *buf, size_t n, const metric_def *d, const gpu_info *info, co
 /* The same as a typed JSON value: string, integer, number, boolean, or null when absent/lost. */
 cJSON *fmt_json(const metric_def *d, const gpu_info *info, const gpu_sample *s);
 
+/* Decimal text of v into buf (at least 24 bytes); cheaper than snprintf on hot paths. Returns length. */
+int fmt_int(char *buf, long long v);
+
 /* "YYYY/MM/DD HH:MM:SS.mmm" in local time, as nvidia-smi's timestamp field. */
 void fmt_timestamp(char *buf, size_t n, uint64_t t_us);
 

@@ -35,3 +35,29 @@ void lead_add(outbuf *b, int date, int time, int line, uint64_t t_us, const char
     }
     ob_pad(b, idx, 8);
 }
+
+void lead_csv_row(outbuf *b, int date, int time, uint64_t t_us)
+{
+    if (!date && !time)
+        return;
+    time_t sec = (time_t)(t_us / 1000000u);
+    struct tm tm;
+    char text[16];
+    localtime_r(&sec, &tm);
+    if (date) {
+        strftime(text, sizeof text, "%Y%m%d", &tm);
+        ob_add(b, text);
+        ob_add(b, ", ");
+    }
+    if (time) {
+        strftime(text, sizeof text, "%H:%M:%S", &tm);
+        ob_add(b, text);
+        ob_add(b, ", ");
+    }
+}
+
+void lead_csv_header(outbuf *b, int date, int time)
+{
+    if (date) ob_add(b, "date, ");
+    if (time) ob_add(b, "time, ");
+}

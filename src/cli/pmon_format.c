@@ -3,7 +3,6 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include "cli/format.h"
 #include "cli/lead.h"
 #include "util.h"
@@ -55,7 +54,15 @@ static int num_value(const gpu_proc *p, int col, long long *out)
     }
 }
 
-static int num_cols(const pmon_layout *l) { return l->with_mem ? C_NUM : C_FB; }
+void pmon_layout_init(pmon_layout *l, const char *letters, int date, int time)
+{
+    memset(l, 0, sizeof *l);
+    l->date = date;
+    l->time = time;
+    for (int c = 0; c < C_NUM; c++)
+        if (strchr(letters, c < C_FB ? 'u' : 'm'))
+            l->cols[l->ncols++] = c;
+}
 
 /* A text column without spaces (so lines split on whitespace), "-" when empty. */
 static void word(char *buf, size_t n, const char *s)
@@ -72,9 +79,9 @@ void pmon_plain_header(const pmon_layout *l, outbuf *b)
         ob_pad(b, line == LEAD_HEADER1 ? "pid" : "#", 12);
         ob_add(b, " ");
         ob_pad(b, line == LEAD_HEADER1 ? "type" : "C/G", 6);
-        for (int c = 0; c < num_cols(l); c++) {
+        for (int k = 0; k < l->ncols; k++) {
             ob_add(b, " ");
-            ob_pad(b, line == LEAD_HEADER1 ? num_names[c] : num_units[c], 6);
+            ob_pad(b, line == LEAD_HEADER1 ? num_names[l->cols[k]] : num_units[l->cols[k]], 6);
         }
         ob_add(b, "    ");
         ob_pad(b, line == LEAD_HEADER1 ? "user" : "name", -USER_W);
@@ -95,9 +102,9 @@ void pmon_plain_row(const pmon_layout *l, outbuf *b, const pmon_line *line)
     ob_pad(b, text, 10);
     ob_add(b, " ");
     ob_pad(b, p ? pmon_type(p->type) : "-", 5);
-    for (int c = 0; c < num_cols(l); c++) {
+    for (int k = 0; k < l->ncols; k++) {
         long long v;
-        if (num_value(p, c, &v)) snprintf(text, sizeof text, "%lld", v); else snprintf(text, sizeof text, "-");
+        if (num_value(p, l->cols[k], &v)) fmt_int(text, v); else snprintf(text, sizeof text, "-");
         ob_add(b, " ");
         ob_pad(b, text, 6);
     }
@@ -115,25 +122,14 @@ void pmon_plain_row(const pmon_layout *l, outbuf *b, const pmon_line *line)
     ob_add(b, line->lost ? " " PMON_LOST_MARK "\n" : "\n");
 }
 
-static void csv_stamp(const pmon_layout *l, outbuf *b, uint64_t t_us)
-{
-    time_t sec = (time_t)(t_us / 1000000u);
-    struct tm tm;
-    char text[16];
-    localtime_r(&sec, &tm);
-    if (l->date) { strftime(text, sizeof text, "%Y%m%d", &tm); ob_add(b, text); ob_add(b, ", "); }
-    if (l->time) { strftime(text, sizeof text, "%H:%M:%S", &tm); ob_add(b, text); ob_add(b, ", "); }
-}
-
 void pmon_csv_header(const pmon_layout *l, outbuf *b, int with_units)
 {
-    if (l->date) ob_add(b, "date, ");
-    if (l->time) ob_add(b, "time, ");
+    lead_csv_header(b, l->date, l->time);
     ob_add(b, "gpu, pid, type");
-    for (int c = 0; c < num_cols(l); c++) {
+    for (int k = 0; k < l->ncols; k++) {
         ob_add(b, ", ");
-        ob_add(b, num_names[c]);
-        if (with_units) ob_addf(b, " [%s]", num_units[c]);
+        ob_add(b, num_names[l->cols[k]]);
+        if (with_units) ob_addf(b, " [%s]", num_units[l->cols[k]]);
     }
     ob_add(b, ", user, container, command\n");
 }
@@ -142,18 +138,18 @@ void pmon_csv_row(const pmon_layout *l, outbuf *b, const pmon_line *line)
 {
     const gpu_proc *p = line->proc;
     char text[300];
-    csv_stamp(l, b, line->t_us);
+    lead_csv_row(b, l->date, l->time, line->t_us);
     if (line->lost) {
         ob_addf(b, "%d", line->gpu);
-        for (int c = 0; c < num_cols(l) + 5; c++) ob_add(b, ", " FMT_LOST);
+        for (int k = 0; k < l->ncols + 5; k++) ob_add(b, ", " FMT_LOST);
         ob_add(b, "\n");
         return;
     }
     if (p) ob_addf(b, "%d, %u, %s", line->gpu, p->pid, pmon_type(p->type));
     else ob_addf(b, "%d, -, -", line->gpu);
-    for (int c = 0; c < num_cols(l); c++) {
+    for (int k = 0; k < l->ncols; k++) {
         long long v;
-        if (num_value(p, c, &v)) ob_addf(b, ", %lld", v); else ob_add(b, ", -");
+        if (num_value(p, l->cols[k], &v)) ob_addf(b, ", %lld", v); else ob_add(b, ", -");
     }
     ob_add(b, ", ");
     ob_add(b, p && p->user[0] ? p->user : "-");
@@ -180,10 +176,11 @@ void pmon_json_row(const pmon_layout *l, outbuf *b, const pmon_line *line)
     cJSON_AddNumberToObject(o, "gpu", line->gpu);
     if (p) cJSON_AddNumberToObject(o, "pid", p->pid); else cJSON_AddNullToObject(o, "pid");
     add_text(o, "type", p ? pmon_type(p->type) : NULL);
-    for (int c = 0; c < num_cols(l); c++) {
+    for (int k = 0; k < l->ncols; k++) {
         long long v;
-        if (num_value(p, c, &v)) cJSON_AddNumberToObject(o, num_names[c], (double)v);
-        else cJSON_AddNullToObject(o, num_names[c]);
+        const char *name = num_names[l->cols[k]];
+        if (num_value(p, l->cols[k], &v)) cJSON_AddNumberToObject(o, name, (double)v);
+        else cJSON_AddNullToObject(o, name);
     }
     add_text(o, "user", p ? p->user : NULL);
     add_text(o, "container", p ? p->container : NULL);

@@ -8,10 +8,16 @@
 
 #define PMON_LOST_MARK "# GPU is lost"
 
+#define PMON_MAX_NUM 8
+
 typedef struct pmon_layout {
-    int with_mem;              /* -s m: fb and ccpm columns */
+    int ncols;                 /* numeric columns: sm..ofa with -s u, fb ccpm with -s m */
+    int cols[PMON_MAX_NUM];
     int date, time;            /* -o D / T */
 } pmon_layout;
+
+/* Columns of the -s letters ('u' utilization, 'm' memory), always in that order, as nvidia-smi. */
+void pmon_layout_init(pmon_layout *l, const char *letters, int date, int time);
 
 /* What a line shows: a process, an idle GPU (proc NULL), or a lost GPU (proc NULL, lost set). */
 typedef struct pmon_line {

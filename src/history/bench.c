@@ -39,7 +39,7 @@ static void fill_rollups(store *st, int gpus, int64_t day0)
     rmin *r = malloc(360 * sizeof *r);
     hsynth_gpu sg;
     hsynth_init(&sg, 0);
-    hist_buf b = {0};
+    hbuf b = {0};
     sqlite3_stmt *ins = NULL;
     sqlite3_prepare_v2(store_db(st), "INSERT OR REPLACE INTO rollups VALUES(?,?,?,?,?,?)", -1, &ins, NULL);
     for (int g = 0; g < gpus; g++)
@@ -53,7 +53,7 @@ static void fill_rollups(store *st, int gpus, int64_t day0)
                     double v = s.v[m];
                     r[i] = (rmin){day0 + (int64_t)(w * 360 + i) * MINUTE_US, 60, v - 1, v + 1, v * 60, v};
                 }
-                hbuf_reset(&b);
+                hb_reset(&b);
                 rollup_encode(&b, r, 360);
                 sqlite3_bind_int(ins, 1, g);
                 sqlite3_bind_int(ins, 2, dbid);
@@ -66,7 +66,7 @@ static void fill_rollups(store *st, int gpus, int64_t day0)
             }
         }
     sqlite3_finalize(ins);
-    hbuf_free(&b);
+    hb_free(&b);
     free(r);
     store_exec(st, "COMMIT");
 }
@@ -146,11 +146,13 @@ int history_bench(int argc, char **argv)
 {
     int gpus = 8, seconds = 3600;
     const char *dir = NULL, *csv = NULL;
+    int span = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) dir = argv[++i];
         else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atoi(argv[++i]);
         else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv = argv[++i];
-        else { fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N] [--csv GPUSIM_RENDER_CSV]\n"); return 2; }
+        else if (strcmp(argv[i], "--span") == 0 && i + 1 < argc) span = atoi(argv[++i]);
+        else { fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N] [--csv GPUSIM_RENDER_CSV] [--span SECONDS]\n"); return 2; }
     }
     if (seconds <= 0) seconds = 1;
     char tmpl[] = "/tmp/gpuwatch-bench-XXXXXX", path[4200];
@@ -161,6 +163,7 @@ int history_bench(int argc, char **argv)
     history_config_defaults(&cfg);
     cfg.path = path;
     cfg.no_thread = 1;
+    if (span > 0) cfg.chunk_span_s = span;
     char err[256];
     history *h = history_open(&cfg, err, sizeof err);
     if (!h) { fprintf(stderr, "bench: %s\n", err); return 1; }

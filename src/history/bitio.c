@@ -3,15 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hbuf_free(hist_buf *b)
+void hb_free(hbuf *b)
 {
     free(b->p);
     memset(b, 0, sizeof *b);
 }
 
-void hbuf_reset(hist_buf *b) { b->len = 0; b->oom = 0; }
+void hb_reset(hbuf *b) { b->len = 0; b->oom = 0; }
 
-static int hbuf_reserve(hist_buf *b, size_t extra)
+static int hb_reserve(hbuf *b, size_t extra)
 {
     if (b->oom)
         return -1;
@@ -27,22 +27,22 @@ static int hbuf_reserve(hist_buf *b, size_t extra)
     return 0;
 }
 
-void hbuf_put(hist_buf *b, const void *src, size_t n)
+void hb_put(hbuf *b, const void *src, size_t n)
 {
-    if (n == 0 || hbuf_reserve(b, n) != 0)
+    if (n == 0 || hb_reserve(b, n) != 0)
         return;
     memcpy(b->p + b->len, src, n);
     b->len += n;
 }
 
-void hbuf_put_byte(hist_buf *b, uint8_t v)
+void hb_put_byte(hbuf *b, uint8_t v)
 {
     if (b->len < b->cap) { b->p[b->len++] = v; return; }
-    if (hbuf_reserve(b, 1) == 0)
+    if (hb_reserve(b, 1) == 0)
         b->p[b->len++] = v;
 }
 
-void hbuf_put_varint(hist_buf *b, uint64_t v)
+void hb_put_varint(hbuf *b, uint64_t v)
 {
     uint8_t tmp[10];
     int n = 0;
@@ -52,28 +52,28 @@ void hbuf_put_varint(hist_buf *b, uint64_t v)
         if (v) tmp[n] |= 0x80;
         n++;
     } while (v);
-    hbuf_put(b, tmp, (size_t)n);
+    hb_put(b, tmp, (size_t)n);
 }
 
-void hbuf_put_u64(hist_buf *b, uint64_t v)
+void hb_put_u64(hbuf *b, uint64_t v)
 {
     uint8_t tmp[8];
     for (int i = 0; i < 8; i++)
         tmp[i] = (uint8_t)(v >> (8 * i));
-    hbuf_put(b, tmp, 8);
+    hb_put(b, tmp, 8);
 }
 
-uint8_t rd_byte(gw_rd *r)
+uint8_t hrd_byte(hrd *r)
 {
     if (r->pos >= r->len) { r->bad = 1; return 0; }
     return r->p[r->pos++];
 }
 
-uint64_t rd_varint(gw_rd *r)
+uint64_t hrd_varint(hrd *r)
 {
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
-        uint8_t c = rd_byte(r);
+        uint8_t c = hrd_byte(r);
         if (r->bad) return 0;
         if (shift < 64) v |= (uint64_t)(c & 0x7f) << shift;
         if (!(c & 0x80)) return v;
@@ -82,22 +82,22 @@ uint64_t rd_varint(gw_rd *r)
     return 0;
 }
 
-uint64_t rd_u64(gw_rd *r)
+uint64_t hrd_u64(hrd *r)
 {
     uint64_t v = 0;
     for (int i = 0; i < 8; i++)
-        v |= (uint64_t)rd_byte(r) << (8 * i);
+        v |= (uint64_t)hrd_byte(r) << (8 * i);
     return v;
 }
 
-void bw_init(bit_writer *w, hist_buf *out)
+void hbw_init(hbit_writer *w, hbuf *out)
 {
     w->out = out;
     w->acc = 0;
     w->nacc = 0;
 }
 
-void bw_put(bit_writer *w, uint64_t v, int nbits)
+void hbw_put(hbit_writer *w, uint64_t v, int nbits)
 {
     while (nbits > 0) {
         int take = nbits > 32 ? 32 : nbits;   /* keeps acc (< 8 bits pending) from overflowing */
@@ -107,33 +107,33 @@ void bw_put(bit_writer *w, uint64_t v, int nbits)
         w->nacc += take;
         while (w->nacc >= 8) {
             w->nacc -= 8;
-            hbuf_put_byte(w->out, (uint8_t)(w->acc >> w->nacc));
+            hb_put_byte(w->out, (uint8_t)(w->acc >> w->nacc));
         }
         w->acc &= (1ull << w->nacc) - 1;
     }
 }
 
-void bw_flush(bit_writer *w)
+void hbw_flush(hbit_writer *w)
 {
     if (w->nacc > 0)
-        hbuf_put_byte(w->out, (uint8_t)(w->acc << (8 - w->nacc)));
+        hb_put_byte(w->out, (uint8_t)(w->acc << (8 - w->nacc)));
     w->acc = 0;
     w->nacc = 0;
 }
 
-void br_init(bit_reader *r, gw_rd *in)
+void hbr_init(hbit_reader *r, hrd *in)
 {
     r->in = in;
     r->acc = 0;
     r->nacc = 0;
 }
 
-uint64_t br_get(bit_reader *r, int nbits)
+uint64_t hbr_get(hbit_reader *r, int nbits)
 {
     uint64_t v = 0;
     while (nbits > 0) {
         if (r->nacc == 0) {
-            r->acc = rd_byte(r->in);
+            r->acc = hrd_byte(r->in);
             if (r->in->bad) return 0;
             r->nacc = 8;
         }
@@ -145,6 +145,6 @@ uint64_t br_get(bit_reader *r, int nbits)
     return v;
 }
 
-int br_bit(bit_reader *r) { return (int)br_get(r, 1); }
+int hbr_bit(hbit_reader *r) { return (int)hbr_get(r, 1); }
 
-void br_done(bit_reader *r) { r->nacc = 0; }
+void hbr_done(hbit_reader *r) { r->nacc = 0; }

@@ -54,20 +54,20 @@ static void line(canvas *c, int x0, int y0, int x1, int y1, int series)
     }
 }
 
-static void put_str(hist_buf *b, const char *s) { hbuf_put(b, s, strlen(s)); }
+static void put_str(hbuf *b, const char *s) { hb_put(b, s, strlen(s)); }
 
-static void put_cell(hist_buf *b, const canvas *c, int cx, int cy, const chart_opts *o)
+static void put_cell(hbuf *b, const canvas *c, int cx, int cy, const chart_opts *o)
 {
     int own = c->owner[cy * c->w + cx];
-    if (own < 0) { hbuf_put_byte(b, ' '); return; }
+    if (own < 0) { hb_put_byte(b, ' '); return; }
     char esc[16];
     if (o->color) { snprintf(esc, sizeof esc, "\033[%dm", colors[own % 8]); put_str(b, esc); }
     if (c->utf8) {
         unsigned bits = c->bits[cy * c->w + cx];
         uint8_t u[3] = {0xE2, (uint8_t)(0xA0 | (bits >> 6)), (uint8_t)(0x80 | (bits & 0x3F))};
-        hbuf_put(b, u, 3);
+        hb_put(b, u, 3);
     } else {
-        hbuf_put_byte(b, (uint8_t)ascii_marks[own % 8]);
+        hb_put_byte(b, (uint8_t)ascii_marks[own % 8]);
     }
     if (o->color) put_str(b, "\033[0m");
 }
@@ -111,7 +111,7 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
         }
     }
 
-    hist_buf b = {0};
+    hbuf b = {0};
     char tmp[128];
     snprintf(tmp, sizeof tmp, "%s%s%s%s\n", o->title ? o->title : "", o->unit ? " (" : "", o->unit ? o->unit : "",
              o->unit ? ")" : "");
@@ -124,13 +124,13 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
         put_str(&b, tmp);
         put_str(&b, c.utf8 ? (tick ? "┤" : "│") : (tick ? "+" : "|"));
         for (int x = 0; x < c.w; x++) put_cell(&b, &c, x, r, o);
-        hbuf_put_byte(&b, '\n');
+        hb_put_byte(&b, '\n');
     }
     snprintf(tmp, sizeof tmp, "%*s", YLABEL_W, "");
     put_str(&b, tmp);
     put_str(&b, c.utf8 ? "└" : "+");
     for (int x = 0; x < c.w; x++) put_str(&b, c.utf8 ? "─" : "-");
-    hbuf_put_byte(&b, '\n');
+    hb_put_byte(&b, '\n');
     /* times: left, middle, right */
     char t0[32], t1[32], t2[32];
     int64_t span = o->to_us - o->from_us;
@@ -149,7 +149,7 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
         put_str(&b, row);
         free(row);
     }
-    hbuf_put_byte(&b, '\n');
+    hb_put_byte(&b, '\n');
     snprintf(tmp, sizeof tmp, "%*s", YLABEL_W, "");
     put_str(&b, tmp);
     for (int k = 0; k < ns; k++) {
@@ -158,10 +158,10 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
         if (o->color) put_str(&b, "\033[0m");
         put_str(&b, s[k].label ? s[k].label : "");
     }
-    hbuf_put_byte(&b, '\n');
-    hbuf_put_byte(&b, 0);
+    hb_put_byte(&b, '\n');
+    hb_put_byte(&b, 0);
     free(c.bits);
     free(c.owner);
-    if (b.oom) { hbuf_free(&b); return NULL; }
+    if (b.oom) { hb_free(&b); return NULL; }
     return (char *)b.p;
 }

@@ -27,45 +27,45 @@ static uint64_t rice_bits(uint64_t z, int k)
     return q >= RICE_ESC_Q ? RICE_ESC_Q + 64 : q + 1 + (uint64_t)k;
 }
 
-static void rice_put(bit_writer *w, uint64_t z, int k)
+static void rice_put(hbit_writer *w, uint64_t z, int k)
 {
     uint64_t q = z >> k;
     if (q >= RICE_ESC_Q) {
-        bw_put(w, (1ull << RICE_ESC_Q) - 1, RICE_ESC_Q);
-        bw_put(w, z, 64);
+        hbw_put(w, (1ull << RICE_ESC_Q) - 1, RICE_ESC_Q);
+        hbw_put(w, z, 64);
         return;
     }
-    bw_put(w, ((1ull << q) - 1) << 1, (int)q + 1);   /* q ones then a zero */
-    bw_put(w, z & ((1ull << k) - 1), k);
+    hbw_put(w, ((1ull << q) - 1) << 1, (int)q + 1);   /* q ones then a zero */
+    hbw_put(w, z & ((1ull << k) - 1), k);
 }
 
-static uint64_t rice_get(bit_reader *r, int k)
+static uint64_t rice_get(hbit_reader *r, int k)
 {
     uint64_t q = 0;
-    while (q < RICE_ESC_Q && br_bit(r))
+    while (q < RICE_ESC_Q && hbr_bit(r))
         q++;
     if (r->in->bad) return 0;
     if (q == RICE_ESC_Q)
-        return br_get(r, 64);
-    return (q << k) | br_get(r, k);
+        return hbr_get(r, 64);
+    return (q << k) | hbr_get(r, k);
 }
 
 static uint64_t gamma_bits(uint64_t run) { return 2 * (uint64_t)bitlen64(run) - 1; }
 
-static void gamma_put(bit_writer *w, uint64_t run)
+static void gamma_put(hbit_writer *w, uint64_t run)
 {
     int len = bitlen64(run);
-    bw_put(w, 0, len - 1);
-    bw_put(w, run, len);
+    hbw_put(w, 0, len - 1);
+    hbw_put(w, run, len);
 }
 
-static uint64_t gamma_get(bit_reader *r)
+static uint64_t gamma_get(hbit_reader *r)
 {
     int zeros = 0;
-    while (zeros < 64 && !br_bit(r))
+    while (zeros < 64 && !hbr_bit(r))
         zeros++;
     if (zeros >= 64 || r->in->bad) { r->in->bad = 1; return 0; }
-    return (1ull << zeros) | br_get(r, zeros);
+    return (1ull << zeros) | hbr_get(r, zeros);
 }
 
 /* Style and Rice parameter of a residual series: plain Rice(k), or zero runs as Elias-gamma tokens
@@ -116,9 +116,9 @@ static rice_choice choose_rice(const uint64_t *zz, size_t m)
     return best;
 }
 
-static void int_series_put(hist_buf *out, const int64_t *x, size_t m)
+static void int_series_put(hbuf *out, const int64_t *x, size_t m)
 {
-    hbuf_put_varint(out, zigzag(x[0]));
+    hb_put_varint(out, zigzag(x[0]));
     if (m < 2)
         return;
     uint64_t *zz = malloc(2 * (m - 1) * sizeof *zz);
@@ -130,39 +130,39 @@ static void int_series_put(hist_buf *out, const int64_t *x, size_t m)
     int b_order = c2.bits < c1.bits ? 2 : 1;
     int b_zrun = b_order == 2 ? c2.zrun : c1.zrun, b_k = b_order == 2 ? c2.k : c1.k;
     const uint64_t *r = cand[b_order - 1];
-    hbuf_put_byte(out, (uint8_t)(((b_order - 1) << 7) | (b_zrun << 6) | b_k));
-    bit_writer w;
-    bw_init(&w, out);
+    hb_put_byte(out, (uint8_t)(((b_order - 1) << 7) | (b_zrun << 6) | b_k));
+    hbit_writer w;
+    hbw_init(&w, out);
     for (size_t i = 0; i < m - 1;) {
         if (b_zrun && r[i] == 0) {
             size_t j = i;
             while (j < m - 1 && r[j] == 0) j++;
-            bw_put(&w, 0, 1);
+            hbw_put(&w, 0, 1);
             gamma_put(&w, j - i);
             i = j;
         } else {
-            if (b_zrun) bw_put(&w, 1, 1);
+            if (b_zrun) hbw_put(&w, 1, 1);
             rice_put(&w, b_zrun ? r[i] - 1 : r[i], b_k);
             i++;
         }
     }
-    bw_flush(&w);
+    hbw_flush(&w);
     free(zz);
 }
 
-static int int_series_get(gw_rd *in, int64_t *x, size_t m)
+static int int_series_get(hrd *in, int64_t *x, size_t m)
 {
     if (m == 0) return 0;
-    x[0] = unzigzag(rd_varint(in));
+    x[0] = unzigzag(hrd_varint(in));
     if (m < 2) return in->bad ? -1 : 0;
-    uint8_t p = rd_byte(in);
+    uint8_t p = hrd_byte(in);
     int order = (p >> 7) + 1, zrun = (p >> 6) & 1, k = p & 63;
-    bit_reader r;
-    br_init(&r, in);
+    hbit_reader r;
+    hbr_init(&r, in);
     uint64_t delta = 0;
     for (size_t i = 1; i < m && !in->bad;) {
         uint64_t run = 1, z = 0;
-        if (zrun && !br_bit(&r)) {
+        if (zrun && !hbr_bit(&r)) {
             run = gamma_get(&r);
             if (run > m - i) { in->bad = 1; break; }
         } else {
@@ -174,31 +174,31 @@ static int int_series_get(gw_rd *in, int64_t *x, size_t m)
             x[i] = (int64_t)((uint64_t)x[i - 1] + delta);
         }
     }
-    br_done(&r);
+    hbr_done(&r);
     return in->bad ? -1 : 0;
 }
 
 /* ---------- timestamps ---------- */
 
-void codec_put_times(hist_buf *out, const int64_t *t, size_t n)
+void codec_put_times(hbuf *out, const int64_t *t, size_t n)
 {
-    hbuf_put_varint(out, n);
+    hb_put_varint(out, n);
     if (n)
         int_series_put(out, t, n);
 }
 
-int codec_get_times(gw_rd *in, int64_t *t, size_t max, size_t *n)
+int codec_get_times(hrd *in, int64_t *t, size_t max, size_t *n)
 {
-    uint64_t cnt = rd_varint(in);
+    uint64_t cnt = hrd_varint(in);
     if (in->bad || cnt > max) return -1;
     *n = (size_t)cnt;
     return int_series_get(in, t, *n);
 }
 
-size_t codec_peek_count(const gw_rd *in)
+size_t codec_peek_count(const hrd *in)
 {
-    gw_rd c = *in;
-    uint64_t n = rd_varint(&c);
+    hrd c = *in;
+    uint64_t n = hrd_varint(&c);
     return c.bad ? 0 : (size_t)n;
 }
 
@@ -245,81 +245,81 @@ static int find_decimals(const double *v, size_t m)
     return -1;
 }
 
-static void xor_put(hist_buf *out, const double *v, size_t m)
+static void xor_put(hbuf *out, const double *v, size_t m)
 {
     uint64_t prev = dbits(v[0]);
-    hbuf_put_u64(out, prev);
-    bit_writer w;
-    bw_init(&w, out);
+    hb_put_u64(out, prev);
+    hbit_writer w;
+    hbw_init(&w, out);
     int lead = -1, trail = 0;
     for (size_t i = 1; i < m; i++) {
         uint64_t cur = dbits(v[i]), x = cur ^ prev;
         prev = cur;
-        if (!x) { bw_put(&w, 0, 1); continue; }
+        if (!x) { hbw_put(&w, 0, 1); continue; }
         int l = __builtin_clzll(x), t = __builtin_ctzll(x);
         if (lead >= 0 && l >= lead && t >= trail) {
-            bw_put(&w, 2, 2);                                   /* '10': same window */
-            bw_put(&w, x >> trail, 64 - lead - trail);
+            hbw_put(&w, 2, 2);                                   /* '10': same window */
+            hbw_put(&w, x >> trail, 64 - lead - trail);
         } else {
             lead = l;
             trail = t;
-            bw_put(&w, 3, 2);                                   /* '11': new window */
-            bw_put(&w, (uint64_t)lead, 6);
-            bw_put(&w, (uint64_t)(64 - lead - trail - 1), 6);
-            bw_put(&w, x >> trail, 64 - lead - trail);
+            hbw_put(&w, 3, 2);                                   /* '11': new window */
+            hbw_put(&w, (uint64_t)lead, 6);
+            hbw_put(&w, (uint64_t)(64 - lead - trail - 1), 6);
+            hbw_put(&w, x >> trail, 64 - lead - trail);
         }
     }
-    bw_flush(&w);
+    hbw_flush(&w);
 }
 
-static int xor_get(gw_rd *in, double *v, size_t m)
+static int xor_get(hrd *in, double *v, size_t m)
 {
-    uint64_t prev = rd_u64(in);
+    uint64_t prev = hrd_u64(in);
     v[0] = bitsd(prev);
-    bit_reader r;
-    br_init(&r, in);
+    hbit_reader r;
+    hbr_init(&r, in);
     int lead = -1, trail = 0;
     for (size_t i = 1; i < m && !in->bad; i++) {
-        if (br_bit(&r)) {
-            if (br_bit(&r)) {
-                lead = (int)br_get(&r, 6);
-                int len = (int)br_get(&r, 6) + 1;
+        if (hbr_bit(&r)) {
+            if (hbr_bit(&r)) {
+                lead = (int)hbr_get(&r, 6);
+                int len = (int)hbr_get(&r, 6) + 1;
                 trail = 64 - lead - len;
                 if (trail < 0) { in->bad = 1; break; }
             } else if (lead < 0) {
                 in->bad = 1;
                 break;
             }
-            prev ^= br_get(&r, 64 - lead - trail) << trail;
+            prev ^= hbr_get(&r, 64 - lead - trail) << trail;
         }
         v[i] = bitsd(prev);
     }
-    br_done(&r);
+    hbr_done(&r);
     return in->bad ? -1 : 0;
 }
 
 /* Presence: 0 = every slot, else 1 + alternating run lengths (present first). */
-static void presence_put(hist_buf *out, const uint8_t *present, size_t n)
+static void presence_put(hbuf *out, const uint8_t *present, size_t n)
 {
     size_t runs = 0;
     for (size_t i = 0; present && i < n; i++)
         if (!present[i]) { runs = 1; break; }
-    if (!runs) { hbuf_put_byte(out, 0); return; }
-    hbuf_put_byte(out, 1);
+    if (!runs) { hb_put_byte(out, 0); return; }
+    hb_put_byte(out, 1);
     int state = 1;
     size_t i = 0;
     while (i < n) {
         size_t j = i;
         while (j < n && (present[j] != 0) == state) j++;
-        hbuf_put_varint(out, j - i);
+        hb_put_varint(out, j - i);
         i = j;
         state = !state;
     }
 }
 
-static int presence_get(gw_rd *in, uint8_t *present, size_t n, size_t *count)
+static int presence_get(hrd *in, uint8_t *present, size_t n, size_t *count)
 {
-    uint8_t flag = rd_byte(in);
+    uint8_t flag = hrd_byte(in);
     if (flag == 0) {
         if (present) memset(present, 1, n);
         *count = n;
@@ -329,7 +329,7 @@ static int presence_get(gw_rd *in, uint8_t *present, size_t n, size_t *count)
     size_t i = 0, cnt = 0;
     int state = 1;
     while (i < n && !in->bad) {
-        uint64_t len = rd_varint(in);
+        uint64_t len = hrd_varint(in);
         if (len > n - i) return -1;
         if (present) memset(present + i, state, (size_t)len);
         if (state) cnt += (size_t)len;
@@ -340,7 +340,7 @@ static int presence_get(gw_rd *in, uint8_t *present, size_t n, size_t *count)
     return in->bad ? -1 : 0;
 }
 
-void codec_put_column(hist_buf *out, const double *v, const uint8_t *present, size_t n)
+void codec_put_column(hbuf *out, const double *v, const uint8_t *present, size_t n)
 {
     double *vals = malloc((n ? n : 1) * sizeof *vals);
     if (!vals) { out->oom = 1; return; }
@@ -352,17 +352,17 @@ void codec_put_column(hist_buf *out, const double *v, const uint8_t *present, si
         constant = dbits(vals[i]) == dbits(vals[0]);
     int d = (m && !constant) ? find_decimals(vals, m) : -1;
     uint8_t mode = m == 0 ? COL_EMPTY : constant ? COL_CONST : d >= 0 ? COL_INT : COL_XOR;
-    hbuf_put_byte(out, mode);
+    hb_put_byte(out, mode);
     if (mode != COL_EMPTY)
         presence_put(out, present, n);
     if (mode == COL_CONST) {
-        hbuf_put_u64(out, dbits(vals[0]));
+        hb_put_u64(out, dbits(vals[0]));
     } else if (mode == COL_INT) {
         int64_t *k = malloc(m * sizeof *k);
         if (!k) { out->oom = 1; free(vals); return; }
         for (size_t i = 0; i < m; i++)
             to_scaled(vals[i], d, &k[i]);
-        hbuf_put_byte(out, (uint8_t)d);
+        hb_put_byte(out, (uint8_t)d);
         int_series_put(out, k, m);
         free(k);
     } else if (mode == COL_XOR) {
@@ -371,9 +371,23 @@ void codec_put_column(hist_buf *out, const double *v, const uint8_t *present, si
     free(vals);
 }
 
-int codec_get_column(gw_rd *in, double *v, uint8_t *present, size_t n)
+void codec_put_const_run(hbuf *out, double v, size_t from, size_t end, size_t n)
 {
-    uint8_t mode = rd_byte(in);
+    hb_put_byte(out, COL_CONST);
+    if (from == 0 && end == n) {
+        hb_put_byte(out, 0);
+    } else {
+        hb_put_byte(out, 1);            /* runs alternate present/absent, present first */
+        if (from > 0) { hb_put_varint(out, 0); hb_put_varint(out, from); }
+        hb_put_varint(out, end - from);
+        if (end < n) hb_put_varint(out, n - end);
+    }
+    hb_put_u64(out, dbits(v));
+}
+
+int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n)
+{
+    uint8_t mode = hrd_byte(in);
     if (in->bad) return -1;
     if (mode == COL_EMPTY) {
         if (present) memset(present, 0, n);
@@ -387,11 +401,11 @@ int codec_get_column(gw_rd *in, double *v, uint8_t *present, size_t n)
     if (!pres || !vals || presence_get(in, pres, n, &m) != 0 || m == 0)
         goto out;
     if (mode == COL_CONST) {
-        double c = bitsd(rd_u64(in));
+        double c = bitsd(hrd_u64(in));
         for (size_t i = 0; i < m; i++) vals[i] = c;
         rc = in->bad ? -1 : 0;
     } else if (mode == COL_INT) {
-        int d = rd_byte(in);
+        int d = hrd_byte(in);
         int64_t *k = malloc(m * sizeof *k);
         if (k && d <= MAX_DECIMALS && int_series_get(in, k, m) == 0) {
             for (size_t i = 0; i < m; i++)

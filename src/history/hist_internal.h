@@ -10,9 +10,14 @@
 #define HIST_MAX_SLOTS 4096         /* a chunk is sealed early when it reaches this many samples */
 #define HIST_MAX_PROCS 512          /* open per-process series kept in memory */
 
-/* One metric's values in an open chunk group (allocated when the metric is first present). */
+/* One metric's values in an open chunk group. A metric that stays constant (most of them) takes
+ * no arrays: it is the run [from, end) of one value; arrays are made at its first change or gap. */
+enum { HCOL_NONE, HCOL_CONST, HCOL_ARRAY };
 typedef struct hcol {
-    double *v;
+    int state;                      /* HCOL_*: nothing yet in this group / one constant run / arrays */
+    double cval;
+    size_t from, end;
+    double *v;                      /* HCOL_ARRAY: slots [0, n) */
     uint8_t *pres;
 } hcol;
 
@@ -55,7 +60,7 @@ typedef struct pend {
     int64_t t_start, t_end, n;
     int ncols;
     metric_id *ids;                 /* PEND_GROUP: metric of each blob after the timeline */
-    hist_buf *blobs;                  /* PEND_GROUP: timeline + ncols columns; PEND_PROC: one blob */
+    hbuf *blobs;                  /* PEND_GROUP: timeline + ncols columns; PEND_PROC: one blob */
     char kind_s[32], detail[224];   /* PEND_EVENT */
     gpu_proc proc;                  /* PEND_PROC_META */
     gpu_info info;                  /* PEND_GPU */

@@ -136,3 +136,17 @@ void history_get_stats(history *h, history_stats *out)
     out->buffered = h->pending_bytes;
     pthread_mutex_unlock(&h->mu);
 }
+
+void history_set_limits(history *h, const history_config *cfg)
+{
+    if (cfg->flush_interval_s <= 0 || cfg->raw_retention_s <= 0 || cfg->rollup_retention_s <= 0) return;
+    pthread_mutex_lock(&h->flush_mu);
+    pthread_mutex_lock(&h->mu);
+    h->cfg.flush_interval_s = cfg->flush_interval_s;
+    h->cfg.raw_retention_s = cfg->raw_retention_s;
+    h->cfg.rollup_retention_s = cfg->rollup_retention_s;
+    h->cfg.max_size = cfg->max_size;
+    pthread_cond_signal(&h->wake);      /* the writer waits with the new interval from now on */
+    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_unlock(&h->flush_mu);
+}

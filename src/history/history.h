@@ -49,6 +49,9 @@ int history_flush(history *h);
  * of recorded time; exposed for tests). */
 int history_prune(history *h, uint64_t now_us);
 
+/* Applies new flush interval, retentions and size cap (a config reload); path and chunk span stay. */
+void history_set_limits(history *h, const history_config *cfg);
+
 /* Statistics for logs, health and the bench. */
 typedef struct history_stats {
     uint64_t samples;             /* metric values recorded */

@@ -15,7 +15,7 @@ void hist_pend_free(pend *p)
 {
     if (!p) return;
     for (int i = 0; p->blobs && i < p->ncols + 1; i++)
-        hbuf_free(&p->blobs[i]);
+        hb_free(&p->blobs[i]);
     free(p->blobs);
     free(p->ids);
     free(p);
@@ -67,9 +67,10 @@ pend *hist_encode_group(history *h, int g, int final)
     p->bytes = sizeof *p + p->blobs[0].len;
     for (int m = M_STR_END; m < M_COUNT; m++) {
         hcol *c = &grp->col[m];
-        if (!c->v || !memchr(c->pres, 1, grp->n)) continue;
-        hist_buf *b = &p->blobs[1 + p->ncols];
-        codec_put_column(b, c->v, c->pres, grp->n);
+        if (c->state == HCOL_NONE || (c->state == HCOL_ARRAY && !memchr(c->pres, 1, grp->n))) continue;
+        hbuf *b = &p->blobs[1 + p->ncols];
+        if (c->state == HCOL_CONST) codec_put_const_run(b, c->cval, c->from, c->end, grp->n);
+        else codec_put_column(b, c->v, c->pres, grp->n);
         p->ids[p->ncols++] = (metric_id)m;
         p->bytes += b->len;
     }
@@ -81,14 +82,40 @@ pend *hist_encode_group(history *h, int g, int final)
 void hist_seal_gpu(history *h, int g)
 {
     hist_queue(h, hist_encode_group(h, g, 1));
-    h->gpus[g].g.n = 0;
+    hgroup *grp = &h->gpus[g].g;
+    grp->n = 0;
+    for (int m = 0; m < M_COUNT; m++) {
+        hcol *c = &grp->col[m];
+        if (c->state != HCOL_ARRAY) {   /* arrays only for what varied in the last group */
+            free(c->v);
+            free(c->pres);
+            c->v = NULL;
+            c->pres = NULL;
+        }
+        c->state = HCOL_NONE;
+    }
+}
+
+/* Gives a constant-run column its arrays (slots [0, i) filled in). */
+static int col_materialize(hcol *c, size_t cap, size_t i)
+{
+    if (!c->v) {
+        c->v = malloc(cap * sizeof *c->v);
+        c->pres = malloc(cap);
+        if (!c->v || !c->pres) { free(c->v); free(c->pres); c->v = NULL; c->pres = NULL; return -1; }
+    }
+    memset(c->pres, 0, i);
+    if (c->state == HCOL_CONST)
+        for (size_t k = c->from; k < c->end; k++) { c->pres[k] = 1; c->v[k] = c->cval; }
+    c->state = HCOL_ARRAY;
+    return 0;
 }
 
 /* Room for one more slot in every array of the group. */
 static int group_grow(hgroup *grp)
 {
     if (grp->n < grp->cap) return 0;
-    size_t cap = grp->cap ? grp->cap * 2 : 64;
+    size_t cap = grp->cap ? grp->cap + grp->cap / 2 : 64;
     int64_t *t = realloc(grp->t, cap * sizeof *t);
     if (!t) return -1;
     grp->t = t;
@@ -160,14 +187,18 @@ void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_
         if (!stored_metric(m)) continue;
         hcol *c = &grp->col[m];
         int has = sample_has(s, (metric_id)m);
-        if (has && !c->v) {
-            c->v = calloc(grp->cap, sizeof *c->v);
-            c->pres = calloc(grp->cap, 1);
-            if (!c->v || !c->pres) { free(c->v); free(c->pres); c->v = NULL; c->pres = NULL; continue; }
+        if (has) h->stats.samples++;
+        if (c->state == HCOL_NONE) {
+            if (has) *c = (hcol){HCOL_CONST, s->v[m], i, i + 1, c->v, c->pres};
+            continue;
         }
-        if (!c->v) continue;
+        if (c->state == HCOL_CONST) {
+            if (!has) continue;
+            if (c->end == i && memcmp(&c->cval, &s->v[m], sizeof(double)) == 0) { c->end++; continue; }
+            if (col_materialize(c, grp->cap, i) != 0) { c->state = HCOL_NONE; continue; }
+        }
         c->pres[i] = (uint8_t)has;
-        if (has) { c->v[i] = s->v[m]; h->stats.samples++; }
+        if (has) c->v[i] = s->v[m];
     }
     grp->n++;
     if (t > h->latest_t) h->latest_t = t;

@@ -20,6 +20,7 @@ int hq_parse_agg(const char *s, hq_agg *out)
 /* Folds points (or minute records) into buckets of one series. */
 typedef struct folder {
     const hq_request *rq;
+    int64_t lo, hi;                /* the part of [from, to] this pass may fill */
     hq_series *out;
     int open;
     int64_t bucket;
@@ -54,7 +55,7 @@ static void fold_close(folder *f)
 
 static void fold(folder *f, int64_t t, double n, double min, double max, double sum, double last)
 {
-    if (t < f->rq->from_us || t > f->rq->to_us) return;
+    if (t < f->lo || t > f->hi) return;
     int64_t step = f->rq->step_us;
     int64_t b = step > 0 ? f->rq->from_us + (t - f->rq->from_us) / step * step : t;
     if (f->open && b != f->bucket) fold_close(f);
@@ -93,17 +94,17 @@ static int fold_table(store *st, int gpu, metric_id m, const char *table, folder
     if (sqlite3_prepare_v2(store_db(st), sql, -1, &q, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int(q, 2, dbid);
-    sqlite3_bind_int64(q, 3, f->rq->from_us - HQ_LOOKBACK_US);
-    sqlite3_bind_int64(q, 4, f->rq->to_us);
-    sqlite3_bind_int64(q, 5, f->rq->from_us);
+    sqlite3_bind_int64(q, 3, f->lo - HQ_LOOKBACK_US);
+    sqlite3_bind_int64(q, 4, f->hi);
+    sqlite3_bind_int64(q, 5, f->lo);
     int64_t *t = NULL;
     double *v = NULL;
     uint8_t *pres = NULL;
     size_t cap = 0;
     int rc = 0;
     while (sqlite3_step(q) == SQLITE_ROW && !f->oom) {
-        gw_rd tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
-        gw_rd cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
+        hrd tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
+        hrd cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
         size_t cnt = codec_peek_count(&tr), n = 0;
         if (cnt > CODEC_MAX_COUNT) continue;   /* corrupt */
         if (cnt > cap) {
@@ -132,8 +133,8 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
     return rc == 0 ? fold_table(st, gpu, m, "open_chunks", f) : rc;
 }
 
-/* Roll-up rows of (gpu, metric) overlapping the range, then the open chunks (not rolled up yet). */
-static int fold_rollups(store *st, int gpu, metric_id m, folder *f)
+/* Roll-up rows of (gpu, metric) overlapping the range. */
+static int fold_rollup_rows(store *st, int gpu, metric_id m, folder *f)
 {
     int dbid = store_metric_id(st, m);
     if (dbid) {
@@ -143,8 +144,8 @@ static int fold_rollups(store *st, int gpu, metric_id m, folder *f)
             return -1;
         sqlite3_bind_int(q, 1, gpu);
         sqlite3_bind_int(q, 2, dbid);
-        sqlite3_bind_int64(q, 3, f->rq->from_us - ROLLUP_SPAN_US);
-        sqlite3_bind_int64(q, 4, f->rq->to_us);
+        sqlite3_bind_int64(q, 3, f->lo - ROLLUP_SPAN_US);
+        sqlite3_bind_int64(q, 4, f->hi);
         while (sqlite3_step(q) == SQLITE_ROW) {
             rmin *r = NULL;
             size_t n = 0;
@@ -155,7 +156,14 @@ static int fold_rollups(store *st, int gpu, metric_id m, folder *f)
         }
         sqlite3_finalize(q);
     }
-    return fold_raw(st, gpu, m, 1, f);
+    return 0;
+}
+
+/* Roll-ups, completed with the open chunks (not rolled up yet). */
+static int fold_rollups(store *st, int gpu, metric_id m, folder *f)
+{
+    int rc = fold_rollup_rows(st, gpu, m, f);
+    return rc == 0 ? fold_raw(st, gpu, m, 1, f) : rc;
 }
 
 /* Process series: proc_chunks of (gpu, pid); memory.used and utilization.gpu are its two columns. */
@@ -167,12 +175,12 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
         return -1;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int64(q, 2, pid);
-    sqlite3_bind_int64(q, 3, f->rq->from_us - HQ_LOOKBACK_US);
-    sqlite3_bind_int64(q, 4, f->rq->to_us);
-    sqlite3_bind_int64(q, 5, f->rq->from_us);
+    sqlite3_bind_int64(q, 3, f->lo - HQ_LOOKBACK_US);
+    sqlite3_bind_int64(q, 4, f->hi);
+    sqlite3_bind_int64(q, 5, f->lo);
     int rc = 0;
     while (sqlite3_step(q) == SQLITE_ROW) {
-        gw_rd rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
+        hrd rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
         size_t cnt = codec_peek_count(&rd), n = 0;
         if (cnt > CODEC_MAX_COUNT) continue;
         int64_t *t = malloc((cnt + 1) * sizeof *t);
@@ -205,15 +213,42 @@ int hq_gpus(store *st, unsigned char *sel)
     return n;
 }
 
-static int64_t oldest_raw(store *st)
+/* Start of the oldest raw data of a GPU (sealed or open), INT64_MAX when there is none. */
+static int64_t oldest_raw(store *st, int gpu)
 {
     sqlite3_stmt *q = NULL;
     int64_t t = INT64_MAX;
-    if (sqlite3_prepare_v2(store_db(st), "SELECT min(t_start) FROM chunks WHERE metric=0", -1, &q, NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
-        t = sqlite3_column_int64(q, 0);
+    if (sqlite3_prepare_v2(store_db(st), "SELECT min(x) FROM (SELECT min(t_start) AS x FROM chunks WHERE gpu=?1"
+                           " AND metric=0 UNION ALL SELECT min(t_start) FROM open_chunks WHERE gpu=?1 AND metric=0)",
+                           -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_int(q, 1, gpu);
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) t = sqlite3_column_int64(q, 0);
+    }
     sqlite3_finalize(q);
     return t;
+}
+
+/* One series: per-process, roll-ups, raw, or (auto, short steps) roll-ups for the part of the
+ * range older than the raw data kept and raw samples for the rest. */
+static int fold_series(store *st, const hq_request *rq, int g, metric_id m, folder *f, int *used_rollups)
+{
+    if (rq->pid) return fold_proc(st, g, rq->pid, m, f);
+    if (rq->source == HQ_RAW) return fold_raw(st, g, m, 0, f);
+    if (rq->source == HQ_ROLLUP || rq->step_us >= MINUTE_US) {
+        *used_rollups = 1;
+        return fold_rollups(st, g, m, f);
+    }
+    int64_t raw_start = oldest_raw(st, g);
+    if (rq->from_us < raw_start) {
+        f->hi = raw_start == INT64_MAX ? rq->to_us : raw_start - 1;
+        size_t before = f->out->n + (size_t)f->open;
+        int rc = fold_rollup_rows(st, g, m, f);
+        if (rc) return rc;
+        if (f->out->n + (size_t)f->open > before) *used_rollups = 1;
+        f->lo = raw_start;
+        f->hi = rq->to_us;
+    }
+    return raw_start == INT64_MAX ? 0 : fold_raw(st, g, m, 0, f);
 }
 
 void hq_free(hq_result *r)
@@ -241,9 +276,6 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
     }
     unsigned char all[HQ_MAX_GPUS];
     hq_gpus(st, all);
-    int rollups = rq->source == HQ_ROLLUP ||
-                  (rq->source == HQ_AUTO && !rq->pid && (rq->step_us >= MINUTE_US || rq->from_us < oldest_raw(st)));
-    out->used_rollups = rollups;
     out->s = calloc((size_t)rq->nmetrics * HQ_MAX_GPUS, sizeof *out->s);
     if (!out->s) { snprintf(err, errlen, "out of memory"); return -1; }
     for (int g = 0; g < HQ_MAX_GPUS; g++) {
@@ -253,9 +285,8 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
             s->gpu = g;
             s->metric = rq->metrics[i];
             s->pid = rq->pid;
-            folder f = {.rq = rq, .out = s};
-            int rc = rq->pid ? fold_proc(st, g, rq->pid, s->metric, &f)
-                   : rollups ? fold_rollups(st, g, s->metric, &f) : fold_raw(st, g, s->metric, 0, &f);
+            folder f = {.rq = rq, .out = s, .lo = rq->from_us, .hi = rq->to_us};
+            int rc = fold_series(st, rq, g, s->metric, &f, &out->used_rollups);
             fold_close(&f);
             if (rc != 0 || f.oom) {
                 snprintf(err, errlen, "reading the history failed: %s", sqlite3_errmsg(store_db(st)));

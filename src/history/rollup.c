@@ -44,7 +44,7 @@ size_t rollup_merge(const rmin *a, size_t na, const rmin *b, size_t nb, rmin *ou
     return m;
 }
 
-void rollup_encode(hist_buf *out, const rmin *r, size_t n)
+void rollup_encode(hbuf *out, const rmin *r, size_t n)
 {
     int64_t *t = malloc((n ? n : 1) * sizeof *t);
     double *col = malloc((n ? n : 1) * sizeof *col);
@@ -62,7 +62,7 @@ void rollup_encode(hist_buf *out, const rmin *r, size_t n)
 
 int rollup_decode(const uint8_t *p, size_t len, rmin **out, size_t *n)
 {
-    gw_rd rd = {p, len, 0, 0};
+    hrd rd = {p, len, 0, 0};
     size_t cnt = codec_peek_count(&rd);
     if (cnt > CODEC_MAX_COUNT) return -1;   /* more minutes than bits: corrupt */
     rmin *r = malloc((cnt ? cnt : 1) * sizeof *r);

@@ -148,7 +148,7 @@ static int step_done(sqlite3_stmt *st)
 }
 
 static int put_series(store *s, sqlite3_stmt **cache, const char *sql, int gpu, int64_t key,
-                      int64_t t_start, int64_t t_end, int64_t n, const hist_buf *blob)
+                      int64_t t_start, int64_t t_end, int64_t n, const hbuf *blob)
 {
     if (!*cache && sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, cache, NULL) != SQLITE_OK)
         return sqlite3_errcode(s->db);
@@ -163,7 +163,7 @@ static int put_series(store *s, sqlite3_stmt **cache, const char *sql, int gpu, 
 }
 
 int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int64_t t_end, int64_t n,
-                    const hist_buf *blob)
+                    const hbuf *blob)
 {
     if (final)
         return put_series(s, &s->put_chunk,
@@ -174,7 +174,7 @@ int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int
                       gpu, dbid, t_start, t_end, n, blob);
 }
 
-int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const hist_buf *blob)
+int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const hbuf *blob)
 {
     return put_series(s, &s->put_proc_chunk,
                       "INSERT INTO proc_chunks(gpu, pid, t_start, t_end, n, blob) VALUES(?,?,?,?,?,?)"
@@ -247,7 +247,7 @@ static int merge_rollups(store *s, int gpu, int dbid, const rmin *recs, size_t n
     int rc = run_stmt(s, "SELECT blob FROM rollups WHERE gpu=? AND metric=? AND t_start=?", &get);
     if (rc == SQLITE_OK)
         rc = run_stmt(s, "INSERT OR REPLACE INTO rollups VALUES(?,?,?,?,?,?)", &put);
-    hist_buf blob = {0};
+    hbuf blob = {0};
     for (size_t i = 0; i < n && rc == SQLITE_OK;) {
         int64_t w = recs[i].t - (((recs[i].t % ROLLUP_SPAN_US) + ROLLUP_SPAN_US) % ROLLUP_SPAN_US);
         size_t j = i;
@@ -267,7 +267,7 @@ static int merge_rollups(store *s, int gpu, int dbid, const rmin *recs, size_t n
         merged = malloc((nold + (j - i)) * sizeof *merged);
         if (rc == SQLITE_OK && merged) {
             size_t m = rollup_merge(old, nold, recs + i, j - i, merged);
-            hbuf_reset(&blob);
+            hb_reset(&blob);
             rollup_encode(&blob, merged, m);
             sqlite3_bind_int(put, 1, gpu);
             sqlite3_bind_int(put, 2, dbid);
@@ -283,7 +283,7 @@ static int merge_rollups(store *s, int gpu, int dbid, const rmin *recs, size_t n
         free(merged);
         i = j;
     }
-    hbuf_free(&blob);
+    hb_free(&blob);
     sqlite3_finalize(get);
     sqlite3_finalize(put);
     return rc;
@@ -329,7 +329,7 @@ static int rollup_group(store *s, int gpu, int64_t t_start)
     int step;
     while (rc == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int dbid = sqlite3_column_int(st, 0);
-        gw_rd rd = {sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), 0, 0};
+        hrd rd = {sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), 0, 0};
         if (dbid == STORE_TIMELINE) {
             size_t cnt = codec_peek_count(&rd);
             if (cnt > CODEC_MAX_COUNT) break;

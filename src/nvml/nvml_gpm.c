@@ -50,11 +50,16 @@ static int supported(backend *b, nv_gpu *g)
         mark_unsupported(g);
         return 0;
     }
-    if ((rc = b->fn.GpmSampleAlloc(&g->gpm_prev)) != NVML_SUCCESS ||
-        (rc = b->fn.GpmSampleAlloc(&g->gpm_cur)) != NVML_SUCCESS) {
+    if ((rc = b->fn.GpmSampleAlloc(&g->gpm_prev)) != NVML_SUCCESS) {
         nv_count_error(b, NV_GpmSampleAlloc, rc);
         return 0; /* asked again next time */
     }
+    if ((rc = b->fn.GpmSampleAlloc(&g->gpm_cur)) != NVML_SUCCESS) {
+        nv_count_error(b, NV_GpmSampleAlloc, rc);
+        b->fn.GpmSampleFree(g->gpm_prev);
+        return 0;
+    }
+    g->gpm_alloc = 1;
     g->gpm_support = 1;
     return 1;
 }
@@ -65,9 +70,11 @@ static void prime(backend *b, nv_gpu *g)
     if (g->lost || g->gpm_prev_us || !supported(b, g))
         return;
     nvmlReturn_t rc = b->fn.GpmSampleGet(g->dev, g->gpm_prev);
-    if (rc == NVML_SUCCESS)
+    if (rc == NVML_SUCCESS) {
         g->gpm_prev_us = gw_mono_us();
-    else {
+    } else if (nv_refused(rc)) {
+        mark_unsupported(g);
+    } else {
         nv_count_error(b, NV_GpmSampleGet, rc);
         if (rc == NVML_ERROR_GPU_IS_LOST)
             g->lost = 1;
@@ -80,6 +87,8 @@ static void compute(nv_rd *r)
     backend *b = r->b;
     nv_gpu *g = r->g;
     nvmlReturn_t rc = b->fn.GpmSampleGet(g->dev, g->gpm_cur);
+    if (nv_refused(rc))
+        mark_unsupported(g);
     if (rc != NVML_SUCCESS) {
         nv_check(r, NV_GpmSampleGet, rc, NULL, 0);
         return;
@@ -100,6 +109,8 @@ static void compute(nv_rd *r)
     }
     mg->numMetrics = n;
     rc = n ? b->fn.GpmMetricsGet(mg) : NVML_SUCCESS;
+    if (nv_refused(rc))
+        mark_unsupported(g);
     g->gpm_have = 0;
     if (nv_check(r, NV_GpmMetricsGet, rc, NULL, 0)) {
         for (unsigned k = 0; k < n; k++) {
@@ -156,10 +167,11 @@ void nv_gpm_close(backend *b)
 {
     for (int i = 0; i < b->count; i++) {
         nv_gpu *g = &b->gpus[i];
-        if (g->gpm_support > 0) {
+        if (g->gpm_alloc) {
             b->fn.GpmSampleFree(g->gpm_prev);
             b->fn.GpmSampleFree(g->gpm_cur);
         }
+        g->gpm_alloc = 0;
         g->gpm_support = 0;
     }
 }

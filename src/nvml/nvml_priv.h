@@ -27,6 +27,7 @@ typedef struct nv_gpu {
     uint64_t xid_count;
     /* GPM */
     int gpm_support;               /* 0 unknown, 1 yes, -1 no */
+    int gpm_alloc;                 /* gpm_prev and gpm_cur are allocated */
     nvmlGpmSample_t gpm_prev, gpm_cur;
     uint64_t gpm_prev_us;          /* monotonic time of gpm_prev, 0 = none */
     double gpm_val[NV_GPM_IDS];

@@ -60,6 +60,9 @@ class Agent:
             cmd += ["--sim", scen]
         cmd += ["agent", "--listen", "127.0.0.1:0", "--port-file", self.port_file,
                 "--config", self.config] + list(args)
+        if "--db" not in args:      # each test records its history in its own folder
+            self.db = os.path.join(self.dir.name, "history.db")
+            cmd += ["--db", self.db]
         e = dict(os.environ)
         e.update(env or {})
         self.log = open(self.log_path, "w")

@@ -24,6 +24,11 @@ try:
         check(len(t) == 1 and t[0][2] == 55, "GPU %s goes on: %r" % (gpu, t))
         check(series(m, "gpuwatch_gpu_lost", gpu=gpu)[0][2] == 0, "GPU %s not lost" % gpu)
     check(series(m, "gpuwatch_up")[0][2] == 1, "gpuwatch_up stays 1")
+    errs = series(m, "gpuwatch_nvml_errors_total", function="nvmlDeviceGetPowerUsage", code="NVML_ERROR_UNKNOWN")
+    check(len(errs) == 1 and errs[0][2] >= 1, "NVML errors counted by function and code: %r" %
+          [s for s in m if s[0] == "gpuwatch_nvml_errors_total"])
+    lost_errs = series(m, "gpuwatch_nvml_errors_total", code="NVML_ERROR_GPU_IS_LOST")
+    check(lost_errs and all(s[2] >= 1 for s in lost_errs), "lost-GPU errors counted: %r" % lost_errs)
     st, _, body = a.request("/healthz")
     check(st == 200, "healthz during the loss: %d %r" % (st, body))
     g1 = a.get_json("/api/v1/gpus")["gpus"][1]

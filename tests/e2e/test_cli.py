@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """test_cli.py - end-to-end checks of gpuwatch list/query/dmon/pmon/version against gpusim scenarios
 in tests/scenarios/ (exact values for constants, ranges for generators, faults)."""
+import concurrent.futures
 import json
 import os
 import re
@@ -105,6 +106,9 @@ def test_query_select_and_errors():
     check(out == "0\n2\n", "--id index list", out)
     rc, _, err = run(["query", "-i", "7"])
     check(rc == 2 and "gpuwatch query:" in err, "--id out of range: usage error", err)
+
+
+def test_usage_errors_and_help():
     rc, _, err = run(["query", "--fields", "index,nonsense"])
     check(rc == 2 and "nonsense" in err, "unknown field: exit 2", err)
     for cmd in (["query", "--bogus"], ["dmon", "-s", "x"], ["pmon", "-d", "0"], ["list", "extra"], ["dmon", "-c", "zero"]):
@@ -212,6 +216,30 @@ def test_gpu_lost_from_start():
     check(rc == 0 and out.splitlines()[3].endswith("# GPU is lost"), "pmon marks a lost GPU", out + err)
 
 
+FAULTS = os.path.join(SCEN, "cli-faults.yaml")
+SLOW = os.path.join(SCEN, "cli-slow.yaml")
+
+
+def test_faults():
+    rc, out, err = run(["dmon", "-c", "6", "-d", "0.1", "-s", "pu"], scenario=FAULTS)
+    rows = [l.split() for l in out.splitlines()[2:]]
+    check(rc == 0 and len(rows) == 12, "dmon with failing calls: every row printed", out + err)
+    gpu0 = [r for r in rows if r[0] == "0"]
+    gpu1 = [r for r in rows if r[0] == "1"]
+    check(all(r[1] == "300" for r in gpu0), "GPU 0 power unaffected", out)
+    check(any(r[1] == "-" for r in gpu1) and any(r[1] == "300" for r in gpu1), "GPU 1: failed reads '-', others 300", out)
+    check(all(r[8] == "-" for r in rows), "missing symbol nvmlDeviceGetJpgUtilization: jpg '-'", out)
+    check("lost" not in out, "a failing call is not a lost GPU", out)
+    rc, out, _ = run(["query", "--fields", "utilization.jpeg,utilization.ofa", "--format", "csv,noheader"], scenario=FAULTS)
+    check(out.splitlines() == ["[N/A], 0 %"] * 2, "query: [N/A] for the missing symbol's metric", out)
+    t0 = time.monotonic()
+    rc, out, err = run(["dmon", "-c", "4", "-d", "0.1", "-s", "p"], scenario=SLOW)
+    took = time.monotonic() - t0
+    rows = out.splitlines()[2:]
+    check(rc == 0 and len(rows) == 4 and all(r.split()[1] == "250" for r in rows), "slow call: one row per sample", out + err)
+    check(took >= 0.9, "a 250 ms call per sample stretches the interval (took %.2f s)" % took)
+
+
 def test_pmon_and_processes():
     me = str(os.getpid())
     rc, out, err = run(["pmon", "-c", "1"])
@@ -223,6 +251,9 @@ def test_pmon_and_processes():
     if procs:
         cols = procs[0].split()
         check(cols[2] == "C" and cols[3] == "95", "pmon type and sm", procs[0])
+    rc, out, _ = run(["pmon", "-c", "1", "-s", "um", "-i", "0"])
+    row = [l for l in out.splitlines()[2:] if l.split()[1] == me]
+    check(len(row) == 1 and row[0].split()[9] == "2048", "pmon -s um: fb column", out)
     idle = [l for l in lines[2:] if l.split()[0] == "2"]
     check(len(idle) == 1 and set(idle[0].split()[1:]) == {"-"}, "idle GPU prints a '-' line", out)
     rc, out, err = run(["query", "--processes", "--format", "csv"])
@@ -255,13 +286,18 @@ def main():
     if lib and not os.path.exists(lib):
         print("test_cli: SKIP: gpusim is not built (%s missing)" % lib)
         return 0
-    for name, fn in sorted(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            try:
-                fn()
-            except Exception as e:  # a crash in one test is a failure, the others still run
-                failures.append(name)
-                print("FAIL: %s raised %r" % (name, e), file=sys.stderr)
+    def guarded(name, fn):
+        try:
+            fn()
+        except Exception as e:  # a crash in one test is a failure, the others still run
+            failures.append(name)
+            print("FAIL: %s raised %r" % (name, e), file=sys.stderr)
+
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
+    # The tests are independent processes; four at a time keeps the file well under a minute under ASan.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        for _ in pool.map(lambda t: guarded(*t), tests):
+            pass
     if failures:
         print("%d check(s) failed" % len(failures), file=sys.stderr)
         return 1

@@ -68,6 +68,12 @@ check 'grep -q "^70,0,92,1,1,990$" "$TMP/therm.csv"' "throttled at 70 s"
 "$TOOL" render "$SRC/sim/scenarios/power-capping.yaml" --step 5s --duration 30s --metrics power.draw,clocks_event_reasons.sw_power_cap >"$TMP/cap.csv"
 check 'awk -F, "NR>1 && (\$3 != 450 || \$4 != 1) {exit 1}" "$TMP/cap.csv"' "power capped at 450 W"
 
+# --processes: the leaking process's ramp, exactly
+"$TOOL" render "$SRC/sim/scenarios/memory-leak.yaml" --processes --step 5m --duration 10m >"$TMP/procs.csv"
+check '[ "$(head -1 "$TMP/procs.csv")" = "t,gpu,pid,name,type,used_memory_mib,sm,mem,enc,dec" ]' "processes header"
+check 'grep -q "^300,0,20001,leaky_server,C,40500,60,,,$" "$TMP/procs.csv" && grep -q "^600,0,20001,leaky_server,C,79000,60,,,$" "$TMP/procs.csv"' "leak ramp"
+check '[ "$(grep -c ",20002,python3,C,1500,10,,,$" "$TMP/procs.csv")" -eq 3 ]' "flat neighbour"
+
 # determinism: two renders are identical
 "$TOOL" render "$SRC/sim/scenarios/demo-8gpu.yaml" --step 0.5s --duration 30s >"$TMP/a.csv"
 "$TOOL" render "$SRC/sim/scenarios/demo-8gpu.yaml" --step 0.5s --duration 30s >"$TMP/b.csv"

@@ -68,5 +68,25 @@ grep -q "csv: {file: gpu1.csv, column: power.draw}" "$T/exp/scenario.yaml" || fa
 [ "$(tail -n +2 "$T/exp/gpu0.csv" | wc -l)" -eq 120 ] || fail "trace rows"
 if [ -x "${GPUSIM_TOOL:-}" ]; then
   "$GPUSIM_TOOL" check "$T/exp/scenario.yaml" || fail "gpusim check of the export"
+  # the replay reports the recorded values at the recorded times
+  M=power.draw,utilization.gpu,temperature.gpu,energy.consumed,gpm.sm_active,clocks_event_reasons.active
+  "$GPUSIM_TOOL" render "$T/exp/scenario.yaml" --step 1s --duration 119s --gpu 1 --metrics $M >"$T/replay.csv"
+  "$G" history "${R[@]}" --gpu 1 --metric $M --format csv >"$T/rec.csv"
+  python3 - "$T/replay.csv" "$T/rec.csv" <<'PY' || fail "replay differs from the record"
+import csv, sys
+replay = list(csv.DictReader(open(sys.argv[1])))
+rec = {}
+for r in csv.DictReader(open(sys.argv[2])):
+    rec[(round(float(r["unix_seconds"]) - 1764673200), r["metric"])] = float(r["value"])
+n = 0
+for row in replay:
+    t = round(float(row["t"]))
+    for m, v in row.items():
+        if m in ("t", "gpu"):
+            continue
+        assert float(v) == rec[(t, m)], (t, m, v, rec[(t, m)])
+        n += 1
+assert n == 120 * 6, n
+PY
 fi
 echo "ok"

@@ -121,7 +121,7 @@ static void test_dcgm_and_native(void **st)
         snprintf(key, sizeof key, "# HELP %s ", name);
         assert_int_equal(count(p, key), 1);
     }
-    buf_free(&b);
+    buf_release(&b);
 }
 
 static void test_modes_and_filters(void **st)
@@ -137,7 +137,7 @@ static void test_modes_and_filters(void **st)
     assert_null(strstr(b.data, "gpuwatch_temperature_celsius"));
     assert_null(strstr(b.data, "gpuwatch_process_memory_bytes"));
     assert_non_null(strstr(b.data, "gpuwatch_gpu_lost{gpu=\"1\""));
-    buf_reset(&b);
+    buf_clear(&b);
     expo_options_default(&o);
     o.series = EXPO_NATIVE;
     assert_int_equal(expo_enable(&o, "temperature.gpu"), 0);
@@ -149,12 +149,12 @@ static void test_modes_and_filters(void **st)
     assert_null(strstr(b.data, "DCGM_"));
     assert_null(strstr(b.data, "gpuwatch_process_memory_bytes"));
     assert_non_null(strstr(b.data, "gpuwatch_process_sm_utilization_ratio{"));
-    buf_reset(&b);
+    buf_clear(&b);
     expo_options_default(&o);
     o.process_limit = 2;
     expo_write_gpus(&b, &snap, &o);
     assert_int_equal(count(b.data, "gpuwatch_process_memory_bytes{"), 2);
-    buf_free(&b);
+    buf_release(&b);
 }
 
 static void test_health(void **st)
@@ -176,7 +176,7 @@ static void test_health(void **st)
     assert_non_null(strstr(b.data, "gpuwatch_scrape_duration_seconds 0.001\n"));
     snap.errors = NULL;
     snap.nerrors = 0;
-    buf_free(&b);
+    buf_release(&b);
 }
 
 static void test_text_primitives(void **st)
@@ -192,15 +192,15 @@ static void test_text_primitives(void **st)
     buf_putc(&b, ' ');
     expo_value(&b, 0.0 / 0.0);
     assert_string_equal(b.data, "0.3 1e+20 -7 NaN");
-    buf_reset(&b);
+    buf_clear(&b);
     int first = 1;
     expo_label(&b, &first, "a", "x\ny\\z\"");
     expo_label(&b, &first, "b", "");
     assert_string_equal(b.data, "a=\"x\\ny\\\\z\\\"\",b=\"\"");
-    buf_reset(&b);
+    buf_clear(&b);
     expo_family(&b, "m", "line1\nline2 \\ \"q\"", "counter");
     assert_string_equal(b.data, "# HELP m line1\\nline2 \\\\ \"q\"\n# TYPE m counter\n");
-    buf_free(&b);
+    buf_release(&b);
 }
 
 int main(void)

@@ -69,7 +69,7 @@ static long get(int port, const char *path, gw_buf *body)
 {
     char url[256];
     snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
-    buf_reset(body);
+    buf_clear(body);
     CURL *c = curl_easy_init();
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
@@ -137,7 +137,7 @@ static void test_hooks(void **st)
     agent_stop(a);
     free(a);
     assert_int_equal(atomic_load(&c.stops), 1);
-    buf_free(&body);
+    buf_release(&body);
 }
 
 int main(void)

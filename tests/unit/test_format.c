@@ -110,6 +110,15 @@ static void format_each_fmt(void **state)
     check_value(M_PSTATE, 8, 1, "P8");
     check_value(M_VIOL_POWER, 0, 1, "0 us");
     check_value(M_CLOCK_SM, 1980, 1, "1980 MHz");
+    check_value(M_UTIL_GPU, 42.5, 0, "42");                     /* %.0f rounds half to even */
+    check_value(M_UTIL_GPU, 43.5, 0, "44");
+    check_value(M_ENERGY, 123456789012.0, 1, "123456789012 mJ");
+    check_value(M_TEMP_GPU, -5, 1, "-5");
+    char b[24];
+    assert_int_equal(fmt_int(b, 0), 1);
+    assert_string_equal(b, "0");
+    fmt_int(b, -9223372036854775807LL - 1);
+    assert_string_equal(b, "-9223372036854775808");
 }
 
 static void format_headers(void **state)
@@ -400,8 +409,9 @@ static void dmon_csv_and_json(void **state)
 static void pmon_header_and_rows(void **state)
 {
     (void)state;
-    pmon_layout l = {0};
+    pmon_layout l;
     outbuf b = {0};
+    pmon_layout_init(&l, "u", 0, 0);
     pmon_plain_header(&l, &b);
     /* nvidia-smi's header up to ofa, then our user and container columns, then command */
     const char *nv1 = "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa";
@@ -445,6 +455,33 @@ static void pmon_header_and_rows(void **state)
     ob_free(&b);
 }
 
+static void pmon_memory_columns(void **state)
+{
+    (void)state;
+    pmon_layout l;
+    outbuf b = {0};
+    gpu_proc p;
+    memset(&p, 0, sizeof p);
+    p.pid = 7;
+    p.type = PROC_COMPUTE;
+    p.mem_mib = 15690.7; p.has_mem = 1;
+    pmon_line line = {.gpu = 1, .proc = &p};
+    pmon_layout_init(&l, "um", 0, 0);
+    pmon_plain_header(&l, &b);
+    const char *h = "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa     fb   ccpm";
+    assert_memory_equal(b.p, h, strlen(h));
+    ob_reset(&b);
+    pmon_plain_row(&l, &b, &line);
+    const char *r = "    1          7     C      -      -      -      -      -      -  15690      -    ";
+    assert_memory_equal(b.p, r, strlen(r));
+    ob_reset(&b);
+    pmon_layout_init(&l, "m", 0, 0);                /* memory only */
+    pmon_plain_row(&l, &b, &line);
+    const char *m = "    1          7     C  15690      -    ";
+    assert_memory_equal(b.p, m, strlen(m));
+    ob_free(&b);
+}
+
 static void pmon_type_names(void **state)
 {
     (void)state;
@@ -473,6 +510,7 @@ int main(void)
         cmocka_unit_test(dmon_time_columns),
         cmocka_unit_test(dmon_csv_and_json),
         cmocka_unit_test(pmon_header_and_rows),
+        cmocka_unit_test(pmon_memory_columns),
         cmocka_unit_test(pmon_type_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

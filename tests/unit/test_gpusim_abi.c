@@ -404,6 +404,24 @@ static void gpm_metrics(void **state)
     stop();
 }
 
+/* Scenario time runs at GPUSIM_SPEED x the monotonic clock from nvmlInit. */
+static void clock_runs_at_speed(void **state)
+{
+    (void)state;
+    setenv("GPUSIM_SCENARIO", scenario_path, 1);
+    setenv("GPUSIM_SPEED", "100", 1);
+    setenv("GPUSIM_T0", "2", 1);
+    assert_int_equal(F(nvmlInit_v2)(), NVML_SUCCESS);
+    nvmlUtilization_t u0, u1;
+    assert_int_equal(F(nvmlDeviceGetUtilizationRates)(dev(0), &u0), NVML_SUCCESS); /* ramp: utilization = t */
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = 100000000L};
+    nanosleep(&ts, NULL);
+    assert_int_equal(F(nvmlDeviceGetUtilizationRates)(dev(0), &u1), NVML_SUCCESS);
+    assert_in_range(u0.gpu, 2, 6);
+    assert_in_range(u1.gpu, 12, 40);
+    stop();
+}
+
 static void bad_scenario_fails_init(void **state)
 {
     (void)state;
@@ -460,6 +478,7 @@ int main(void)
         cmocka_unit_test(field_values),
         cmocka_unit_test(xid_events_once_each),
         cmocka_unit_test(gpm_metrics),
+        cmocka_unit_test(clock_runs_at_speed),
         cmocka_unit_test(bad_scenario_fails_init),
         cmocka_unit_test(minimal_variant_lacks_optional_symbols),
     };

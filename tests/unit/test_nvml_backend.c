@@ -470,6 +470,41 @@ static void test_lost_and_back(void **state)
     assert_true(lost);
 }
 
+/* Lost from the start: the sampler has no identity for it until it comes back, then reads it. */
+static void test_lost_at_start(void **state)
+{
+    (void)state;
+    const char *lib = gpusim_lib();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/scenarios/nvml-lost.yaml", GW_SOURCE_DIR);
+    setenv("GPUWATCH_NVML_LIB", lib, 1);
+    setenv("GPUSIM_SCENARIO", path, 1);
+    setenv("GPUSIM_SPEED", "4", 1);
+    setenv("GPUSIM_T0", "3", 1); /* 1 s into the 2 s window: back after 0.25 s here */
+    char err[512];
+    assert_int_equal(sampler_open(&cur_sampler, err, sizeof err), BK_OK);
+    sampler_is_open = 1;
+    sampler *sp = &cur_sampler;
+    assert_int_equal(sp->count, 2);
+    assert_true(sp->gpus[0].have_info);
+    assert_false(sp->gpus[1].have_info);
+    gpu_sample s;
+    assert_int_equal(sampler_read(sp, 1, NULL, &s), GPU_LOST);
+    gpu_proc p[4];
+    assert_true(sampler_read_processes(sp, 1, p, 4) < 0);
+    uint64_t deadline = gw_mono_us() + 5000000;
+    gpu_status st = GPU_LOST;
+    while (st != GPU_OK && gw_mono_us() < deadline) {
+        gw_sleep_us(20000);
+        st = sampler_read(sp, 1, NULL, &s);
+    }
+    assert_int_equal(st, GPU_OK);
+    assert_true(sp->gpus[1].have_info);
+    assert_string_equal(sp->gpus[1].info.str[M_NAME], "NVIDIA H100 80GB HBM3");
+    assert_int_equal(get(&s, M_TEMP_GPU), 40);
+    assert_int_equal(get(&s, M_MEM_TOTAL), 81559); /* statics merged in once read */
+}
+
 static void test_error_counted(void **state)
 {
     (void)state;
@@ -621,6 +656,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gpm, teardown),
         cmocka_unit_test_teardown(test_threads, teardown),
         cmocka_unit_test_teardown(test_lost_and_back, teardown),
+        cmocka_unit_test_teardown(test_lost_at_start, teardown),
         cmocka_unit_test_teardown(test_error_counted, teardown),
         cmocka_unit_test_teardown(test_not_supported_not_asked_again, teardown),
         cmocka_unit_test_teardown(test_slow_call, teardown),

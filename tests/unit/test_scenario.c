@@ -144,15 +144,57 @@ static void csv_generator_interpolates(void **state)
     snprintf(path, sizeof path, "%s/trace.csv", dir);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fputs("t,clocks.sm,other\n0,1000,1\n10,2000,2\n\n20,1500,3\n", f);
+    fputs("t,clocks.sm,power.draw\n0,1000,100\n10,2000,\n\n20,1500,300\n", f);
     fclose(f);
-    const char *y = "gpus:\n  - metrics:\n      clocks.sm: {csv: {file: trace.csv, column: clocks.sm}}\n";
+    const char *y = "gpus:\n  - metrics:\n      clocks.sm: {csv: {file: trace.csv, column: clocks.sm}}\n"
+                    "      power.draw: {csv: {file: trace.csv, column: power.draw}}\n";
     scenario *sc = scenario_parse("s.yaml", dir, y, strlen(y), err, sizeof err);
     if (!sc) fail_msg("%s", err);
     assert_float_equal(value(sc, 0, "clocks.sm", 0), 1000, 0);
     assert_float_equal(value(sc, 0, "clocks.sm", 5), 1500, 0);
     assert_float_equal(value(sc, 0, "clocks.sm", 15), 1750, 0);
     assert_float_equal(value(sc, 0, "clocks.sm", 99), 1500, 0);
+    /* an empty cell is no point: interpolation runs from 0 s to 20 s */
+    assert_float_equal(value(sc, 0, "power.draw", 10), 200, 0);
+    scenario_free(sc);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* A recorded trace: one file, one column per metric, an hour at 1 s. Read once, not per column. */
+static void wide_csv_trace_loads_fast(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gpusim-test-XXXXXX", path[256], err[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/gpu0.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    int ids[40], n = 0;
+    for (int m = M_STR_END; m < M_COUNT && n < 40; m++)
+        if (!(metric_catalog[m].flags & (MF_BIT | MF_STATIC))) ids[n++] = m;
+    fputs("t", f);
+    for (int i = 0; i < n; i++) fprintf(f, ",%s", metric_catalog[ids[i]].field);
+    for (int r = 0; r < 3600; r++) {
+        fprintf(f, "\n%d.000000", r);
+        for (int i = 0; i < n; i++) fprintf(f, ",%d", (r + i) % 90);
+    }
+    fputs("\n", f);
+    fclose(f);
+    char yaml[8192];
+    size_t k = (size_t)snprintf(yaml, sizeof yaml, "gpus:\n  - unsupported: []\n    metrics:\n");
+    for (int i = 0; i < n; i++)
+        k += (size_t)snprintf(yaml + k, sizeof yaml - k, "      %s: {csv: {file: gpu0.csv, column: %s}}\n",
+                              metric_catalog[ids[i]].field, metric_catalog[ids[i]].field);
+    double t0 = now_s();
+    scenario *sc = scenario_parse("s.yaml", dir, yaml, k, err, sizeof err);
+    double ms = (now_s() - t0) * 1000;
+    if (!sc) fail_msg("%s", err);
+    print_message("wide trace: %.1f ms\n", ms);
+    assert_true(ms < 500);
+    double v;
+    assert_int_equal(sim_value(sc, 0, (metric_id)ids[0], 100, &v), 0);
+    assert_float_equal(v, 10, 0);
     scenario_free(sc);
     unlink(path);
     rmdir(dir);
@@ -350,6 +392,7 @@ int main(void)
         cmocka_unit_test(errors_carry_line_and_column),
         cmocka_unit_test(csv_errors_name_the_csv_line),
         cmocka_unit_test(csv_generator_interpolates),
+        cmocka_unit_test(wide_csv_trace_loads_fast),
         cmocka_unit_test(generators_at_exact_times),
         cmocka_unit_test(noise_is_seeded_and_deterministic),
         cmocka_unit_test(values_do_not_depend_on_query_order),

@@ -1,0 +1,186 @@
+/* history_agent.c - the agent's history plugin: reads `history:`, records what the sampler thread
+ * hands over (memory only; the history writer thread does the disk), serves /api/v1/query_range. */
+#include "history/history_agent.h"
+#include "util.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct hist_plugin {
+    history *h;
+} hist_plugin;
+
+/* "500MB", "2GiB", "1048576" -> bytes. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0) return -1;
+    while (isspace((unsigned char)*end)) end++;
+    double mult = 1;
+    if (!*end || !strcasecmp(end, "b")) mult = 1;
+    else if (!strcasecmp(end, "k") || !strcasecmp(end, "kb")) mult = 1e3;
+    else if (!strcasecmp(end, "kib")) mult = 1024.0;
+    else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb")) mult = 1e6;
+    else if (!strcasecmp(end, "mib")) mult = 1048576.0;
+    else if (!strcasecmp(end, "g") || !strcasecmp(end, "gb")) mult = 1e9;
+    else if (!strcasecmp(end, "gib")) mult = 1073741824.0;
+    else if (!strcasecmp(end, "t") || !strcasecmp(end, "tb")) mult = 1e12;
+    else return -1;
+    *out = (uint64_t)(v * mult);
+    return 0;
+}
+
+int history_settings_read(gw_config *cfg, history_config *out, char *path, size_t n, int *enabled)
+{
+    static const char *keys[] = {"enabled", "path", "flush_interval", "raw_retention", "rollup_retention",
+                                 "max_size", NULL};
+    int errors = cfg->nerrors;
+    history_config_defaults(out);
+    yaml_node_t *sec = config_node(cfg, "history");
+    if (sec && sec->type != YAML_MAPPING_NODE && !(sec->type == YAML_SCALAR_NODE && !sec->data.scalar.length)) {
+        config_error(cfg, sec, "history: expected a mapping (enabled, path, flush_interval, raw_retention, "
+                                "rollup_retention, max_size)");
+        return -1;
+    }
+    for (int i = 0; sec && sec->type == YAML_MAPPING_NODE && i < config_map_size(cfg, sec); i++) {
+        yaml_node_t *v;
+        const char *k = config_map_key(cfg, sec, i, &v);
+        int known = 0;
+        for (int j = 0; keys[j] && !known; j++) known = k && !strcmp(k, keys[j]);
+        if (!known)
+            config_error(cfg, v, "history: unknown key '%s' (enabled, path, flush_interval, raw_retention, "
+                                 "rollup_retention, max_size)", k ? k : "");
+    }
+    config_get_bool(cfg, "history.enabled", 1, enabled);
+    char def[4096];
+    history_default_path(def, sizeof def);
+    const char *env = getenv("GPUWATCH_HISTORY_DB");
+    gw_strlcpy(path, env && *env ? env : config_get_string(cfg, "history.path", def), n);
+    config_get_duration(cfg, "history.flush_interval", 10, &out->flush_interval_s);
+    config_get_duration(cfg, "history.raw_retention", 7 * 86400.0, &out->raw_retention_s);
+    config_get_duration(cfg, "history.rollup_retention", 90 * 86400.0, &out->rollup_retention_s);
+    if (out->flush_interval_s < 0.1 || out->flush_interval_s > 3600)
+        config_error(cfg, config_node(cfg, "history.flush_interval"), "history.flush_interval: between 100ms and 1h");
+    if (out->raw_retention_s < 60)
+        config_error(cfg, config_node(cfg, "history.raw_retention"), "history.raw_retention: at least 1m");
+    if (out->rollup_retention_s < out->raw_retention_s)
+        config_error(cfg, config_node(cfg, "history.rollup_retention"),
+                     "history.rollup_retention: at least history.raw_retention");
+    const char *size = config_get_string(cfg, "history.max_size", NULL);
+    if (size && parse_size(size, &out->max_size) != 0)
+        config_error(cfg, config_node(cfg, "history.max_size"), "history.max_size: bytes, or a size such as 500MB or 2GiB");
+    if (!*path) config_error(cfg, config_node(cfg, "history.path"), "history.path: empty");
+    out->path = path;
+    return cfg->nerrors > errors ? -1 : 0;
+}
+
+void history_config_check(gw_config *cfg)
+{
+    history_config hc;
+    char path[4096];
+    int enabled;
+    history_settings_read(cfg, &hc, path, sizeof path, &enabled);
+}
+
+static void on_sample(void *ctx, int gpu, const gw_gpu *g, const gpu_sample *s)
+{
+    hist_plugin *p = ctx;
+    history_record_sample(p->h, gpu, g && g->have_info ? &g->info : NULL, s);
+}
+
+static void on_processes(void *ctx, int gpu, const gpu_proc *procs, int n)
+{
+    hist_plugin *p = ctx;
+    history_record_processes(p->h, gpu, gw_now_us(), procs, n);
+}
+
+static int write_metrics(void *ctx, gw_buf *out)
+{
+    hist_plugin *p = ctx;
+    history_stats st;
+    history_get_stats(p->h, &st);
+    buf_printf(out,
+               "# HELP gpuwatch_history_samples_total Metric values recorded into the history.\n"
+               "# TYPE gpuwatch_history_samples_total counter\ngpuwatch_history_samples_total %llu\n"
+               "# HELP gpuwatch_history_dropped_samples_total Values dropped from memory while the file could not be written.\n"
+               "# TYPE gpuwatch_history_dropped_samples_total counter\ngpuwatch_history_dropped_samples_total %llu\n"
+               "# HELP gpuwatch_history_flush_errors_total History flushes that failed (disk full, read-only file...).\n"
+               "# TYPE gpuwatch_history_flush_errors_total counter\ngpuwatch_history_flush_errors_total %llu\n"
+               "# HELP gpuwatch_history_writable 1 when the last history flush succeeded.\n"
+               "# TYPE gpuwatch_history_writable gauge\ngpuwatch_history_writable %d\n"
+               "# HELP gpuwatch_history_buffered_bytes Encoded history waiting in memory to be written.\n"
+               "# TYPE gpuwatch_history_buffered_bytes gauge\ngpuwatch_history_buffered_bytes %zu\n",
+               (unsigned long long)st.samples, (unsigned long long)st.dropped, (unsigned long long)st.flush_errors,
+               st.writable, st.buffered);
+    return 0;
+}
+
+static int handle_http(void *ctx, const agent_request *req, agent_response *resp)
+{
+    hist_plugin *p = ctx;
+    if (strcmp(req->path, "/api/v1/query_range") != 0) return 0;
+    int status = 400;
+    char *json = history_query_range_json(history_path(p->h), req->param(req, "metric"), req->param(req, "gpu"),
+                                          req->param(req, "pid"), req->param(req, "start"), req->param(req, "end"),
+                                          req->param(req, "step"), req->param(req, "agg"), &status);
+    resp->status = status;
+    resp->content_type = "application/json";
+    buf_puts(&resp->body, json ? json : "{\"status\":\"error\",\"error\":\"out of memory\"}");
+    free(json);
+    return 1;
+}
+
+static void on_reload(void *ctx, gw_config *cfg)
+{
+    hist_plugin *p = ctx;
+    history_config hc;
+    char path[4096];
+    int enabled;
+    if (history_settings_read(cfg, &hc, path, sizeof path, &enabled) != 0) {
+        gw_log(GW_LOG_ERROR, "history: reload failed, keeping the previous settings", NULL);
+        return;
+    }
+    if (strcmp(path, history_path(p->h)) != 0 || !enabled)
+        gw_log(GW_LOG_WARN, "history: path and enabled take effect at the next start", "path=%s", history_path(p->h));
+    history_set_limits(p->h, &hc);
+}
+
+static void on_stop(void *ctx)
+{
+    hist_plugin *p = ctx;
+    history_close(p->h);
+    free(p);
+}
+
+int history_agent_attach(agent *a, gw_config *cfg)
+{
+    history_config hc;
+    char path[4096], err[512];
+    int enabled;
+    if (history_settings_read(cfg, &hc, path, sizeof path, &enabled) != 0) return -1;
+    if (!enabled) {
+        gw_log(GW_LOG_INFO, "history off (history.enabled: false)", NULL);
+        return 0;
+    }
+    hist_plugin *p = calloc(1, sizeof *p);
+    if (!p) return -1;
+    p->h = history_open(&hc, err, sizeof err);
+    if (!p->h) {
+        gw_log(GW_LOG_ERROR, "history: cannot start", "err=\"%s\"", err);
+        free(p);
+        return -1;
+    }
+    gw_log(GW_LOG_INFO, "history recording", "path=%s flush_interval_s=%g raw_retention_s=%g rollup_retention_s=%g",
+           path, hc.flush_interval_s, hc.raw_retention_s, hc.rollup_retention_s);
+    agent_hooks h = {.name = "history", .ctx = p, .on_sample = on_sample, .on_processes = on_processes,
+                     .on_reload = on_reload, .write_metrics = write_metrics, .handle_http = handle_http,
+                     .on_stop = on_stop};
+    if (agent_add_hooks(a, &h) != 0) {
+        on_stop(p);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,118 @@
+"""test_history_agent.py - the agent on gpusim records its samples into the history: the file reads
+back what the agent sampled (values and timestamps), events and per-process series are there,
+/api/v1/query_range answers; then kill -9 three times: integrity_check passes and every sample older
+than the flush interval is in the file."""
+import csv
+import io
+import os
+import signal
+import sqlite3
+import struct
+import subprocess
+import tempfile
+import time
+from agentlib import Agent, GPUWATCH, check, need_gpusim, scenario, wait_for
+
+need_gpusim()
+CONFIG = "history:\n  flush_interval: 1s\n"
+SCEN = scenario("history-agent.yaml")
+
+
+def history_csv(db, metric, *extra):
+    p = subprocess.run([GPUWATCH, "history", "--db", db, "--metric", metric, "--since", "1h", "--format", "csv"]
+                       + list(extra), capture_output=True, text=True, timeout=30)
+    check(p.returncode == 0, "gpuwatch history: %s" % p.stderr)
+    return list(csv.DictReader(io.StringIO(p.stdout)))
+
+
+def recorded(db, metric, gpu):
+    """{t_us: value} of one GPU's metric in the history file."""
+    return {round(float(r["unix_seconds"]) * 1e6): float(r["value"])
+            for r in history_csv(db, metric, "--gpu", str(gpu))}
+
+
+def ring(agent, metric, gpu):
+    """[(t_us, value)] the agent sampled (its ring), values None when absent."""
+    d = agent.get_json("/api/v1/samples?metric=%s&gpu=%d" % (metric, gpu))
+    return [(round(t * 1e6), v) for t, v in d["series"][0]["samples"]]
+
+
+def f32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def same(recorded_value, ring_value):
+    """The ring keeps gauges as floats (src/core/ring.c); the history keeps the sampled double."""
+    return recorded_value == float(ring_value) or f32(recorded_value) == float(ring_value)
+
+
+def integrity_ok(db):
+    c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        return c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        c.close()
+
+
+# ---- round trip ----
+a = Agent(SCEN, config=CONFIG, args=["--interval", "250ms"])
+db = a.db
+try:
+    a.wait_sampled(ngpus=2)
+    wait_for("GPU 0 at 90 % in the history", lambda: 90.0 in recorded(db, "utilization.gpu", 0).values(), timeout=30)
+    wait_for("GPU 1 back in the history",
+             lambda: "gpu_back" in subprocess.run([GPUWATCH, "events", "--db", db, "--since", "1h"],
+                                                  capture_output=True, text=True).stdout, timeout=30)
+    time.sleep(1.5)   # one more flush after the last samples read below
+    for metric in ("utilization.gpu", "temperature.gpu", "power.draw", "memory.used", "clocks_event_reasons.active"):
+        for gpu in (0, 1):
+            rec = recorded(db, metric, gpu)
+            sampled = [(t, v) for t, v in ring(a, metric, gpu) if t <= max(rec, default=0)]
+            check(len(sampled) >= 10, "%s gpu %d: only %d samples" % (metric, gpu, len(sampled)))
+            for t, v in sampled:
+                if v is None:
+                    check(t not in rec, "%s gpu %d: absent at %d but recorded %r" % (metric, gpu, t, rec.get(t)))
+                else:
+                    check(t in rec and same(rec[t], v),
+                          "%s gpu %d at %d: sampled %r, recorded %r" % (metric, gpu, t, v, rec.get(t)))
+    check(set(recorded(db, "utilization.gpu", 0).values()) <= {10.0, 50.0, 90.0}, "GPU 0 steps")
+    check(set(recorded(db, "temperature.gpu", 0).values()) == {55.0}, "GPU 0 temperature")
+    check(set(recorded(db, "power.draw", 0).values()) == {400.25}, "GPU 0 power")
+    ev = subprocess.run([GPUWATCH, "events", "--db", db, "--since", "1h", "--gpu", "1", "--format", "json"],
+                        capture_output=True, text=True).stdout
+    check('"xid=79"' in ev and '"gpu_lost"' in ev and '"gpu_back"' in ev, "events of GPU 1: %s" % ev)
+    procs = history_csv(db, "memory.used", "--pid", "4242")
+    check(procs and all(float(r["value"]) == 12000 and r["pid"] == "4242" for r in procs), "process series %r" % procs[:3])
+    q = a.get_json("/api/v1/query_range?metric=temperature.gpu&gpu=0&start=-10m&step=1s")
+    vals = q["data"]["result"][0]["values"]
+    check(q["status"] == "success" and vals and all(v == "55" for _, v in vals), "query_range %r" % q)
+    st, _, body = a.request("/api/v1/query_range?metric=nope")
+    check(st == 400 and "unknown" in body, "query_range bad metric: %d %s" % (st, body))
+    st, _, body = a.request("/metrics")
+    check("gpuwatch_history_writable 1" in body, "history series on /metrics")
+finally:
+    a.stop()
+
+# ---- kill -9, three times, on one file ----
+work = tempfile.TemporaryDirectory(prefix="gw-hist-kill-")
+db = os.path.join(work.name, "history.db")
+for round_no in range(3):
+    a = Agent(SCEN, config=CONFIG, args=["--interval", "250ms", "--db", db])
+    a.wait_sampled(ngpus=2)
+    before = len(recorded(db, "utilization.gpu", 0)) if os.path.exists(db) else 0
+    wait_for("new samples in the history", lambda: len(recorded(db, "utilization.gpu", 0)) >= before + 8, timeout=30)
+    time.sleep(0.7)
+    sampled = ring(a, "utilization.gpu", 0)
+    t_kill = time.time()
+    a.proc.send_signal(signal.SIGKILL)
+    a.proc.wait()
+    a.log.close()
+    check(integrity_ok(db), "integrity_check after kill -9 #%d" % (round_no + 1))
+    rec = recorded(db, "utilization.gpu", 0)
+    old = [t for t, v in sampled if v is not None and t < (t_kill - 1.0 - 0.5) * 1e6]
+    missing = [t for t in old if t not in rec]
+    check(old and not missing, "kill -9 #%d: %d of %d samples older than the flush interval missing"
+          % (round_no + 1, len(missing), len(old)))
+    a.dir.cleanup()
+work.cleanup()
+print("PASS")
