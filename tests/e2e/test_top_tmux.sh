@@ -68,6 +68,17 @@ keys main / Escape
 wait_for main "PROCESSES 2"
 ok "filter"
 
+# Pause freezes the screen (the clock stops), resume brings fresh data back.
+keys main p
+wait_for main "PAUSED"
+frozen=$(screen main | head -1)
+sleep 1.2                                             # longer than the interval: nothing may change
+[ "$(screen main | head -1)" = "$frozen" ] || fail "the header changed while paused"
+keys main p
+wait_gone main "PAUSED"
+wait_for main "73%"
+ok "pause and resume"
+
 # Help screen and back.
 keys main '?'
 wait_for main "gpuwatch top - keys"
