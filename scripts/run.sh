@@ -6,10 +6,9 @@ set -u
 build=${1:-build}; shift || true
 gw="$build/gpuwatch"
 [ $# -gt 0 ] || set -- top
-if probe=$("$gw" list 2>&1 >/dev/null); then
-  exec "$gw" "$@"
-fi
+probe=$("$gw" list 2>&1 >/dev/null)
 rc=$?
+[ "$rc" -eq 0 ] && exec "$gw" "$@"
 if [ "$rc" -ne 3 ]; then
   echo "$probe" >&2
   exit "$rc"

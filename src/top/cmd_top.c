@@ -3,6 +3,7 @@
 #include "sampler.h"
 #include "top_ui.h"
 #include "top_run.h"
+#include "top_alerts.h"
 #include "util.h"
 #include <langinfo.h>
 #include <locale.h>
@@ -111,6 +112,8 @@ int cmd_top(int argc, char **argv)
     if (nc && *nc) o.no_color = 1;
     if (want_ascii()) o.ascii = 1;
     if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) o.once = 1;
+    /* The alerts engine logs state changes; on the screen they belong to the panel, not stderr. */
+    gw_log_set_level(o.once ? GW_LOG_WARN : GW_LOG_ERROR);
 
     static top_model m;
     if (top_model_init(&m) != 0) { fprintf(stderr, "gpuwatch top: out of memory\n"); return 1; }
@@ -123,14 +126,20 @@ int cmd_top(int argc, char **argv)
         top_model_free(&m);
         return o.remote_on ? 1 : GW_EXIT_BACKEND;
     }
+    /* Local mode evaluates the default alert rules itself; a remote agent sends its own alerts. */
+    char why[600] = "";
+    if (!o.remote_on && top_alerts_local_start(&src, &m, &o.th, why, sizeof why) != 0)
+        gw_log(GW_LOG_DEBUG, "top: alerts panel without rules", "reason=\"%s\"", why);
     int rc = 0;
     if (o.once) {
         src.refresh(src.ctx, &m);
+        if (src.after) src.after(src.actx, &m);
         top_snapshot(stdout, &m, &o);
         rc = m.error[0] && m.ngpus == 0 ? 1 : 0;
     } else {
         rc = top_run(&src, &m, &o);
     }
+    top_alerts_local_stop(&src);
     src.close(src.ctx);
     top_model_free(&m);
     return rc;

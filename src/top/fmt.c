@@ -147,3 +147,17 @@ char *fmt_pad(char *out, size_t n, const char *s, int cols, int right)
     snprintf(out, n, "%*s%s%*s", right ? pad : 0, "", s, right ? 0 : pad, "");
     return out;
 }
+
+char *fmt_ascii(char *out, size_t n, const char *s)
+{
+    size_t pos = 0;
+    int w;
+    while (*s && pos + 1 < n) {
+        size_t len = next_char(s, &w);
+        if ((unsigned char)*s < 0x80) out[pos++] = *s;
+        else if (strncmp(s, "°", len) != 0 || len != strlen("°")) out[pos++] = '?';
+        s += len;
+    }
+    if (n) out[pos] = 0;
+    return out;
+}

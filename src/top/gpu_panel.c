@@ -37,15 +37,14 @@ static void put_bar(int y, int *x, int maxx, const char *label, double frac, int
 
 static void draw_full(const top_gpu *g, const gpu_text *t, int y, int lines, int cols, int selected, int ascii)
 {
-    int x = 0, stale = !strcmp(t->state, "STALE");
+    int stale = !strcmp(t->state, "STALE");
     attr_t val = stale ? theme_attr(TR_DIM) : A_NORMAL;
     char buf[256];
-    snprintf(buf, sizeof buf, "%2d", g->info.index);
-    put(y, &x, cols, selected ? theme_attr(TR_SELECTED) : theme_attr(TR_TITLE), buf);
-    x -= 1;
+    /* " 3 name" in a fixed width, so the bars of every GPU line up. */
     int name_w = lines == 2 ? 24 : 28;
-    x += draw_text(y, x, name_w, theme_attr(TR_TITLE), short_name(t->name));
-    x = 3 + name_w + 1;
+    draw_fmt(y, 0, 2, selected ? theme_attr(TR_SELECTED) : theme_attr(TR_TITLE), "%2d", g->info.index);
+    draw_text(y, 3, name_w, theme_attr(TR_TITLE), short_name(t->name));
+    int x = 3 + name_w + 1;
     if (t->state[0]) {
         draw_text(y, cols - 7, 6, t->state[0] == 'L' ? theme_attr(TR_CRIT) : theme_attr(TR_WARN), t->state);
         cols -= 8;
@@ -53,8 +52,7 @@ static void draw_full(const top_gpu *g, const gpu_text *t, int y, int lines, int
     int y2 = y + 1, y3 = lines == 3 ? y + 2 : y + 1;
     int bar_cells;
     if (lines == 2) {
-        /* Line 1: name, util bar, memory bar, power. */
-        /* Room left after the labels and values: "GPU ▕▏ 100%", "MEM ▕▏ 59.6 GiB/79.6 GiB", power, state. */
+        /* Line 1: name, util bar, memory bar, power. Room left after the labels and values: "GPU ▕▏ 100%", "MEM ▕▏ 59.6 GiB/79.6 GiB", power, state. */
         bar_cells = (cols - x - 12 - 26 - 11 - 8) / 2;
         if (bar_cells < 6) bar_cells = 6;
         if (bar_cells > 40) bar_cells = 40;

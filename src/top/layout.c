@@ -18,6 +18,11 @@ void layout_compute(int rows, int cols, int ngpus, layout_pref pref, chart_mode 
     if (pref == LAYOUT_COMPACT) l->compact = 1;
     else if (pref == LAYOUT_AUTO) l->compact = fixed + full_h + PROC_MIN_FULL > rows;
     int gpu_h = l->compact ? ngpus + 1 : full_h;         /* compact has a column header */
+    /* GPUs come before alert details: squeeze the alerts to one line ("+N more") if needed. */
+    if (alerts > 1 && fixed + gpu_h + (l->compact ? PROC_MIN_COMPACT : PROC_MIN_FULL) > rows) {
+        fixed -= alerts - 1;
+        alerts = 1;
+    }
     int room = rows - fixed - (l->compact ? PROC_MIN_COMPACT : PROC_MIN_FULL);
     if (gpu_h > room) gpu_h = room < 0 ? 0 : room;
     int per = l->compact ? 1 : l->gpu_lines;

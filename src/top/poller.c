@@ -28,6 +28,7 @@ static void *poll_main(void *arg)
             p->kicked = 0;
             pthread_mutex_unlock(&p->mu);
             p->src->refresh(p->src->ctx, p->m);
+            if (p->src->after) p->src->after(p->src->actx, p->m);
             ssize_t w = write(p->pipefd[1], "x", 1);
             (void)w;                           /* a full pipe already wakes the UI */
             pthread_mutex_lock(&p->mu);
@@ -85,7 +86,14 @@ void top_poller_set_interval(top_poller *p, double interval_s)
     pthread_mutex_unlock(&p->mu);
 }
 
-void top_poller_pause(top_poller *p, int paused) { set_and_signal(p, &p->paused, paused); }
+void top_poller_pause(top_poller *p, int paused)
+{
+    pthread_mutex_lock(&p->mu);
+    p->paused = paused;
+    if (!paused) p->kicked = 1;            /* fresh data as soon as the user resumes */
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
 void top_poller_kick(top_poller *p) { set_and_signal(p, &p->kicked, 1); }
 int top_poller_fd(top_poller *p) { return p->pipefd[0]; }
 

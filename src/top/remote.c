@@ -1,6 +1,7 @@
 /* remote.c - a top_source reading a gpuwatch agent's JSON API (/api/v1/gpus, /api/v1/processes);
  * metrics are keyed by catalog field names. HTTP details live in remote_http.c. */
 #include "remote_http.h"
+#include "top_alerts.h"
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,26 @@ static void parse_proc(const cJSON *o, gpu_proc *p)
     if (jnum(o, "start_time", &v)) p->start_time_s = (uint64_t)v;
 }
 
+/* The agent's pending and firing alerts (best effort: an agent without alerts has none). */
+static int read_alerts(remote_ctx *c, top_alert_line *out, int max)
+{
+    char err[512];
+    cJSON *root = remote_get_json(&c->http, "/api/v1/alerts", err, sizeof err);
+    if (!root) return 0;
+    int n = 0;
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "data"), "alerts")) {
+        if (n >= max) break;
+        const cJSON *labels = cJSON_GetObjectItemCaseSensitive(a, "labels");
+        const cJSON *ann = cJSON_GetObjectItemCaseSensitive(a, "annotations");
+        top_alert_line_make(&out[n++], jstr(labels, "alertname"), jstr(labels, "severity"), jstr(a, "state"),
+                            jstr(ann, "summary"));
+    }
+    cJSON_Delete(root);
+    top_alert_lines_sort(out, n);
+    return n;
+}
+
 /* Reads both endpoints; on success stores them in the model. */
 static int remote_refresh(void *vctx, top_model *m)
 {
@@ -84,6 +105,8 @@ static int remote_refresh(void *vctx, top_model *m)
         if (np >= TOP_MAX_PROCS) break;
         parse_proc(it, &c->procs[np++]);
     }
+    top_alert_line alerts[TOP_MAX_ALERTS];
+    int nalerts = read_alerts(c, alerts, TOP_MAX_ALERTS);
     const char *host = jstr(g, "hostname"), *drv = jstr(g, "driver_version");
     uint64_t now = gw_mono_us();
     pthread_mutex_lock(&m->lock);
@@ -105,6 +128,8 @@ static int remote_refresh(void *vctx, top_model *m)
     }
     memcpy(m->procs, c->procs, (size_t)np * sizeof *m->procs);
     m->nprocs = np;
+    memcpy(m->alerts, alerts, (size_t)nalerts * sizeof *alerts);
+    m->nalerts = nalerts;
     m->updated_us = now;
     m->error[0] = 0;
     m->seq++;

@@ -60,10 +60,11 @@ void top_snapshot(FILE *f, top_model *m, const top_opts *o)
     if (m->error[0]) fprintf(f, "error: %s\n", m->error);
     print_gpus(f, m, o);
     print_procs(f, m);
-    top_alert_line al[8];
-    int na = top_alerts_collect(m, al, 8);
+    top_alert_line al[TOP_MAX_ALERTS];
+    int na = top_alerts_collect(m, al, TOP_MAX_ALERTS);
     fprintf(f, "\nALERTS\n");
     if (na == 0) fprintf(f, "no alerts\n");
-    for (int i = 0; i < na; i++) fprintf(f, "%s %s\n", al[i].level >= 2 ? "CRIT" : al[i].level ? "WARN" : "INFO", al[i].text);
+    char plain[sizeof al[0].text];
+    for (int i = 0; i < na; i++) fprintf(f, "%s\n", o->ascii ? fmt_ascii(plain, sizeof plain, al[i].text) : al[i].text);
     pthread_mutex_unlock(&m->lock);
 }

@@ -5,9 +5,11 @@
 #include <stdio.h>
 
 static attr_t roles[TR_ROLES];
+static int ascii_only;
 
-void theme_init(int no_color)
+void theme_init(int no_color, int ascii)
 {
+    ascii_only = ascii;
     for (int i = 0; i < TR_ROLES; i++) roles[i] = A_NORMAL;
     roles[TR_TITLE] = A_BOLD;
     roles[TR_BANNER] = A_REVERSE | A_BOLD;
@@ -43,7 +45,8 @@ int draw_text(int y, int x, int maxcols, attr_t a, const char *s)
 {
     if (maxcols <= 0 || y < 0 || y >= LINES || x >= COLS) return 0;
     if (x + maxcols > COLS) maxcols = COLS - x;
-    char buf[1024];
+    char buf[1024], plain[1024];
+    if (ascii_only) s = fmt_ascii(plain, sizeof plain, s);
     fmt_fit(buf, sizeof buf, s, maxcols);
     attron(a);
     mvaddstr(y, x, buf);

@@ -23,7 +23,7 @@ static void curses_start(const top_opts *o)
     set_escdelay(25);
     mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);   /* click a GPU or a process to select it */
     mouseinterval(0);
-    theme_init(o->no_color);
+    theme_init(o->no_color, o->ascii);
 }
 
 int top_run(top_source *src, top_model *m, top_opts *o)

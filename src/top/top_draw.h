@@ -10,7 +10,7 @@ typedef enum {
     TR_SERIES_A, TR_SERIES_B, TR_SELECTED, TR_HEADER, TR_ROLES
 } theme_role;
 
-void theme_init(int no_color);
+void theme_init(int no_color, int ascii);   /* ascii: draw_text turns text into ASCII */
 attr_t theme_attr(theme_role r);
 attr_t theme_level(top_level l);     /* TR_OK / TR_WARN / TR_CRIT (bold / reverse without colour) */
 

@@ -34,6 +34,10 @@ int fmt_cols(const char *s);
 /* Copies at most `cols` columns of s into out (cut on a character boundary). Returns out. */
 char *fmt_fit(char *out, size_t n, const char *s, int cols);
 
+/* s in plain ASCII for terminals without Unicode: the degree sign is dropped ("92 °C" -> "92 C"),
+ * any other non-ASCII character becomes '?'. */
+char *fmt_ascii(char *out, size_t n, const char *s);
+
 /* s padded with spaces to `cols` columns (left-aligned, or right-aligned when right), never cut. */
 char *fmt_pad(char *out, size_t n, const char *s, int cols, int right);
 

@@ -21,6 +21,13 @@ typedef struct top_gpu {
     uint64_t fresh_us;           /* when a good sample last arrived (monotonic) */
 } top_gpu;
 
+/* One line of the alerts panel. */
+#define TOP_MAX_ALERTS 16
+typedef struct top_alert_line {
+    int level;                   /* 0 info, 1 warning, 2 critical (top_level) */
+    char text[200];
+} top_alert_line;
+
 typedef struct top_model {
     pthread_mutex_t lock;
     char host[128];              /* hostname, or HOST:PORT of a remote agent */
@@ -33,6 +40,8 @@ typedef struct top_model {
     uint64_t updated_us;         /* monotonic time of the last update (0 = none yet) */
     uint64_t seq;                /* bumped on every update */
     char error[512];             /* last source error ("" when fine) */
+    top_alert_line alerts[TOP_MAX_ALERTS];   /* from the local rules or the agent, worst first */
+    int nalerts;
 } top_model;
 
 int top_model_init(top_model *m);
@@ -48,6 +57,9 @@ typedef struct top_source {
     void *ctx;
     int (*refresh)(void *ctx, top_model *m);
     void (*close)(void *ctx);
+    /* Optional: called by the refresh thread after each refresh (e.g. to evaluate alert rules). */
+    void (*after)(void *actx, top_model *m);
+    void *actx;
 } top_source;
 
 /* Local GPUs through the sampler. Returns 0, or the backend status with err filled. */

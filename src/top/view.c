@@ -24,17 +24,24 @@ static void draw_header(const top_model *m, const top_ui *u, const top_layout *l
     else if (m->updated_us == 0) draw_text(1, x, cols - x, theme_attr(TR_DIM), "reading GPUs...");
 }
 
-static void draw_alerts(const top_model *m, const top_layout *l, int cols)
+/* The alerts, worst first; when they do not all fit, the last line says how many more. */
+static void draw_alerts(const top_alert_line *al, int n, const top_layout *l, int cols)
 {
-    top_alert_line al[3];
-    int n = top_alerts_collect(m, al, l->alert_h);
     if (n == 0) {
         int x = draw_text(l->alert_y, 0, cols, theme_attr(TR_TITLE), "ALERTS ");
         draw_text(l->alert_y, x, cols - x, theme_attr(TR_DIM), "no alerts");
         return;
     }
-    for (int i = 0; i < n; i++)
+    if (l->alert_h == 1 && n > 1) {
+        draw_fmt(l->alert_y, 0, cols, theme_level((top_level)al[0].level), "%d alerts, worst: %s", n, al[0].text);
+        return;
+    }
+    int shown = n > l->alert_h ? l->alert_h - 1 : n;
+    for (int i = 0; i < shown; i++)
         draw_text(l->alert_y + i, 0, cols, theme_level((top_level)al[i].level), al[i].text);
+    if (shown < n)
+        draw_fmt(l->alert_y + shown, 0, cols, theme_attr(TR_WARN), "+%d more alert%s (gpuwatch top --once lists them all)",
+                 n - shown, n - shown == 1 ? "" : "s");
 }
 
 static void draw_footer(top_ui *u, int y, int cols)
@@ -63,15 +70,15 @@ void draw_view(top_model *m, top_ui *u)
     erase();
     if (u->help) { draw_help(u); return; }
     pthread_mutex_lock(&m->lock);
-    top_alert_line probe[3];
-    int alert_lines = top_alerts_collect(m, probe, 3);
+    top_alert_line alerts[TOP_MAX_ALERTS];
+    int nalerts = top_alerts_collect(m, alerts, TOP_MAX_ALERTS);
     top_layout l;
-    layout_compute(rows, cols, m->ngpus, u->layout, u->chart, alert_lines, u->sel_gpu, &l);
+    layout_compute(rows, cols, m->ngpus, u->layout, u->chart, nalerts, u->sel_gpu, &l);
     u->lay = l;
     draw_header(m, u, &l, cols);
     draw_gpus(m, u, &l, cols);
     if (l.chart_h) draw_charts(m, u, &l, cols);
-    draw_alerts(m, &l, cols);
+    draw_alerts(alerts, nalerts, &l, cols);
     draw_procs(m, u, &l, cols);
     pthread_mutex_unlock(&m->lock);
     draw_footer(u, l.footer_y, cols);

@@ -6,7 +6,10 @@ echo "$out" | grep -q "SIMULATED GPUs" || fail "no SIMULATED banner"
 echo "$out" | grep -Eq "^0 +NVIDIA H100 80GB HBM3 +73% +40.0 GiB/80.0 GiB +700/700 W +92°C!! +97°C!" || fail "GPU 0 line: $out"
 echo "$out" | grep -q "throttle: sw power cap, sw thermal slowdown" || fail "throttle words: $out"
 echo "$out" | grep -q "ghost-infer" || fail "process missing: $out"
-echo "$out" | grep -q "no alerts" || fail "alerts section: $out"
+echo "$out" | grep -q "^CRIT (pending) GPUTemperatureCritical: GPU 0" || fail "alerts section: $out"
+"$GPUWATCH" --sim "$SCEN/top_16gpu.yaml" top --once | grep -q "^no alerts" || fail "no alerts on a cool scenario"
+# --temp-crit also moves the rule: at 95 C the 92 C core is no longer critical.
+"$GPUWATCH" --sim "$SCEN/top_thermal.yaml" top --once --temp-crit 95 | grep -q "GPUTemperatureCritical" && fail "--temp-crit did not reach the rules"
 echo "$out" | grep -q $'\e' && fail "escape sequences in the snapshot"
 ok "--once snapshot"
 # Not a terminal: the same snapshot, without --once.

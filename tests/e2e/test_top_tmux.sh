@@ -27,6 +27,10 @@ wait_for main "ghost-infer"
 wait_for main "3999999"
 wait_for main "PROCESSES 2"
 ok "process list"
+# Alerts panel: the default rules evaluated on top's own samples (92 C core, 97 C HBM).
+wait_for main "CRIT \(pending\) GPUTemperatureCritical: GPU 0"
+wait_for main "GPUMemoryTemperatureWarning"
+ok "alerts panel"
 # Charts with an x axis in seconds.
 wait_for main "-[0-9]+s"
 wait_for main "util"
@@ -63,6 +67,17 @@ screen main | grep -q "trainer" && fail "filter kept trainer"
 keys main / Escape
 wait_for main "PROCESSES 2"
 ok "filter"
+
+# Pause freezes the screen (the clock stops), resume brings fresh data back.
+keys main p
+wait_for main "PAUSED"
+frozen=$(screen main | head -1)
+sleep 1.2                                             # longer than the interval: nothing may change
+[ "$(screen main | head -1)" = "$frozen" ] || fail "the header changed while paused"
+keys main p
+wait_gone main "PAUSED"
+wait_for main "73%"
+ok "pause and resume"
 
 # Help screen and back.
 keys main '?'

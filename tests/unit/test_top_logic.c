@@ -76,6 +76,12 @@ static void test_layout(void **st)
     assert_int_equal(l.footer_y, 23);
     assert_true(l.proc_y + l.proc_h <= l.footer_y);
 
+    layout_compute(24, 80, 16, LAYOUT_AUTO, CHART_SELECTED, 5, -1, &l);   /* alerts give way */
+    assert_int_equal(l.gpu_shown, 16);
+    assert_int_equal(l.alert_h, 1);
+    layout_compute(40, 120, 2, LAYOUT_AUTO, CHART_SELECTED, 5, -1, &l);   /* room: up to 3 lines */
+    assert_int_equal(l.alert_h, 3);
+
     layout_compute(40, 120, 8, LAYOUT_AUTO, CHART_SELECTED, 0, -1, &l);
     assert_false(l.compact);
     assert_int_equal(l.gpu_lines, 2);
