@@ -7,6 +7,7 @@ set -u
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 SOCK="gwtest$$"
 WORK=$(mktemp -d)
+export GPUWATCH_HISTORY_DB="$WORK/history.db"   # an agent started here records into the test folder
 SCEN="$GW_SOURCE_DIR/tests/scenarios"
 tmx() { tmux -L "$SOCK" -f /dev/null "$@"; }
 cleanup() { tmx kill-server 2>/dev/null; rm -rf "$WORK"; }
