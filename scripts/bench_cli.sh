@@ -141,3 +141,10 @@ if [ -n "$cg" ]; then
     "$(awk -v i="$((per_gpu_ours + per_gpu_oc))" 'BEGIN {printf "%.2f", i / 1000}')"
 fi
 printf '%-58s %s %% of one core (%s s, exit %s)\n' "dmon -d 0.1 CPU use" "$cpu" "$secs" "$rc"
+if [ -n "$cg" ]; then
+  # Instructions per microsecond actually achieved by dmon (its CPU time covers all Ir of 10 samples/s).
+  awk -v all="$per_gpu_all" -v ours="$((per_gpu_ours + per_gpu_oc))" -v g="$gpus" -v cpu="$cpu" 'BEGIN {
+    if (cpu <= 0) exit
+    rate = all * g * 10 / (cpu / 100 * 1e6)
+    printf "%-58s %.0f Ir/us -> %.1f us per GPU per sample\n", "  gpuwatch work at the rate dmon achieved", rate, ours / rate }'
+fi

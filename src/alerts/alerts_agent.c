@@ -2,6 +2,7 @@
  * sampling round (so evaluation never delays sampling), rules read from the agent's ring, series on
  * /metrics, /api/v1/alerts, receivers from the config, and a rebuild on SIGHUP. */
 #include "alerts_agent.h"
+#include "history/history_agent.h"
 #include "alerts.h"
 #include "alerts_config.h"
 #include "notify.h"
@@ -9,6 +10,12 @@
 #include "util.h"
 #include <stdlib.h>
 #include <string.h>
+
+typedef struct alert_event {
+    int64_t t_us;
+    int gpu;
+    char detail[768];
+} alert_event;
 
 typedef struct alerts_plugin {
     agent *a;
@@ -22,6 +29,8 @@ typedef struct alerts_plugin {
     int running;
     alerts_event_fn sink;        /* alert events (history), or NULL */
     void *sink_arg;
+    alert_event *events;         /* made by the evaluator, delivered by on_tick (sampler thread) */
+    int nevents;
 } alerts_plugin;
 
 /* Engine listener (runs in alert_engine_eval, under p->mu): firing and resolved alerts as events. */
@@ -39,12 +48,40 @@ static void to_events(const alert_list *l, int64_t now_us, void *arg)
         }
         for (int k = 0; k < v->nannotations; k++)
             if (!strcmp(v->annotation_names[k], "summary")) summary = v->annotation_values[k];
-        char value[40], detail[768];
+        alert_event *ev = realloc(p->events, (size_t)(p->nevents + 1) * sizeof *ev);
+        if (!ev)
+            return;
+        p->events = ev;
+        ev = &p->events[p->nevents++];
+        char value[40];
         tmpl_format_value(v->value, value, sizeof value);
-        snprintf(detail, sizeof detail, "alertname=%s state=%s severity=%s value=%s summary=\"%s\"", v->alertname,
-                 v->state == ALERT_INACTIVE ? "resolved" : "firing", sev, value, summary);
-        p->sink(p->sink_arg, (uint64_t)now_us, gpu ? atoi(gpu) : -1, "alert", detail);
+        ev->t_us = now_us;
+        ev->gpu = gpu ? atoi(gpu) : -1;
+        snprintf(ev->detail, sizeof ev->detail, "alertname=%s state=%s severity=%s value=%s summary=\"%s\"",
+                 v->alertname, v->state == ALERT_INACTIVE ? "resolved" : "firing", sev, value, summary);
     }
+}
+
+/* Hands queued events to the sink. Runs on the sampler thread, which the agent stops before any
+ * plugin's on_stop: the history is never written to after it closed. */
+static void deliver_events(alerts_plugin *p)
+{
+    pthread_mutex_lock(&p->mu);
+    alert_event *ev = p->events;
+    int n = p->nevents;
+    alerts_event_fn fn = p->sink;
+    void *arg = p->sink_arg;
+    p->events = NULL;
+    p->nevents = 0;
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; fn && i < n; i++)
+        fn(arg, (uint64_t)ev[i].t_us, ev[i].gpu, "alert", ev[i].detail);
+    free(ev);
+}
+
+static void record_in_history(void *arg, uint64_t t_us, int gpu, const char *kind, const char *detail)
+{
+    history_record_event(arg, t_us, gpu, kind, detail);
 }
 
 int alerts_agent_set_event_sink(agent *a, alerts_event_fn fn, void *arg)
@@ -172,7 +209,8 @@ static void *evaluator(void *arg)
             break;
         int64_t now = p->tick_us;
         p->tick_us = 0;
-        if (p->e && now >= alert_engine_next_due(p->e))
+        /* Not before the backend is open: a first evaluation over no GPU would delay the next one. */
+        if (p->e && now >= alert_engine_next_due(p->e) && src_count(p->a) > 0)
             alert_engine_eval(p->e, &src, now, 0);    /* under mu: a reload waits for it */
     }
     pthread_mutex_unlock(&p->mu);
@@ -182,6 +220,7 @@ static void *evaluator(void *arg)
 static void on_tick(void *ctx, uint64_t now_us)
 {
     alerts_plugin *p = ctx;
+    deliver_events(p);
     pthread_mutex_lock(&p->mu);
     p->tick_us = (int64_t)now_us;
     pthread_cond_signal(&p->cv);
@@ -255,6 +294,7 @@ static void on_stop(void *ctx)
     }
     alert_engine_free(p->e);
     notifier_free(p->n);
+    free(p->events);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     free(p);
@@ -280,6 +320,11 @@ int alerts_agent_attach(agent *a, gw_config *cfg)
         return -1;
     }
     p->running = 1;
+    history *hist = history_agent_store(a);       /* history attaches first (src/agent/plugins.c) */
+    if (hist) {
+        p->sink = record_in_history;
+        p->sink_arg = hist;
+    }
     agent_hooks h = {.name = "alerts", .ctx = p, .on_tick = on_tick, .on_reload = on_reload,
                      .write_metrics = write_metrics, .handle_http = handle_http, .on_stop = on_stop};
     if (agent_add_hooks(a, &h) != 0) {

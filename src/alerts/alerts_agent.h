@@ -11,7 +11,8 @@ int alerts_agent_attach(agent *a, gw_config *cfg);
 
 /* Alert events: every alert that starts firing or resolves is passed to fn as
  * (arg, t_us, gpu or -1, "alert", "alertname=... state=firing severity=... value=... summary=\"...\"").
- * Meant for history_record_event (the history plugin registers it once both are attached).
+ * from the sampler thread (at the round after the evaluation). When the history plugin is attached
+ * (before alerts), attach sends them to history_record_event; this replaces the destination.
  * Returns 0, or -1 when the alerts plugin is not attached to a. */
 typedef void (*alerts_event_fn)(void *arg, uint64_t t_us, int gpu, const char *kind, const char *detail);
 int alerts_agent_set_event_sink(agent *a, alerts_event_fn fn, void *arg);

@@ -201,8 +201,8 @@ static void upsert(rule_rt *rt, const rule *ru, labels *l, double value, int64_t
     }
 }
 
-static void eval_one(alert_engine *e, const rule *ru, rule_rt *rt, const gpu_view *gv, const alert_source *src,
-                     int64_t ts, const gpu_proc *proc)
+static void eval_one(const rule *ru, rule_rt *rt, const gpu_view *gv, const alert_source *src, int64_t ts,
+                     const gpu_proc *proc)
 {
     eval_ctx x = {src, gv->gpu, ts, gv->latest_us, gv->procs, gv->nprocs, proc};
     double value = 0;
@@ -223,7 +223,6 @@ static void eval_one(alert_engine *e, const rule *ru, rule_rt *rt, const gpu_vie
     labels_set(&l, "alertname", ru->alert);
     upsert(rt, ru, &l, value, ts);
     labels_free(&l);
-    (void)e;
 }
 
 static void log_transition(const active_alert *a, const char *what, gw_log_level lvl)
@@ -338,9 +337,9 @@ static void eval_group(alert_engine *e, int g, const alert_source *src, int64_t 
             if (ru->has_gpus && (gpu >= RULES_MAX_GPUS || !ru->gpus[gpu]))
                 continue;
             if (!ru->scope_process)
-                eval_one(e, ru, &grt->rules[r], &gv, src, ts, NULL);
+                eval_one(ru, &grt->rules[r], &gv, src, ts, NULL);
             for (int p = 0; ru->scope_process && p < gv.nprocs; p++)
-                eval_one(e, ru, &grt->rules[r], &gv, src, ts, &gv.procs[p]);
+                eval_one(ru, &grt->rules[r], &gv, src, ts, &gv.procs[p]);
         }
         labels_free(&gv.labels);
     }

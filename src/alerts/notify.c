@@ -3,7 +3,7 @@
 #include "notify.h"
 #include "notify_impl.h"
 #include "util.h"
-#include <curl/curl.h>
+#include "lazy_curl.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -221,12 +221,13 @@ void notifier_free(notifier *n)
 
 void notifier_dispatch(notifier *n, const alert_list *alerts, int64_t now_us)
 {
+    (void)now_us;                /* the engine already decided what is due (Prometheus' schedule) */
     pthread_mutex_lock(&n->mu);
     for (int i = 0; i < n->n; i++) {
         receiver *r = n->r[i];
         if (r->cfg.kind == RCV_EXEC) notify_exec_queue(r, alerts);
         else if (r->cfg.kind == RCV_WEBHOOK) notify_webhook_queue(r, alerts);
-        else notify_am_queue(r, alerts, now_us);
+        else notify_am_queue(r, alerts);
     }
     pthread_mutex_unlock(&n->mu);
 }

@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void notify_am_queue(receiver *r, const alert_list *alerts, int64_t now_us)
+void notify_am_queue(receiver *r, const alert_list *alerts)
 {
-    (void)now_us;
     cJSON *arr = cJSON_CreateArray();
     int n = 0;
     for (int i = 0; i < alerts->n; i++)

@@ -1,6 +1,6 @@
 /* notify_http.c - one JSON POST with libcurl: headers, basic auth, TLS files, timeout. */
 #include "notify_impl.h"
-#include <curl/curl.h>
+#include "lazy_curl.h"
 #include <stdio.h>
 #include <string.h>
 

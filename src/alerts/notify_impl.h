@@ -33,7 +33,7 @@ void notify_exec_queue(receiver *r, const alert_list *alerts);
 int notify_exec_send(receiver *r, const notify_job *j, char *err, size_t errlen);
 void notify_webhook_queue(receiver *r, const alert_list *alerts);
 int notify_webhook_send(receiver *r, const notify_job *j, char *err, size_t errlen);
-void notify_am_queue(receiver *r, const alert_list *alerts, int64_t now_us);
+void notify_am_queue(receiver *r, const alert_list *alerts);
 int notify_am_send(receiver *r, const notify_job *j, char *err, size_t errlen);
 /* POSTs body as JSON to url with the receiver's headers, auth, TLS and timeout (libcurl). */
 int notify_http_post(const receiver_config *c, const char *url, const char *body, char *err, size_t errlen);

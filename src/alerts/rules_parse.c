@@ -284,7 +284,7 @@ static void parse_rule(parser *p, const yaml_node_t *n, rule *r)
 
 static void parse_group(parser *p, const yaml_node_t *n, rule_group *g, const char *path)
 {
-    static const char *const keys[] = {"name", "interval", "rules", "limit", "labels", NULL};
+    static const char *const keys[] = {"name", "interval", "rules", "labels", NULL};
     ydoc *d = &p->d;
     g->file = xstrdup(path);
     if (ydoc_check_map(d, n, "group", keys) != 0)

@@ -209,7 +209,7 @@ static void add_gpu_info(ydoc *d, yaml_node_t *list, synth *y)
 static int run_case(ydoc *d, yaml_node_t *t, int idx, char **rule_files, int nfiles, int64_t eval_iv, FILE *out)
 {
     static const char *const keys[] = {"name", "interval", "input_series", "alert_rule_test", "gpus",
-                                       "promql_expr_test", "external_labels", NULL};
+                                       "promql_expr_test", NULL};
     if (ydoc_check_map(d, t, "test", keys) != 0) return 0;
     if (ydoc_get(d, t, "promql_expr_test")) ydoc_err(d, ydoc_get(d, t, "promql_expr_test"), "promql_expr_test is for promtool; gpuwatch tests alerts only");
     char testname[128];
@@ -273,7 +273,7 @@ int rules_test_file(const char *path, FILE *out)
     int failed = 0, ntests = 0;
     if (ydoc_load(&d, path, NULL, &errs) == 0) {
         yaml_node_t *root = ydoc_root(&d);
-        static const char *const keys[] = {"rule_files", "evaluation_interval", "tests", "group_eval_order", NULL};
+        static const char *const keys[] = {"rule_files", "evaluation_interval", "tests", NULL};
         if (ydoc_check_map(&d, root, "a test file", keys) == 0) {
             int64_t eval_iv = 60LL * 1000000;
             yaml_node_t *ei = ydoc_get(&d, root, "evaluation_interval");

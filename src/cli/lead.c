@@ -2,10 +2,10 @@
 #include "cli/lead.h"
 #include <time.h>
 
-void lead_add(outbuf *b, int date, int time, int line, uint64_t t_us, const char *idx_text)
+void lead_add(outbuf *b, int with_date, int with_time, int line, uint64_t t_us, const char *idx_text)
 {
     const char *idx = line == LEAD_HEADER1 ? "gpu" : line == LEAD_HEADER2 ? "Idx" : idx_text;
-    if (!date && !time) {
+    if (!with_date && !with_time) {
         if (line == LEAD_ROW) {
             ob_pad(b, idx, 5);
         } else {
@@ -23,41 +23,41 @@ void lead_add(outbuf *b, int date, int time, int line, uint64_t t_us, const char
         strftime(clock, sizeof clock, "%H:%M:%S", &tm);
     }
     /* Header line 1 puts '#' inside the first column's 8 characters; line 2 and rows before it. */
-    if (date) {
-        if (line == LEAD_HEADER1) ob_pad(b, "#Date", time ? -13 : -8);
-        else if (line == LEAD_HEADER2) ob_add(b, time ? "#YYYYMMDD    " : "#YYYYMMDD");
-        else { ob_add(b, " "); ob_add(b, day); if (time) ob_add(b, "    "); }
+    if (with_date) {
+        if (line == LEAD_HEADER1) ob_pad(b, "#Date", with_time ? -13 : -8);
+        else if (line == LEAD_HEADER2) ob_add(b, with_time ? "#YYYYMMDD    " : "#YYYYMMDD");
+        else { ob_add(b, " "); ob_add(b, day); if (with_time) ob_add(b, "    "); }
     }
-    if (time) {
-        if (line == LEAD_HEADER1) ob_pad(b, date ? "Time" : "#Time", -8);
-        else if (line == LEAD_HEADER2) ob_add(b, date ? "HH:MM:SS" : "#HH:MM:SS");
-        else { if (!date) ob_add(b, " "); ob_add(b, clock); }
+    if (with_time) {
+        if (line == LEAD_HEADER1) ob_pad(b, with_date ? "Time" : "#Time", -8);
+        else if (line == LEAD_HEADER2) ob_add(b, with_date ? "HH:MM:SS" : "#HH:MM:SS");
+        else { if (!with_date) ob_add(b, " "); ob_add(b, clock); }
     }
     ob_pad(b, idx, 8);
 }
 
-void lead_csv_row(outbuf *b, int date, int time, uint64_t t_us)
+void lead_csv_row(outbuf *b, int with_date, int with_time, uint64_t t_us)
 {
-    if (!date && !time)
+    if (!with_date && !with_time)
         return;
     time_t sec = (time_t)(t_us / 1000000u);
     struct tm tm;
     char text[16];
     localtime_r(&sec, &tm);
-    if (date) {
+    if (with_date) {
         strftime(text, sizeof text, "%Y%m%d", &tm);
         ob_add(b, text);
         ob_add(b, ", ");
     }
-    if (time) {
+    if (with_time) {
         strftime(text, sizeof text, "%H:%M:%S", &tm);
         ob_add(b, text);
         ob_add(b, ", ");
     }
 }
 
-void lead_csv_header(outbuf *b, int date, int time)
+void lead_csv_header(outbuf *b, int with_date, int with_time)
 {
-    if (date) ob_add(b, "date, ");
-    if (time) ob_add(b, "time, ");
+    if (with_date) ob_add(b, "date, ");
+    if (with_time) ob_add(b, "time, ");
 }

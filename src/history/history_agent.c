@@ -184,3 +184,11 @@ int history_agent_attach(agent *a, gw_config *cfg)
     }
     return 0;
 }
+
+history *history_agent_store(agent *a)
+{
+    for (int i = 0; i < a->nhooks; i++)
+        if (a->hooks[i].name && !strcmp(a->hooks[i].name, "history"))
+            return ((hist_plugin *)a->hooks[i].ctx)->h;
+    return NULL;
+}

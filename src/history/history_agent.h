@@ -13,5 +13,8 @@
 int history_settings_read(gw_config *cfg, history_config *out, char *path, size_t n, int *enabled);
 void history_config_check(gw_config *cfg);
 int history_agent_attach(agent *a, gw_config *cfg);
+/* The history an attached history plugin records into, or NULL (history off or not attached).
+ * Others (alerts) record events into it from the sampler thread (hooks run before on_stop). */
+history *history_agent_store(agent *a);
 
 #endif

@@ -1,7 +1,7 @@
 /* remote_http.c - libcurl and cJSON plumbing for top --host (see remote_http.h). */
 #include "remote_http.h"
 #include "util.h"
-#include <curl/curl.h>
+#include "lazy_curl.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

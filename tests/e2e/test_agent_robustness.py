@@ -27,10 +27,12 @@ def raw(port, data, timeout=3.0):
 
 def timed_metrics(a):
     t0 = time.monotonic()
-    st, _, body = a.request("/metrics", timeout=2)
+    # Blocked by the slow clients, the scrape would time out; answered, it takes milliseconds.
+    # The bound is loose on purpose: CI machines are shared and tests run two at a time.
+    st, _, body = a.request("/metrics", timeout=8)
     took = time.monotonic() - t0
     check(st == 200 and "DCGM_FI_DEV_GPU_TEMP{" in body, "/metrics status %d" % st)
-    check(took < 1.0, "/metrics took %.3f s" % took)
+    check(took < 5.0, "/metrics took %.3f s" % took)
     return took
 
 

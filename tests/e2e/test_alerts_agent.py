@@ -111,7 +111,9 @@ def main():
         labels: {severity: critical}
         annotations: {summary: "GPU {{ $labels.gpu }} ({{ $labels.modelName }}) at {{ $value }} C"}
 """)
+    db = os.path.join(tmp, "history.db")
     config = """interval: 200ms
+history: {flush_interval: 1s}
 alerts:
   rule_files: [%s]
   external_labels: {cluster: e2e}
@@ -122,7 +124,7 @@ alerts:
     - {name: am, type: alertmanager, urls: ["%s"]}
 """ % (rules, hang.getsockname()[1], sys.executable, writer, exec_out,
        hook.server_address[1], am.url)
-    agent = Agent(scenario("alerts_thermal.yaml"), config, env={"GPUSIM_SPEED": "60"})
+    agent = Agent(scenario("alerts_thermal.yaml"), config, args=("--db", db), env={"GPUSIM_SPEED": "60"})
     try:
         agent.wait_sampled()
 
@@ -191,6 +193,12 @@ alerts:
         logs = agent.stop()
         check('msg="alert firing" alertname=E2EGpuHot' in logs and 'msg="alert resolved" alertname=E2EGpuHot' in logs,
               "log lines missing:\n" + logs)
+        # the history's event table has both transitions (kind alert)
+        out = subprocess.run([os.environ.get("GPUWATCH", "build/gpuwatch"), "events", "--db", db, "--kind", "alert",
+                              "--format", "json"], capture_output=True, text=True, timeout=20)
+        check(out.returncode == 0, "gpuwatch events: %s%s" % (out.stdout, out.stderr))
+        check("alertname=E2EGpuHot state=firing" in out.stdout and "alertname=E2EGpuHot state=resolved" in out.stdout,
+              "alert events not in the history:\n" + out.stdout)
     except SystemExit:
         if agent.proc.poll() is None:
             print(agent.logs())

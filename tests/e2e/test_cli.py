@@ -163,6 +163,10 @@ def test_dmon():
     rc, out, _ = run(["dmon", "-c", "1", "--format", "csv", "-s", "p"])
     check(out.splitlines()[0] == "gpu, pwr [W], gtemp [C], mtemp [C]" and out.splitlines()[1] == "0, 400, 55, 61",
           "dmon csv", out)
+    rc, out, _ = run(["dmon", "-c", "1", "-s", "p", "-o", "DT", "-i", "1"])
+    lines = out.splitlines()
+    check(lines[:2] == ["#Date        Time         gpu    pwr  gtemp  mtemp ", "#YYYYMMDD    HH:MM:SS     Idx      W      C      C "]
+          and re.match(r"^ \d{8}    \d\d:\d\d:\d\d       1    400     55     61 $", lines[2]) is not None, "dmon -o DT", out)
     rc, out, _ = run(["dmon", "-c", "1", "--format", "json", "-i", "2"])
     row = json.loads(out.splitlines()[0])
     check(row["gpu"] == 2 and row["sm"] == 10 and row["mtemp"] is None and row["lost"] is False, "dmon json", out)

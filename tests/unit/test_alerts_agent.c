@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <curl/curl.h>
+#include "lazy_curl.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -120,18 +120,26 @@ static void test_own_process(void **state)
     assert_true(p.start_time_s + 600 > now); /* this test started moments ago */
     assert_true(p.has_cpu);
 
-    /* Burn some CPU: the second reading is over the interval since the first. */
+    /* Burn CPU, then compare procinfo's CPU% with our own CPU time over the same wall time
+     * (measured, not assumed: on a loaded machine we get less than a whole core). */
+    struct timespec w0, w1, c0, c1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     volatile double x = 0;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     do {
         for (int i = 0; i < 100000; i++)
             x += i * 0.5;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-    } while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 150000000L);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    } while ((c1.tv_sec - c0.tv_sec) * 1000000000L + (c1.tv_nsec - c0.tv_nsec) < 200000000L);
     assert_int_equal(procinfo_fill(&p), 0);
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    double wall = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+    double cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
+    double expected = 100.0 * cpu / wall;
     assert_true(p.has_cpu);
-    assert_true(p.cpu_percent > 20 && p.cpu_percent < 400);
+    /* /proc counts in 10 ms ticks over ~200 ms of CPU: allow 15 points either way. */
+    if (p.cpu_percent < expected - 15 || p.cpu_percent > expected + 15)
+        fail_msg("cpu_percent %.1f, expected about %.1f", p.cpu_percent, expected);
 }
 
 static void test_invisible_pid(void **state)

@@ -39,13 +39,6 @@ static double value(scenario *sc, int gpu, const char *field, double t)
     return v;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void shipped_scenarios_load(void **state)
 {
     (void)state;
@@ -59,15 +52,10 @@ static void shipped_scenarios_load(void **state)
         size_t len = strlen(e->d_name);
         if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        double t0 = now_s();
         scenario *sc = scenario_load(path, err, sizeof err);
-        double ms = (now_s() - t0) * 1000;
         if (!sc) fail_msg("%s: %s", e->d_name, err);
         assert_true(sc->ngpus >= 1);
         scenario_free(sc);
-        /* well under 1 ms in a normal build; the bound only catches a pathological parser
-         * (sanitizer builds on a loaded machine are slow) */
-        if (ms > 1000) fail_msg("%s took %.1f ms to load", e->d_name, ms);
         n++;
     }
     closedir(d);
@@ -163,7 +151,7 @@ static void csv_generator_interpolates(void **state)
 }
 
 /* A recorded trace: one file, one column per metric, an hour at 1 s. Read once, not per column. */
-static void wide_csv_trace_loads_fast(void **state)
+static void wide_csv_trace_loads(void **state)
 {
     (void)state;
     char dir[] = "/tmp/gpusim-test-XXXXXX", path[256], err[512];
@@ -187,12 +175,9 @@ static void wide_csv_trace_loads_fast(void **state)
     for (int i = 0; i < n; i++)
         k += (size_t)snprintf(yaml + k, sizeof yaml - k, "      %s: {csv: {file: gpu0.csv, column: %s}}\n",
                               metric_catalog[ids[i]].field, metric_catalog[ids[i]].field);
-    double t0 = now_s();
+    /* Load time is a benchmark figure, not asserted here (tests run on loaded machines). */
     scenario *sc = scenario_parse("s.yaml", dir, yaml, k, err, sizeof err);
-    double ms = (now_s() - t0) * 1000;
     if (!sc) fail_msg("%s", err);
-    print_message("wide trace: %.1f ms\n", ms);
-    assert_true(ms < 10000); /* ~75 ms normally; only a pathological reader fails this */
     double v;
     assert_int_equal(sim_value(sc, 0, (metric_id)ids[0], 100, &v), 0);
     assert_float_equal(v, 10, 0);
@@ -407,7 +392,7 @@ int main(void)
         cmocka_unit_test(errors_carry_line_and_column),
         cmocka_unit_test(csv_errors_name_the_csv_line),
         cmocka_unit_test(csv_generator_interpolates),
-        cmocka_unit_test(wide_csv_trace_loads_fast),
+        cmocka_unit_test(wide_csv_trace_loads),
         cmocka_unit_test(generators_at_exact_times),
         cmocka_unit_test(noise_is_seeded_and_deterministic),
         cmocka_unit_test(values_do_not_depend_on_query_order),
