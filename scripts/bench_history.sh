@@ -5,8 +5,9 @@
 set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-G="$ROOT/$BUILD/gpuwatch"
-SIM="$ROOT/$BUILD/gpusim/gpusim"
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+G="$BUILD/gpuwatch"
+SIM="$BUILD/gpusim/gpusim"
 [ -x "$G" ] || { echo "bench_history: build first (make), no $G" >&2; exit 1; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
