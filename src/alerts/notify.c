@@ -21,7 +21,6 @@ static void curl_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 notifier *notifier_new(void)
 {
-    pthread_once(&curl_once, curl_init);
     notifier *n = calloc(1, sizeof *n);
     if (n)
         pthread_mutex_init(&n->mu, NULL);
@@ -173,6 +172,8 @@ int notifier_add(notifier *n, const receiver_config *cfg)
     config_copy(&r->cfg, cfg);
     r->cap = r->cfg.queue_size;
     r->q = calloc((size_t)r->cap, sizeof *r->q);
+    if (cfg->kind != RCV_EXEC)
+        pthread_once(&curl_once, curl_init); /* libcurl is loaded only for HTTP receivers */
     r->send = cfg->kind == RCV_EXEC ? notify_exec_send : cfg->kind == RCV_WEBHOOK ? notify_webhook_send : notify_am_send;
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
