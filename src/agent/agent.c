@@ -104,7 +104,9 @@ void agent_stop(agent *a)
     http_stop(a->http);
     a->http = NULL;
     sampler_thread_stop(a);
-    for (int h = 0; h < a->nhooks; h++)
+    /* Reverse order of registration: a plugin may still hand data to one registered before it
+     * (alerts records its last events into the history) while that one is open. */
+    for (int h = a->nhooks - 1; h >= 0; h--)
         if (a->hooks[h].on_stop)
             a->hooks[h].on_stop(a->hooks[h].ctx);
     if (a->backend_up)

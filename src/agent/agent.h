@@ -4,7 +4,7 @@
  * Threads: one sampler thread calls on_sample / on_processes / on_tick in that order every round;
  * HTTP threads (several, concurrently) call write_metrics and handle_http, so those two must be
  * thread safe. on_reload runs on the main thread after SIGHUP; on_stop runs once after every
- * thread has stopped (free ctx there). To plug in, add an attach function to src/agent/plugins.c. */
+ * thread has stopped, in reverse order of registration (free ctx there). To plug in, add an attach function to src/agent/plugins.c. */
 #ifndef GPUWATCH_AGENT_H
 #define GPUWATCH_AGENT_H
 

@@ -62,8 +62,8 @@ static void to_events(const alert_list *l, int64_t now_us, void *arg)
     }
 }
 
-/* Hands queued events to the sink. Runs on the sampler thread, which the agent stops before any
- * plugin's on_stop: the history is never written to after it closed. */
+/* Hands queued events to the sink. Runs on the sampler thread, and once more from on_stop: the
+ * agent stops plugins in reverse order, so the history (attached first) is still open then. */
 static void deliver_events(alerts_plugin *p)
 {
     pthread_mutex_lock(&p->mu);
@@ -292,6 +292,7 @@ static void on_stop(void *ctx)
         pthread_mutex_unlock(&p->mu);
         pthread_join(p->thread, NULL);
     }
+    deliver_events(p); /* alerts resolved or fired since the last sampling round */
     alert_engine_free(p->e);
     notifier_free(p->n);
     free(p->events);
