@@ -50,7 +50,7 @@ typedef struct dmon_state {
     int *gpu;                  /* their indexes */
     gpu_sample *cur, *prev;
     unsigned char *have_prev;
-    outbuf out;
+    gw_buf out;
 } dmon_state;
 
 static void format_row(dmon_state *st, int k)
@@ -125,7 +125,7 @@ int cmd_dmon(int argc, char **argv)
         dmon_want(&st.layout, &st.want);
         rc = run(&st, &s);
     }
-    ob_free(&st.out);
+    buf_release(&st.out);
     free(sel);
     free(st.gpu);
     free(st.cur);

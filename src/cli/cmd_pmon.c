@@ -39,7 +39,7 @@ static const cli_spec spec = {
     .usage = usage,
 };
 
-static void emit(const cli_opts *o, const pmon_layout *l, outbuf *b, const pmon_line *line)
+static void emit(const cli_opts *o, const pmon_layout *l, gw_buf *b, const pmon_line *line)
 {
     switch (o->format) {
     case OUT_CSV: pmon_csv_row(l, b, line); break;
@@ -59,7 +59,7 @@ static int gpu_is_lost(sampler *s, int gpu)
 }
 
 static int sample_once(sampler *s, const cli_opts *o, const pmon_layout *l, const unsigned char *sel,
-                       gpu_proc *procs, outbuf *b)
+                       gpu_proc *procs, gw_buf *b)
 {
     for (int g = 0; g < s->count; g++) {
         if (!sel[g])
@@ -91,7 +91,7 @@ int cmd_pmon(int argc, char **argv)
         return rc;
     unsigned char *sel = calloc((size_t)s.count + 1, 1);
     gpu_proc *procs = calloc(PMON_MAX_PROCS, sizeof *procs);
-    outbuf b = {0};
+    gw_buf b = {0};
     pmon_layout l;
     pmon_layout_init(&l, o.select, o.show_date, o.show_time);
     if (!sel || !procs) {
@@ -115,7 +115,7 @@ int cmd_pmon(int argc, char **argv)
                 break;
         }
     }
-    ob_free(&b);
+    buf_release(&b);
     free(procs);
     free(sel);
     sampler_close(&s);

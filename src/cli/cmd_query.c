@@ -59,25 +59,25 @@ static int print_csv(const query_run *q)
 {
     char text[FMT_CELL_LEN];
     int units = !q->o->nounits;
-    outbuf b = {0};
+    gw_buf b = {0};
     if (!q->o->noheader) {
         for (int i = 0; i < q->fields->n; i++) {
             qfield_header(text, sizeof text, &q->fields->f[i], units);
-            if (i) ob_addn(&b, ", ", 2);
-            ob_add(&b, text);
+            if (i) buf_append(&b, ", ", 2);
+            buf_puts(&b, text);
         }
-        ob_addn(&b, "\n", 1);
+        buf_append(&b, "\n", 1);
     }
     for (int r = 0; r < q->nrows; r++) {
         for (int i = 0; i < q->fields->n; i++) {
             qfield_cell(text, sizeof text, &q->fields->f[i], &q->rows[r], units);
-            if (i) ob_addn(&b, ", ", 2);
-            ob_add(&b, text);
+            if (i) buf_append(&b, ", ", 2);
+            buf_puts(&b, text);
         }
-        ob_addn(&b, "\n", 1);
+        buf_append(&b, "\n", 1);
     }
-    int rc = b.failed || fwrite(b.p ? b.p : "", 1, b.len, stdout) != b.len;
-    ob_free(&b);
+    int rc = b.oom || fwrite(b.data ? b.data : "", 1, b.len, stdout) != b.len;
+    buf_release(&b);
     return rc;
 }
 

@@ -58,66 +58,66 @@ static void cell_text(char *buf, const metric_def *d, const gpu_sample *cur, con
         buf[0] = '-', buf[1] = 0;
 }
 
-void dmon_plain_header(const dmon_layout *l, outbuf *b)
+void dmon_plain_header(const dmon_layout *l, gw_buf *b)
 {
     lead_add(b, l->date, l->time, LEAD_HEADER1, 0, NULL);
     for (int c = 0; c < l->ncols; c++) {
-        ob_add(b, " ");
+        buf_puts(b, " ");
         ob_pad(b, l->cols[c]->dmon_col, 6);
     }
-    ob_add(b, " \n");
+    buf_puts(b, " \n");
     lead_add(b, l->date, l->time, LEAD_HEADER2, 0, NULL);
     for (int c = 0; c < l->ncols; c++) {
-        ob_add(b, " ");
+        buf_puts(b, " ");
         ob_pad(b, l->cols[c]->dmon_unit ? l->cols[c]->dmon_unit : "-", 6);
     }
-    ob_add(b, " \n");
+    buf_puts(b, " \n");
 }
 
-void dmon_plain_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
+void dmon_plain_row(const dmon_layout *l, gw_buf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
 {
     char idx[24], cell[24];
     fmt_int(idx, gpu);
     lead_add(b, l->date, l->time, LEAD_ROW, cur->t_us, idx);
     for (int c = 0; c < l->ncols; c++) {
         cell_text(cell, l->cols[c], cur, prev);
-        ob_add(b, " ");
+        buf_puts(b, " ");
         ob_pad(b, cell, 6);
     }
-    ob_add(b, cur->status == GPU_LOST ? " " DMON_LOST_MARK "\n" : " \n");
+    buf_puts(b, cur->status == GPU_LOST ? " " DMON_LOST_MARK "\n" : " \n");
 }
 
-void dmon_csv_header(const dmon_layout *l, outbuf *b, int with_units)
+void dmon_csv_header(const dmon_layout *l, gw_buf *b, int with_units)
 {
     lead_csv_header(b, l->date, l->time);
-    ob_add(b, "gpu");
+    buf_puts(b, "gpu");
     for (int c = 0; c < l->ncols; c++) {
-        ob_add(b, ", ");
-        ob_add(b, l->cols[c]->dmon_col);
+        buf_puts(b, ", ");
+        buf_puts(b, l->cols[c]->dmon_col);
         if (with_units && l->cols[c]->dmon_unit)
-            ob_addf(b, " [%s]", l->cols[c]->dmon_unit);
+            buf_printf(b, " [%s]", l->cols[c]->dmon_unit);
     }
-    ob_add(b, "\n");
+    buf_puts(b, "\n");
 }
 
-void dmon_csv_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
+void dmon_csv_row(const dmon_layout *l, gw_buf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
 {
     char cell[24];
     lead_csv_row(b, l->date, l->time, cur->t_us);
-    ob_addf(b, "%d", gpu);
+    buf_printf(b, "%d", gpu);
     for (int c = 0; c < l->ncols; c++) {
-        ob_add(b, ", ");
+        buf_puts(b, ", ");
         if (cur->status == GPU_LOST) {
-            ob_add(b, FMT_LOST);
+            buf_puts(b, FMT_LOST);
         } else {
             cell_text(cell, l->cols[c], cur, prev);
-            ob_add(b, cell);
+            buf_puts(b, cell);
         }
     }
-    ob_add(b, "\n");
+    buf_puts(b, "\n");
 }
 
-void dmon_json_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
+void dmon_json_row(const dmon_layout *l, gw_buf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev)
 {
     char ts[40];
     fmt_timestamp(ts, sizeof ts, cur->t_us);
@@ -134,8 +134,8 @@ void dmon_json_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *c
     cJSON_AddBoolToObject(o, "lost", cur->status == GPU_LOST);
     char *text = cJSON_PrintUnformatted(o);
     if (text) {
-        ob_add(b, text);
-        ob_add(b, "\n");
+        buf_puts(b, text);
+        buf_puts(b, "\n");
     }
     cJSON_free(text);
     cJSON_Delete(o);

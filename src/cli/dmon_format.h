@@ -26,15 +26,15 @@ void dmon_want(const dmon_layout *l, metric_set *want);
  * no value ('-'): absent, or no previous sample for a derived column. */
 int dmon_value(const metric_def *d, const gpu_sample *cur, const gpu_sample *prev, long long *out);
 
-void dmon_plain_header(const dmon_layout *l, outbuf *b);
+void dmon_plain_header(const dmon_layout *l, gw_buf *b);
 /* One GPU's row. cur->status GPU_LOST prints '-' everywhere and DMON_LOST_MARK. prev may be NULL. */
-void dmon_plain_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev);
+void dmon_plain_row(const dmon_layout *l, gw_buf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev);
 
 /* csv: "gpu, pwr [W], ..." (with -o: "date, time, " first); values as in plain, ", " between. */
-void dmon_csv_header(const dmon_layout *l, outbuf *b, int with_units);
-void dmon_csv_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev);
+void dmon_csv_header(const dmon_layout *l, gw_buf *b, int with_units);
+void dmon_csv_row(const dmon_layout *l, gw_buf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev);
 
 /* One JSON object per line: {"timestamp": "...", "gpu": 0, "pwr": 69, ..., "lost": false}. */
-void dmon_json_row(const dmon_layout *l, outbuf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev);
+void dmon_json_row(const dmon_layout *l, gw_buf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev);
 
 #endif

@@ -2,14 +2,14 @@
 #include "cli/lead.h"
 #include <time.h>
 
-void lead_add(outbuf *b, int with_date, int with_time, int line, uint64_t t_us, const char *idx_text)
+void lead_add(gw_buf *b, int with_date, int with_time, int line, uint64_t t_us, const char *idx_text)
 {
     const char *idx = line == LEAD_HEADER1 ? "gpu" : line == LEAD_HEADER2 ? "Idx" : idx_text;
     if (!with_date && !with_time) {
         if (line == LEAD_ROW) {
             ob_pad(b, idx, 5);
         } else {
-            ob_add(b, "#");
+            buf_puts(b, "#");
             ob_pad(b, idx, 4);
         }
         return;
@@ -25,18 +25,18 @@ void lead_add(outbuf *b, int with_date, int with_time, int line, uint64_t t_us, 
     /* Header line 1 puts '#' inside the first column's 8 characters; line 2 and rows before it. */
     if (with_date) {
         if (line == LEAD_HEADER1) ob_pad(b, "#Date", with_time ? -13 : -8);
-        else if (line == LEAD_HEADER2) ob_add(b, with_time ? "#YYYYMMDD    " : "#YYYYMMDD");
-        else { ob_add(b, " "); ob_add(b, day); if (with_time) ob_add(b, "    "); }
+        else if (line == LEAD_HEADER2) buf_puts(b, with_time ? "#YYYYMMDD    " : "#YYYYMMDD");
+        else { buf_puts(b, " "); buf_puts(b, day); if (with_time) buf_puts(b, "    "); }
     }
     if (with_time) {
         if (line == LEAD_HEADER1) ob_pad(b, with_date ? "Time" : "#Time", -8);
-        else if (line == LEAD_HEADER2) ob_add(b, with_date ? "HH:MM:SS" : "#HH:MM:SS");
-        else { if (!with_date) ob_add(b, " "); ob_add(b, clock); }
+        else if (line == LEAD_HEADER2) buf_puts(b, with_date ? "HH:MM:SS" : "#HH:MM:SS");
+        else { if (!with_date) buf_puts(b, " "); buf_puts(b, clock); }
     }
     ob_pad(b, idx, 8);
 }
 
-void lead_csv_row(outbuf *b, int with_date, int with_time, uint64_t t_us)
+void lead_csv_row(gw_buf *b, int with_date, int with_time, uint64_t t_us)
 {
     if (!with_date && !with_time)
         return;
@@ -46,18 +46,18 @@ void lead_csv_row(outbuf *b, int with_date, int with_time, uint64_t t_us)
     localtime_r(&sec, &tm);
     if (with_date) {
         strftime(text, sizeof text, "%Y%m%d", &tm);
-        ob_add(b, text);
-        ob_add(b, ", ");
+        buf_puts(b, text);
+        buf_puts(b, ", ");
     }
     if (with_time) {
         strftime(text, sizeof text, "%H:%M:%S", &tm);
-        ob_add(b, text);
-        ob_add(b, ", ");
+        buf_puts(b, text);
+        buf_puts(b, ", ");
     }
 }
 
-void lead_csv_header(outbuf *b, int with_date, int with_time)
+void lead_csv_header(gw_buf *b, int with_date, int with_time)
 {
-    if (with_date) ob_add(b, "date, ");
-    if (with_time) ob_add(b, "time, ");
+    if (with_date) buf_puts(b, "date, ");
+    if (with_time) buf_puts(b, "time, ");
 }

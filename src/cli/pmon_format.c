@@ -72,93 +72,93 @@ static void word(char *buf, size_t n, const char *s)
         if (*c == ' ' || *c == '\t') *c = '_';
 }
 
-void pmon_plain_header(const pmon_layout *l, outbuf *b)
+void pmon_plain_header(const pmon_layout *l, gw_buf *b)
 {
     for (int line = LEAD_HEADER1; line <= LEAD_HEADER2; line++) {
         lead_add(b, l->date, l->time, line, 0, NULL);
         ob_pad(b, line == LEAD_HEADER1 ? "pid" : "#", 12);
-        ob_add(b, " ");
+        buf_puts(b, " ");
         ob_pad(b, line == LEAD_HEADER1 ? "type" : "C/G", 6);
         for (int k = 0; k < l->ncols; k++) {
-            ob_add(b, " ");
+            buf_puts(b, " ");
             ob_pad(b, line == LEAD_HEADER1 ? num_names[l->cols[k]] : num_units[l->cols[k]], 6);
         }
-        ob_add(b, "    ");
+        buf_puts(b, "    ");
         ob_pad(b, line == LEAD_HEADER1 ? "user" : "name", -USER_W);
-        ob_add(b, " ");
+        buf_puts(b, " ");
         ob_pad(b, line == LEAD_HEADER1 ? "container" : "id", -CONTAINER_W);
-        ob_add(b, line == LEAD_HEADER1 ? "    command \n" : "    name \n");
+        buf_puts(b, line == LEAD_HEADER1 ? "    command \n" : "    name \n");
     }
 }
 
-void pmon_plain_row(const pmon_layout *l, outbuf *b, const pmon_line *line)
+void pmon_plain_row(const pmon_layout *l, gw_buf *b, const pmon_line *line)
 {
     const gpu_proc *p = line->proc;
     char text[300];
     snprintf(text, sizeof text, "%d", line->gpu);
     lead_add(b, l->date, l->time, LEAD_ROW, line->t_us, text);
     if (p) snprintf(text, sizeof text, "%u", p->pid); else snprintf(text, sizeof text, "-");
-    ob_add(b, " ");
+    buf_puts(b, " ");
     ob_pad(b, text, 10);
-    ob_add(b, " ");
+    buf_puts(b, " ");
     ob_pad(b, p ? pmon_type(p->type) : "-", 5);
     for (int k = 0; k < l->ncols; k++) {
         long long v;
         if (num_value(p, l->cols[k], &v)) fmt_int(text, v); else snprintf(text, sizeof text, "-");
-        ob_add(b, " ");
+        buf_puts(b, " ");
         ob_pad(b, text, 6);
     }
-    ob_add(b, "    ");
+    buf_puts(b, "    ");
     word(text, sizeof text, p ? p->user : NULL);
     ob_pad(b, text, -USER_W);
-    ob_add(b, " ");
+    buf_puts(b, " ");
     word(text, sizeof text, p ? p->container : NULL);
     ob_pad(b, text, -CONTAINER_W);
-    ob_add(b, "    ");
+    buf_puts(b, "    ");
     char command[COMMAND_W + 1] = "";
     if (p) pmon_command(command, sizeof command, p);
     word(text, sizeof text, command);
     ob_pad(b, text, -COMMAND_W);
-    ob_add(b, line->lost ? " " PMON_LOST_MARK "\n" : "\n");
+    buf_puts(b, line->lost ? " " PMON_LOST_MARK "\n" : "\n");
 }
 
-void pmon_csv_header(const pmon_layout *l, outbuf *b, int with_units)
+void pmon_csv_header(const pmon_layout *l, gw_buf *b, int with_units)
 {
     lead_csv_header(b, l->date, l->time);
-    ob_add(b, "gpu, pid, type");
+    buf_puts(b, "gpu, pid, type");
     for (int k = 0; k < l->ncols; k++) {
-        ob_add(b, ", ");
-        ob_add(b, num_names[l->cols[k]]);
-        if (with_units) ob_addf(b, " [%s]", num_units[l->cols[k]]);
+        buf_puts(b, ", ");
+        buf_puts(b, num_names[l->cols[k]]);
+        if (with_units) buf_printf(b, " [%s]", num_units[l->cols[k]]);
     }
-    ob_add(b, ", user, container, command\n");
+    buf_puts(b, ", user, container, command\n");
 }
 
-void pmon_csv_row(const pmon_layout *l, outbuf *b, const pmon_line *line)
+void pmon_csv_row(const pmon_layout *l, gw_buf *b, const pmon_line *line)
 {
     const gpu_proc *p = line->proc;
     char text[300];
     lead_csv_row(b, l->date, l->time, line->t_us);
     if (line->lost) {
-        ob_addf(b, "%d", line->gpu);
-        for (int k = 0; k < l->ncols + 5; k++) ob_add(b, ", " FMT_LOST);
-        ob_add(b, "\n");
+        buf_printf(b, "%d", line->gpu);
+        for (int k = 0; k < l->ncols + 5; k++) buf_puts(b, ", " FMT_LOST);
+        buf_puts(b, "\n");
         return;
     }
-    if (p) ob_addf(b, "%d, %u, %s", line->gpu, p->pid, pmon_type(p->type));
-    else ob_addf(b, "%d, -, -", line->gpu);
+    if (p) buf_printf(b, "%d, %u, %s", line->gpu, p->pid, pmon_type(p->type));
+    else buf_printf(b, "%d, -, -", line->gpu);
     for (int k = 0; k < l->ncols; k++) {
         long long v;
-        if (num_value(p, l->cols[k], &v)) ob_addf(b, ", %lld", v); else ob_add(b, ", -");
+        if (num_value(p, l->cols[k], &v)) buf_printf(b, ", %lld", v); else buf_puts(b, ", -");
     }
-    ob_add(b, ", ");
-    ob_add(b, p && p->user[0] ? p->user : "-");
-    ob_add(b, ", ");
-    ob_add(b, p && p->container[0] ? p->container : "-");
-    ob_add(b, ", ");
+    buf_puts(b, ", ");
+    buf_puts(b, p && p->user[0] ? p->user : "-");
+    buf_puts(b, ", ");
+    buf_puts(b, p && p->container[0] ? p->container : "-");
+    buf_puts(b, ", ");
     if (p) pmon_command(text, sizeof text, p); else snprintf(text, sizeof text, "-");
-    ob_add(b, text);
-    ob_add(b, "\n");
+    buf_puts(b, text);
+    buf_puts(b, "\n");
 }
 
 static void add_text(cJSON *o, const char *key, const char *s)
@@ -166,7 +166,7 @@ static void add_text(cJSON *o, const char *key, const char *s)
     if (s && *s) cJSON_AddStringToObject(o, key, s); else cJSON_AddNullToObject(o, key);
 }
 
-void pmon_json_row(const pmon_layout *l, outbuf *b, const pmon_line *line)
+void pmon_json_row(const pmon_layout *l, gw_buf *b, const pmon_line *line)
 {
     const gpu_proc *p = line->proc;
     char text[300];
@@ -189,7 +189,7 @@ void pmon_json_row(const pmon_layout *l, outbuf *b, const pmon_line *line)
     add_text(o, "cmdline", p ? p->cmdline : NULL);
     cJSON_AddBoolToObject(o, "lost", line->lost != 0);
     char *out = cJSON_PrintUnformatted(o);
-    if (out) { ob_add(b, out); ob_add(b, "\n"); }
+    if (out) { buf_puts(b, out); buf_puts(b, "\n"); }
     cJSON_free(out);
     cJSON_Delete(o);
 }

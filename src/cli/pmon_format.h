@@ -27,11 +27,11 @@ typedef struct pmon_line {
     uint64_t t_us;
 } pmon_line;
 
-void pmon_plain_header(const pmon_layout *l, outbuf *b);
-void pmon_plain_row(const pmon_layout *l, outbuf *b, const pmon_line *line);
-void pmon_csv_header(const pmon_layout *l, outbuf *b, int with_units);
-void pmon_csv_row(const pmon_layout *l, outbuf *b, const pmon_line *line);
-void pmon_json_row(const pmon_layout *l, outbuf *b, const pmon_line *line);
+void pmon_plain_header(const pmon_layout *l, gw_buf *b);
+void pmon_plain_row(const pmon_layout *l, gw_buf *b, const pmon_line *line);
+void pmon_csv_header(const pmon_layout *l, gw_buf *b, int with_units);
+void pmon_csv_row(const pmon_layout *l, gw_buf *b, const pmon_line *line);
+void pmon_json_row(const pmon_layout *l, gw_buf *b, const pmon_line *line);
 
 /* "C", "G", "C+G", "M", "M+C" from the process type bits; "-" when none. */
 const char *pmon_type(unsigned type);

@@ -262,14 +262,14 @@ static void dmon_header_exact(void **state)
 {
     (void)state;
     dmon_layout l;
-    outbuf b = {0};
+    gw_buf b = {0};
     dmon_layout_init(&l, "puc", 0, 0);
     assert_int_equal(l.ncols, 11);
     dmon_plain_header(&l, &b);
     char want[256];
     snprintf(want, sizeof want, "%s%s", dmon_h1, dmon_h2);
-    assert_string_equal(b.p, want);
-    ob_free(&b);
+    assert_string_equal(b.data, want);
+    buf_release(&b);
 }
 
 static void dmon_groups_in_letter_order(void **state)
@@ -306,30 +306,30 @@ static void dmon_row_exact(void **state)
 {
     (void)state;
     dmon_layout l;
-    outbuf b = {0};
+    gw_buf b = {0};
     gpu_sample s;
     dmon_layout_init(&l, "puc", 0, 0);
     idle_h100(&s, 1000000);
     dmon_plain_row(&l, &b, 0, &s, NULL);
-    assert_string_equal(b.p, "    0     69     41     47      0      0      0      0      0      0   2619    345 \n");
-    ob_reset(&b);
+    assert_string_equal(b.data, "    0     69     41     47      0      0      0      0      0      0   2619    345 \n");
+    buf_clear(&b);
     /* GDDR board (RTX 4080): no memory temperature -> '-' */
     mset_del(&s.present, M_TEMP_MEMORY);
     sample_set(&s, M_CLOCK_MEM, 11251);
     dmon_plain_row(&l, &b, 0, &s, NULL);
-    assert_string_equal(b.p, "    0     69     41      -      0      0      0      0      0      0  11251    345 \n");
-    ob_reset(&b);
+    assert_string_equal(b.data, "    0     69     41      -      0      0      0      0      0      0  11251    345 \n");
+    buf_clear(&b);
     s.status = GPU_LOST;
     dmon_plain_row(&l, &b, 12, &s, NULL);
-    assert_string_equal(b.p, "   12      -      -      -      -      -      -      -      -      -      -      - " DMON_LOST_MARK "\n");
-    ob_free(&b);
+    assert_string_equal(b.data, "   12      -      -      -      -      -      -      -      -      -      -      - " DMON_LOST_MARK "\n");
+    buf_release(&b);
 }
 
 static void dmon_derived_violations(void **state)
 {
     (void)state;
     dmon_layout l;
-    outbuf b = {0};
+    gw_buf b = {0};
     gpu_sample a, c;
     dmon_layout_init(&l, "vt", 0, 0);
     memset(&a, 0, sizeof a);
@@ -342,25 +342,25 @@ static void dmon_derived_violations(void **state)
     sample_set(&c, M_VIOL_THERMAL, 10);     /* unchanged -> 0 */
     sample_set(&c, M_PCIE_RX, 123456);      /* KB/s -> 123 MB/s */
     dmon_plain_header(&l, &b);
-    assert_string_equal(b.p, "# gpu  pviol  tviol  rxpci  txpci \n# Idx      %   bool   MB/s   MB/s \n");
-    ob_reset(&b);
+    assert_string_equal(b.data, "# gpu  pviol  tviol  rxpci  txpci \n# Idx      %   bool   MB/s   MB/s \n");
+    buf_clear(&b);
     dmon_plain_row(&l, &b, 0, &a, NULL);    /* first row: no interval yet */
-    assert_string_equal(b.p, "    0      -      -      -      - \n");
-    ob_reset(&b);
+    assert_string_equal(b.data, "    0      -      -      -      - \n");
+    buf_clear(&b);
     dmon_plain_row(&l, &b, 0, &c, &a);
-    assert_string_equal(b.p, "    0     25      0    123      - \n");
-    ob_reset(&b);
+    assert_string_equal(b.data, "    0     25      0    123      - \n");
+    buf_clear(&b);
     sample_set(&c, M_VIOL_THERMAL, 11);
     dmon_plain_row(&l, &b, 0, &c, &a);
-    assert_string_equal(b.p, "    0     25      1    123      - \n");
-    ob_free(&b);
+    assert_string_equal(b.data, "    0     25      1    123      - \n");
+    buf_release(&b);
 }
 
 static void dmon_time_columns(void **state)
 {
     (void)state;
     dmon_layout l;
-    outbuf b = {0};
+    gw_buf b = {0};
     gpu_sample s;
     setenv("TZ", "UTC", 1);
     tzset();
@@ -368,40 +368,40 @@ static void dmon_time_columns(void **state)
     dmon_layout_init(&l, "p", 1, 1);
     dmon_plain_header(&l, &b);
     dmon_plain_row(&l, &b, 0, &s, NULL);
-    assert_string_equal(b.p, "#Date        Time         gpu    pwr  gtemp  mtemp \n"
+    assert_string_equal(b.data, "#Date        Time         gpu    pwr  gtemp  mtemp \n"
                              "#YYYYMMDD    HH:MM:SS     Idx      W      C      C \n"
                              " 20260816    09:22:34       0     69     41     47 \n");
-    ob_reset(&b);
+    buf_clear(&b);
     dmon_layout_init(&l, "p", 0, 1);
     dmon_plain_header(&l, &b);
     dmon_plain_row(&l, &b, 0, &s, NULL);
-    assert_string_equal(b.p, "#Time        gpu    pwr  gtemp  mtemp \n"
+    assert_string_equal(b.data, "#Time        gpu    pwr  gtemp  mtemp \n"
                              "#HH:MM:SS     Idx      W      C      C \n"
                              " 09:22:34       0     69     41     47 \n");
-    ob_free(&b);
+    buf_release(&b);
 }
 
 static void dmon_csv_and_json(void **state)
 {
     (void)state;
     dmon_layout l;
-    outbuf b = {0};
+    gw_buf b = {0};
     gpu_sample s;
     dmon_layout_init(&l, "p", 0, 0);
     idle_h100(&s, 1000000);
     mset_del(&s.present, M_TEMP_MEMORY);
     dmon_csv_header(&l, &b, 1);
     dmon_csv_row(&l, &b, 1, &s, NULL);
-    assert_string_equal(b.p, "gpu, pwr [W], gtemp [C], mtemp [C]\n1, 69, 41, -\n");
-    ob_reset(&b);
+    assert_string_equal(b.data, "gpu, pwr [W], gtemp [C], mtemp [C]\n1, 69, 41, -\n");
+    buf_clear(&b);
     dmon_json_row(&l, &b, 1, &s, NULL);
-    cJSON *o = cJSON_Parse(b.p);
+    cJSON *o = cJSON_Parse(b.data);
     assert_non_null(o);
     assert_true(cJSON_GetObjectItem(o, "pwr")->valuedouble == 69);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "mtemp")));
     assert_true(cJSON_IsFalse(cJSON_GetObjectItem(o, "lost")));
     cJSON_Delete(o);
-    ob_free(&b);
+    buf_release(&b);
 }
 
 /* ---- pmon ---- */
@@ -410,18 +410,18 @@ static void pmon_header_and_rows(void **state)
 {
     (void)state;
     pmon_layout l;
-    outbuf b = {0};
+    gw_buf b = {0};
     pmon_layout_init(&l, "u", 0, 0);
     pmon_plain_header(&l, &b);
     /* nvidia-smi's header up to ofa, then our user and container columns, then command */
     const char *nv1 = "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa";
     const char *nv2 = "# Idx           #    C/G      %      %      %      %      %      %";
-    assert_memory_equal(b.p, nv1, strlen(nv1));
-    char *second = strchr(b.p, '\n') + 1;
+    assert_memory_equal(b.data, nv1, strlen(nv1));
+    char *second = strchr(b.data, '\n') + 1;
     assert_memory_equal(second, nv2, strlen(nv2));
-    assert_non_null(strstr(b.p, "    user       container               command \n"));
+    assert_non_null(strstr(b.data, "    user       container               command \n"));
     assert_non_null(strstr(second, "    name       id                      name \n"));
-    ob_reset(&b);
+    buf_clear(&b);
 
     gpu_proc p;
     memset(&p, 0, sizeof p);
@@ -434,32 +434,32 @@ static void pmon_header_and_rows(void **state)
     pmon_line line = {.gpu = 0, .proc = &p};
     pmon_plain_row(&l, &b, &line);
     const char *nvrow = "    0      11345     C     99     10      -      -      -      -";
-    assert_memory_equal(b.p, nvrow, strlen(nvrow));
-    assert_string_equal(b.p + strlen(nvrow), "    alice      -                       gpu_burn       \n");
-    ob_reset(&b);
+    assert_memory_equal(b.data, nvrow, strlen(nvrow));
+    assert_string_equal(b.data + strlen(nvrow), "    alice      -                       gpu_burn       \n");
+    buf_clear(&b);
 
     line.proc = NULL;                      /* idle GPU */
     pmon_plain_row(&l, &b, &line);
     const char *idle = "    0          -     -      -      -      -      -      -      -";
-    assert_memory_equal(b.p, idle, strlen(idle));
-    ob_reset(&b);
+    assert_memory_equal(b.data, idle, strlen(idle));
+    buf_clear(&b);
 
     p.type = PROC_COMPUTE | PROC_GRAPHICS;
     snprintf(p.name, sizeof p.name, "plasma-keyboard-extra");
     snprintf(p.container, sizeof p.container, "docker 1a2b");
     line.proc = &p;
     pmon_plain_row(&l, &b, &line);
-    assert_non_null(strstr(b.p, "   C+G "));
-    assert_non_null(strstr(b.p, " docker_1a2b "));          /* no spaces inside a column */
-    assert_non_null(strstr(b.p, "    plasma-keyboard\n")); /* comm length: 15 */
-    ob_free(&b);
+    assert_non_null(strstr(b.data, "   C+G "));
+    assert_non_null(strstr(b.data, " docker_1a2b "));          /* no spaces inside a column */
+    assert_non_null(strstr(b.data, "    plasma-keyboard\n")); /* comm length: 15 */
+    buf_release(&b);
 }
 
 static void pmon_memory_columns(void **state)
 {
     (void)state;
     pmon_layout l;
-    outbuf b = {0};
+    gw_buf b = {0};
     gpu_proc p;
     memset(&p, 0, sizeof p);
     p.pid = 7;
@@ -469,17 +469,17 @@ static void pmon_memory_columns(void **state)
     pmon_layout_init(&l, "um", 0, 0);
     pmon_plain_header(&l, &b);
     const char *h = "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa     fb   ccpm";
-    assert_memory_equal(b.p, h, strlen(h));
-    ob_reset(&b);
+    assert_memory_equal(b.data, h, strlen(h));
+    buf_clear(&b);
     pmon_plain_row(&l, &b, &line);
     const char *r = "    1          7     C      -      -      -      -      -      -  15690      -    ";
-    assert_memory_equal(b.p, r, strlen(r));
-    ob_reset(&b);
+    assert_memory_equal(b.data, r, strlen(r));
+    buf_clear(&b);
     pmon_layout_init(&l, "m", 0, 0);                /* memory only */
     pmon_plain_row(&l, &b, &line);
     const char *m = "    1          7     C  15690      -    ";
-    assert_memory_equal(b.p, m, strlen(m));
-    ob_free(&b);
+    assert_memory_equal(b.data, m, strlen(m));
+    buf_release(&b);
 }
 
 static void pmon_type_names(void **state)

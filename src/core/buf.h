@@ -1,4 +1,4 @@
-/* buf.h - a growable byte buffer, reused between requests to build pages without reallocating. */
+/* buf.h - a growable byte buffer, reused between uses so pages and output lines need no new allocations. */
 #ifndef GPUWATCH_BUF_H
 #define GPUWATCH_BUF_H
 

@@ -1,4 +1,4 @@
-/* buf.c - growable byte buffer (see buf.h). */
+/* buf.c - a growable byte buffer (see buf.h), shared by the exporter, the JSON API and the CLI printers. */
 #include "buf.h"
 #include <stdarg.h>
 #include <stdio.h>
