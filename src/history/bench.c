@@ -39,7 +39,7 @@ static void fill_rollups(store *st, int gpus, int64_t day0)
     rmin *r = malloc(360 * sizeof *r);
     hsynth_gpu sg;
     hsynth_init(&sg, 0);
-    hbuf b = {0};
+    gw_buf b = {0};
     sqlite3_stmt *ins = NULL;
     sqlite3_prepare_v2(store_db(st), "INSERT OR REPLACE INTO rollups VALUES(?,?,?,?,?,?)", -1, &ins, NULL);
     for (int g = 0; g < gpus; g++)
@@ -53,20 +53,20 @@ static void fill_rollups(store *st, int gpus, int64_t day0)
                     double v = s.v[m];
                     r[i] = (rmin){day0 + (int64_t)(w * 360 + i) * MINUTE_US, 60, v - 1, v + 1, v * 60, v};
                 }
-                hb_reset(&b);
+                buf_clear(&b);
                 rollup_encode(&b, r, 360);
                 sqlite3_bind_int(ins, 1, g);
                 sqlite3_bind_int(ins, 2, dbid);
                 sqlite3_bind_int64(ins, 3, r[0].t);
                 sqlite3_bind_int64(ins, 4, r[359].t);
                 sqlite3_bind_int64(ins, 5, 360);
-                sqlite3_bind_blob(ins, 6, b.p, (int)b.len, SQLITE_STATIC);
+                sqlite3_bind_blob(ins, 6, b.data, (int)b.len, SQLITE_STATIC);
                 sqlite3_step(ins);
                 sqlite3_reset(ins);
             }
         }
     sqlite3_finalize(ins);
-    hb_free(&b);
+    buf_release(&b);
     free(r);
     store_exec(st, "COMMIT");
 }

@@ -1,48 +1,17 @@
-/* bitio.c - byte buffer, varints and bit-level writer/reader used by the chunk codec. */
+/* bitio.c - varints (on the core byte buffer) and bit-level writer/reader used by the chunk codec. */
 #include "history/bitio.h"
 #include <stdlib.h>
 #include <string.h>
 
-void hb_free(hbuf *b)
+void hb_put_byte(gw_buf *b, uint8_t v)
 {
-    free(b->p);
-    memset(b, 0, sizeof *b);
+    if (b->len + 1 < b->cap || buf_reserve(b, 1) == 0) {   /* room for the byte and the NUL */
+        b->data[b->len++] = (char)v;
+        b->data[b->len] = 0;
+    }
 }
 
-void hb_reset(hbuf *b) { b->len = 0; b->oom = 0; }
-
-static int hb_reserve(hbuf *b, size_t extra)
-{
-    if (b->oom)
-        return -1;
-    if (b->len + extra <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->len + extra)
-        cap *= 2;
-    uint8_t *p = realloc(b->p, cap);
-    if (!p) { b->oom = 1; return -1; }
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
-void hb_put(hbuf *b, const void *src, size_t n)
-{
-    if (n == 0 || hb_reserve(b, n) != 0)
-        return;
-    memcpy(b->p + b->len, src, n);
-    b->len += n;
-}
-
-void hb_put_byte(hbuf *b, uint8_t v)
-{
-    if (b->len < b->cap) { b->p[b->len++] = v; return; }
-    if (hb_reserve(b, 1) == 0)
-        b->p[b->len++] = v;
-}
-
-void hb_put_varint(hbuf *b, uint64_t v)
+void hb_put_varint(gw_buf *b, uint64_t v)
 {
     uint8_t tmp[10];
     int n = 0;
@@ -52,15 +21,15 @@ void hb_put_varint(hbuf *b, uint64_t v)
         if (v) tmp[n] |= 0x80;
         n++;
     } while (v);
-    hb_put(b, tmp, (size_t)n);
+    buf_append(b, (const char *)tmp, (size_t)n);
 }
 
-void hb_put_u64(hbuf *b, uint64_t v)
+void hb_put_u64(gw_buf *b, uint64_t v)
 {
     uint8_t tmp[8];
     for (int i = 0; i < 8; i++)
         tmp[i] = (uint8_t)(v >> (8 * i));
-    hb_put(b, tmp, 8);
+    buf_append(b, (const char *)tmp, 8);
 }
 
 uint8_t hrd_byte(hrd *r)
@@ -90,7 +59,7 @@ uint64_t hrd_u64(hrd *r)
     return v;
 }
 
-void hbw_init(hbit_writer *w, hbuf *out)
+void hbw_init(hbit_writer *w, gw_buf *out)
 {
     w->out = out;
     w->acc = 0;

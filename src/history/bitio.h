@@ -1,22 +1,16 @@
-/* bitio.h - growable byte buffer, LEB128 varints and an MSB-first bit writer/reader for the codec. */
+/* bitio.h - LEB128 varints and an MSB-first bit writer/reader for the codec. */
 #ifndef GPUWATCH_BITIO_H
 #define GPUWATCH_BITIO_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core/buf.h"
 
-typedef struct hbuf {
-    uint8_t *p;
-    size_t len, cap;
-    int oom;                 /* set when an allocation failed; the content is then incomplete */
-} hbuf;
-
-void hb_free(hbuf *b);
-void hb_reset(hbuf *b);
-void hb_put(hbuf *b, const void *src, size_t n);
-void hb_put_byte(hbuf *b, uint8_t v);
-void hb_put_varint(hbuf *b, uint64_t v);
-void hb_put_u64(hbuf *b, uint64_t v);  /* little endian, 8 bytes */
+/* The byte buffer is the core one (src/core/buf.h): buf_release/buf_clear/buf_append.
+   These put codec values on top of it. */
+void hb_put_byte(gw_buf *b, uint8_t v);
+void hb_put_varint(gw_buf *b, uint64_t v);
+void hb_put_u64(gw_buf *b, uint64_t v);  /* little endian, 8 bytes */
 
 /* Reading side: a cursor over a byte range; any read past the end sets bad. */
 typedef struct hrd {
@@ -29,14 +23,14 @@ uint8_t hrd_byte(hrd *r);
 uint64_t hrd_varint(hrd *r);
 uint64_t hrd_u64(hrd *r);
 
-/* Bits, most significant first, appended to a hbuf (whole bytes are flushed as they fill). */
+/* Bits, most significant first, appended to a gw_buf (whole bytes are flushed as they fill). */
 typedef struct hbit_writer {
-    hbuf *out;
+    gw_buf *out;
     uint64_t acc;            /* pending bits, right aligned */
     int nacc;                /* how many (< 8 after each call) */
 } hbit_writer;
 
-void hbw_init(hbit_writer *w, hbuf *out);
+void hbw_init(hbit_writer *w, gw_buf *out);
 void hbw_put(hbit_writer *w, uint64_t v, int nbits);   /* nbits 0..64 */
 void hbw_flush(hbit_writer *w);                         /* pads the last byte with zeros */
 

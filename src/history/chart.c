@@ -54,9 +54,9 @@ static void line(canvas *c, int x0, int y0, int x1, int y1, int series)
     }
 }
 
-static void put_str(hbuf *b, const char *s) { hb_put(b, s, strlen(s)); }
+static void put_str(gw_buf *b, const char *s) { buf_puts(b, s); }
 
-static void put_cell(hbuf *b, const canvas *c, int cx, int cy, const chart_opts *o)
+static void put_cell(gw_buf *b, const canvas *c, int cx, int cy, const chart_opts *o)
 {
     int own = c->owner[cy * c->w + cx];
     if (own < 0) { hb_put_byte(b, ' '); return; }
@@ -65,7 +65,7 @@ static void put_cell(hbuf *b, const canvas *c, int cx, int cy, const chart_opts 
     if (c->utf8) {
         unsigned bits = c->bits[cy * c->w + cx];
         uint8_t u[3] = {0xE2, (uint8_t)(0xA0 | (bits >> 6)), (uint8_t)(0x80 | (bits & 0x3F))};
-        hb_put(b, u, 3);
+        buf_append(b, (const char *)u, 3);
     } else {
         hb_put_byte(b, (uint8_t)ascii_marks[own % 8]);
     }
@@ -111,7 +111,7 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
         }
     }
 
-    hbuf b = {0};
+    gw_buf b = {0};
     char tmp[128];
     snprintf(tmp, sizeof tmp, "%s%s%s%s\n", o->title ? o->title : "", o->unit ? " (" : "", o->unit ? o->unit : "",
              o->unit ? ")" : "");
@@ -162,6 +162,6 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
     hb_put_byte(&b, 0);
     free(c.bits);
     free(c.owner);
-    if (b.oom) { hb_free(&b); return NULL; }
-    return (char *)b.p;
+    if (b.oom) { buf_release(&b); return NULL; }
+    return b.data;
 }

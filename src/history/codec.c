@@ -116,7 +116,7 @@ static rice_choice choose_rice(const uint64_t *zz, size_t m)
     return best;
 }
 
-static void int_series_put(hbuf *out, const int64_t *x, size_t m)
+static void int_series_put(gw_buf *out, const int64_t *x, size_t m)
 {
     hb_put_varint(out, zigzag(x[0]));
     if (m < 2)
@@ -180,7 +180,7 @@ static int int_series_get(hrd *in, int64_t *x, size_t m)
 
 /* ---------- timestamps ---------- */
 
-void codec_put_times(hbuf *out, const int64_t *t, size_t n)
+void codec_put_times(gw_buf *out, const int64_t *t, size_t n)
 {
     hb_put_varint(out, n);
     if (n)
@@ -245,7 +245,7 @@ static int find_decimals(const double *v, size_t m)
     return -1;
 }
 
-static void xor_put(hbuf *out, const double *v, size_t m)
+static void xor_put(gw_buf *out, const double *v, size_t m)
 {
     uint64_t prev = dbits(v[0]);
     hb_put_u64(out, prev);
@@ -299,7 +299,7 @@ static int xor_get(hrd *in, double *v, size_t m)
 }
 
 /* Presence: 0 = every slot, else 1 + alternating run lengths (present first). */
-static void presence_put(hbuf *out, const uint8_t *present, size_t n)
+static void presence_put(gw_buf *out, const uint8_t *present, size_t n)
 {
     size_t runs = 0;
     for (size_t i = 0; present && i < n; i++)
@@ -340,7 +340,7 @@ static int presence_get(hrd *in, uint8_t *present, size_t n, size_t *count)
     return in->bad ? -1 : 0;
 }
 
-void codec_put_column(hbuf *out, const double *v, const uint8_t *present, size_t n)
+void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size_t n)
 {
     double *vals = malloc((n ? n : 1) * sizeof *vals);
     if (!vals) { out->oom = 1; return; }
@@ -371,7 +371,7 @@ void codec_put_column(hbuf *out, const double *v, const uint8_t *present, size_t
     free(vals);
 }
 
-void codec_put_const_run(hbuf *out, double v, size_t from, size_t end, size_t n)
+void codec_put_const_run(gw_buf *out, double v, size_t from, size_t end, size_t n)
 {
     hb_put_byte(out, COL_CONST);
     if (from == 0 && end == n) {

@@ -14,7 +14,7 @@
 enum { COL_CONST = 0, COL_INT = 1, COL_XOR = 2, COL_EMPTY = 3 };
 
 /* Appends a timestamp column of n values (any int64, usually microseconds). */
-void codec_put_times(hbuf *out, const int64_t *t, size_t n);
+void codec_put_times(gw_buf *out, const int64_t *t, size_t n);
 /* Reads one; *n gets the count (at most max). Returns 0, or -1 on a corrupt or too long column. */
 int codec_get_times(hrd *in, int64_t *t, size_t max, size_t *n);
 /* The count stored in a timestamp column, without decoding it (the cursor is not moved). */
@@ -22,9 +22,9 @@ size_t codec_peek_count(const hrd *in);
 
 /* Appends a value column for n slots; present[i] != 0 marks a value (NULL: all present).
  * Absent slots cost nothing but their share of a run length. Values round-trip bit for bit. */
-void codec_put_column(hbuf *out, const double *v, const uint8_t *present, size_t n);
+void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size_t n);
 /* The same as codec_put_column for a column whose only values are v in slots [from, end). */
-void codec_put_const_run(hbuf *out, double v, size_t from, size_t end, size_t n);
+void codec_put_const_run(gw_buf *out, double v, size_t from, size_t end, size_t n);
 /* Reads a column of exactly n slots into v[] and present[] (present may be NULL when the caller
  * only wants values; absent slots are then left untouched). Returns 0, or -1 when corrupt. */
 int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n);

@@ -60,7 +60,7 @@ typedef struct pend {
     int64_t t_start, t_end, n;
     int ncols;
     metric_id *ids;                 /* PEND_GROUP: metric of each blob after the timeline */
-    hbuf *blobs;                  /* PEND_GROUP: timeline + ncols columns; PEND_PROC: one blob */
+    gw_buf *blobs;                  /* PEND_GROUP: timeline + ncols columns; PEND_PROC: one blob */
     char kind_s[32], detail[224];   /* PEND_EVENT */
     gpu_proc proc;                  /* PEND_PROC_META */
     gpu_info info;                  /* PEND_GPU */

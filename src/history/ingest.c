@@ -15,7 +15,7 @@ void hist_pend_free(pend *p)
 {
     if (!p) return;
     for (int i = 0; p->blobs && i < p->ncols + 1; i++)
-        hb_free(&p->blobs[i]);
+        buf_release(&p->blobs[i]);
     free(p->blobs);
     free(p->ids);
     free(p);
@@ -68,7 +68,7 @@ pend *hist_encode_group(history *h, int g, int final)
     for (int m = M_STR_END; m < M_COUNT; m++) {
         hcol *c = &grp->col[m];
         if (c->state == HCOL_NONE || (c->state == HCOL_ARRAY && !memchr(c->pres, 1, grp->n))) continue;
-        hbuf *b = &p->blobs[1 + p->ncols];
+        gw_buf *b = &p->blobs[1 + p->ncols];
         if (c->state == HCOL_CONST) codec_put_const_run(b, c->cval, c->from, c->end, grp->n);
         else codec_put_column(b, c->v, c->pres, grp->n);
         p->ids[p->ncols++] = (metric_id)m;

@@ -44,7 +44,7 @@ size_t rollup_merge(const rmin *a, size_t na, const rmin *b, size_t nb, rmin *ou
     return m;
 }
 
-void rollup_encode(hbuf *out, const rmin *r, size_t n)
+void rollup_encode(gw_buf *out, const rmin *r, size_t n)
 {
     int64_t *t = malloc((n ? n : 1) * sizeof *t);
     double *col = malloc((n ? n : 1) * sizeof *col);

@@ -16,7 +16,7 @@ size_t rollup_minutes(const int64_t *t, const double *v, const uint8_t *present,
 /* Merges b into a (both sorted by minute; equal minutes combine, b's last wins). out holds na+nb. */
 size_t rollup_merge(const rmin *a, size_t na, const rmin *b, size_t nb, rmin *out);
 
-void rollup_encode(hbuf *out, const rmin *r, size_t n);
+void rollup_encode(gw_buf *out, const rmin *r, size_t n);
 /* Decodes into a malloc'd array (*out, *n). Returns 0, or -1 when corrupt. */
 int rollup_decode(const uint8_t *p, size_t len, rmin **out, size_t *n);
 

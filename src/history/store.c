@@ -151,7 +151,7 @@ static int step_done(sqlite3_stmt *st)
 }
 
 static int put_series(store *s, sqlite3_stmt **cache, const char *sql, int gpu, int64_t key,
-                      int64_t t_start, int64_t t_end, int64_t n, const hbuf *blob)
+                      int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob)
 {
     if (!*cache && sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, cache, NULL) != SQLITE_OK)
         return sqlite3_errcode(s->db);
@@ -161,12 +161,12 @@ static int put_series(store *s, sqlite3_stmt **cache, const char *sql, int gpu, 
     sqlite3_bind_int64(st, 3, t_start);
     sqlite3_bind_int64(st, 4, t_end);
     sqlite3_bind_int64(st, 5, n);
-    sqlite3_bind_blob(st, 6, blob->p, (int)blob->len, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 6, blob->data, (int)blob->len, SQLITE_STATIC);
     return step_done(st);
 }
 
 int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int64_t t_end, int64_t n,
-                    const hbuf *blob)
+                    const gw_buf *blob)
 {
     if (final)
         return put_series(s, &s->put_chunk,
@@ -177,7 +177,7 @@ int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int
                       gpu, dbid, t_start, t_end, n, blob);
 }
 
-int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const hbuf *blob)
+int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob)
 {
     return put_series(s, &s->put_proc_chunk,
                       "INSERT INTO proc_chunks(gpu, pid, t_start, t_end, n, blob) VALUES(?,?,?,?,?,?)"
@@ -250,7 +250,7 @@ static int merge_rollups(store *s, int gpu, int dbid, const rmin *recs, size_t n
     int rc = run_stmt(s, "SELECT blob FROM rollups WHERE gpu=? AND metric=? AND t_start=?", &get);
     if (rc == SQLITE_OK)
         rc = run_stmt(s, "INSERT OR REPLACE INTO rollups VALUES(?,?,?,?,?,?)", &put);
-    hbuf blob = {0};
+    gw_buf blob = {0};
     for (size_t i = 0; i < n && rc == SQLITE_OK;) {
         int64_t w = recs[i].t - (((recs[i].t % ROLLUP_SPAN_US) + ROLLUP_SPAN_US) % ROLLUP_SPAN_US);
         size_t j = i;
@@ -270,14 +270,14 @@ static int merge_rollups(store *s, int gpu, int dbid, const rmin *recs, size_t n
         merged = malloc((nold + (j - i)) * sizeof *merged);
         if (rc == SQLITE_OK && merged) {
             size_t m = rollup_merge(old, nold, recs + i, j - i, merged);
-            hb_reset(&blob);
+            buf_clear(&blob);
             rollup_encode(&blob, merged, m);
             sqlite3_bind_int(put, 1, gpu);
             sqlite3_bind_int(put, 2, dbid);
             sqlite3_bind_int64(put, 3, w);
             sqlite3_bind_int64(put, 4, merged[m - 1].t);
             sqlite3_bind_int64(put, 5, (int64_t)m);
-            sqlite3_bind_blob(put, 6, blob.p, (int)blob.len, SQLITE_STATIC);
+            sqlite3_bind_blob(put, 6, blob.data, (int)blob.len, SQLITE_STATIC);
             rc = blob.oom ? SQLITE_NOMEM : step_done(put);
         } else if (!merged) {
             rc = SQLITE_NOMEM;
@@ -286,7 +286,7 @@ static int merge_rollups(store *s, int gpu, int dbid, const rmin *recs, size_t n
         free(merged);
         i = j;
     }
-    hb_free(&blob);
+    buf_release(&blob);
     sqlite3_finalize(get);
     sqlite3_finalize(put);
     return rc;

@@ -28,8 +28,8 @@ int store_metric_of(store *s, int dbid);
 
 /* final: a sealed chunk (table chunks); else a checkpoint of an open one (table open_chunks). */
 int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int64_t t_end, int64_t n,
-                    const hbuf *blob);
-int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const hbuf *blob);
+                    const gw_buf *blob);
+int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob);
 int store_put_proc(store *s, int gpu, const gpu_proc *p, int64_t t_us);
 int store_put_gpu(store *s, const gpu_info *info, int64_t t_us);
 int store_put_event(store *s, int64_t t_us, int gpu, const char *kind, const char *detail);

@@ -22,12 +22,12 @@ static double uniform(void) { return (double)(next_rand() >> 11) / 9007199254740
 /* Encodes then decodes a column and checks every present value bit for bit. Returns the size. */
 static size_t roundtrip(const double *v, const uint8_t *pres, size_t n)
 {
-    hbuf b = {0};
+    gw_buf b = {0};
     codec_put_column(&b, v, pres, n);
     assert_false(b.oom);
     double *out = calloc(n + 1, sizeof *out);
     uint8_t *op = calloc(n + 1, 1);
-    hrd rd = {b.p, b.len, 0, 0};
+    hrd rd = {(const uint8_t *)b.data, b.len, 0, 0};
     assert_int_equal(codec_get_column(&rd, out, op, n), 0);
     assert_int_equal(rd.pos, b.len);
     for (size_t i = 0; i < n; i++) {
@@ -37,7 +37,7 @@ static size_t roundtrip(const double *v, const uint8_t *pres, size_t n)
     size_t len = b.len;
     free(out);
     free(op);
-    hb_free(&b);
+    buf_release(&b);
     return len;
 }
 
@@ -124,10 +124,10 @@ static void test_times(void **state)
     int64_t t[3600], out[3600];
     int64_t base = 1764680000000000ll;
     for (int i = 0; i < 3600; i++) t[i] = base + (int64_t)i * 1000000;
-    hbuf b = {0};
+    gw_buf b = {0};
     codec_put_times(&b, t, 3600);
     assert_true(b.len < 32);   /* regular 1 Hz: runs of zero delta-of-deltas */
-    hrd rd = {b.p, b.len, 0, 0};
+    hrd rd = {(const uint8_t *)b.data, b.len, 0, 0};
     size_t n = 0;
     assert_int_equal(codec_peek_count(&rd), 3600);
     assert_int_equal(codec_get_times(&rd, out, 3600, &n), 0);
@@ -137,15 +137,15 @@ static void test_times(void **state)
     for (int i = 0; i < 3600; i++) t[i] = base + (int64_t)i * 1000000 + (int64_t)(next_rand() % 3000);
     t[100] += 3600000000ll;
     t[200] = t[199] - 5;
-    hb_reset(&b);
+    buf_clear(&b);
     codec_put_times(&b, t, 3600);
-    rd = (hrd){b.p, b.len, 0, 0};
+    rd = (hrd){(const uint8_t *)b.data, b.len, 0, 0};
     assert_int_equal(codec_get_times(&rd, out, 3600, &n), 0);
     assert_memory_equal(t, out, sizeof t);
     /* too many for the caller's array: refused */
-    rd = (hrd){b.p, b.len, 0, 0};
+    rd = (hrd){(const uint8_t *)b.data, b.len, 0, 0};
     assert_int_equal(codec_get_times(&rd, out, 10, &n), -1);
-    hb_free(&b);
+    buf_release(&b);
 }
 
 static void test_corrupt(void **state)
@@ -153,11 +153,11 @@ static void test_corrupt(void **state)
     (void)state;
     double v[200];
     for (int i = 0; i < 200; i++) v[i] = uniform();
-    hbuf b = {0};
+    gw_buf b = {0};
     codec_put_column(&b, v, NULL, 200);
     double out[200];
     for (size_t cut = 0; cut < b.len; cut += 7) {
-        hrd rd = {b.p, cut, 0, 0};
+        hrd rd = {(const uint8_t *)b.data, cut, 0, 0};
         assert_int_equal(codec_get_column(&rd, out, NULL, 200), -1);
     }
     for (int i = 0; i < 200; i++) {   /* random bytes never crash */
@@ -166,7 +166,7 @@ static void test_corrupt(void **state)
         hrd rd = {junk, sizeof junk, 0, 0};
         codec_get_column(&rd, out, NULL, 200);
     }
-    hb_free(&b);
+    buf_release(&b);
 }
 
 int main(void)
