@@ -44,7 +44,7 @@ static void print_procs(FILE *f, top_model *m)
     for (int i = 0; i < n; i++) {
         proc_cells(&m->procs[order[i]], now_s, cells);
         for (int c = 0; c < PC_COUNT; c++)
-            fprintf(f, proc_col_right((proc_col)c) ? "%*s " : "%-*s ", proc_col_width[c], cells[c]);
+            fprintf(f, proc_col_right((proc_col)c) ? "%*.*s " : "%-*.*s ", proc_col_width[c], proc_col_width[c] ? proc_col_width[c] : (int)sizeof cells[c], cells[c]);
         fputc('\n', f);
     }
     if (n == 0) fprintf(f, "no processes on the GPUs\n");
