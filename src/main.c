@@ -1,30 +1,34 @@
-/* main.c - gpuwatch's entry point: global options (--sim), then one subcommand. */
+/* main.c - gpuwatch's entry point: global options (--sim), then one subcommand. The
+ * nvidia-smi style commands are built in; the others run from a module loaded on demand
+ * (src/module_loader.c), so that the quick commands load no library they do not use. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <limits.h>
 #include "cli/commands.h"
+#include "module_loader.h"
 #include "sampler.h"
 
 typedef struct {
     const char *name;
-    int (*run)(int argc, char **argv);
+    int (*run)(int argc, char **argv);   /* built in, or NULL: */
+    const char *module;                  /* the module that holds the command */
     const char *summary;
 } command;
 
 static const command commands[] = {
-    {"list", cmd_list, "one line per GPU, as nvidia-smi -L"},
-    {"query", cmd_query, "a snapshot of chosen metrics (table, csv, json); --processes for apps"},
-    {"dmon", cmd_dmon, "device monitoring stream, as nvidia-smi dmon"},
-    {"pmon", cmd_pmon, "process monitoring stream, as nvidia-smi pmon"},
-    {"top", cmd_top, "live terminal UI"},
-    {"agent", cmd_agent, "sampling agent: Prometheus /metrics, JSON API, history, alerts"},
-    {"history", cmd_history, "range queries on the recorded history"},
-    {"events", cmd_events, "recorded events (XID, GPU lost, throttling, alerts)"},
-    {"rules", cmd_rules, "check or unit-test alert rule files"},
-    {"config", cmd_config, "check a configuration file"},
-    {"version", cmd_version, "gpuwatch, NVML, driver and CUDA versions"},
+    {"list", cmd_list, NULL, "one line per GPU, as nvidia-smi -L"},
+    {"query", cmd_query, NULL, "a snapshot of chosen metrics (table, csv, json); --processes for apps"},
+    {"dmon", cmd_dmon, NULL, "device monitoring stream, as nvidia-smi dmon"},
+    {"pmon", cmd_pmon, NULL, "process monitoring stream, as nvidia-smi pmon"},
+    {"top", NULL, "top", "live terminal UI"},
+    {"agent", NULL, "agent", "sampling agent: Prometheus /metrics, JSON API, history, alerts"},
+    {"history", NULL, "history", "range queries on the recorded history"},
+    {"events", NULL, "history", "recorded events (XID, GPU lost, throttling, alerts)"},
+    {"rules", NULL, "rules", "check or unit-test alert rule files"},
+    {"config", NULL, "agent", "check a configuration file"},
+    {"version", cmd_version, NULL, "gpuwatch, NVML, driver and CUDA versions"},
 };
 
 static void usage(FILE *f)
@@ -96,7 +100,8 @@ int main(int argc, char **argv)
     if (i >= argc) { usage(stderr); return GW_EXIT_USAGE; }
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
         if (strcmp(argv[i], commands[c].name) == 0)
-            return commands[c].run(argc - i, argv + i);
+            return commands[c].run ? commands[c].run(argc - i, argv + i)
+                                   : module_run(commands[c].module, commands[c].name, argc - i, argv + i);
     if (strcmp(argv[i], "help") == 0) { usage(stdout); return 0; }
     fprintf(stderr, "gpuwatch: unknown command '%s'\n", argv[i]);
     usage(stderr);

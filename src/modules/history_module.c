@@ -1,0 +1,9 @@
+/* history_module.c - the history module: `history` and `events` (SQLite). */
+#include "modules/module_api.h"
+#include "cli/commands.h"
+
+const gw_module_command gw_module_commands[] = {
+    {"history", cmd_history},
+    {"events", cmd_events},
+    {0, 0},
+};

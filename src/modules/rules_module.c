@@ -1,0 +1,8 @@
+/* rules_module.c - the rules module: `rules check` and `rules test` (the alert rule engine). */
+#include "modules/module_api.h"
+#include "cli/commands.h"
+
+const gw_module_command gw_module_commands[] = {
+    {"rules", cmd_rules},
+    {0, 0},
+};

@@ -1,0 +1,8 @@
+/* top_module.c - the live terminal UI module: `top` (ncurses). */
+#include "modules/module_api.h"
+#include "cli/commands.h"
+
+const gw_module_command gw_module_commands[] = {
+    {"top", cmd_top},
+    {0, 0},
+};
