@@ -42,21 +42,11 @@ static void usage(FILE *f)
                "  -h, --help      this help; COMMAND --help for a command's options\n");
 }
 
-/* Directory holding this executable (for finding gpusim and scenarios in a build tree). */
-static void exe_dir(char *out, size_t n)
-{
-    ssize_t len = readlink("/proc/self/exe", out, n - 1);
-    if (len <= 0) { snprintf(out, n, "."); return; }
-    out[len] = 0;
-    char *slash = strrchr(out, '/');
-    if (slash) *slash = 0;
-}
-
 /* Points the NVML backend at gpusim with the given scenario (a name or a path). */
 static int use_simulator(const char *scenario)
 {
     char dir[PATH_MAX], lib[PATH_MAX + 64], path[PATH_MAX + 64];
-    exe_dir(dir, sizeof dir);
+    program_dir(dir, sizeof dir);
     snprintf(lib, sizeof lib, "%s/gpusim/libnvidia-ml.so.1", dir);
     if (access(lib, R_OK) != 0)
         snprintf(lib, sizeof lib, "%s/gpusim/libnvidia-ml.so.1", GW_BUILD_DIR);

@@ -20,7 +20,7 @@
 #define GW_MODULE_DIR "/usr/local/lib/gpuwatch"
 #endif
 
-static void program_dir(char *out, size_t n)
+void program_dir(char *out, size_t n)
 {
     ssize_t len = readlink("/proc/self/exe", out, n - 1);
     if (len <= 0) { snprintf(out, n, "."); return; }

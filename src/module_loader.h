@@ -6,4 +6,7 @@
  * command with argc/argv. A module that cannot be loaded is one clear line and exit status 3. */
 int module_run(const char *module, const char *command, int argc, char **argv);
 
+/* The directory holding the gpuwatch program ("." when unknown). */
+void program_dir(char *out, size_t n);
+
 #endif

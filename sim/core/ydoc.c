@@ -115,17 +115,21 @@ static void join_keys(const char *const *allowed, char *out, size_t n)
 
 int ymap_check(ydoc *d, const yaml_node_t *n, const char *what, const char *const *allowed)
 {
-    char list[512];
-    join_keys(allowed, list, sizeof list);
-    if (!yis_map(n))
+    char list[512];   /* the allowed keys, joined only for an error message */
+    if (!yis_map(n)) {
+        join_keys(allowed, list, sizeof list);
         return yerr(d, n, "expected a mapping for %s (keys: %s)", what, list);
+    }
     for (int i = 0; i < ymap_len(n); i++) {
         yaml_node_t *kn = ymap_key(d, n, i);
         const char *k = yscalar(kn);
         if (!k) return yerr(d, kn, "expected a plain key in %s", what);
         int found = 0;
         for (int j = 0; allowed[j] && !found; j++) found = strcmp(allowed[j], k) == 0;
-        if (!found) return yerr(d, kn, "unknown key '%s' in %s (expected one of: %s)", k, what, list);
+        if (!found) {
+            join_keys(allowed, list, sizeof list);
+            return yerr(d, kn, "unknown key '%s' in %s (expected one of: %s)", k, what, list);
+        }
         for (int j = 0; j < i; j++)
             if (strcmp(yscalar(ymap_key(d, n, j)) ? yscalar(ymap_key(d, n, j)) : "", k) == 0)
                 return yerr(d, kn, "duplicate key '%s' in %s", k, what);
