@@ -2,6 +2,8 @@
 #ifndef GPUWATCH_MODULE_LOADER_H
 #define GPUWATCH_MODULE_LOADER_H
 
+#include <stddef.h>
+
 /* Runs the command `command` of module `module` (e.g. "agent"): loads the module and calls the
  * command with argc/argv. A module that cannot be loaded is one clear line and exit status 3. */
 int module_run(const char *module, const char *command, int argc, char **argv);
