@@ -5,7 +5,7 @@
 #include "rules.h"
 #include "series_notation.h"
 #include "synth_source.h"
-#include "ydoc.h"
+#include "rdoc.h"
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -33,24 +33,24 @@ static char *describe(char **ln, char **lv, int nl, char **an, char **av, int na
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static char **expected_alerts(ydoc *d, const alert_check *c, int *n)
+static char **expected_alerts(rdoc *d, const alert_check *c, int *n)
 {
     int count = 0;
-    yaml_node_item_t *it = c->exp ? ydoc_items(d, c->exp, "exp_alerts", &count) : NULL;
+    yaml_node_item_t *it = c->exp ? rdoc_items(d, c->exp, "exp_alerts", &count) : NULL;
     char **out = calloc((size_t)count + 1, sizeof *out);
     if (!out)
         abort();
     for (int i = 0; it && i < count; i++) {
-        yaml_node_t *e = ydoc_node(d, it[i]);
+        yaml_node_t *e = rdoc_node(d, it[i]);
         static const char *const keys[] = {"exp_labels", "exp_annotations", NULL};
-        ydoc_check_map(d, e, "exp_alerts item", keys);
+        rdoc_check_map(d, e, "exp_alerts item", keys);
         labels l = {0}, a = {0};
         for (int part = 0; part < 2; part++) {
-            yaml_node_t *m = ydoc_get(d, e, part ? "exp_annotations" : "exp_labels");
-            if (m && ydoc_check_map(d, m, part ? "exp_annotations" : "exp_labels", NULL) == 0)
+            yaml_node_t *m = rdoc_get(d, e, part ? "exp_annotations" : "exp_labels");
+            if (m && rdoc_check_map(d, m, part ? "exp_annotations" : "exp_labels", NULL) == 0)
                 for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-                    const char *k = ydoc_scalar(d, ydoc_node(d, p->key), "label name");
-                    const char *v = ydoc_scalar(d, ydoc_node(d, p->value), "label value");
+                    const char *k = rdoc_scalar(d, rdoc_node(d, p->key), "label name");
+                    const char *v = rdoc_scalar(d, rdoc_node(d, p->value), "label value");
                     if (k && v) labels_set(part ? &a : &l, k, v);
                 }
         }
@@ -91,7 +91,7 @@ static void free_strs(char **s, int n)
     free(s);
 }
 
-static int check(ydoc *d, alert_engine *e, const alert_check *c, const char *testname, FILE *out)
+static int check(rdoc *d, alert_engine *e, const alert_check *c, const char *testname, FILE *out)
 {
     int ne = 0, ng = 0;
     char **exp = expected_alerts(d, c, &ne);
@@ -113,50 +113,50 @@ static int check(ydoc *d, alert_engine *e, const alert_check *c, const char *tes
 }
 
 /* One input_series item into the synthetic source. */
-static void add_series(ydoc *d, yaml_node_t *n, synth *y)
+static void add_series(rdoc *d, yaml_node_t *n, synth *y)
 {
     static const char *const keys[] = {"metric", "gpu", "values", "pid", "command", "user", NULL};
-    if (ydoc_check_map(d, n, "input_series item", keys) != 0)
+    if (rdoc_check_map(d, n, "input_series item", keys) != 0)
         return;
-    yaml_node_t *m = ydoc_get(d, n, "metric"), *g = ydoc_get(d, n, "gpu"), *vals = ydoc_get(d, n, "values");
-    const char *metric = m ? ydoc_scalar(d, m, "metric") : NULL;
-    const char *values = vals ? ydoc_scalar(d, vals, "values") : NULL;
-    int gpu = g && ydoc_scalar(d, g, "gpu") ? atoi((const char *)g->data.scalar.value) : 0;
+    yaml_node_t *m = rdoc_get(d, n, "metric"), *g = rdoc_get(d, n, "gpu"), *vals = rdoc_get(d, n, "values");
+    const char *metric = m ? rdoc_scalar(d, m, "metric") : NULL;
+    const char *values = vals ? rdoc_scalar(d, vals, "values") : NULL;
+    int gpu = g && rdoc_scalar(d, g, "gpu") ? atoi((const char *)g->data.scalar.value) : 0;
     if (!metric || !values) {
-        ydoc_err(d, n, "input series need 'metric' and 'values'");
+        rdoc_err(d, n, "input series need 'metric' and 'values'");
         return;
     }
     if (gpu < 0 || gpu >= y->gpus) {
-        ydoc_err(d, g, "gpu %d out of range (0..%d)", gpu, y->gpus - 1);
+        rdoc_err(d, g, "gpu %d out of range (0..%d)", gpu, y->gpus - 1);
         return;
     }
     const metric_def *def = catalog_find(metric);
     int ps = pseudo_find(metric);
     int proc = ps == PS_PROC_MEMORY || ps == PS_PROC_SM;
     if ((!def || metric_is_string(def->id)) && ps != PS_GPU_LOST && ps != PS_GPU_ERROR && !proc) {
-        ydoc_err(d, m, "'%s' cannot be an input series (catalog numbers, gpu.lost, gpu.error, process.memory, process.sm)", metric);
+        rdoc_err(d, m, "'%s' cannot be an input series (catalog numbers, gpu.lost, gpu.error, process.memory, process.sm)", metric);
         return;
     }
     if (def && (def->flags & MF_BIT)) {
-        ydoc_err(d, m, "'%s' is one bit of '%s': give that bitmask as the input series", metric, catalog_get(def->parent)->field);
+        rdoc_err(d, m, "'%s' is one bit of '%s': give that bitmask as the input series", metric, catalog_get(def->parent)->field);
         return;
     }
     series_values sv;
     char err[200];
     if (series_expand(values, &sv, err, sizeof err) != 0) {
-        ydoc_err(d, vals, "%s", err);
+        rdoc_err(d, vals, "%s", err);
         return;
     }
     synth_proc *p = NULL;
     if (proc) {
-        yaml_node_t *pid = ydoc_get(d, n, "pid"), *cmd = ydoc_get(d, n, "command"), *user = ydoc_get(d, n, "user");
-        if (!pid || !ydoc_scalar(d, pid, "pid")) {
-            ydoc_err(d, n, "process series need 'pid'");
+        yaml_node_t *pid = rdoc_get(d, n, "pid"), *cmd = rdoc_get(d, n, "command"), *user = rdoc_get(d, n, "user");
+        if (!pid || !rdoc_scalar(d, pid, "pid")) {
+            rdoc_err(d, n, "process series need 'pid'");
             series_values_free(&sv);
             return;
         }
         p = synth_proc_get(y, gpu, (unsigned)strtoul((const char *)pid->data.scalar.value, NULL, 10),
-                           cmd ? ydoc_scalar(d, cmd, "command") : "", user ? ydoc_scalar(d, user, "user") : "");
+                           cmd ? rdoc_scalar(d, cmd, "command") : "", user ? rdoc_scalar(d, user, "user") : "");
     }
     for (int k = 0; k < sv.n; k++) {
         if (!sv.present[k]) continue;
@@ -168,76 +168,76 @@ static void add_series(ydoc *d, yaml_node_t *n, synth *y)
     series_values_free(&sv);
 }
 
-static int get_dur(ydoc *d, yaml_node_t *n, const char *what, int64_t *out)
+static int get_dur(rdoc *d, yaml_node_t *n, const char *what, int64_t *out)
 {
-    const char *s = ydoc_scalar(d, n, what);
+    const char *s = rdoc_scalar(d, n, what);
     if (!s || rules_parse_duration(s, out) != 0) {
-        if (s) ydoc_err(d, n, "%s: bad duration '%s'", what, s);
+        if (s) rdoc_err(d, n, "%s: bad duration '%s'", what, s);
         return -1;
     }
     return 0;
 }
 
-static int max_gpu(ydoc *d, yaml_node_t *series)
+static int max_gpu(rdoc *d, yaml_node_t *series)
 {
     int count, max = 0;
-    yaml_node_item_t *it = ydoc_items(d, series, "input_series", &count);
+    yaml_node_item_t *it = rdoc_items(d, series, "input_series", &count);
     for (int i = 0; it && i < count; i++) {
-        yaml_node_t *g = ydoc_get(d, ydoc_node(d, it[i]), "gpu");
+        yaml_node_t *g = rdoc_get(d, rdoc_node(d, it[i]), "gpu");
         if (g && g->type == YAML_SCALAR_NODE && atoi((const char *)g->data.scalar.value) > max)
             max = atoi((const char *)g->data.scalar.value);
     }
     return max < RULES_MAX_GPUS ? max : RULES_MAX_GPUS - 1;
 }
 
-static void add_gpu_info(ydoc *d, yaml_node_t *list, synth *y)
+static void add_gpu_info(rdoc *d, yaml_node_t *list, synth *y)
 {
     int count;
-    yaml_node_item_t *it = ydoc_items(d, list, "gpus", &count);
+    yaml_node_item_t *it = rdoc_items(d, list, "gpus", &count);
     for (int i = 0; it && i < count; i++) {
-        yaml_node_t *n = ydoc_node(d, it[i]);
+        yaml_node_t *n = rdoc_node(d, it[i]);
         static const char *const keys[] = {"gpu", "name", "uuid", NULL};
-        if (ydoc_check_map(d, n, "gpus item", keys) != 0) continue;
-        yaml_node_t *g = ydoc_get(d, n, "gpu"), *name = ydoc_get(d, n, "name"), *uuid = ydoc_get(d, n, "uuid");
-        int gpu = g && ydoc_scalar(d, g, "gpu") ? atoi((const char *)g->data.scalar.value) : 0;
-        if (gpu < 0 || gpu >= y->gpus) { ydoc_err(d, n, "gpu %d has no input series", gpu); continue; }
-        synth_info(y, gpu, name ? ydoc_scalar(d, name, "name") : NULL, uuid ? ydoc_scalar(d, uuid, "uuid") : NULL);
+        if (rdoc_check_map(d, n, "gpus item", keys) != 0) continue;
+        yaml_node_t *g = rdoc_get(d, n, "gpu"), *name = rdoc_get(d, n, "name"), *uuid = rdoc_get(d, n, "uuid");
+        int gpu = g && rdoc_scalar(d, g, "gpu") ? atoi((const char *)g->data.scalar.value) : 0;
+        if (gpu < 0 || gpu >= y->gpus) { rdoc_err(d, n, "gpu %d has no input series", gpu); continue; }
+        synth_info(y, gpu, name ? rdoc_scalar(d, name, "name") : NULL, uuid ? rdoc_scalar(d, uuid, "uuid") : NULL);
     }
 }
 
 /* Runs one test case; returns the number of failed checks (errors are in d->errs). */
-static int run_case(ydoc *d, yaml_node_t *t, int idx, char **rule_files, int nfiles, int64_t eval_iv, FILE *out)
+static int run_case(rdoc *d, yaml_node_t *t, int idx, char **rule_files, int nfiles, int64_t eval_iv, FILE *out)
 {
     static const char *const keys[] = {"name", "interval", "input_series", "alert_rule_test", "gpus",
                                        "promql_expr_test", NULL};
-    if (ydoc_check_map(d, t, "test", keys) != 0) return 0;
-    if (ydoc_get(d, t, "promql_expr_test")) ydoc_err(d, ydoc_get(d, t, "promql_expr_test"), "promql_expr_test is for promtool; gpuwatch tests alerts only");
+    if (rdoc_check_map(d, t, "test", keys) != 0) return 0;
+    if (rdoc_get(d, t, "promql_expr_test")) rdoc_err(d, rdoc_get(d, t, "promql_expr_test"), "promql_expr_test is for promtool; gpuwatch tests alerts only");
     char testname[128];
-    yaml_node_t *nm = ydoc_get(d, t, "name");
-    snprintf(testname, sizeof testname, "%s", nm && ydoc_scalar(d, nm, "name") ? (const char *)nm->data.scalar.value : "");
+    yaml_node_t *nm = rdoc_get(d, t, "name");
+    snprintf(testname, sizeof testname, "%s", nm && rdoc_scalar(d, nm, "name") ? (const char *)nm->data.scalar.value : "");
     if (!*testname) snprintf(testname, sizeof testname, "test %d", idx + 1);
     int64_t step = eval_iv;
-    yaml_node_t *iv = ydoc_get(d, t, "interval");
+    yaml_node_t *iv = rdoc_get(d, t, "interval");
     if (iv && (get_dur(d, iv, "interval", &step) != 0 || step <= 0)) return 0;
-    yaml_node_t *series = ydoc_get(d, t, "input_series");
+    yaml_node_t *series = rdoc_get(d, t, "input_series");
     synth y;
     synth_init(&y, series ? max_gpu(d, series) + 1 : 1, 0, step);
     int count;
-    yaml_node_item_t *it = series ? ydoc_items(d, series, "input_series", &count) : NULL;
-    for (int i = 0; it && i < count; i++) add_series(d, ydoc_node(d, it[i]), &y);
-    if (ydoc_get(d, t, "gpus")) add_gpu_info(d, ydoc_get(d, t, "gpus"), &y);
+    yaml_node_item_t *it = series ? rdoc_items(d, series, "input_series", &count) : NULL;
+    for (int i = 0; it && i < count; i++) add_series(d, rdoc_node(d, it[i]), &y);
+    if (rdoc_get(d, t, "gpus")) add_gpu_info(d, rdoc_get(d, t, "gpus"), &y);
     alert_check *checks = NULL;
     int nchecks = 0;
-    yaml_node_t *art = ydoc_get(d, t, "alert_rule_test");
-    it = art ? ydoc_items(d, art, "alert_rule_test", &count) : NULL;
+    yaml_node_t *art = rdoc_get(d, t, "alert_rule_test");
+    it = art ? rdoc_items(d, art, "alert_rule_test", &count) : NULL;
     for (int i = 0; it && i < count; i++) {
-        yaml_node_t *n = ydoc_node(d, it[i]);
+        yaml_node_t *n = rdoc_node(d, it[i]);
         static const char *const ck[] = {"eval_time", "alertname", "exp_alerts", NULL};
-        if (ydoc_check_map(d, n, "alert_rule_test item", ck) != 0) continue;
-        alert_check c = {0, NULL, n, ydoc_get(d, n, "exp_alerts")};
-        yaml_node_t *et = ydoc_get(d, n, "eval_time"), *an = ydoc_get(d, n, "alertname");
-        if (!et || !an) { ydoc_err(d, n, "alert_rule_test items need eval_time and alertname"); continue; }
-        if (get_dur(d, et, "eval_time", &c.at) != 0 || !(c.alertname = ydoc_scalar(d, an, "alertname"))) continue;
+        if (rdoc_check_map(d, n, "alert_rule_test item", ck) != 0) continue;
+        alert_check c = {0, NULL, n, rdoc_get(d, n, "exp_alerts")};
+        yaml_node_t *et = rdoc_get(d, n, "eval_time"), *an = rdoc_get(d, n, "alertname");
+        if (!et || !an) { rdoc_err(d, n, "alert_rule_test items need eval_time and alertname"); continue; }
+        if (get_dur(d, et, "eval_time", &c.at) != 0 || !(c.alertname = rdoc_scalar(d, an, "alertname"))) continue;
         checks = realloc(checks, (size_t)(nchecks + 1) * sizeof *checks);
         if (!checks) abort();
         checks[nchecks++] = c;
@@ -247,7 +247,7 @@ static int run_case(ydoc *d, yaml_node_t *t, int idx, char **rule_files, int nfi
     int load_errors = 0;
     for (int f = 0; f < nfiles; f++) load_errors += alert_engine_load(e, rule_files[f], out);
     if (load_errors) {
-        ydoc_err(d, t, "rule files have errors (above)");
+        rdoc_err(d, t, "rule files have errors (above)");
     } else if (d->errs->n == 0) {
         int64_t maxt = 0;
         for (int i = 0; i < nchecks; i++) if (checks[i].at > maxt) maxt = checks[i].at;
@@ -269,37 +269,37 @@ static int run_case(ydoc *d, yaml_node_t *t, int idx, char **rule_files, int nfi
 int rules_test_file(const char *path, FILE *out)
 {
     errlist errs = {0};
-    ydoc d;
+    rdoc d;
     int failed = 0, ntests = 0;
-    if (ydoc_load(&d, path, NULL, &errs) == 0) {
-        yaml_node_t *root = ydoc_root(&d);
+    if (rdoc_load(&d, path, NULL, &errs) == 0) {
+        yaml_node_t *root = rdoc_root(&d);
         static const char *const keys[] = {"rule_files", "evaluation_interval", "tests", NULL};
-        if (ydoc_check_map(&d, root, "a test file", keys) == 0) {
+        if (rdoc_check_map(&d, root, "a test file", keys) == 0) {
             int64_t eval_iv = 60LL * 1000000;
-            yaml_node_t *ei = ydoc_get(&d, root, "evaluation_interval");
+            yaml_node_t *ei = rdoc_get(&d, root, "evaluation_interval");
             if (ei && get_dur(&d, ei, "evaluation_interval", &eval_iv) == 0 && eval_iv <= 0)
-                ydoc_err(&d, ei, "evaluation_interval must be longer than 0");
+                rdoc_err(&d, ei, "evaluation_interval must be longer than 0");
             int nf = 0, nt = 0;
-            yaml_node_t *rf = ydoc_get(&d, root, "rule_files"), *tests = ydoc_get(&d, root, "tests");
-            yaml_node_item_t *fi = rf ? ydoc_items(&d, rf, "rule_files", &nf) : NULL;
-            if (!rf) ydoc_err(&d, root, "a test file needs 'rule_files'");
+            yaml_node_t *rf = rdoc_get(&d, root, "rule_files"), *tests = rdoc_get(&d, root, "tests");
+            yaml_node_item_t *fi = rf ? rdoc_items(&d, rf, "rule_files", &nf) : NULL;
+            if (!rf) rdoc_err(&d, root, "a test file needs 'rule_files'");
             char **files = calloc((size_t)nf + 1, sizeof *files);
             char dir[PATH_MAX];
             snprintf(dir, sizeof dir, "%s", path);
             char *base = dirname(dir);
             for (int i = 0; fi && i < nf; i++) {
-                const char *f = ydoc_scalar(&d, ydoc_node(&d, fi[i]), "rule file");
+                const char *f = rdoc_scalar(&d, rdoc_node(&d, fi[i]), "rule file");
                 if (f && f[0] == '/') files[i] = strdup(f);
                 else if (f && asprintf(&files[i], "%s/%s", base, f) < 0) files[i] = NULL;
             }
-            yaml_node_item_t *ti = tests ? ydoc_items(&d, tests, "tests", &nt) : NULL;
-            if (!tests) ydoc_err(&d, root, "a test file needs 'tests'");
+            yaml_node_item_t *ti = tests ? rdoc_items(&d, tests, "tests", &nt) : NULL;
+            if (!tests) rdoc_err(&d, root, "a test file needs 'tests'");
             for (int i = 0; ti && errs.n == 0 && i < nt; i++, ntests++)
-                failed += run_case(&d, ydoc_node(&d, ti[i]), i, files, nf, eval_iv, out);
+                failed += run_case(&d, rdoc_node(&d, ti[i]), i, files, nf, eval_iv, out);
             for (int i = 0; i < nf; i++) free(files[i]);
             free(files);
         }
-        ydoc_free(&d);
+        rdoc_free(&d);
     }
     for (int i = 0; i < errs.n; i++) fprintf(out, "%s\n", errs.msg[i]);
     int rc = errs.n ? -1 : failed;

@@ -1,10 +1,10 @@
-/* ydoc.c - YAML document loading and node access with line:column errors (see ydoc.h). */
-#include "ydoc.h"
+/* rdoc.c - YAML document loading and node access with line:column errors (see rdoc.h). */
+#include "rdoc.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-int ydoc_load(ydoc *d, const char *file, const char *text, errlist *errs)
+int rdoc_load(rdoc *d, const char *file, const char *text, errlist *errs)
 {
     memset(d, 0, sizeof *d);
     d->file = file;
@@ -41,17 +41,17 @@ int ydoc_load(ydoc *d, const char *file, const char *text, errlist *errs)
     return ok ? 0 : -1;
 }
 
-void ydoc_free(ydoc *d)
+void rdoc_free(rdoc *d)
 {
     if (d->loaded)
         yaml_document_delete(&d->doc);
     d->loaded = 0;
 }
 
-yaml_node_t *ydoc_root(ydoc *d) { return yaml_document_get_root_node(&d->doc); }
-yaml_node_t *ydoc_node(ydoc *d, int id) { return yaml_document_get_node(&d->doc, id); }
+yaml_node_t *rdoc_root(rdoc *d) { return yaml_document_get_root_node(&d->doc); }
+yaml_node_t *rdoc_node(rdoc *d, int id) { return yaml_document_get_node(&d->doc, id); }
 
-void ydoc_err(ydoc *d, const yaml_node_t *n, const char *fmt, ...)
+void rdoc_err(rdoc *d, const yaml_node_t *n, const char *fmt, ...)
 {
     char text[400];
     va_list ap;
@@ -64,49 +64,49 @@ void ydoc_err(ydoc *d, const yaml_node_t *n, const char *fmt, ...)
         errlist_add(d->errs, d->file, 0, 0, "%s", text);
 }
 
-const char *ydoc_scalar(ydoc *d, const yaml_node_t *n, const char *what)
+const char *rdoc_scalar(rdoc *d, const yaml_node_t *n, const char *what)
 {
     if (!n || n->type != YAML_SCALAR_NODE) {
-        ydoc_err(d, n, "%s must be a single value", what);
+        rdoc_err(d, n, "%s must be a single value", what);
         return NULL;
     }
     return (const char *)n->data.scalar.value;
 }
 
-yaml_node_t *ydoc_get(ydoc *d, const yaml_node_t *m, const char *key)
+yaml_node_t *rdoc_get(rdoc *d, const yaml_node_t *m, const char *key)
 {
     if (!m || m->type != YAML_MAPPING_NODE)
         return NULL;
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = ydoc_node(d, p->key);
+        yaml_node_t *k = rdoc_node(d, p->key);
         if (k && k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, key) == 0)
-            return ydoc_node(d, p->value);
+            return rdoc_node(d, p->value);
     }
     return NULL;
 }
 
-int ydoc_check_map(ydoc *d, const yaml_node_t *m, const char *what, const char *const *allowed)
+int rdoc_check_map(rdoc *d, const yaml_node_t *m, const char *what, const char *const *allowed)
 {
     if (!m || m->type != YAML_MAPPING_NODE) {
-        ydoc_err(d, m, "%s must be a mapping (key: value)", what);
+        rdoc_err(d, m, "%s must be a mapping (key: value)", what);
         return -1;
     }
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = ydoc_node(d, p->key);
+        yaml_node_t *k = rdoc_node(d, p->key);
         const char *name = k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : NULL;
         int known = 0;
         for (int i = 0; name && allowed && allowed[i]; i++)
             known |= strcmp(allowed[i], name) == 0;
         if (!known && allowed)
-            ydoc_err(d, k, "unknown key '%s' in %s", name ? name : "?", what);
+            rdoc_err(d, k, "unknown key '%s' in %s", name ? name : "?", what);
     }
     return 0;
 }
 
-yaml_node_item_t *ydoc_items(ydoc *d, const yaml_node_t *n, const char *what, int *count)
+yaml_node_item_t *rdoc_items(rdoc *d, const yaml_node_t *n, const char *what, int *count)
 {
     if (!n || n->type != YAML_SEQUENCE_NODE) {
-        ydoc_err(d, n, "%s must be a list", what);
+        rdoc_err(d, n, "%s must be a list", what);
         *count = 0;
         return NULL;
     }
