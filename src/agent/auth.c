@@ -8,7 +8,10 @@
 
 #define CACHE_SLOTS 16
 #define CACHE_TTL_US (60ull * 1000000ull)
-#define MAX_CRED 256
+#define MAX_CRED AUTH_MAX_CRED
+/* A valid bcrypt salt: an unknown user is checked against it, so that a wrong user name takes as
+ * long as a wrong password and the timing does not tell which user names exist. */
+#define DUMMY_SETTING "$2b$10$gpuwatchgpuwatchgpuwau"
 
 typedef struct {
     char user[MAX_CRED];
@@ -166,35 +169,70 @@ int auth_verify_hash(const char *password, const char *hash)
     return ok;
 }
 
-int auth_check(auth *a, const char *header)
+auth_verdict auth_check_fast(auth *a, const char *header, auth_cred *cred)
 {
-    char user[MAX_CRED], pass[MAX_CRED];
-    if (auth_parse_basic(header, user, sizeof user, pass, sizeof pass) != 0)
-        return 0;
+    memset(cred, 0, sizeof *cred);
+    if (auth_parse_basic(header, cred->user, sizeof cred->user, cred->pass, sizeof cred->pass) != 0)
+        return AUTH_DENY;
     uint64_t now = gw_mono_us();
-    char *hash = NULL;
-    int ok = 0;
+    auth_verdict v = AUTH_VERIFY;
     pthread_mutex_lock(&a->lock);
     for (int i = 0; i < a->nusers; i++)
-        if (strcmp(a->users[i].name, user) == 0)
-            hash = strdup(a->users[i].hash);
-    for (int i = 0; hash && i < CACHE_SLOTS; i++)
-        if (a->cache[i].expires_us > now && same(a->cache[i].user, user) && same(a->cache[i].pass, pass))
-            ok = 1;
+        if (strcmp(a->users[i].name, cred->user) == 0 && strlen(a->users[i].hash) < sizeof cred->hash) {
+            strcpy(cred->hash, a->users[i].hash);
+            cred->known = 1;
+        }
+    for (int i = 0; cred->known && i < CACHE_SLOTS; i++) {
+        cache_slot *s = &a->cache[i];
+        if (s->expires_us > now && same(s->user, cred->user) && same(s->pass, cred->pass)) {
+            s->expires_us = now + CACHE_TTL_US;   /* a client that keeps scraping stays cached */
+            v = AUTH_ALLOW;
+        }
+    }
     pthread_mutex_unlock(&a->lock);
-    if (hash && !ok && auth_verify_hash(pass, hash)) {
-        ok = 1;
+    if (v == AUTH_ALLOW)
+        explicit_bzero(cred, sizeof *cred);
+    else if (!cred->known)
+        strcpy(cred->hash, DUMMY_SETTING);
+    return v;
+}
+
+int auth_check_slow(auth *a, auth_cred *cred)
+{
+    int ok = auth_verify_hash(cred->pass, cred->hash) && cred->known;
+    if (ok) {
         pthread_mutex_lock(&a->lock);
-        cache_slot *s = &a->cache[a->next_slot];
-        a->next_slot = (a->next_slot + 1) % CACHE_SLOTS;
-        gw_strlcpy(s->user, user, sizeof s->user);
-        gw_strlcpy(s->pass, pass, sizeof s->pass);
-        s->expires_us = now + CACHE_TTL_US;
+        /* The users may have been replaced meanwhile: cache only if the hash is still theirs. */
+        int current = 0;
+        for (int i = 0; i < a->nusers; i++)
+            if (strcmp(a->users[i].name, cred->user) == 0 && strcmp(a->users[i].hash, cred->hash) == 0)
+                current = 1;
+        if (current) {
+            cache_slot *s = &a->cache[a->next_slot];
+            a->next_slot = (a->next_slot + 1) % CACHE_SLOTS;
+            gw_strlcpy(s->user, cred->user, sizeof s->user);
+            gw_strlcpy(s->pass, cred->pass, sizeof s->pass);
+            s->expires_us = gw_mono_us() + CACHE_TTL_US;
+        }
+        ok = current;
         pthread_mutex_unlock(&a->lock);
     }
-    free(hash);
-    explicit_bzero(pass, sizeof pass);
+    explicit_bzero(cred, sizeof *cred);
     return ok;
+}
+
+int auth_check(auth *a, const char *header)
+{
+    auth_cred cred;
+    switch (auth_check_fast(a, header, &cred)) {
+    case AUTH_ALLOW:
+        return 1;
+    case AUTH_DENY:
+        explicit_bzero(&cred, sizeof cred);
+        return 0;
+    default:
+        return auth_check_slow(a, &cred);
+    }
 }
 
 int auth_hash_password(const char *password, char *out, size_t outlen)

@@ -13,8 +13,23 @@ void auth_free(auth *a);
 /* Replaces the users (copied) and empties the cache. No users: every request is allowed. */
 int auth_set_users(auth *a, const cfg_user *users, int n);
 int auth_enabled(auth *a);
-/* 1 when the Authorization header value names a known user with the right password. */
+/* 1 when the Authorization header value names a known user with the right password (runs bcrypt
+ * on the calling thread when the credentials are not cached). */
 int auth_check(auth *a, const char *authorization_header);
+
+/* The same check in two steps, so that the slow one can run off the HTTP threads (auth_worker.h):
+ * auth_check_fast answers from the header and the cache; AUTH_VERIFY means bcrypt is needed, and
+ * auth_check_slow then does it with the credentials kept in cred (wiped afterwards). */
+#define AUTH_MAX_CRED 256
+typedef struct {
+    char user[AUTH_MAX_CRED];
+    char pass[AUTH_MAX_CRED];
+    char hash[128];        /* the user's hash, or a dummy one for an unknown user (same timing) */
+    int known;
+} auth_cred;
+typedef enum { AUTH_DENY, AUTH_ALLOW, AUTH_VERIFY } auth_verdict;
+auth_verdict auth_check_fast(auth *a, const char *authorization_header, auth_cred *cred);
+int auth_check_slow(auth *a, auth_cred *cred);
 
 /* "Basic dXNlcjpwYXNz" -> user, password. Returns 0, or -1 when malformed or too long. */
 int auth_parse_basic(const char *header, char *user, size_t ulen, char *pass, size_t plen);

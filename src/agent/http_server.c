@@ -10,18 +10,21 @@
 #include "agent.h"
 #include "api_json.h"
 #include "auth.h"
+#include "auth_worker.h"
 #include "metrics_page.h"
 #include "util.h"
 
 #define THREADS 4
 #define CONNECTION_TIMEOUT_S 10
 #define CONNECTION_LIMIT 1000
+#define AUTH_QUEUE 8                /* password checks waiting for the bcrypt thread; more get 429 */
 #define CONNECTION_MEMORY 16384   /* per connection: request and response headers (bodies are not copied) */
 
 struct http_server {
     struct MHD_Daemon *d;
     agent *a;
     auth *auth;
+    auth_worker *auth_worker;
     char *cert, *key;             /* PEM text, kept for the daemon's lifetime */
     int port;
     char address[300];
@@ -57,6 +60,8 @@ static enum MHD_Result send_buf(struct MHD_Connection *c, int status, const char
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
     if (status == MHD_HTTP_UNAUTHORIZED)
         MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"gpuwatch\", charset=\"UTF-8\"");
+    if (status == MHD_HTTP_TOO_MANY_REQUESTS)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
     MHD_destroy_response(r);
     return ret;
@@ -105,6 +110,62 @@ static const struct {
     {"/api/v1/samples", api_samples},
 };
 
+/* The connection state (*con_cls): this marker, or an auth_job while a password is checked. */
+static int headers_seen;
+
+static void auth_job_done(void *conn) { MHD_resume_connection(conn); }
+
+/* 1: go on; 0: answer resp (401/429) as it is; -1: the connection is suspended until the check ends. */
+static int authorize(http_server *h, struct MHD_Connection *c, void **con_cls, agent_response *resp)
+{
+    int result;
+    if (*con_cls != &headers_seen) {
+        result = ((auth_job *)*con_cls)->result;   /* resumed: the worker has decided */
+    } else {
+        auth_cred cred;
+        auth_verdict v = auth_check_fast(h->auth, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                                              MHD_HTTP_HEADER_AUTHORIZATION), &cred);
+        if (v != AUTH_VERIFY) {
+            result = v == AUTH_ALLOW ? AUTH_JOB_ALLOWED : AUTH_JOB_DENIED;
+        } else {
+            auth_job *job = calloc(1, sizeof *job);
+            if (!job) {
+                explicit_bzero(&cred, sizeof cred);
+                result = AUTH_JOB_BUSY;
+            } else {
+                job->cred = cred;
+                job->ctx = c;
+                explicit_bzero(&cred, sizeof cred);
+                *con_cls = job;
+                /* Suspended before it is queued: the worker may resume it at once. */
+                MHD_suspend_connection(c);
+                if (h->auth_worker && auth_worker_submit(h->auth_worker, job) == 0)
+                    return -1;
+                job->result = AUTH_JOB_BUSY;
+                MHD_resume_connection(c);
+                return -1;   /* answered with 429 when called again */
+            }
+        }
+    }
+    if (result == AUTH_JOB_ALLOWED)
+        return 1;
+    if (result == AUTH_JOB_BUSY)
+        api_error(resp, MHD_HTTP_TOO_MANY_REQUESTS, "too many password checks in progress; retry");
+    else
+        api_error(resp, MHD_HTTP_UNAUTHORIZED, "unauthorized");
+    return 0;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode why)
+{
+    (void)cls, (void)c, (void)why;
+    if (*con_cls && *con_cls != &headers_seen) {
+        explicit_bzero(*con_cls, sizeof(auth_job));
+        free(*con_cls);
+    }
+    *con_cls = NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
@@ -112,7 +173,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)version, (void)upload_data;
     http_server *h = cls;
     /* First call: headers only. Answering on the second call keeps the connection alive. */
-    static int headers_seen;
     if (*con_cls == NULL) {
         *con_cls = &headers_seen;
         return MHD_YES;
@@ -124,11 +184,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     agent_response resp = {.status = 200, .content_type = "application/json"};
     buf_init(&resp.body);
     enum MHD_Result ret;
-    if (auth_enabled(h->auth) &&
-        !auth_check(h->auth, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION))) {
-        api_error(&resp, MHD_HTTP_UNAUTHORIZED, "unauthorized");
-        gw_log(GW_LOG_DEBUG, "unauthorized request", "path=\"%s\"", url);
-        goto send;
+    if (auth_enabled(h->auth) || *con_cls != &headers_seen) {
+        int ok = authorize(h, c, con_cls, &resp);
+        if (ok < 0) {
+            buf_release(&resp.body);
+            return MHD_YES;
+        }
+        if (ok == 0) {
+            gw_log(GW_LOG_DEBUG, "unauthorized request", "path=\"%s\" status=%d", url, resp.status);
+            goto send;
+        }
     }
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
         api_error(&resp, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET");
@@ -239,7 +304,7 @@ static struct MHD_Daemon *start_daemon(http_server *h, unsigned flags, int port,
             list[n++] = opts[i];
     list[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, h,
-                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
                             MHD_OPTION_ARRAY, list, MHD_OPTION_END);
 }
 
@@ -282,7 +347,14 @@ http_server *http_start(agent *a, char *err, size_t errlen)
         http_stop(h);
         return NULL;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
+    h->auth_worker = auth_worker_start(h->auth, AUTH_QUEUE, auth_job_done);
+    if (!h->auth_worker) {
+        snprintf(err, errlen, "cannot start the password-check thread");
+        http_stop(h);
+        return NULL;
+    }
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME |
+                     (tls ? MHD_USE_TLS : 0);
     if (MHD_is_feature_supported(MHD_FEATURE_EPOLL))
         flags |= MHD_USE_EPOLL | MHD_USE_TURBO;
     if (any) {
@@ -311,8 +383,11 @@ void http_stop(http_server *h)
 {
     if (!h)
         return;
+    /* The worker first: it resumes every connection it holds, which MHD needs before it stops. */
+    auth_worker_stop(h->auth_worker);
     if (h->d)
         MHD_stop_daemon(h->d);
+    auth_worker_free(h->auth_worker);
     auth_free(h->auth);
     free(h->cert);
     if (h->key)
