@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "accept_encoding.h"
 #include "agent.h"
 #include "api_json.h"
 #include "auth.h"
@@ -80,13 +81,22 @@ static enum MHD_Result send_metrics(http_server *h, struct MHD_Connection *c)
         buf_release(&b);
         return r;
     }
-    const struct MHD_IoVec iov[2] = {{p->gpus, p->gpus_len}, {p->tail, p->tail_len}};
+    /* gzip: the shared compressed GPU part, then this scrape's tail in stored blocks + trailer. */
+    int gz = accept_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
+             metrics_page_gzip(p) == 0;
+    const struct MHD_IoVec iov[2] = {
+        {gz ? (const void *)p->gz_gpus : p->gpus, gz ? p->gz_gpus_len : p->gpus_len},
+        {gz ? (const void *)p->gz_tail : p->tail, gz ? p->gz_tail_len : p->tail_len},
+    };
     struct MHD_Response *r = MHD_create_response_from_iovec(iov, 2, page_free, p);
     if (!r) {
         page_free(p);
         return MHD_NO;
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    if (gz)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
     enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
     MHD_destroy_response(r);
     return ret;
