@@ -101,6 +101,7 @@ int metrics_page_get(agent *a, metrics_page *out)
     }
     gw_buf tail;
     buf_init(&tail);
+    buf_reserve(&tail, 4096);   /* the health part and the hooks' series: one allocation, no regrowth */
     for (int h = 0; h < a->nhooks; h++)
         if (a->hooks[h].write_metrics)
             a->hooks[h].write_metrics(a->hooks[h].ctx, &tail);
