@@ -75,13 +75,18 @@ static unsigned char *put_le32(unsigned char *p, uint32_t v)
     return p + 4;
 }
 
-unsigned char *gzip_tail_build(const gzip_head *h, const char *tail, size_t tail_len, size_t *out_len)
+unsigned char *gzip_tail_build(const gzip_head *h, int with_head, const char *tail, size_t tail_len, size_t *out_len)
 {
     size_t blocks = tail_len ? (tail_len + STORED_MAX - 1) / STORED_MAX : 1;
-    size_t size = blocks * 5 + tail_len + 8;
+    size_t head = with_head ? h->len : 0;
+    size_t size = head + blocks * 5 + tail_len + 8;
     unsigned char *out = malloc(size), *p = out;
     if (!out)
         return NULL;
+    if (head) {
+        memcpy(p, h->data, head);
+        p += head;
+    }
     size_t off = 0;
     for (size_t b = 0; b < blocks; b++) {
         unsigned n = (unsigned)(tail_len - off < STORED_MAX ? tail_len - off : STORED_MAX);

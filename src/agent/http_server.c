@@ -81,18 +81,27 @@ static enum MHD_Result send_metrics(http_server *h, struct MHD_Connection *c)
         buf_release(&b);
         return r;
     }
-    /* gzip: the shared compressed GPU part, then this scrape's tail in stored blocks + trailer. */
+    /* gzip: one buffer, sent with the headers in one system call (libmicrohttpd sends the headers
+     * of an iovec response separately: measured ~25% fewer req/s for the 10 KB gzip page). */
     int gz = accept_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
              metrics_page_gzip(p) == 0;
-    const struct MHD_IoVec iov[2] = {
-        {gz ? (const void *)p->gz_gpus : p->gpus, gz ? p->gz_gpus_len : p->gpus_len},
-        {gz ? (const void *)p->gz_tail : p->tail, gz ? p->gz_tail_len : p->tail_len},
-    };
-    struct MHD_Response *r = MHD_create_response_from_iovec(iov, 2, page_free, p);
-    if (!r) {
+    struct MHD_Response *r;
+    if (gz) {
+        unsigned char *body = p->gz;
+        size_t n = p->gz_len;
+        p->gz = NULL;
         page_free(p);
-        return MHD_NO;
+        r = MHD_create_response_from_buffer_with_free_callback(n, body, free);
+        if (!r)
+            free(body);
+    } else {
+        const struct MHD_IoVec iov[2] = {{p->gpus, p->gpus_len}, {p->tail, p->tail_len}};
+        r = MHD_create_response_from_iovec(iov, 2, page_free, p);
+        if (!r)
+            page_free(p);
     }
+    if (!r)
+        return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
     MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
     if (gz)

@@ -117,10 +117,8 @@ int metrics_page_get(agent *a, metrics_page *out)
     out->tail = tail.data;
     out->tail_len = tail.len;
     out->ref = r;
-    out->gz_gpus = NULL;
-    out->gz_gpus_len = 0;
-    out->gz_tail = NULL;
-    out->gz_tail_len = 0;
+    out->gz = NULL;
+    out->gz_len = 0;
     return 0;
 }
 
@@ -143,20 +141,17 @@ int metrics_page_gzip(metrics_page *p)
     const gzip_head *h = ref_gzip(p->ref);
     if (!h)
         return -1;
-    p->gz_tail = gzip_tail_build(h, p->tail, p->tail_len, &p->gz_tail_len);
-    if (!p->gz_tail)
-        return -1;
-    p->gz_gpus = h->data;
-    p->gz_gpus_len = h->len;
-    return 0;
+    /* One buffer (a 10 KB copy): the server then sends it with the response headers in one call. */
+    p->gz = gzip_tail_build(h, 1, p->tail, p->tail_len, &p->gz_len);
+    return p->gz ? 0 : -1;
 }
 
 void metrics_page_release(metrics_page *p)
 {
     ref_drop(p->ref);
     free(p->tail);
-    free(p->gz_tail);
+    free(p->gz);
     p->ref = NULL;
     p->tail = NULL;
-    p->gz_tail = NULL;
+    p->gz = NULL;
 }

@@ -19,17 +19,16 @@ typedef struct metrics_page {
     char *tail;                /* malloc'ed */
     size_t tail_len;
     page_ref *ref;
-    /* After metrics_page_gzip: the same page as one gzip stream in two parts. */
-    const unsigned char *gz_gpus;   /* shared: header + the GPU part deflated (once per page_ref) */
-    size_t gz_gpus_len;
-    unsigned char *gz_tail;         /* malloc'ed: the tail in stored blocks + the gzip trailer */
-    size_t gz_tail_len;
+    /* After metrics_page_gzip: the same page as one gzip stream, malloc'ed: a copy of the GPU part
+     * deflated once per page_ref, then the tail in stored blocks and the gzip trailer. */
+    unsigned char *gz;
+    size_t gz_len;
 } metrics_page;
 
 int metrics_page_get(struct agent *a, metrics_page *out);
-/* Fills the gz_* fields; the GPU part is compressed by the first caller for its page_ref. 0, or -1
+/* Fills gz and gz_len; the GPU part is compressed by the first caller for its page_ref. 0, or -1
  * when out of memory (the identity page is still usable). */
 int metrics_page_gzip(metrics_page *p);
-void metrics_page_release(metrics_page *p);   /* drops the reference and frees the tail */
+void metrics_page_release(metrics_page *p);   /* drops the reference, frees the tail and gz */
 
 #endif

@@ -31,7 +31,32 @@ static char *page_text(size_t n, unsigned seed)
     return s;
 }
 
-/* head + tail block through zlib's own gzip reader must give gpus + tail, byte for byte. */
+/* z (a whole gzip stream) through zlib's own gzip reader must give gpus + tail, byte for byte. */
+static void check_inflates(const unsigned char *z, size_t zlen, const char *gpus, size_t gpus_len, const char *tail,
+                           size_t tail_len)
+{
+    size_t want = gpus_len + tail_len;
+    unsigned char *out = malloc(want + 16);
+    assert_non_null(out);
+    z_stream s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(inflateInit2(&s, 16 + 15), Z_OK);   /* gzip wrapper: checks CRC and ISIZE */
+    s.next_in = (Bytef *)(uintptr_t)z;
+    s.avail_in = (uInt)zlen;
+    s.next_out = out;
+    s.avail_out = (uInt)(want + 16);
+    assert_int_equal(inflate(&s, Z_FINISH), Z_STREAM_END);
+    assert_int_equal(s.avail_in, 0);   /* nothing after the trailer */
+    assert_int_equal(s.total_out, want);
+    if (gpus_len)
+        assert_memory_equal(out, gpus, gpus_len);
+    if (tail_len)
+        assert_memory_equal(out + gpus_len, tail, tail_len);
+    inflateEnd(&s);
+    free(out);
+}
+
+/* The head then the tail block, and the one-buffer form, both inflate to gpus + tail. */
 static void check_roundtrip(size_t gpus_len, size_t tail_len)
 {
     char *gpus = page_text(gpus_len, 1), *tail = page_text(tail_len, 7);
@@ -41,34 +66,22 @@ static void check_roundtrip(size_t gpus_len, size_t tail_len)
     assert_int_equal(h.data[0], 0x1f);
     assert_int_equal(h.data[1], 0x8b);
     size_t blen = 0;
-    unsigned char *block = gzip_tail_build(&h, tail, tail_len, &blen);
+    unsigned char *block = gzip_tail_build(&h, 0, tail, tail_len, &blen);
     assert_non_null(block);
-
     size_t zlen = h.len + blen;
     unsigned char *z = malloc(zlen);
     assert_non_null(z);
     memcpy(z, h.data, h.len);
     memcpy(z + h.len, block, blen);
-    size_t want = gpus_len + tail_len;
-    unsigned char *out = malloc(want + 16);
-    assert_non_null(out);
+    check_inflates(z, zlen, gpus, gpus_len, tail, tail_len);
 
-    z_stream s;
-    memset(&s, 0, sizeof s);
-    assert_int_equal(inflateInit2(&s, 16 + 15), Z_OK);   /* gzip wrapper: checks CRC and ISIZE */
-    s.next_in = z;
-    s.avail_in = (uInt)zlen;
-    s.next_out = out;
-    s.avail_out = (uInt)(want + 16);
-    assert_int_equal(inflate(&s, Z_FINISH), Z_STREAM_END);
-    assert_int_equal(s.avail_in, 0);   /* nothing after the trailer */
-    assert_int_equal(s.total_out, want);
-    assert_memory_equal(out, gpus, gpus_len);
-    if (tail_len)
-        assert_memory_equal(out + gpus_len, tail, tail_len);
-    inflateEnd(&s);
+    size_t wlen = 0;
+    unsigned char *whole = gzip_tail_build(&h, 1, tail, tail_len, &wlen);
+    assert_non_null(whole);
+    assert_int_equal(wlen, zlen);
+    assert_memory_equal(whole, z, zlen);
+    free(whole);
 
-    free(out);
     free(z);
     free(block);
     gzip_head_release(&h);
