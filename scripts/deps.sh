@@ -2,7 +2,7 @@
 # Installs, with apt-get, the Debian packages gpuwatch needs to build, test and benchmark.
 # Does nothing when they are all present. Usage: scripts/deps.sh [build|test|bench]
 set -eu
-build_pkgs="gcc make cmake pkg-config libyaml-dev libcjson-dev libmicrohttpd-dev libsqlite3-dev
+build_pkgs="gcc make cmake pkg-config libyaml-dev libcjson-dev libmicrohttpd-dev zlib1g-dev libsqlite3-dev
             libncurses-dev libcurl4-openssl-dev libcrypt-dev libgnutls28-dev"
 test_pkgs="libcmocka-dev tmux curl prometheus prometheus-alertmanager python3 openssl"
 bench_pkgs="wrk prometheus-node-exporter valgrind hyperfine"

@@ -212,6 +212,22 @@ void expo_write_gpus(gw_buf *out, const agent_snapshot *s, const expo_options *o
     free(l);
 }
 
+/* gpu="N" into lab (at least 24 bytes), without printf: the health part is written on every scrape. */
+static const char *gpu_label(char *lab, int index)
+{
+    char digits[16], *end = digits + sizeof digits, *d = end;
+    unsigned u = index < 0 ? 0u : (unsigned)index;
+    do {
+        *--d = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    size_t n = (size_t)(end - d);
+    memcpy(lab, "gpu=\"", 5);
+    memcpy(lab + 5, d, n);
+    memcpy(lab + 5 + n, "\"", 2);
+    return lab;
+}
+
 void expo_write_health(gw_buf *out, const agent_snapshot *s, double scrape_seconds)
 {
     expo_family(out, "gpuwatch_up", "1 when the GPU backend (NVML) is loaded and answering.", "gauge");
@@ -224,14 +240,12 @@ void expo_write_health(gw_buf *out, const agent_snapshot *s, double scrape_secon
         if (!header)
             expo_family(out, "gpuwatch_sample_age_seconds", "Age of the GPU's latest sample.", "gauge");
         header = 1;
-        snprintf(lab, sizeof lab, "gpu=\"%d\"", s->gpus[i].info.index);
-        expo_sample(out, "gpuwatch_sample_age_seconds", lab, s->gpus[i].age_s);
+        expo_sample(out, "gpuwatch_sample_age_seconds", gpu_label(lab, s->gpus[i].info.index), s->gpus[i].age_s);
     }
     if (s->ngpus)
         expo_family(out, "gpuwatch_gpu_stale", "1 when the GPU's latest sample is older than 3 sampling intervals.", "gauge");
     for (int i = 0; i < s->ngpus; i++) {
-        snprintf(lab, sizeof lab, "gpu=\"%d\"", s->gpus[i].info.index);
-        expo_sample(out, "gpuwatch_gpu_stale", lab, s->gpus[i].stale ? 1 : 0);
+        expo_sample(out, "gpuwatch_gpu_stale", gpu_label(lab, s->gpus[i].info.index), s->gpus[i].stale ? 1 : 0);
     }
     if (s->nerrors)
         expo_family(out, "gpuwatch_nvml_errors_total", "Failed NVML calls, by function and error.", "counter");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "accept_encoding.h"
 #include "agent.h"
 #include "api_json.h"
 #include "auth.h"
@@ -14,7 +15,10 @@
 #include "metrics_page.h"
 #include "util.h"
 
-#define THREADS 4
+/* 2: wrk -t2 -c64 on a 2-core machine, gzip /metrics, interleaved 5 s runs: p99 ~4.9 ms with 2
+ * threads against ~6.5 ms with 4 (3: ~7 ms), at ~10% fewer req/s (~67k against ~74k); 1 thread
+ * would let one slow API request hold up the scrapes. Prometheus scrapes a node a few times a minute. */
+#define THREADS 2
 #define CONNECTION_TIMEOUT_S 10
 #define CONNECTION_LIMIT 1000
 #define AUTH_QUEUE 8                /* password checks waiting for the bcrypt thread; more get 429 */
@@ -85,13 +89,31 @@ static enum MHD_Result send_metrics(http_server *h, struct MHD_Connection *c)
         buf_release(&b);
         return r;
     }
-    const struct MHD_IoVec iov[2] = {{p->gpus, p->gpus_len}, {p->tail, p->tail_len}};
-    struct MHD_Response *r = MHD_create_response_from_iovec(iov, 2, page_free, p);
-    if (!r) {
+    /* gzip: one buffer, sent with the headers in one system call (libmicrohttpd sends the headers
+     * of an iovec response separately: measured ~25% fewer req/s for the 10 KB gzip page). */
+    int gz = accept_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
+             metrics_page_gzip(p) == 0;
+    struct MHD_Response *r;
+    if (gz) {
+        unsigned char *body = p->gz;
+        size_t n = p->gz_len;
+        p->gz = NULL;
         page_free(p);
-        return MHD_NO;
+        r = MHD_create_response_from_buffer_with_free_callback(n, body, free);
+        if (!r)
+            free(body);
+    } else {
+        const struct MHD_IoVec iov[2] = {{p->gpus, p->gpus_len}, {p->tail, p->tail_len}};
+        r = MHD_create_response_from_iovec(iov, 2, page_free, p);
+        if (!r)
+            page_free(p);
     }
+    if (!r)
+        return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    if (gz)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
     enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
     MHD_destroy_response(r);
     return ret;

@@ -19,9 +19,16 @@ typedef struct metrics_page {
     char *tail;                /* malloc'ed */
     size_t tail_len;
     page_ref *ref;
+    /* After metrics_page_gzip: the same page as one gzip stream, malloc'ed: a copy of the GPU part
+     * deflated once per page_ref, then the tail in stored blocks and the gzip trailer. */
+    unsigned char *gz;
+    size_t gz_len;
 } metrics_page;
 
 int metrics_page_get(struct agent *a, metrics_page *out);
-void metrics_page_release(metrics_page *p);   /* drops the reference and frees the tail */
+/* Fills gz and gz_len; the GPU part is compressed by the first caller for its page_ref. 0, or -1
+ * when out of memory (the identity page is still usable). */
+int metrics_page_gzip(metrics_page *p);
+void metrics_page_release(metrics_page *p);   /* drops the reference, frees the tail and gz */
 
 #endif

@@ -16,11 +16,12 @@ check() { if eval "$1"; then ok; else bad "$2"; fi; }
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' '; }
 
 prog=$(needed "$GW")
-for lib in libmicrohttpd libsqlite3 libncursesw libgnutls libyaml libcurl; do
+for lib in libmicrohttpd libz.so libsqlite3 libncursesw libgnutls libyaml libcurl; do
   check '[[ "$prog" != *"$lib"* ]]' "the program links $lib: $prog"
 done
 check '[[ "$(needed "$MODS/top.so")" == *libncursesw* ]]' "top.so links ncurses"
 check '[[ "$(needed "$MODS/agent.so")" == *libmicrohttpd* ]]' "agent.so links libmicrohttpd"
+check '[[ "$(needed "$MODS/agent.so")" == *libz.so* ]]' "agent.so links zlib (gzip /metrics): $(needed "$MODS/agent.so")"
 check '[[ "$(needed "$MODS/agent.so")" != *libncursesw* ]]' "agent.so links ncurses: $(needed "$MODS/agent.so")"
 check '[[ "$(needed "$MODS/history.so")" == *libsqlite3* && "$(needed "$MODS/history.so")" != *libmicrohttpd* ]]' \
   "history.so: $(needed "$MODS/history.so")"

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "agent/exposition.h"
@@ -203,6 +204,43 @@ static void test_text_primitives(void **st)
     buf_release(&b);
 }
 
+/* expo_value's own formatting gives exactly printf's text (%lld for whole numbers, else %.15g). */
+static void check_value(double v)
+{
+    char want[64];
+    if (v == floor(v) && fabs(v) < 9007199254740992.0)
+        snprintf(want, sizeof want, "%lld", (long long)v);
+    else
+        snprintf(want, sizeof want, "%.15g", v);
+    gw_buf b;
+    buf_init(&b);
+    expo_value(&b, v);
+    if (strcmp(b.data, want) != 0)
+        fail_msg("expo_value(%.17g) = \"%s\", printf gives \"%s\"", v, b.data, want);
+    buf_release(&b);
+}
+
+static void test_value_like_printf(void **st)
+{
+    (void)st;
+    static const double fixed[] = {0, -0.0, 1, -1, 9, 10, 4242, -123456789, 9007199254740991.0, 1e15, 0.5, -0.5,
+                                    0.0001, 0.000099, 0.000028, 2.8e-05, 0.067478, 0.1 * 3, 1e-7, 1.000001,
+                                    999999999.999999, 1e9 + 0.5, 123456789.123456, 0.1, 0.25, 1e20, -2.5e-3};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        check_value(fixed[i]);
+    /* whole microseconds over the fast path's range and beyond, both signs, and arbitrary doubles */
+    unsigned long long x = 88172645463325252ull;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        long long k = (long long)(x % 2000000000000000ull) >> (x % 50);
+        double us = (double)k / 1e6;
+        check_value(us);
+        check_value(-us);
+        check_value((double)(x >> 11) / (double)(1ull << (x % 60)));
+        check_value((double)(x % 100000) / 1e6);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,6 +248,7 @@ int main(void)
         cmocka_unit_test_setup(test_modes_and_filters, setup),
         cmocka_unit_test_setup(test_health, setup),
         cmocka_unit_test(test_text_primitives),
+        cmocka_unit_test(test_value_like_printf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
