@@ -55,21 +55,27 @@ void buf_putc(gw_buf *b, char c) { buf_append(b, &c, 1); }
 
 void buf_printf(gw_buf *b, const char *fmt, ...)
 {
+    /* Straight into the spare room (at least 256 bytes of it); a second pass only when it did not
+     * fit. (vsnprintf into a too-small buffer takes a slow path that costs more than the copy.) */
+    if (buf_reserve(b, 256) != 0)
+        return;
     va_list ap;
     va_start(ap, fmt);
-    char small[256];
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    size_t room = b->cap - b->len;
+    int n = vsnprintf(b->data + b->len, room, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        buf_append(b, small, (size_t)n);
+    if (n < 0) {
+        b->data[b->len] = 0;
         return;
     }
-    if (buf_reserve(b, (size_t)n) != 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
+    if ((size_t)n >= room) {
+        if (buf_reserve(b, (size_t)n) != 0) {
+            b->data[b->len] = 0;
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
     b->len += (size_t)n;
 }
