@@ -2,8 +2,8 @@
  * hooks through which other layers (history, alerts) plug into it without the agent knowing them.
  *
  * Threads: one sampler thread calls on_sample / on_processes / on_tick in that order every round;
- * HTTP threads (several, concurrently) call write_metrics and handle_http, so those two must be
- * thread safe. on_reload runs on the main thread after SIGHUP; on_stop runs once after every
+ * the HTTP thread calls write_metrics (keep it quick) and the API thread handle_http, concurrently
+ * with the sampler and each other, so those two must be thread safe. on_reload runs on the main thread after SIGHUP; on_stop runs once after every
  * thread has stopped, in reverse order of registration (free ctx there). To plug in, add an attach function to src/agent/plugins.c. */
 #ifndef GPUWATCH_AGENT_H
 #define GPUWATCH_AGENT_H
@@ -43,9 +43,9 @@ typedef struct agent_hooks {
     void (*on_tick)(void *ctx, uint64_t now_us);
     /* Main thread: the config was reloaded (SIGHUP); read your section with config_get_*. */
     void (*on_reload)(void *ctx, gw_config *cfg);
-    /* HTTP threads: append your series to the /metrics page (text format). Return 0. */
+    /* HTTP thread: append your series to the /metrics page (text format), quickly. Return 0. */
     int (*write_metrics)(void *ctx, gw_buf *out);
-    /* HTTP threads: a path the agent does not serve. Return 1 when handled (resp filled), 0 if not yours. */
+    /* API thread: a path the agent does not serve. Return 1 when handled (resp filled), 0 if not yours. */
     int (*handle_http)(void *ctx, const agent_request *req, agent_response *resp);
     /* After every thread stopped: release ctx. */
     void (*on_stop)(void *ctx);

@@ -11,24 +11,27 @@
 #include "agent.h"
 #include "api_json.h"
 #include "auth.h"
-#include "auth_worker.h"
+#include "http_deferred.h"
 #include "metrics_page.h"
 #include "util.h"
 
-/* 2: wrk -t2 -c64 on a 2-core machine, gzip /metrics, interleaved 5 s runs: p99 ~4.9 ms with 2
- * threads against ~6.5 ms with 4 (3: ~7 ms), at ~10% fewer req/s (~67k against ~74k); 1 thread
- * would let one slow API request hold up the scrapes. Prometheus scrapes a node a few times a minute. */
-#define THREADS 2
+/* One HTTP thread that only does quick work (the cached /metrics page, snapshot routes, cached
+ * passwords); bcrypt and slow routes run on work queues (http_deferred.c). wrk -t2 -c64 on a 2-core
+ * machine, gzip /metrics: p99 1.7-2.0 ms and ~90k req/s with 1 thread, 2-4.4 ms and ~84k with 2,
+ * ~6.5 ms with 4: fewer threads than the load generator's wait less for a core. */
+#define THREADS 1
 #define CONNECTION_TIMEOUT_S 10
 #define CONNECTION_LIMIT 1000
-#define AUTH_QUEUE 8                /* password checks waiting for the bcrypt thread; more get 429 */
+#define AUTH_QUEUE 8              /* password checks waiting for the bcrypt thread; more get 429 */
+#define ROUTE_QUEUE 32            /* slow API requests waiting; more get 503 */
 #define CONNECTION_MEMORY 16384   /* per connection: request and response headers (bodies are not copied) */
 
 struct http_server {
     struct MHD_Daemon *d;
     agent *a;
     auth *auth;
-    auth_worker *auth_worker;
+    work_queue *auth_queue;       /* bcrypt checks */
+    work_queue *route_queue;      /* routes that may be slow */
     char *cert, *key;             /* PEM text, kept for the daemon's lifetime */
     int port;
     char address[300];
@@ -119,59 +122,67 @@ static enum MHD_Result send_metrics(http_server *h, struct MHD_Connection *c)
     return ret;
 }
 
-typedef void (*route_fn)(agent *a, const agent_request *req, agent_response *resp);
+/* Routes plugins answer (history, alerts), or 404. */
+static void route_plugins(agent *a, const agent_request *req, agent_response *resp)
+{
+    for (int i = 0; i < a->nhooks; i++)
+        if (a->hooks[i].handle_http && a->hooks[i].handle_http(a->hooks[i].ctx, req, resp))
+            return;
+    api_error(resp, MHD_HTTP_NOT_FOUND, "not found; see / for the endpoints");
+}
 
+/* Quick routes (answered from the latest snapshot) run on the HTTP thread; the others run on the
+ * route queue: /api/v1/samples decodes the ring, plugins' routes may query the history. */
 static const struct {
     const char *path;
     route_fn fn;
+    int quick;
 } routes[] = {
-    {"/", api_index},
-    {"/healthz", api_healthz},
-    {"/api/v1/gpus", api_gpus},
-    {"/api/v1/processes", api_processes},
-    {"/api/v1/samples", api_samples},
+    {"/", api_index, 1},
+    {"/healthz", api_healthz, 1},
+    {"/api/v1/gpus", api_gpus, 1},
+    {"/api/v1/processes", api_processes, 1},
+    {"/api/v1/samples", api_samples, 0},
 };
 
-/* The connection state (*con_cls): this marker, or an auth_job while a password is checked. */
+/* The request's state (*con_cls): this marker, or a deferred while (or after) work ran off-thread. */
 static int headers_seen;
 
-static void auth_job_done(void *conn) { MHD_resume_connection(conn); }
+static deferred *deferred_for(struct MHD_Connection *c, void **con_cls)
+{
+    if (*con_cls == &headers_seen)
+        *con_cls = deferred_new(c);
+    return *con_cls;
+}
 
-/* 1: go on; 0: answer resp (401/429) as it is; -1: the connection is suspended until the check ends. */
+/* 1: go on; 0: answer resp (401/429) as it is; -1: suspended until the password check ends. */
 static int authorize(http_server *h, struct MHD_Connection *c, void **con_cls, agent_response *resp)
 {
+    deferred *d = *con_cls != &headers_seen ? *con_cls : NULL;
     int result;
-    if (*con_cls != &headers_seen) {
-        result = ((auth_job *)*con_cls)->result;   /* resumed: the worker has decided */
+    if (d && d->phase == DEF_AUTH_DONE) {
+        result = d->auth_result;   /* resumed: the check has ended */
+    } else if (d) {
+        result = DEF_ALLOWED;      /* resumed after a route ran: it was authorized before */
     } else {
         auth_cred cred;
         auth_verdict v = auth_check_fast(h->auth, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                                               MHD_HTTP_HEADER_AUTHORIZATION), &cred);
-        if (v != AUTH_VERIFY) {
-            result = v == AUTH_ALLOW ? AUTH_JOB_ALLOWED : AUTH_JOB_DENIED;
+        if (v == AUTH_VERIFY) {
+            d = deferred_for(c, con_cls);
+            if (d)
+                deferred_check_password(d, h->auth_queue, h->auth, &cred);
+            explicit_bzero(&cred, sizeof cred);
+            if (d)
+                return -1;
+            result = DEF_BUSY;
         } else {
-            auth_job *job = calloc(1, sizeof *job);
-            if (!job) {
-                explicit_bzero(&cred, sizeof cred);
-                result = AUTH_JOB_BUSY;
-            } else {
-                job->cred = cred;
-                job->ctx = c;
-                explicit_bzero(&cred, sizeof cred);
-                *con_cls = job;
-                /* Suspended before it is queued: the worker may resume it at once. */
-                MHD_suspend_connection(c);
-                if (h->auth_worker && auth_worker_submit(h->auth_worker, job) == 0)
-                    return -1;
-                job->result = AUTH_JOB_BUSY;
-                MHD_resume_connection(c);
-                return -1;   /* answered with 429 when called again */
-            }
+            result = v == AUTH_ALLOW ? DEF_ALLOWED : DEF_DENIED;
         }
     }
-    if (result == AUTH_JOB_ALLOWED)
+    if (result == DEF_ALLOWED)
         return 1;
-    if (result == AUTH_JOB_BUSY)
+    if (result == DEF_BUSY)
         api_error(resp, MHD_HTTP_TOO_MANY_REQUESTS, "too many password checks in progress; retry");
     else
         api_error(resp, MHD_HTTP_UNAUTHORIZED, "unauthorized");
@@ -181,10 +192,8 @@ static int authorize(http_server *h, struct MHD_Connection *c, void **con_cls, a
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode why)
 {
     (void)cls, (void)c, (void)why;
-    if (*con_cls && *con_cls != &headers_seen) {
-        explicit_bzero(*con_cls, sizeof(auth_job));
-        free(*con_cls);
-    }
+    if (*con_cls && *con_cls != &headers_seen)
+        deferred_free(*con_cls);
     *con_cls = NULL;
 }
 
@@ -203,10 +212,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_data_size = 0;   /* a body is never used: discard it */
         return MHD_YES;
     }
+    deferred *d = *con_cls != &headers_seen ? *con_cls : NULL;
+    if (d && d->phase == DEF_ROUTE_DONE) {
+        if (d->busy) {
+            buf_clear(&d->resp.body);
+            api_error(&d->resp, MHD_HTTP_SERVICE_UNAVAILABLE, "too many API requests in progress; retry");
+        }
+        return send_buf(c, d->resp.status, d->resp.content_type, &d->resp.body);
+    }
     agent_response resp = {.status = 200, .content_type = "application/json"};
     buf_init(&resp.body);
     enum MHD_Result ret;
-    if (auth_enabled(h->auth) || *con_cls != &headers_seen) {
+    if (auth_enabled(h->auth) || d) {
         int ok = authorize(h, c, con_cls, &resp);
         if (ok < 0) {
             buf_release(&resp.body);
@@ -225,16 +242,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         buf_release(&resp.body);
         return send_metrics(h, c);
     }
-    agent_request req = {method, url, param_of, c};
+    route_fn slow = route_plugins;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
         if (strcmp(url, routes[i].path) == 0) {
-            routes[i].fn(h->a, &req, &resp);
-            goto send;
+            if (routes[i].quick) {
+                agent_request req = {method, url, param_of, c};
+                routes[i].fn(h->a, &req, &resp);
+                goto send;
+            }
+            slow = routes[i].fn;
         }
-    for (int i = 0; i < h->a->nhooks; i++)
-        if (h->a->hooks[i].handle_http && h->a->hooks[i].handle_http(h->a->hooks[i].ctx, &req, &resp))
-            goto send;
-    api_error(&resp, MHD_HTTP_NOT_FOUND, "not found; see / for the endpoints");
+    d = deferred_for(c, con_cls);
+    if (d) {
+        buf_release(&resp.body);
+        deferred_route(d, h->route_queue, h->a, slow, method, url);
+        return MHD_YES;
+    }
+    api_error(&resp, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
 send:
     ret = send_buf(c, resp.status, resp.content_type, &resp.body);
     buf_release(&resp.body);
@@ -369,9 +393,10 @@ http_server *http_start(agent *a, char *err, size_t errlen)
         http_stop(h);
         return NULL;
     }
-    h->auth_worker = auth_worker_start(h->auth, AUTH_QUEUE, auth_job_done);
-    if (!h->auth_worker) {
-        snprintf(err, errlen, "cannot start the password-check thread");
+    h->auth_queue = wq_start("gw-auth", AUTH_QUEUE);
+    h->route_queue = wq_start("gw-api", ROUTE_QUEUE);
+    if (!h->auth_queue || !h->route_queue) {
+        snprintf(err, errlen, "cannot start the HTTP work threads");
         http_stop(h);
         return NULL;
     }
@@ -405,11 +430,13 @@ void http_stop(http_server *h)
 {
     if (!h)
         return;
-    /* The worker first: it resumes every connection it holds, which MHD needs before it stops. */
-    auth_worker_stop(h->auth_worker);
+    /* The queues first: their jobs resume every connection they hold, which MHD needs before it stops. */
+    wq_stop(h->auth_queue);
+    wq_stop(h->route_queue);
     if (h->d)
         MHD_stop_daemon(h->d);
-    auth_worker_free(h->auth_worker);
+    wq_free(h->auth_queue);
+    wq_free(h->route_queue);
     auth_free(h->auth);
     free(h->cert);
     if (h->key)

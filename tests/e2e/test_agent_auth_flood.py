@@ -57,12 +57,15 @@ try:
         st, _, body = a.request("/metrics", headers=good, timeout=20)
         worst = max(worst, time.monotonic() - t0)
         scrapes.append(st == 200 and "DCGM_FI_DEV_GPU_TEMP{" in body)
+        # a route that runs on the API queue, not the password queue, is answered too
+        st, _, body = a.request("/api/v1/samples?gpu=0&metric=temperature.gpu&since=1m", headers=good, timeout=20)
+        scrapes.append(st == 200 and '"samples"' in body)
         time.sleep(0.05)
     stop.set()
     for t in threads:
         t.join()
     print("guesses by status: %s; %d scrapes, slowest %.1f ms" % (guesses, len(scrapes), worst * 1000))
-    check(scrapes and all(scrapes), "a cached scraper was refused during the flood: %s" % scrapes)
+    check(scrapes and all(scrapes), "a cached scraper (/metrics, /api/v1/samples) was refused during the flood: %s" % scrapes)
     check(set(guesses) <= {401, 429}, "guesses got other answers: %s" % guesses)
     check(guesses.get(401, 0) > 0, "no guess was checked: %s" % guesses)
     check(guesses.get(429, 0) > 0, "16 guessers never overflowed the password-check queue: %s" % guesses)

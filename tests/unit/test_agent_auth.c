@@ -1,5 +1,5 @@
 /* test_agent_auth.c - basic-auth header parsing, bcrypt hashing/verification, auth_check in one and
- * two steps, and the password-check worker (bounded queue, stop). */
+ * two steps, and the work queue that runs the slow step (bounded, FIFO, stop). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "agent/auth.h"
-#include "agent/auth_worker.h"
+#include "agent/work_queue.h"
 
 static void test_parse(void **st)
 {
@@ -92,19 +92,25 @@ static void test_fast_and_slow(void **st)
     auth_free(a);
 }
 
-/* The done callback counts jobs, and can hold the worker inside it (gate closed) so that the test
- * knows exactly what is queued. */
+/* Jobs for the work queue: each records its order and whether it was cancelled, and can hold the
+ * queue's thread inside it (gate closed) so that the test knows exactly what is queued. */
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    int done, gate_closed, inside;
+    int ran, gate_closed, inside;
 } jd = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
 
-static void on_done(void *ctx)
+typedef struct {
+    wq_job job;
+    int order, cancelled;
+} test_job;
+
+static void run_test_job(wq_job *job, int cancelled)
 {
-    (void)ctx;
+    test_job *t = (test_job *)job;
     pthread_mutex_lock(&jd.lock);
-    jd.done++;
+    t->order = ++jd.ran;
+    t->cancelled = cancelled;
     jd.inside = 1;
     pthread_cond_broadcast(&jd.cond);
     while (jd.gate_closed)
@@ -129,70 +135,51 @@ static void set_gate(int closed)
     pthread_mutex_unlock(&jd.lock);
 }
 
-static void job_for(auth *a, auth_job *j, const char *header)
-{
-    memset(j, 0, sizeof *j);
-    assert_int_equal(auth_check_fast(a, header, &j->cred), AUTH_VERIFY);
-    j->result = -1;
-}
-
-/* The worker: one check at a time in FIFO order, a bounded queue (then BUSY), a stop that answers
- * every queued job. */
-static void test_worker(void **st)
+/* The queue: one job at a time in FIFO order, a bound (then refused), a stop that runs every queued
+ * job cancelled, and refuses from then on. */
+static void test_work_queue(void **st)
 {
     (void)st;
-    char hash[128];
-    assert_int_equal(auth_hash_password("s3cret", hash, sizeof hash), 0);
-    auth *a = auth_new();
-    /* several users with the same password, so that no job is answered from another's cache entry */
-    cfg_user users[] = {{"alice", hash}, {"carol", hash}, {"dave", hash}, {"erin", hash}};
-    auth_set_users(a, users, 4);
-    auth_worker *w = auth_worker_start(a, 2, on_done);
-    assert_non_null(w);
+    work_queue *q = wq_start("test-queue", 2);
+    assert_non_null(q);
     enum { N = 6 };
-    auth_job j[N];
-    const char *headers[N] = {"Basic YWxpY2U6czNjcmV0", "Basic YWxpY2U6czNjcmV1", "Basic Ym9iOnMzY3JldA==",
-                              "Basic Y2Fyb2w6czNjcmV0", "Basic ZGF2ZTpzM2NyZXQ=", "Basic ZXJpbjpzM2NyZXQ="};
-    /* alice:s3cret, alice:s3creu, bob:s3cret (unknown), carol, dave, erin:s3cret */
-    const int expect[N] = {AUTH_JOB_ALLOWED, AUTH_JOB_DENIED, AUTH_JOB_DENIED,
-                           AUTH_JOB_BUSY, AUTH_JOB_BUSY, AUTH_JOB_BUSY};
-    set_gate(1);
-    job_for(a, &j[0], headers[0]);
-    assert_int_equal(auth_worker_submit(w, &j[0]), 0);
-    wait_until(&jd.inside, 1);                 /* the worker holds job 0: the queue is empty */
-    for (int i = 1; i < N; i++) {
-        job_for(a, &j[i], headers[i]);
-        assert_int_equal(auth_worker_submit(w, &j[i]), i <= 2 ? 0 : -1);   /* two fit in the queue */
-    }
-    set_gate(0);
-    wait_until(&jd.done, 3);
+    test_job j[N];
+    memset(j, 0, sizeof j);
     for (int i = 0; i < N; i++)
-        assert_int_equal(j[i].result, expect[i]);
-    unsigned long checked, refused;
-    auth_worker_counts(w, &checked, &refused);
-    assert_int_equal(checked, 3);
-    assert_int_equal(refused, 3);
-    /* stop with jobs queued: each one is answered, none lost */
+        j[i].job.run = run_test_job;
     set_gate(1);
-    job_for(a, &j[0], "Basic Y2Fyb2w6czNjcmV0");   /* carol */
-    assert_int_equal(auth_worker_submit(w, &j[0]), 0);
-    wait_until(&jd.done, 4);
-    job_for(a, &j[1], "Basic ZGF2ZTpzM2NyZXQ=");   /* dave */
-    job_for(a, &j[2], "Basic ZXJpbjpzM2NyZXQ=");   /* erin */
-    assert_int_equal(auth_worker_submit(w, &j[1]), 0);
-    assert_int_equal(auth_worker_submit(w, &j[2]), 0);
+    assert_int_equal(wq_submit(q, &j[0].job), 0);
+    wait_until(&jd.inside, 1);                 /* the thread holds job 0: the queue is empty */
+    for (int i = 1; i < N; i++)
+        assert_int_equal(wq_submit(q, &j[i].job), i <= 2 ? 0 : -1);   /* two fit in the queue */
     set_gate(0);
-    auth_worker_stop(w);
-    assert_int_equal(jd.done, 6);
-    assert_int_equal(j[0].result, AUTH_JOB_ALLOWED);
-    for (int i = 1; i <= 2; i++)   /* denied at once if the stop came first, else checked */
-        assert_true(j[i].result == AUTH_JOB_ALLOWED || j[i].result == AUTH_JOB_DENIED);
-    auth_set_users(a, users, 4);
-    job_for(a, &j[3], "Basic YWxpY2U6czNjcmV0");
-    assert_int_equal(auth_worker_submit(w, &j[3]), -1);  /* stopped: refused, never queued */
-    assert_int_equal(j[3].result, AUTH_JOB_BUSY);
-    auth_worker_free(w);
-    auth_free(a);
+    wait_until(&jd.ran, 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(j[i].order, i + 1);
+        assert_false(j[i].cancelled);
+    }
+    for (int i = 3; i < N; i++)
+        assert_int_equal(j[i].order, 0);       /* refused: never run */
+    unsigned long ran, refused;
+    wq_counts(q, &ran, &refused);
+    assert_int_equal(ran, 3);
+    assert_int_equal(refused, 3);
+    /* a stop with jobs queued: each of them runs (cancelled unless it had started), none is lost */
+    set_gate(1);
+    assert_int_equal(wq_submit(q, &j[3].job), 0);
+    wait_until(&jd.ran, 4);
+    assert_int_equal(wq_submit(q, &j[4].job), 0);
+    assert_int_equal(wq_submit(q, &j[5].job), 0);
+    set_gate(0);
+    wq_stop(q);
+    assert_int_equal(jd.ran, 6);
+    assert_false(j[3].cancelled);
+    assert_int_equal(j[4].order, 5);
+    assert_int_equal(j[5].order, 6);
+    test_job late = {.job.run = run_test_job};
+    assert_int_equal(wq_submit(q, &late.job), -1);   /* stopped: refused, never run */
+    assert_int_equal(late.order, 0);
+    wq_free(q);
 }
 
 int main(void)
@@ -201,7 +188,7 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_hash_and_check),
         cmocka_unit_test(test_fast_and_slow),
-        cmocka_unit_test(test_worker),
+        cmocka_unit_test(test_work_queue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
