@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "agent.h"
+#include "agent_memory.h"
 #include "api_json.h"
 #include "auth.h"
 #include "metrics_page.h"
@@ -121,6 +122,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_data_size = 0;   /* a body is never used: discard it */
         return MHD_YES;
     }
+    agent_memory_note_request();
     agent_response resp = {.status = 200, .content_type = "application/json"};
     buf_init(&resp.body);
     enum MHD_Result ret;
