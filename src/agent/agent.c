@@ -195,6 +195,7 @@ int agent_snapshot_take(agent *a, agent_snapshot *out, int health_only)
     out->ngpus = n;
     ring *r = a->ring;
     pthread_mutex_unlock(&a->state_lock);
+    out->ring_bytes = ring_bytes(r);
     for (int i = 0; i < n; i++) {
         agent_gpu_view *g = &out->gpus[i];
         g->has_sample = ring_latest(r, i, &g->sample);
