@@ -111,11 +111,11 @@ int history_flush(history *h)
     size_t list_bytes = h->pending_bytes;
     h->pending_bytes = 0;
     for (int g = 0; g < HIST_MAX_GPUS; g++) {
-        pend *p = h->gpus[g].g.n ? hist_encode_group(h, g, 0) : NULL;
+        pend *p = h->gpus[g] && h->gpus[g]->g.n ? hist_encode_group(h, g, 0) : NULL;
         if (p) { *cp_tail = p; cp_tail = &p->next; }
     }
     for (int i = 0; i < HIST_MAX_PROCS; i++) {
-        pend *p = h->procs[i].used && h->procs[i].n ? hist_encode_proc(&h->procs[i], 0) : NULL;
+        pend *p = h->procs[i] && h->procs[i]->n ? hist_encode_proc(h->procs[i], 0) : NULL;
         if (p) { *cp_tail = p; cp_tail = &p->next; }
     }
     int64_t latest = h->latest_t;
