@@ -4,12 +4,27 @@
  * thread; decoded whole only to encode a chunk or checkpoint (times use the history codec). */
 #include "history/hist_internal.h"
 #include "history/codec.h"
+#include <stdlib.h>
 #include <string.h>
 
 #define SEG_MAX (8 + HIST_RAW_SLOTS * 9)
 
 static uint64_t bits_of(double d) { uint64_t u; memcpy(&u, &d, sizeof u); return u; }
 static double double_of(uint64_t u) { double d; memcpy(&d, &u, sizeof d); return d; }
+
+/* Room for n more bytes in z, growing by a quarter (not buf_reserve's doubling: these buffers live
+ * as long as a chunk is open, so slack is memory held). 0 or -1. */
+static int reserve(gw_buf *z, size_t n)
+{
+    if (z->oom) return -1;
+    if (z->len + n + 1 <= z->cap) return 0;
+    size_t cap = z->len + n + 1 + (z->len + n) / 4;
+    char *d = realloc(z->data, cap);
+    if (!d) { z->oom = 1; return -1; }
+    z->data = d;
+    z->cap = cap;
+    return 0;
+}
 
 /* Appends one segment of HIST_RAW_SLOTS slots to z. */
 static void put_segment(gw_buf *z, const double *v, const uint8_t *pres)
@@ -29,7 +44,7 @@ static void put_segment(gw_buf *z, const double *v, const uint8_t *pres)
         for (int b = 0; b < nb; b++, x >>= 8) seg[n++] = (unsigned char)x;
     }
     for (int b = 0; b < 8; b++) seg[b] = (unsigned char)(map >> (8 * b));
-    buf_append(z, (const char *)seg, n);
+    if (reserve(z, n) == 0) buf_append(z, (const char *)seg, n);
 }
 
 /* Reads one segment at z[*pos]; returns -1 when the data is cut short. */
