@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench_agent.sh - the agent's figures on an 8-GPU gpusim scenario: /metrics req/s and p99 under
 # 64 connections (wrk, 10 s; back to back, and with each connection pausing BENCH_PACE_MS, default
-# 100 ms, between requests) beside prometheus-node-exporter in the same run, the agent's RSS, and
-# the CPU its sampler thread uses at a 1 s interval over 30 s. Usage: scripts/bench_agent.sh [BUILD_DIR]
+# 100 ms, between requests) beside prometheus-node-exporter in the same run, the agent's RSS (history
+# on, as by default, into a temporary file) at start, after the load, after node_exporter's run, after
+# the idle window and with a full ring, and the CPU its sampler thread uses at a 1 s interval over 30 s.
+# Usage: scripts/bench_agent.sh [BUILD_DIR]   (BENCH_FULL_RING=0 skips the full-ring agent, ~90 s)
 # /metrics is measured with `Accept-Encoding: gzip` (what Prometheus sends) and without (identity).
 set -u
 build=$(cd "${1:-build}" && pwd)
@@ -17,14 +19,16 @@ tmp=$(mktemp -d); pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+rss_of() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 wait_http() { for _ in $(seq 100); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done; echo "bench_agent: $1 not answering"; exit 1; }
 
 "$gw" --sim "$src/tests/scenarios/agent_bench8.yaml" agent --listen 127.0.0.1:0 --port-file "$tmp/port" \
-  --config /dev/null --log-level warn 2>"$tmp/agent.log" &
+  --config /dev/null --db "$tmp/history.db" --log-level warn 2>"$tmp/agent.log" &
 agent=$!; pids+=($agent)
 for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
 [ -s "$tmp/port" ] || { echo "bench_agent: the agent did not start"; cat "$tmp/agent.log"; exit 1; }
 aport=$(cat "$tmp/port")
+rss_start=$(rss_of $agent)
 wait_http "http://127.0.0.1:$aport/metrics"
 sleep 1.5   # a few sampling rounds, so the page is full
 nport=$(free_port)
@@ -60,6 +64,7 @@ gz="Accept-Encoding: gzip"
 read -r a_rps a_p99 a_err < <(measure "http://127.0.0.1:$aport/metrics")
 read -r n_rps n_p99 n_err < <(measure "http://127.0.0.1:$nport/metrics")
 read -r az_rps az_p99 az_err < <(measure "http://127.0.0.1:$aport/metrics" "$gz")
+rss_load=$(rss_of $agent)
 read -r nz_rps nz_p99 nz_err < <(measure "http://127.0.0.1:$nport/metrics" "$gz")
 pace_ms=${BENCH_PACE_MS:-100}
 read -r ap_rps ap_p99 ap_err < <(measure "http://127.0.0.1:$aport/metrics" "$gz" "$pace_ms")
@@ -68,7 +73,19 @@ a_size=$(curl -s "http://127.0.0.1:$aport/metrics" | wc -c)
 n_size=$(curl -s "http://127.0.0.1:$nport/metrics" | wc -c)
 az_size=$(curl -s -H "$gz" "http://127.0.0.1:$aport/metrics" | wc -c)
 nz_size=$(curl -s -H "$gz" "http://127.0.0.1:$nport/metrics" | wc -c)
-rss_kb=$(awk '/^VmRSS/ {print $2}' /proc/$agent/status)
+rss_kb=$(rss_of $agent)
+# A second, full-ring agent, started once the load is over. The default ring holds 900 samples per
+# GPU (15 min at 1 s); this one samples every 100 ms into a 90 s ring (the same 900 samples) with
+# gpusim's clock 10x faster (values move per sample as at 1 s) and flushes history every 1 s; it is
+# read after 92 s. Its open history chunk then holds 900 samples per GPU where a 1 s agent holds at
+# most 600 (10-minute chunks), so its figure is an upper bound.
+full_ring=${BENCH_FULL_RING:-1}
+if [ "$full_ring" = 1 ]; then
+  printf 'ring_duration: 90s\nhistory:\n  flush_interval: 1s\n' >"$tmp/full.yaml"
+  GPUSIM_SPEED=10 "$gw" --sim "$src/tests/scenarios/agent_bench8.yaml" agent --listen 127.0.0.1:0 --interval 100ms \
+    --port-file "$tmp/fport" --config "$tmp/full.yaml" --db "$tmp/full.db" --log-level warn 2>"$tmp/full.log" &
+  full=$!; pids+=($full); full_t0=$(date +%s)
+fi
 
 # CPU of the sampler thread (named gw-sampler) over the window, with no scrapes going on.
 tid=$(grep -l '^gw-sampler$' /proc/$agent/task/*/comm 2>/dev/null | head -1 | cut -d/ -f5)
@@ -77,7 +94,19 @@ ticks() { awk '{print $1}' "/proc/$agent/task/$1/schedstat"; }
 proc_ticks() { cat /proc/$agent/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s}'; }
 hz=1000000000
 t0=$(ticks "$tid"); p0=$(proc_ticks); sleep "$cpu_window"; t1=$(ticks "$tid"); p1=$(proc_ticks)
-rss_after=$(awk '/^VmRSS/ {print $2}' /proc/$agent/status)
+rss_after=$(rss_of $agent)
+
+# The full-ring agent: scraped as the first one was (64 connections, 5 s), then read after 5 s.
+full_rss="n/a"; full_ring_kb="n/a"
+if [ "$full_ring" = 1 ]; then
+  fport=$(cat "$tmp/fport" 2>/dev/null)
+  left=$((full_t0 + 92 - $(date +%s))); [ $left -gt 0 ] && sleep $left
+  wrk -t2 -c64 -d5s -H "$gz" "http://127.0.0.1:$fport/metrics" >/dev/null 2>&1
+  curl -s "http://127.0.0.1:$fport/api/v1/samples?metric=utilization.gpu" >/dev/null
+  sleep 5
+  full_rss=$(awk '{printf "%.1f MB", $1 / 1024}' <<<"$(rss_of $full)")
+  full_ring_kb=$(curl -s "http://127.0.0.1:$fport/metrics" | awk '/^gpuwatch_ring_bytes / {printf "%.0f kB", $2 / 1024}')
+fi
 
 python3 - <<PY
 a_rps, n_rps, az_rps, nz_rps = $a_rps, $n_rps, $az_rps, $nz_rps
@@ -98,7 +127,9 @@ rows = [
   ("non-2xx agent / node (identity; gzip)", "$a_err / $n_err; $az_err / $nz_err", "0 for the agent"),
   ("page size agent / node_exporter", "$a_size / $n_size bytes", ""),
   ("gzip page size agent / node_exporter", "$az_size / $nz_size bytes", ""),
-  ("agent RSS after load / after ${cpu_window}s idle", "%.1f / %.1f MB" % ($rss_kb / 1024, $rss_after / 1024), "<= 10 MB"),
+  ("agent RSS at start (history on)", "%.1f MB" % ($rss_start / 1024), "<= 10 MB"),
+  ("agent RSS after load / after all wrk runs / ${cpu_window}s idle", "%.1f / %.1f / %.1f MB" % ($rss_load / 1024, $rss_kb / 1024, $rss_after / 1024), "<= 10 MB"),
+  ("agent RSS, full ring (900 samples/GPU, scaled), scraped", "$full_rss (ring $full_ring_kb)", "<= 10 MB"),
   ("sampler thread CPU at 1 s (8 GPUs, ${cpu_window}s)", "%.3f %% of a core" % (100.0 * ($t1 - $t0) / $hz / $cpu_window), "<= 0.1 %"),
   ("whole agent CPU while idle", "%.3f %% of a core" % (100.0 * ($p1 - $p0) / $hz / $cpu_window), ""),
 ]

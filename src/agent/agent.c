@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "agent_memory.h"
 #include "http_server.h"
 #include "metrics_page.h"
 #include "util.h"
@@ -38,6 +39,7 @@ static void apply_settings(agent *a, gw_config *cfg)
 
 int agent_init(agent *a, gw_config *cfg, const agent_cli *cli)
 {
+    agent_memory_setup();
     memset(a, 0, sizeof *a);
     a->cli = *cli;
     pthread_rwlock_init(&a->cfg_lock, NULL);
@@ -193,6 +195,7 @@ int agent_snapshot_take(agent *a, agent_snapshot *out, int health_only)
     out->ngpus = n;
     ring *r = a->ring;
     pthread_mutex_unlock(&a->state_lock);
+    out->ring_bytes = ring_bytes(r);
     for (int i = 0; i < n; i++) {
         agent_gpu_view *g = &out->gpus[i];
         g->has_sample = ring_latest(r, i, &g->sample);

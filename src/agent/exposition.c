@@ -262,6 +262,8 @@ void expo_write_health(gw_buf *out, const agent_snapshot *s, double scrape_secon
     if (s->backend_up) {
         expo_family(out, "gpuwatch_sampling_duration_seconds", "Time the last sampling round of every GPU took.", "gauge");
         expo_sample(out, "gpuwatch_sampling_duration_seconds", "", s->sampling_duration_s);
+        expo_family(out, "gpuwatch_ring_bytes", "Memory the in-memory ring of recent samples holds.", "gauge");
+        expo_sample(out, "gpuwatch_ring_bytes", "", (double)s->ring_bytes);
     }
     expo_family(out, "gpuwatch_scrape_duration_seconds", "Time taken to build this page.", "gauge");
     expo_sample(out, "gpuwatch_scrape_duration_seconds", "", scrape_seconds);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "agent.h"
+#include "agent_memory.h"
 #include "util.h"
 
 #define OPEN_RETRY_S 5.0
@@ -134,6 +135,7 @@ static void sample_round(agent *a, gpu_sample *smp, gpu_proc *procbuf)
     for (int h = 0; h < a->nhooks; h++)
         if (a->hooks[h].on_tick)
             a->hooks[h].on_tick(a->hooks[h].ctx, gw_now_us());
+    agent_memory_tick();
 }
 
 static void *sampler_main(void *arg)

@@ -3,6 +3,7 @@
 #ifndef GPUWATCH_SNAPSHOT_H
 #define GPUWATCH_SNAPSHOT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "sample.h"
 
@@ -33,6 +34,7 @@ typedef struct agent_snapshot {
     agent_error_count *errors;
     int nerrors;
     double sampling_duration_s; /* last sampling round */
+    size_t ring_bytes;          /* memory the sample ring holds */
     double interval_s;
     uint64_t now_us;
     uint64_t round_gen;         /* sampling rounds so far */

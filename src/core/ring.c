@@ -1,58 +1,39 @@
-/* ring.c - fixed-size per-GPU ring of recent samples, stored compactly (see ring.h).
+/* ring.c - per-GPU ring of recent samples, stored exactly but compactly (see ring.h).
  *
- * Memory: an entry keeps the time, the status, the presence bits and only the dynamic
- * metrics (MF_STATIC ones are kept once per GPU and merged back on read). Counters are
- * kept as doubles (they grow large and rates need their precision), everything else as
- * floats. For 8 GPUs x 900 samples this is about 2.5 MB instead of 6 MB of gpu_sample.
- * The latest sample of each GPU is also kept whole, so ring_latest() is exact. */
+ * Memory: a GPU's samples are kept in blocks of RING_BLOCK, each sample delta-coded against the
+ * previous one (sample_codec.c: unchanged values cost nothing, changed ones their XOR's significant
+ * bytes), each block starting from an empty state so that it decodes on its own and the oldest can
+ * be dropped whole. The newest block grows as samples arrive and is shrunk to size when full. Memory
+ * grows as the ring fills (about 60-100 bytes a sample for a busy GPU, instead of 744 for a
+ * gpu_sample). The latest sample of each GPU is also kept whole, so ring_latest() costs a copy. */
 #include "ring.h"
+#include "sample_codec.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    uint64_t t_us;
-    uint32_t status;
-    metric_set present;
-    /* followed by the packed values */
-} entry_head;
+#define RING_BLOCK 64
 
 typedef struct {
-    unsigned char *entries;     /* capacity * entry_size bytes */
-    int head;                   /* index of the next write */
-    int count;
+    unsigned char *data;
+    size_t len, cap;
+    uint64_t t_last;            /* time of its newest sample */
+    int n;                      /* samples in it */
+} block;
+
+typedef struct {
+    block *blocks;              /* circular: nblocks slots, `used` of them from `first` */
+    int first, used;
+    int count;                  /* samples held in the blocks (may exceed capacity by < RING_BLOCK) */
+    gpu_sample state;           /* coding state after the newest sample */
     gpu_sample latest;          /* exact copy of the newest sample */
-    gpu_sample statics;         /* MF_STATIC values, from the newest sample that had them */
 } gpu_ring;
 
 struct ring {
     pthread_mutex_t lock;
-    int gpus, capacity;
-    size_t entry_size;
-    int16_t offset[M_COUNT];    /* byte offset of a metric's value in an entry, -1 = not stored */
-    unsigned char is_double[M_COUNT];
+    int gpus, capacity, nblocks;
     gpu_ring *g;
 };
-
-static void layout(ring *r)
-{
-    size_t off = sizeof(entry_head);
-    /* Doubles first so they stay 8-byte aligned, then floats. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int id = M_STR_END; id < M_COUNT; id++) {
-            const metric_def *d = catalog_get((metric_id)id);
-            if (d->flags & MF_STATIC)
-                continue;
-            int dbl = d->kind == MK_COUNTER || d->kind == MK_BITMASK;
-            if (dbl != (pass == 0))
-                continue;
-            r->offset[id] = (int16_t)off;
-            r->is_double[id] = (unsigned char)dbl;
-            off += dbl ? sizeof(double) : sizeof(float);
-        }
-    }
-    r->entry_size = (off + 7) & ~(size_t)7;
-}
 
 ring *ring_new(int gpus, int capacity)
 {
@@ -61,24 +42,20 @@ ring *ring_new(int gpus, int capacity)
     ring *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
-    for (int i = 0; i < M_COUNT; i++)
-        r->offset[i] = -1;
-    layout(r);
     r->gpus = gpus;
     r->capacity = capacity;
+    r->nblocks = (capacity + RING_BLOCK - 1) / RING_BLOCK + 1;
     r->g = calloc((size_t)(gpus ? gpus : 1), sizeof *r->g);
     if (!r->g) {
         free(r);
         return NULL;
     }
     for (int i = 0; i < gpus; i++) {
-        r->g[i].entries = malloc((size_t)capacity * r->entry_size);
-        if (!r->g[i].entries) {
+        r->g[i].blocks = calloc((size_t)r->nblocks, sizeof *r->g[i].blocks);
+        if (!r->g[i].blocks) {
             ring_free(r);
             return NULL;
         }
-        /* Touch every page now: memory use is flat from the start (no growth as the ring fills). */
-        memset(r->g[i].entries, 0xff, (size_t)capacity * r->entry_size);
     }
     pthread_mutex_init(&r->lock, NULL);
     return r;
@@ -88,75 +65,83 @@ void ring_free(ring *r)
 {
     if (!r)
         return;
-    for (int i = 0; i < r->gpus; i++)
-        free(r->g[i].entries);
+    for (int i = 0; i < r->gpus; i++) {
+        for (int b = 0; r->g[i].blocks && b < r->nblocks; b++)
+            free(r->g[i].blocks[b].data);
+        free(r->g[i].blocks);
+    }
     free(r->g);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }
 
-static unsigned char *entry_at(const ring *r, const gpu_ring *g, int i)
+static block *block_at(const ring *r, const gpu_ring *g, int i)
 {
-    return g->entries + (size_t)i * r->entry_size;
+    return &g->blocks[(g->first + i) % r->nblocks];
 }
 
-static void pack(const ring *r, const gpu_sample *s, unsigned char *e)
+static void drop_oldest(const ring *r, gpu_ring *g)
 {
-    entry_head h = {.t_us = s->t_us, .status = (uint32_t)s->status, .present = s->present};
-    memcpy(e, &h, sizeof h);
-    for (int id = M_STR_END; id < M_COUNT; id++) {
-        if (r->offset[id] < 0)
-            continue;
-        double v = sample_has(s, (metric_id)id) ? s->v[id] : 0;
-        if (r->is_double[id]) {
-            memcpy(e + r->offset[id], &v, sizeof v);
-        } else {
-            float f = (float)v;
-            memcpy(e + r->offset[id], &f, sizeof f);
-        }
-    }
+    block *b = block_at(r, g, 0);
+    g->count -= b->n;
+    free(b->data);
+    memset(b, 0, sizeof *b);
+    g->first = (g->first + 1) % r->nblocks;
+    g->used--;
 }
 
-static void unpack(const ring *r, const gpu_ring *g, const unsigned char *e, gpu_sample *out)
+/* The block the next sample goes into: the newest, or a new one when that is full. */
+static block *open_block(const ring *r, gpu_ring *g)
 {
-    entry_head h;
-    memcpy(&h, e, sizeof h);
-    memset(out, 0, sizeof *out);
-    out->t_us = h.t_us;
-    out->status = (gpu_status)h.status;
-    out->present = h.present;
-    for (int id = M_STR_END; id < M_COUNT; id++) {
-        if (!mset_has(&h.present, (metric_id)id))
-            continue;
-        if (r->offset[id] < 0) {
-            if (sample_has(&g->statics, (metric_id)id))
-                out->v[id] = g->statics.v[id];
-            else
-                mset_del(&out->present, (metric_id)id);
-        } else if (r->is_double[id]) {
-            memcpy(&out->v[id], e + r->offset[id], sizeof(double));
-        } else {
-            float f;
-            memcpy(&f, e + r->offset[id], sizeof f);
-            out->v[id] = f;
+    if (g->used) {
+        block *b = block_at(r, g, g->used - 1);
+        if (b->n < RING_BLOCK)
+            return b;
+        unsigned char *fit = realloc(b->data, b->len);   /* full: shrink to size */
+        if (fit) {
+            b->data = fit;
+            b->cap = b->len;
         }
     }
+    if (g->used == r->nblocks)
+        drop_oldest(r, g);
+    block *b = block_at(r, g, g->used++);
+    scodec_reset(&g->state);
+    return b;
 }
 
 void ring_push(ring *r, int gpu, const gpu_sample *s)
 {
     if (!r || gpu < 0 || gpu >= r->gpus)
         return;
+    unsigned char code[SCODEC_MAX];
     pthread_mutex_lock(&r->lock);
     gpu_ring *g = &r->g[gpu];
-    pack(r, s, entry_at(r, g, g->head));
-    g->head = (g->head + 1) % r->capacity;
-    if (g->count < r->capacity)
-        g->count++;
+    block *b = open_block(r, g);
+    gpu_sample state = g->state;
+    size_t n = scodec_put(code, &state, s);
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        while (cap < b->len + n)
+            cap *= 2;
+        unsigned char *d = realloc(b->data, cap);
+        if (!d) {                               /* out of memory: this sample is not kept */
+            pthread_mutex_unlock(&r->lock);
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, code, n);
+    b->len += n;
+    b->n++;
+    b->t_last = s->t_us;
+    g->state = state;
+    g->count++;
+    /* Drop the oldest block once the others hold the whole capacity. */
+    while (g->used > 1 && g->count - block_at(r, g, 0)->n >= r->capacity)
+        drop_oldest(r, g);
     g->latest = *s;
-    for (int id = M_STR_END; id < M_COUNT; id++)
-        if (r->offset[id] < 0 && sample_has(s, (metric_id)id))
-            sample_set(&g->statics, (metric_id)id, s->v[id]);
     pthread_mutex_unlock(&r->lock);
 }
 
@@ -172,34 +157,31 @@ int ring_latest(ring *r, int gpu, gpu_sample *out)
     return have;
 }
 
-/* Index (0 = oldest) of the first entry with t_us >= since_us; binary search, times only grow. */
-static int first_since(const ring *r, const gpu_ring *g, uint64_t since_us)
-{
-    int oldest = (g->head - g->count + r->capacity) % r->capacity;
-    int lo = 0, hi = g->count;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        entry_head h;
-        memcpy(&h, entry_at(r, g, (oldest + mid) % r->capacity), sizeof h);
-        if (h.t_us < since_us)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 void ring_each(ring *r, int gpu, uint64_t since_us, void (*fn)(const gpu_sample *s, void *ctx), void *ctx)
 {
     if (!r || gpu < 0 || gpu >= r->gpus)
         return;
-    gpu_sample tmp;
+    gpu_sample state, tmp;
     pthread_mutex_lock(&r->lock);
     const gpu_ring *g = &r->g[gpu];
-    int oldest = (g->head - g->count + r->capacity) % r->capacity;
-    for (int i = first_since(r, g, since_us); i < g->count; i++) {
-        unpack(r, g, entry_at(r, g, (oldest + i) % r->capacity), &tmp);
-        fn(&tmp, ctx);
+    int skip = g->count > r->capacity ? g->count - r->capacity : 0;   /* beyond capacity, in the oldest block */
+    for (int i = 0; i < g->used; i++) {
+        const block *b = block_at(r, g, i);
+        if (b->t_last < since_us) {
+            skip -= b->n;
+            continue;
+        }
+        scodec_reset(&state);
+        size_t pos = 0;
+        for (int k = 0; k < b->n; k++) {
+            size_t used = scodec_get(b->data + pos, b->len - pos, &state, &tmp);
+            if (!used)
+                break;
+            pos += used;
+            if (k >= skip && tmp.t_us >= since_us)
+                fn(&tmp, ctx);
+        }
+        skip -= b->n;
     }
     pthread_mutex_unlock(&r->lock);
 }
@@ -223,6 +205,21 @@ int ring_range(ring *r, int gpu, uint64_t since_us, gpu_sample *out, int max)
     range_ctx c = {out, 0, max};
     ring_each(r, gpu, since_us, range_add, &c);
     return c.n;
+}
+
+size_t ring_bytes(ring *r)
+{
+    if (!r)
+        return 0;
+    pthread_mutex_lock(&r->lock);
+    size_t n = sizeof *r + (size_t)(r->gpus ? r->gpus : 1) * sizeof *r->g;
+    for (int i = 0; i < r->gpus; i++) {
+        n += (size_t)r->nblocks * sizeof(block);
+        for (int b = 0; b < r->nblocks; b++)
+            n += r->g[i].blocks[b].cap;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return n;
 }
 
 int ring_capacity(const ring *r) { return r ? r->capacity : 0; }

@@ -3,6 +3,7 @@
 #ifndef GPUWATCH_RING_H
 #define GPUWATCH_RING_H
 
+#include <stddef.h>
 #include "sample.h"
 
 typedef struct ring ring;
@@ -17,6 +18,8 @@ int ring_range(ring *r, int gpu, uint64_t since_us, gpu_sample *out, int max);
 /* Calls fn for each sample with t_us >= since_us, oldest first, under the lock (no copies). */
 void ring_each(ring *r, int gpu, uint64_t since_us, void (*fn)(const gpu_sample *s, void *ctx), void *ctx);
 int ring_capacity(const ring *r);
+/* Bytes the ring holds now (blocks and bookkeeping), for benchmarks and diagnostics. */
+size_t ring_bytes(ring *r);
 int ring_gpus(const ring *r);
 
 #endif

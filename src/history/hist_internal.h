@@ -9,6 +9,7 @@
 #define HIST_MAX_GPUS 64
 #define HIST_MAX_SLOTS 4096         /* a chunk is sealed early when it reaches this many samples */
 #define HIST_MAX_PROCS 512          /* open per-process series kept in memory */
+#define HIST_RAW_SLOTS 64           /* an open group keeps its newest slots raw, older ones coded */
 
 /* One metric's values in an open chunk group. A metric that stays constant (most of them) takes
  * no arrays: it is the run [from, end) of one value; arrays are made at its first change or gap. */
@@ -17,15 +18,20 @@ typedef struct hcol {
     int state;                      /* HCOL_*: nothing yet in this group / one constant run / arrays */
     double cval;
     size_t from, end;
-    double *v;                      /* HCOL_ARRAY: slots [0, n) */
+    double *v;                      /* HCOL_ARRAY: raw slots [zn, n), at v[slot - zn] */
     uint8_t *pres;
+    gw_buf z;                       /* HCOL_ARRAY: slots [0, zn), one codec column per HIST_RAW_SLOTS */
 } hcol;
 
-/* The open chunk group of a GPU: one timeline and a column per stored metric. */
+/* The open chunk group of a GPU: one timeline and a column per stored metric. Only the newest
+ * slots [zn, n) are raw (fewer than HIST_RAW_SLOTS); older ones are kept coded (spill.c). */
 typedef struct hgroup {
     int64_t window;                 /* t / chunk span of the first sample */
-    size_t n, cap;
-    int64_t *t;
+    size_t n, cap;                  /* cap: raw slots allocated (0 or HIST_RAW_SLOTS) */
+    size_t zn;                      /* slots [0, zn) are coded */
+    int64_t t_first, t_last;
+    int64_t *t;                     /* raw slots, at t[slot - zn] */
+    gw_buf zt;                      /* times of slots [0, zn), one codec column per HIST_RAW_SLOTS */
     hcol col[M_COUNT];
 } hgroup;
 
@@ -75,8 +81,8 @@ struct history {
     pthread_cond_t wake;
     pthread_t thread;
     int thread_on, stopping;
-    hgpu gpus[HIST_MAX_GPUS];
-    hproc procs[HIST_MAX_PROCS];
+    hgpu *gpus[HIST_MAX_GPUS];      /* allocated at a GPU's first sample */
+    hproc *procs[HIST_MAX_PROCS];   /* allocated while a series is open */
     pend *head, *tail;              /* oldest first */
     size_t pending_bytes;
     int64_t latest_t;               /* newest recorded timestamp (data time, for retention) */
@@ -96,6 +102,12 @@ void hist_pend_free(pend *p);
 pend *hist_encode_group(history *h, int g, int final);
 pend *hist_encode_proc(hproc *p, int final);
 void hist_free_memory(history *h);
+
+/* spill.c: the coded older part of an open group */
+int hist_spill(hgroup *grp);                    /* codes the HIST_RAW_SLOTS raw slots; 0 or -1 */
+int hist_spill_const(const hgroup *grp, hcol *c); /* codes a constant run's slots [0, zn) into c->z */
+int hist_unspill_times(const hgroup *grp, int64_t *t);                   /* all n slots */
+int hist_unspill_col(const hgroup *grp, const hcol *c, double *v, uint8_t *pres); /* all n slots */
 
 /* events.c: events derived from a GPU's previous and new sample (called under h->mu). */
 void hist_detect_events(history *h, int gpu, const gpu_sample *prev, const gpu_sample *cur);

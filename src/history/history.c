@@ -111,9 +111,9 @@ void history_close(history *h)
     }
     pthread_mutex_lock(&h->mu);
     for (int g = 0; g < HIST_MAX_GPUS; g++)
-        if (h->gpus[g].g.n) hist_seal_gpu(h, g);
+        if (h->gpus[g] && h->gpus[g]->g.n) hist_seal_gpu(h, g);
     for (int i = 0; i < HIST_MAX_PROCS; i++)
-        if (h->procs[i].used && h->procs[i].n) hist_seal_proc(h, &h->procs[i]);
+        if (h->procs[i] && h->procs[i]->n) hist_seal_proc(h, h->procs[i]);
     pthread_mutex_unlock(&h->mu);
     if (history_flush(h) != 0)
         gw_log(GW_LOG_WARN, "history: closing with unwritten data", "path=%s buffered_bytes=%zu", h->path,

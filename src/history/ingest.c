@@ -50,40 +50,58 @@ void hist_queue(history *h, pend *p)
 
 pend *hist_encode_group(history *h, int g, int final)
 {
-    hgroup *grp = &h->gpus[g].g;
+    hgroup *grp = &h->gpus[g]->g;
     if (grp->n == 0) return NULL;
     pend *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->kind = PEND_GROUP;
     p->gpu = g;
     p->final = final;
-    p->t_start = grp->t[0];
-    p->t_end = grp->t[grp->n - 1];
+    p->t_start = grp->t_first;
+    p->t_end = grp->t_last;
     p->n = (int64_t)grp->n;
     p->ids = malloc(M_COUNT * sizeof *p->ids);
     p->blobs = calloc(M_COUNT + 1, sizeof *p->blobs);
-    if (!p->ids || !p->blobs) { hist_pend_free(p); return NULL; }
-    codec_put_times(&p->blobs[0], grp->t, grp->n);
+    /* With coded older slots, each column is decoded whole into these for a moment. */
+    int64_t *tt = grp->zn ? malloc(grp->n * sizeof *tt) : NULL;
+    double *tv = grp->zn ? malloc(grp->n * sizeof *tv) : NULL;
+    uint8_t *tp = grp->zn ? malloc(grp->n) : NULL;
+    if (!p->ids || !p->blobs || (grp->zn && (!tt || !tv || !tp || hist_unspill_times(grp, tt) != 0))) goto fail;
+    codec_put_times(&p->blobs[0], grp->zn ? tt : grp->t, grp->n);
     p->bytes = sizeof *p + p->blobs[0].len;
     for (int m = M_STR_END; m < M_COUNT; m++) {
         hcol *c = &grp->col[m];
-        if (c->state == HCOL_NONE || (c->state == HCOL_ARRAY && !memchr(c->pres, 1, grp->n))) continue;
+        const double *v = c->v;
+        const uint8_t *pres = c->pres;
+        if (c->state == HCOL_ARRAY && grp->zn) {
+            if (hist_unspill_col(grp, c, tv, tp) != 0) goto fail;
+            v = tv;
+            pres = tp;
+        }
+        if (c->state == HCOL_NONE || (c->state == HCOL_ARRAY && !memchr(pres, 1, grp->n))) continue;
         gw_buf *b = &p->blobs[1 + p->ncols];
         if (c->state == HCOL_CONST) codec_put_const_run(b, c->cval, c->from, c->end, grp->n);
-        else codec_put_column(b, c->v, c->pres, grp->n);
+        else codec_put_column(b, v, pres, grp->n);
         p->ids[p->ncols++] = (metric_id)m;
         p->bytes += b->len;
     }
     for (int i = 0; i <= p->ncols; i++)
-        if (p->blobs[i].oom) { hist_pend_free(p); return NULL; }
+        if (p->blobs[i].oom) goto fail;
+    free(tt), free(tv), free(tp);
     return p;
+fail:
+    free(tt), free(tv), free(tp);
+    hist_pend_free(p);
+    return NULL;
 }
 
 void hist_seal_gpu(history *h, int g)
 {
     hist_queue(h, hist_encode_group(h, g, 1));
-    hgroup *grp = &h->gpus[g].g;
+    hgroup *grp = &h->gpus[g]->g;
     grp->n = 0;
+    grp->zn = 0;
+    buf_release(&grp->zt);
     for (int m = 0; m < M_COUNT; m++) {
         hcol *c = &grp->col[m];
         if (c->state != HCOL_ARRAY) {   /* arrays only for what varied in the last group */
@@ -92,43 +110,38 @@ void hist_seal_gpu(history *h, int g)
             c->v = NULL;
             c->pres = NULL;
         }
+        buf_release(&c->z);
         c->state = HCOL_NONE;
     }
 }
 
-/* Gives a constant-run column its arrays (slots [0, i) filled in). */
-static int col_materialize(hcol *c, size_t cap, size_t i)
+/* Gives a constant-run column its arrays (slots [0, i) filled in: coded ones, then raw ones). */
+static int col_materialize(hgroup *grp, hcol *c, size_t i)
 {
     if (!c->v) {
-        c->v = malloc(cap * sizeof *c->v);
-        c->pres = malloc(cap);
+        c->v = malloc(HIST_RAW_SLOTS * sizeof *c->v);
+        c->pres = malloc(HIST_RAW_SLOTS);
         if (!c->v || !c->pres) { free(c->v); free(c->pres); c->v = NULL; c->pres = NULL; return -1; }
     }
-    memset(c->pres, 0, i);
+    if (grp->zn && hist_spill_const(grp, c) != 0) return -1;
+    memset(c->pres, 0, i - grp->zn);
     if (c->state == HCOL_CONST)
-        for (size_t k = c->from; k < c->end; k++) { c->pres[k] = 1; c->v[k] = c->cval; }
+        for (size_t k = c->from > grp->zn ? c->from : grp->zn; k < c->end; k++) {
+            c->pres[k - grp->zn] = 1;
+            c->v[k - grp->zn] = c->cval;
+        }
     c->state = HCOL_ARRAY;
     return 0;
 }
 
-/* Room for one more slot in every array of the group. */
+/* Room for one more raw slot: the raw slots are coded once HIST_RAW_SLOTS of them are full. */
 static int group_grow(hgroup *grp)
 {
-    if (grp->n < grp->cap) return 0;
-    size_t cap = grp->cap ? grp->cap + grp->cap / 2 : 64;
-    int64_t *t = realloc(grp->t, cap * sizeof *t);
-    if (!t) return -1;
-    grp->t = t;
-    for (int m = M_STR_END; m < M_COUNT; m++) {
-        hcol *c = &grp->col[m];
-        if (!c->v) continue;
-        double *v = realloc(c->v, cap * sizeof *v);
-        if (v) c->v = v;
-        uint8_t *pr = v ? realloc(c->pres, cap) : NULL;
-        if (!pr) return -1;
-        c->pres = pr;
-    }
-    grp->cap = cap;
+    if (grp->n - grp->zn == HIST_RAW_SLOTS && hist_spill(grp) != 0) return -1;
+    if (grp->cap) return 0;
+    grp->t = malloc(HIST_RAW_SLOTS * sizeof *grp->t);
+    if (!grp->t) return -1;
+    grp->cap = HIST_RAW_SLOTS;
     return 0;
 }
 
@@ -142,7 +155,7 @@ static int same_info(const gpu_info *a, const gpu_info *b)
 
 static void note_info(history *h, int gpu, const gpu_info *info, int64_t t)
 {
-    hgpu *G = &h->gpus[gpu];
+    hgpu *G = h->gpus[gpu];
     if (G->have_info && same_info(&G->info, info)) return;
     G->info = *info;
     G->have_info = 1;
@@ -161,7 +174,11 @@ void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_
 {
     if (!h || !s || gpu < 0 || gpu >= HIST_MAX_GPUS) return;
     pthread_mutex_lock(&h->mu);
-    hgpu *G = &h->gpus[gpu];
+    if (!h->gpus[gpu] && !(h->gpus[gpu] = calloc(1, sizeof *h->gpus[gpu]))) {
+        pthread_mutex_unlock(&h->mu);
+        return;
+    }
+    hgpu *G = h->gpus[gpu];
     G->used = 1;
     int64_t t = (int64_t)s->t_us;
     if (info) note_info(h, gpu, info, t);
@@ -170,35 +187,44 @@ void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_
     G->have_prev = 1;
     hgroup *grp = &G->g;
     int64_t window = t / ((int64_t)h->cfg.chunk_span_s * 1000000);
-    if (s->status != GPU_OK || (grp->n && t == grp->t[grp->n - 1])) {
+    if (s->status != GPU_OK || (grp->n && t == grp->t_last)) {
         pthread_mutex_unlock(&h->mu);
         return;
     }
-    if (grp->n && (window != grp->window || grp->n >= HIST_MAX_SLOTS || t < grp->t[grp->n - 1]))
+    if (grp->n && (window != grp->window || grp->n >= HIST_MAX_SLOTS || t < grp->t_last))
         hist_seal_gpu(h, gpu);
-    if (grp->n == 0) grp->window = window;
+    if (grp->n == 0) {
+        grp->window = window;
+        grp->t_first = t;
+    }
     if (group_grow(grp) != 0) {
         pthread_mutex_unlock(&h->mu);
         return;
     }
-    size_t i = grp->n;
-    grp->t[i] = t;
+    size_t i = grp->n, ri = i - grp->zn;   /* slot, and its index among the raw ones */
+    grp->t[ri] = t;
+    grp->t_last = t;
     for (int m = M_STR_END; m < M_COUNT; m++) {
         if (!stored_metric(m)) continue;
         hcol *c = &grp->col[m];
         int has = sample_has(s, (metric_id)m);
         if (has) h->stats.samples++;
         if (c->state == HCOL_NONE) {
-            if (has) *c = (hcol){HCOL_CONST, s->v[m], i, i + 1, c->v, c->pres};
+            if (has) {
+                c->state = HCOL_CONST;
+                c->cval = s->v[m];
+                c->from = i;
+                c->end = i + 1;
+            }
             continue;
         }
         if (c->state == HCOL_CONST) {
             if (!has) continue;
             if (c->end == i && memcmp(&c->cval, &s->v[m], sizeof(double)) == 0) { c->end++; continue; }
-            if (col_materialize(c, grp->cap, i) != 0) { c->state = HCOL_NONE; continue; }
+            if (col_materialize(grp, c, i) != 0) { c->state = HCOL_NONE; continue; }
         }
-        c->pres[i] = (uint8_t)has;
-        if (has) c->v[i] = s->v[m];
+        c->pres[ri] = (uint8_t)has;
+        if (has) c->v[ri] = s->v[m];
     }
     grp->n++;
     if (t > h->latest_t) h->latest_t = t;
@@ -244,13 +270,17 @@ static void proc_release(hproc *p)
 static hproc *proc_slot(history *h, int gpu, const gpu_proc *gp)
 {
     hproc *free_slot = NULL, *oldest = NULL;
+    int free_i = -1;
     for (int i = 0; i < HIST_MAX_PROCS; i++) {
-        hproc *p = &h->procs[i];
-        if (!p->used) { if (!free_slot) free_slot = p; continue; }
+        hproc *p = h->procs[i];
+        if (!p) { if (free_i < 0) free_i = i; continue; }
         if (p->gpu == gpu && p->meta.pid == gp->pid && p->meta.start_time_s == gp->start_time_s) return p;
         if (!oldest || p->last_t < oldest->last_t) oldest = p;
     }
-    if (!free_slot) {           /* full: the least recently seen series is sealed and reused */
+    if (free_i >= 0) {
+        free_slot = h->procs[free_i] = calloc(1, sizeof *free_slot);
+        if (!free_slot) return NULL;
+    } else {                    /* full: the least recently seen series is sealed and reused */
         hist_seal_proc(h, oldest);
         proc_release(oldest);
         free_slot = oldest;
@@ -265,7 +295,7 @@ static hproc *proc_slot(history *h, int gpu, const gpu_proc *gp)
 static int proc_grow(hproc *p)
 {
     if (p->n < p->cap) return 0;
-    size_t cap = p->cap ? p->cap * 2 : 16;
+    size_t cap = p->cap ? p->cap + p->cap / 2 : 16;   /* 1.5x: a 10-minute series at 1 Hz ends near 609, not 1024 */
     int64_t *t = realloc(p->t, cap * sizeof *t);
     if (t) p->t = t;
     double *mem = t ? realloc(p->mem, cap * sizeof *mem) : NULL;
@@ -302,16 +332,21 @@ void history_record_processes(history *h, int gpu, uint64_t t_us, const gpu_proc
     pthread_mutex_lock(&h->mu);
     /* series of this GPU whose process is gone end here */
     for (int i = 0; i < HIST_MAX_PROCS; i++) {
-        hproc *p = &h->procs[i];
-        if (!p->used || p->gpu != gpu) continue;
+        hproc *p = h->procs[i];
+        if (!p || p->gpu != gpu) continue;
         int seen = 0;
         for (int j = 0; j < n && !seen; j++)
             seen = procs[j].pid == p->meta.pid && procs[j].start_time_s == p->meta.start_time_s;
-        if (!seen) { hist_seal_proc(h, p); proc_release(p); }
+        if (!seen) {
+            hist_seal_proc(h, p);
+            proc_release(p);
+            free(p);
+            h->procs[i] = NULL;
+        }
     }
     for (int j = 0; j < n; j++) {
         hproc *p = proc_slot(h, gpu, &procs[j]);
-        if (p->n && t <= p->last_t) continue;
+        if (!p || (p->n && t <= p->last_t)) continue;
         if (strcmp(p->meta.name, procs[j].name) || strcmp(p->meta.user, procs[j].user) ||
             strcmp(p->meta.container, procs[j].container) || strcmp(p->meta.cmdline, procs[j].cmdline)) {
             p->meta = procs[j];
@@ -357,13 +392,24 @@ void history_record_event(history *h, uint64_t t_us, int gpu, const char *kind, 
 void hist_free_memory(history *h)
 {
     for (int g = 0; g < HIST_MAX_GPUS; g++) {
-        hgroup *grp = &h->gpus[g].g;
+        if (!h->gpus[g]) continue;
+        hgroup *grp = &h->gpus[g]->g;
         free(grp->t);
-        for (int m = 0; m < M_COUNT; m++) { free(grp->col[m].v); free(grp->col[m].pres); }
-        memset(grp, 0, sizeof *grp);
+        buf_release(&grp->zt);
+        for (int m = 0; m < M_COUNT; m++) {
+            free(grp->col[m].v);
+            free(grp->col[m].pres);
+            buf_release(&grp->col[m].z);
+        }
+        free(h->gpus[g]);
+        h->gpus[g] = NULL;
     }
     for (int i = 0; i < HIST_MAX_PROCS; i++)
-        if (h->procs[i].used) proc_release(&h->procs[i]);
+        if (h->procs[i]) {
+            proc_release(h->procs[i]);
+            free(h->procs[i]);
+            h->procs[i] = NULL;
+        }
     while (h->head) {
         pend *p = h->head;
         h->head = p->next;

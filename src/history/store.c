@@ -76,7 +76,7 @@ store *store_open(const char *path, int readonly, char *err, size_t n)
          * stays 4 KiB: 8 and 16 KiB gained on some data (1.55 B/sample on training-8gpu) and lost on
          * other (2.0 on the synthetic load, whose ~4.1 KB columns pack badly); 4 KiB gave 1.64-1.66 on both. */
         rc = store_exec(s, "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                           " PRAGMA cache_size=-1024;");   /* 1 MiB: the writer mostly appends */
+                           " PRAGMA cache_size=-256;");   /* 256 KiB: the writer mostly appends */
         if (rc == SQLITE_OK && sqlite3_db_readonly(s->db, "main") == 1)
             rc = SQLITE_READONLY;
         if (rc == SQLITE_OK)

@@ -4,6 +4,9 @@
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 static int write_group(store *st, const pend *p)
 {
@@ -108,11 +111,11 @@ int history_flush(history *h)
     size_t list_bytes = h->pending_bytes;
     h->pending_bytes = 0;
     for (int g = 0; g < HIST_MAX_GPUS; g++) {
-        pend *p = h->gpus[g].g.n ? hist_encode_group(h, g, 0) : NULL;
+        pend *p = h->gpus[g] && h->gpus[g]->g.n ? hist_encode_group(h, g, 0) : NULL;
         if (p) { *cp_tail = p; cp_tail = &p->next; }
     }
     for (int i = 0; i < HIST_MAX_PROCS; i++) {
-        pend *p = h->procs[i].used && h->procs[i].n ? hist_encode_proc(&h->procs[i], 0) : NULL;
+        pend *p = h->procs[i] && h->procs[i]->n ? hist_encode_proc(h->procs[i], 0) : NULL;
         if (p) { *cp_tail = p; cp_tail = &p->next; }
     }
     int64_t latest = h->latest_t;
@@ -131,6 +134,9 @@ int history_flush(history *h)
         free_list(list);
         maybe_prune(h, latest);
         pthread_mutex_unlock(&h->flush_mu);
+#ifdef __GLIBC__
+        malloc_trim(0);             /* the encoded chunks just freed: give the pages back (long-running agent) */
+#endif
         return 0;
     }
     h->stats.flush_errors++;

@@ -49,7 +49,8 @@ def f32(x):
 
 
 def same(recorded_value, ring_value):
-    """The ring keeps gauges as floats (src/core/ring.c); the history keeps the sampled double."""
+    """The ring and the history both keep the sampled double (src/core/ring.c codes it exactly); the
+    float match dates from when the ring stored gauges as floats."""
     return recorded_value == float(ring_value) or f32(recorded_value) == float(ring_value)
 
 

@@ -48,6 +48,11 @@ static void make_sample(hsynth_gpu *sg, int gpu, int i, gpu_sample *s)
     if (gpu == 1 && i >= 100 && i < 120) { s->status = GPU_LOST; memset(&s->present, 0, sizeof s->present); }
     if (gpu == 0 && i == 300) { sample_set(s, M_XID_LAST, 79); sample_set(s, M_XID_COUNT, 1); }
     if (gpu == 0 && i > 300) { sample_set(s, M_XID_LAST, 79); sample_set(s, M_XID_COUNT, 1); }
+    /* An open group keeps only its newest slots raw: a constant that starts to vary after many slots
+     * were coded, a column that appears late, and a gap in a varying one, all within one chunk. */
+    if (gpu == 0 && i >= 650) sample_set(s, M_PCIE_REPLAY, i >= 1000 ? (double)(i % 7) : 0);
+    if (gpu == 0 && i >= 700 && i < 1100) sample_set(s, M_MIG_MODE, i < 900 ? 1 : 0);
+    if (gpu == 0 && i >= 1300 && i < 1333) mset_del(&s->present, M_GPM_NVLINK_TX);
 }
 
 static history *open_hist(double max_buffer)

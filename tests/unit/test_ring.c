@@ -1,11 +1,15 @@
-/* test_ring.c - the sample ring: order, wrap-around, since filter, statics merge, absent values. */
+/* test_ring.c - the sample ring: order, wrap-around, since filter, absent values, exact round trips
+ * of the delta-coded blocks (random values, NaN, absent metrics, block edges) and its memory. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
+#include <math.h>
+#include <stdlib.h>
 #include "ring.h"
+#include "sample_codec.h"
 
 static gpu_sample make(uint64_t t, double temp)
 {
@@ -91,12 +95,126 @@ static void test_each_and_lost(void **st)
     ring_free(r);
 }
 
+/* A sample with a mix of constant, slowly moving, random, NaN and absent values. */
+static gpu_sample random_sample(uint64_t t, unsigned *seed)
+{
+    gpu_sample s;
+    memset(&s, 0, sizeof s);
+    s.t_us = t;
+    s.status = rand_r(seed) % 50 == 0 ? GPU_ERROR : GPU_OK;
+    for (int id = 0; id < M_COUNT; id++) {
+        int kind = (id * 7 + (int)(t / 1000000) / 97) % 6;
+        if (rand_r(seed) % 20 == 0 || kind == 5)
+            continue;                                            /* absent */
+        double v = kind == 0 ? 81559.0                            /* constant */
+                 : kind == 1 ? (double)(t / 1000000 % 100)        /* integer that moves */
+                 : kind == 2 ? rand_r(seed) / (double)RAND_MAX * 700.0
+                 : kind == 3 ? 1e12 + (double)(t / 1000) * 0.001  /* large counter */
+                 : (rand_r(seed) % 3 == 0 ? NAN : -0.0);
+        sample_set(&s, (metric_id)id, v);
+    }
+    return s;
+}
+
+static void assert_same(const gpu_sample *a, const gpu_sample *b)
+{
+    assert_int_equal(a->t_us, b->t_us);
+    assert_int_equal(a->status, b->status);
+    assert_memory_equal(&a->present, &b->present, sizeof a->present);
+    for (int id = 0; id < M_COUNT; id++)
+        if (sample_has(a, (metric_id)id))
+            assert_memory_equal(&a->v[id], &b->v[id], sizeof(double));   /* bit-exact, NaN and -0 too */
+        else
+            assert_true(b->v[id] == 0);
+}
+
+static void test_codec_round_trip(void **st)
+{
+    (void)st;
+    unsigned seed = 7;
+    gpu_sample enc, dec, out;
+    scodec_reset(&enc);
+    scodec_reset(&dec);
+    unsigned char buf[SCODEC_MAX];
+    for (int i = 0; i < 2000; i++) {
+        gpu_sample s = random_sample(1700000000000000ull + (uint64_t)i * 1000003u, &seed);
+        if (i == 500)
+            s.t_us -= 5000000;                                  /* the clock stepped back */
+        size_t n = scodec_put(buf, &enc, &s);
+        assert_true(n > 0 && n <= (size_t)SCODEC_MAX);
+        assert_int_equal(scodec_get(buf, n, &dec, &out), n);
+        assert_same(&s, &out);
+        assert_int_equal(scodec_get(buf, n - 1, &dec, &out), 0);   /* cut short: refused */
+        dec = enc;
+    }
+}
+
+static void test_round_trip_wrap(void **st)
+{
+    (void)st;
+    enum { CAP = 200, TOTAL = 1000 };                            /* not a multiple of the block */
+    static gpu_sample pushed[TOTAL], out[CAP + 10];
+    unsigned seed = 42;
+    ring *r = ring_new(2, CAP);
+    for (int i = 0; i < TOTAL; i++) {
+        pushed[i] = random_sample(1000000ull * (uint64_t)(i + 1), &seed);
+        ring_push(r, 1, &pushed[i]);
+        int want = i + 1 < CAP ? i + 1 : CAP;
+        if (i % 37 == 0 || i > TOTAL - 70) {
+            int n = ring_range(r, 1, 0, out, CAP + 10);
+            assert_int_equal(n, want);
+            for (int k = 0; k < n; k++)
+                assert_same(&pushed[i + 1 - want + k], &out[k]);
+        }
+    }
+    /* since at every point of the last window, block edges included */
+    for (int from = TOTAL - CAP; from < TOTAL; from += 13) {
+        int n = ring_range(r, 1, pushed[from].t_us, out, CAP + 10);
+        assert_int_equal(n, TOTAL - from);
+        assert_same(&pushed[from], &out[0]);
+        assert_same(&pushed[TOTAL - 1], &out[n - 1]);
+    }
+    assert_int_equal(ring_range(r, 1, pushed[TOTAL - CAP].t_us - 1, out, CAP + 10), CAP);
+    gpu_sample last;
+    assert_int_equal(ring_latest(r, 1, &last), 1);
+    assert_memory_equal(&last, &pushed[TOTAL - 1], sizeof last);
+    assert_int_equal(ring_range(r, 0, 0, out, 1), 0);
+    ring_free(r);
+}
+
+static void test_bytes_grow_and_bound(void **st)
+{
+    (void)st;
+    unsigned seed = 3;
+    ring *r = ring_new(8, 900);
+    size_t empty = ring_bytes(r);
+    for (int i = 0; i < 900; i++)
+        for (int g = 0; g < 8; g++) {
+            gpu_sample s = random_sample(1000000ull * (uint64_t)(i + 1), &seed);
+            ring_push(r, g, &s);
+        }
+    size_t full = ring_bytes(r);
+    print_message("ring_bytes empty %zu full %zu\n", empty, full);
+    assert_true(full > empty);
+    assert_true(full < (size_t)8 * 900 * sizeof(gpu_sample) / 2);   /* below whole samples, even for noise */
+    for (int i = 900; i < 3000; i++)
+        for (int g = 0; g < 8; g++) {
+            gpu_sample s = random_sample(1000000ull * (uint64_t)(i + 1), &seed);
+            ring_push(r, g, &s);
+        }
+    assert_true(ring_bytes(r) < full + full / 4);                  /* bounded once full */
+    ring_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_wrap_and_since),
         cmocka_unit_test(test_each_and_lost),
+        cmocka_unit_test(test_codec_round_trip),
+        cmocka_unit_test(test_round_trip_wrap),
+        cmocka_unit_test(test_bytes_grow_and_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
