@@ -43,15 +43,38 @@ static int write_one(store *st, const pend *p)
     return SQLITE_OK;
 }
 
-static int write_all(store *st, const pend *list, const pend *checkpoints)
+/* Checkpoints of the open chunks, encoded one at a time (holding h->mu only while one is encoded)
+ * and written at once, so that a single encoded chunk is in memory, never all of them. */
+static int write_checkpoints(history *h)
 {
-    int rc = store_exec(st, "BEGIN IMMEDIATE");
+    int rc = SQLITE_OK;
+    for (int i = 0; i < HIST_MAX_GPUS + HIST_MAX_PROCS && rc == SQLITE_OK; i++) {
+        pend *p = NULL;
+        pthread_mutex_lock(&h->mu);
+        if (i < HIST_MAX_GPUS) {
+            if (h->gpus[i] && h->gpus[i]->g.n) p = hist_encode_group(h, i, 0);
+        } else {
+            hproc *q = h->procs[i - HIST_MAX_GPUS];
+            if (q && q->n) p = hist_encode_proc(q, 0);
+        }
+        pthread_mutex_unlock(&h->mu);
+        if (p) {
+            rc = write_one(h->st, p);
+            hist_pend_free(p);
+        }
+    }
+    return rc;
+}
+
+/* One transaction: what waits in memory (sealed chunks, events, ...), then the checkpoints. */
+static int write_all(history *h, const pend *list)
+{
+    int rc = store_exec(h->st, "BEGIN IMMEDIATE");
     for (const pend *p = list; p && rc == SQLITE_OK; p = p->next)
-        rc = write_one(st, p);
-    for (const pend *p = checkpoints; p && rc == SQLITE_OK; p = p->next)
-        rc = write_one(st, p);
-    if (rc == SQLITE_OK) rc = store_exec(st, "COMMIT");
-    if (rc != SQLITE_OK) store_exec(st, "ROLLBACK");
+        rc = write_one(h->st, p);
+    if (rc == SQLITE_OK) rc = write_checkpoints(h);
+    if (rc == SQLITE_OK) rc = store_exec(h->st, "COMMIT");
+    if (rc != SQLITE_OK) store_exec(h->st, "ROLLBACK");
     return rc;
 }
 
@@ -106,23 +129,14 @@ int history_flush(history *h)
     if (!h) return -1;
     pthread_mutex_lock(&h->flush_mu);
     pthread_mutex_lock(&h->mu);
-    pend *list = h->head, *cps = NULL, **cp_tail = &cps;
+    pend *list = h->head;
     h->head = h->tail = NULL;
     size_t list_bytes = h->pending_bytes;
     h->pending_bytes = 0;
-    for (int g = 0; g < HIST_MAX_GPUS; g++) {
-        pend *p = h->gpus[g] && h->gpus[g]->g.n ? hist_encode_group(h, g, 0) : NULL;
-        if (p) { *cp_tail = p; cp_tail = &p->next; }
-    }
-    for (int i = 0; i < HIST_MAX_PROCS; i++) {
-        pend *p = h->procs[i] && h->procs[i]->n ? hist_encode_proc(h->procs[i], 0) : NULL;
-        if (p) { *cp_tail = p; cp_tail = &p->next; }
-    }
     int64_t latest = h->latest_t;
     pthread_mutex_unlock(&h->mu);
 
-    int rc = ensure_store(h) == 0 ? write_all(h->st, list, cps) : SQLITE_CANTOPEN;
-    free_list(cps);
+    int rc = ensure_store(h) == 0 ? write_all(h, list) : SQLITE_CANTOPEN;
     pthread_mutex_lock(&h->mu);
     h->stats.flushes++;
     if (rc == SQLITE_OK) {
