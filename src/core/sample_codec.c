@@ -2,12 +2,14 @@
  *
  * One coded sample: a flags byte (status changed, presence changed), zigzag varint of the time
  * delta, [varint status], [each presence word XOR the previous, as varints], the number of changed
- * values, then per changed value varint(skip * 8 + k) and varint(x >> 8k), where skip counts the
- * unchanged present metrics before it, x is the XOR of the double's bits with the metric's last
- * present value and k its count of trailing zero bytes. A value that did not change costs nothing;
- * NaN and every other bit pattern round-trip exactly. */
+ * values, then per changed value varint(skip * 16 + mode) and one varint, where skip counts the
+ * unchanged present metrics before it. Mode 0-7: the varint is x >> 8*mode, x the XOR of the
+ * double's bits with the metric's last present value (mode: its trailing zero bytes). Mode 8 + s:
+ * both values are integers at scale s (num_scale.h) and the varint is the zigzag of their change.
+ * A value that did not change costs nothing; NaN and every other bit pattern round-trip exactly. */
 #include "sample_codec.h"
 #include <string.h>
+#include "num_scale.h"
 
 #define F_STATUS 1
 #define F_PRESENT 2
@@ -86,13 +88,20 @@ size_t scodec_put(unsigned char *out, gpu_sample *state, const gpu_sample *s)
             skip++;
             continue;
         }
-        int k = 0;
-        while (!(x & 0xff)) {
-            x >>= 8;
-            k++;
+        int64_t kp, kc;
+        int sc = num_pick(state->v[id], s->v[id], &kp, &kc);
+        if (sc >= 0) {
+            nv += put_varint(vals + nv, (uint64_t)skip * 16 + 8 + (uint64_t)sc);
+            nv += put_varint(vals + nv, num_zigzag(kc - kp));
+        } else {
+            int k = 0;
+            while (!(x & 0xff)) {
+                x >>= 8;
+                k++;
+            }
+            nv += put_varint(vals + nv, (uint64_t)skip * 16 + (uint64_t)k);
+            nv += put_varint(vals + nv, x);
         }
-        nv += put_varint(vals + nv, (uint64_t)skip * 8 + (uint64_t)k);
-        nv += put_varint(vals + nv, x);
         changed++;
         skip = 0;
         state->v[id] = s->v[id];
@@ -136,14 +145,22 @@ size_t scodec_get(const unsigned char *in, size_t len, gpu_sample *state, gpu_sa
         if (get_varint(in, len, &pos, &head) || get_varint(in, len, &pos, &x))
             return 0;
         /* Move to the next present metric, then past `skip` more. */
-        for (uint64_t left = head / 8 + 1; left; left--) {
+        for (uint64_t left = head / 16 + 1; left; left--) {
             do
                 id++;
             while (id < M_COUNT && !sample_has(state, (metric_id)id));
             if (id >= M_COUNT)
                 return 0;
         }
-        state->v[id] = double_of(bits_of(state->v[id]) ^ (x << (8 * (head % 8))));
+        unsigned mode = (unsigned)(head % 16);
+        if (mode < 8) {
+            state->v[id] = double_of(bits_of(state->v[id]) ^ (x << (8 * mode)));
+        } else {
+            int64_t kp;
+            if (mode - 8 >= NUM_SCALES || num_scaled(state->v[id], (int)mode - 8, &kp) != 0)
+                return 0;
+            state->v[id] = (double)(kp + num_unzigzag(x)) / num_scale((int)mode - 8);
+        }
     }
     out->t_us = state->t_us;
     out->status = state->status;

@@ -1,13 +1,16 @@
 /* spill.c - the older part of an open chunk group, kept coded instead of raw doubles: per column
- * and HIST_RAW_SLOTS slots, a presence bitmap then each present value XOR the previous one as its
- * significant bytes (one byte when unchanged). Byte-oriented, so coding costs little on the sampler
- * thread; decoded whole only to encode a chunk or checkpoint (times use the history codec). */
+ * and HIST_RAW_SLOTS slots, a presence bitmap then per present value a head byte: unchanged (0);
+ * the change of its integer at a scale (num_scale.h: low nibble 9 + scale, then a zigzag varint);
+ * or else its XOR with the previous value as significant bytes (low nibble: their count, high:
+ * the zero bytes below them). Byte-oriented, so coding costs little on the sampler thread; decoded
+ * whole only to encode a chunk or checkpoint (times use the history codec). */
 #include "history/hist_internal.h"
 #include "history/codec.h"
+#include "num_scale.h"
 #include <stdlib.h>
 #include <string.h>
 
-#define SEG_MAX (8 + HIST_RAW_SLOTS * 9)
+#define SEG_MAX (8 + HIST_RAW_SLOTS * 11)
 
 static uint64_t bits_of(double d) { uint64_t u; memcpy(&u, &d, sizeof u); return u; }
 static double double_of(uint64_t u) { double d; memcpy(&d, &u, sizeof d); return d; }
@@ -36,8 +39,18 @@ static void put_segment(gw_buf *z, const double *v, const uint8_t *pres)
         if (!pres[k]) continue;
         map |= 1ull << k;
         uint64_t cur = bits_of(v[k]), x = cur ^ prev;
+        int64_t kp, kc;
+        int sc = x ? num_pick(double_of(prev), v[k], &kp, &kc) : -1;
         prev = cur;
         if (!x) { seg[n++] = 0; continue; }
+        if (sc >= 0) {
+            seg[n++] = (unsigned char)(9 + sc);
+            for (uint64_t z = num_zigzag(kc - kp); ; z >>= 7) {
+                seg[n++] = (unsigned char)(z < 0x80 ? z : (z & 0x7f) | 0x80);
+                if (z < 0x80) break;
+            }
+            continue;
+        }
         int tz = __builtin_ctzll(x) / 8, lz = __builtin_clzll(x) / 8, nb = 8 - tz - lz;
         seg[n++] = (unsigned char)(tz << 4 | nb);
         x >>= 8 * tz;
@@ -60,6 +73,21 @@ static int get_segment(const gw_buf *z, size_t *pos, double *v, uint8_t *pres)
         if (!pres[k]) continue;
         if (*pos >= z->len) return -1;
         unsigned h = p[(*pos)++];
+        if ((h & 15) >= 9) {
+            int sc = (int)(h & 15) - 9;
+            int64_t kp;
+            uint64_t u = 0;
+            for (int shift = 0;; shift += 7) {
+                if (*pos >= z->len || shift > 63) return -1;
+                unsigned char c = p[(*pos)++];
+                u |= (uint64_t)(c & 0x7f) << shift;
+                if (!(c & 0x80)) break;
+            }
+            if (sc >= NUM_SCALES || num_scaled(double_of(prev), sc, &kp) != 0) return -1;
+            v[k] = (double)(kp + num_unzigzag(u)) / num_scale(sc);
+            prev = bits_of(v[k]);
+            continue;
+        }
         int tz = (int)(h >> 4), nb = (int)(h & 15);
         if (nb > 8 || tz + nb > 8 || *pos + (size_t)nb > z->len) return -1;
         uint64_t x = 0;

@@ -95,7 +95,8 @@ static void test_each_and_lost(void **st)
     ring_free(r);
 }
 
-/* A sample with a mix of constant, slowly moving, random, NaN and absent values. */
+/* A sample with a mix of constant, slowly moving, random, NaN and absent values, and values that
+ * are integers at a scale (thousandths as W from mW, 2^-20ths as MiB from bytes, large and negative). */
 static gpu_sample random_sample(uint64_t t, unsigned *seed)
 {
     gpu_sample s;
@@ -103,14 +104,17 @@ static gpu_sample random_sample(uint64_t t, unsigned *seed)
     s.t_us = t;
     s.status = rand_r(seed) % 50 == 0 ? GPU_ERROR : GPU_OK;
     for (int id = 0; id < M_COUNT; id++) {
-        int kind = (id * 7 + (int)(t / 1000000) / 97) % 6;
+        int kind = (id * 7 + (int)(t / 1000000) / 97) % 9;
         if (rand_r(seed) % 20 == 0 || kind == 5)
             continue;                                            /* absent */
         double v = kind == 0 ? 81559.0                            /* constant */
                  : kind == 1 ? (double)(t / 1000000 % 100)        /* integer that moves */
                  : kind == 2 ? rand_r(seed) / (double)RAND_MAX * 700.0
                  : kind == 3 ? 1e12 + (double)(t / 1000) * 0.001  /* large counter */
-                 : (rand_r(seed) % 3 == 0 ? NAN : -0.0);
+                 : kind == 4 ? (rand_r(seed) % 3 == 0 ? NAN : -0.0)
+                 : kind == 6 ? (double)(rand_r(seed) % 700000) / 1000.0       /* W from mW */
+                 : kind == 7 ? (double)(rand_r(seed) % 100000000) / 1048576.0 /* MiB from bytes */
+                 : (rand_r(seed) % 2 ? -(double)(rand_r(seed) % 1000) : 4503599627370495.0 - rand_r(seed) % 3);
         sample_set(&s, (metric_id)id, v);
     }
     return s;
@@ -147,6 +151,32 @@ static void test_codec_round_trip(void **st)
         assert_int_equal(scodec_get(buf, n - 1, &dec, &out), 0);   /* cut short: refused */
         dec = enc;
     }
+}
+
+/* A reading in thousandths (W from mW) that changes is coded as the change of its integer: a few
+ * bytes, not the 8 that the XOR of two such doubles leaves. */
+static void test_codec_scaled_is_small(void **st)
+{
+    (void)st;
+    gpu_sample enc, dec, a, b, out;
+    scodec_reset(&enc);
+    scodec_reset(&dec);
+    memset(&a, 0, sizeof a);
+    a.t_us = 1000000;
+    sample_set(&a, M_POWER_DRAW, 286.082);
+    sample_set(&a, M_MEM_USED, 50795.0);
+    b = a;
+    b.t_us += 1000000;
+    sample_set(&b, M_POWER_DRAW, 290.517);
+    sample_set(&b, M_MEM_USED, 50796.0);
+    unsigned char buf[SCODEC_MAX];
+    size_t n = scodec_put(buf, &enc, &a);
+    assert_int_equal(scodec_get(buf, n, &dec, &out), n);
+    n = scodec_put(buf, &enc, &b);
+    assert_int_equal(scodec_get(buf, n, &dec, &out), n);
+    assert_same(&b, &out);
+    /* flags, time delta (3), count, then per value a head byte and the change (2 and 1 bytes) */
+    assert_true(n <= 10);
 }
 
 static void test_round_trip_wrap(void **st)
@@ -213,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_wrap_and_since),
         cmocka_unit_test(test_each_and_lost),
         cmocka_unit_test(test_codec_round_trip),
+        cmocka_unit_test(test_codec_scaled_is_small),
         cmocka_unit_test(test_round_trip_wrap),
         cmocka_unit_test(test_bytes_grow_and_bound),
     };
