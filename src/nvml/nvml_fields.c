@@ -115,6 +115,6 @@ void nv_read_fields(nv_rd *r)
         if (frc == NVML_SUCCESS && !field_value(&fv[k], &v))
             frc = NVML_ERROR_UNKNOWN; /* a value type this build does not know */
         if (nv_check1(r, NV_GetFieldValues, frc, d->id))
-            nv_set(r, d->id, v * d->scale);
+            nv_set(r, d->id, nv_scaled(v, d->scale));
     }
 }

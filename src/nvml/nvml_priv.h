@@ -105,6 +105,9 @@ static inline int nv_need(const nv_rd *r, metric_id id)
     return !r->g->lost && mset_has(&r->want, id) && !mset_has(&r->g->unsup, id);
 }
 static inline void nv_set(nv_rd *r, metric_id id, double v) { sample_set(r->out, id, v); }
+/* raw x scale, where a scale below 1 (0.001: mW -> W) divides by its inverse: 286082 / 1000.0 is the
+ * double nearest 286.082 (what the text "286.082" reads as), which 286082 * 0.001 need not be. */
+static inline double nv_scaled(double raw, double scale) { return scale < 1 ? raw / (1.0 / scale) : raw * scale; }
 static inline void nv_unsupported(nv_rd *r, metric_id id) { mset_add(&r->g->unsup, id); }
 
 /* nvml_backend.c */

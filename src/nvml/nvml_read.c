@@ -8,7 +8,7 @@ void nv_read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale)
 {
     unsigned v = 0;
     if (fn && nv_need(r, id) && nv_check1(r, sym, fn(r->g->dev, &v), id))
-        nv_set(r, id, v * scale);
+        nv_set(r, id, nv_scaled(v, scale));
 }
 
 static void read_engine(nv_rd *r, nv_sym sym, nv_engine_fn fn, metric_id id)
