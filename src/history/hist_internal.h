@@ -81,6 +81,7 @@ struct history {
     pthread_cond_t wake;
     pthread_t thread;
     int thread_on, stopping;
+    int sealed;                     /* a chunk was sealed since the writer last woke */
     hgpu *gpus[HIST_MAX_GPUS];      /* allocated at a GPU's first sample */
     hproc *procs[HIST_MAX_PROCS];   /* allocated while a series is open */
     pend *head, *tail;              /* oldest first */

@@ -43,6 +43,15 @@ static void make_parent_dirs(const char *path)
     }
 }
 
+void history_round_end(history *h)
+{
+    if (!h) return;
+    pthread_mutex_lock(&h->mu);
+    if (h->sealed && h->thread_on) pthread_cond_signal(&h->wake);
+    h->sealed = 0;
+    pthread_mutex_unlock(&h->mu);
+}
+
 static void *writer_main(void *arg)
 {
     history *h = arg;

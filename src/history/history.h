@@ -45,6 +45,9 @@ void history_record_event(history *h, uint64_t t_us, int gpu, const char *kind, 
 /* Writes what is in memory now (sealed chunks, checkpoints of open ones, events). 0 when written,
  * -1 when the file cannot be written (the data stays buffered, up to max_buffer). */
 int history_flush(history *h);
+/* End of a sampling round: if chunks were sealed in it, the writer thread flushes now rather than
+ * at its next interval, so the sealed chunks and the memory of the chunks they replace leave at once. */
+void history_round_end(history *h);
 /* Applies retention and the size cap as if the time were now_us (done automatically each minute
  * of recorded time; exposed for tests). */
 int history_prune(history *h, uint64_t now_us);

@@ -98,6 +98,12 @@ static void on_processes(void *ctx, int gpu, const gpu_proc *procs, int n)
     history_record_processes(p->h, gpu, gw_now_us(), procs, n);
 }
 
+static void on_tick(void *ctx, uint64_t now_us)
+{
+    (void)now_us;
+    history_round_end(((hist_plugin *)ctx)->h);
+}
+
 static int write_metrics(void *ctx, gw_buf *out)
 {
     hist_plugin *p = ctx;
@@ -177,7 +183,7 @@ int history_agent_attach(agent *a, gw_config *cfg)
     gw_log(GW_LOG_INFO, "history recording", "path=%s flush_interval_s=%g raw_retention_s=%g rollup_retention_s=%g",
            path, hc.flush_interval_s, hc.raw_retention_s, hc.rollup_retention_s);
     agent_hooks h = {.name = "history", .ctx = p, .on_sample = on_sample, .on_processes = on_processes,
-                     .on_reload = on_reload, .write_metrics = write_metrics, .handle_http = handle_http,
+                     .on_tick = on_tick, .on_reload = on_reload, .write_metrics = write_metrics, .handle_http = handle_http,
                      .on_stop = on_stop};
     if (agent_add_hooks(a, &h) != 0) {
         on_stop(p);

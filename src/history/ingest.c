@@ -98,6 +98,7 @@ fail:
 void hist_seal_gpu(history *h, int g)
 {
     hist_queue(h, hist_encode_group(h, g, 1));
+    h->sealed = 1;
     hgroup *grp = &h->gpus[g]->g;
     grp->n = 0;
     grp->zn = 0;
