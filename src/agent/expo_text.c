@@ -41,8 +41,8 @@ void expo_label(gw_buf *b, int *first, const char *name, const char *value)
     buf_putc(b, '"');
 }
 
-/* The decimal digits of u written backwards from end; returns where they start. */
-static char *digits_before(char *end, unsigned long long u)
+/* (see expo_text.h) */
+char *expo_digits_before(char *end, unsigned long long u)
 {
     do {
         *--end = (char)('0' + u % 10);
@@ -69,11 +69,11 @@ static int put_micros(gw_buf *b, double v)
         frac /= 10;
         width--;
     }
-    char *p = digits_before(end, frac);
+    char *p = expo_digits_before(end, frac);
     while (end - p < width)
         *--p = '0';
     *--p = '.';
-    p = digits_before(p, (unsigned long long)(k / 1000000));
+    p = expo_digits_before(p, (unsigned long long)(k / 1000000));
     if (v < 0)
         *--p = '-';
     buf_append(b, p, (size_t)(end - p));
@@ -91,7 +91,7 @@ void expo_value(gw_buf *b, double v)
         /* what %lld prints, without printf (a scrape writes many of these) */
         long long i = (long long)v;
         char *end = tmp + sizeof tmp;
-        char *p = digits_before(end, i < 0 ? 0ull - (unsigned long long)i : (unsigned long long)i);
+        char *p = expo_digits_before(end, i < 0 ? 0ull - (unsigned long long)i : (unsigned long long)i);
         if (i < 0)
             *--p = '-';
         buf_append(b, p, (size_t)(end - p));

@@ -215,12 +215,8 @@ void expo_write_gpus(gw_buf *out, const agent_snapshot *s, const expo_options *o
 /* gpu="N" into lab (at least 24 bytes), without printf: the health part is written on every scrape. */
 static const char *gpu_label(char *lab, int index)
 {
-    char digits[16], *end = digits + sizeof digits, *d = end;
-    unsigned u = index < 0 ? 0u : (unsigned)index;
-    do {
-        *--d = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    char digits[16], *end = digits + sizeof digits;
+    char *d = expo_digits_before(end, index < 0 ? 0u : (unsigned)index);
     size_t n = (size_t)(end - d);
     memcpy(lab, "gpu=\"", 5);
     memcpy(lab + 5, d, n);

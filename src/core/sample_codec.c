@@ -5,55 +5,15 @@
  * values, then per changed value varint(skip * 16 + mode) and one varint, where skip counts the
  * unchanged present metrics before it. Mode 0-7: the varint is x >> 8*mode, x the XOR of the
  * double's bits with the metric's last present value (mode: its trailing zero bytes). Mode 8 + s:
- * both values are integers at scale s (num_scale.h) and the varint is the zigzag of their change.
+ * both values are integers at scale s (numcode.h) and the varint is the zigzag of their change.
  * A value that did not change costs nothing; NaN and every other bit pattern round-trip exactly. */
 #include "sample_codec.h"
 #include <string.h>
-#include "num_scale.h"
+#include "numcode.h"
 
 #define F_STATUS 1
 #define F_PRESENT 2
 #define NWORDS ((int)(sizeof(metric_set) / sizeof(uint64_t)))
-
-static size_t put_varint(unsigned char *p, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        p[n++] = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (unsigned char)v;
-    return n;
-}
-
-/* Reads a varint at in[*pos]; returns -1 when the data ends first. */
-static int get_varint(const unsigned char *in, size_t len, size_t *pos, uint64_t *v)
-{
-    uint64_t r = 0;
-    for (int shift = 0; shift < 64 && *pos < len; shift += 7) {
-        unsigned char c = in[(*pos)++];
-        r |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *v = r;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-static uint64_t bits_of(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double double_of(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
 
 void scodec_reset(gpu_sample *state)
 {
@@ -65,15 +25,15 @@ size_t scodec_put(unsigned char *out, gpu_sample *state, const gpu_sample *s)
     size_t n = 1;
     unsigned char flags = 0;
     int64_t dt = (int64_t)(s->t_us - state->t_us);
-    n += put_varint(out + n, ((uint64_t)dt << 1) ^ (uint64_t)(dt >> 63));
+    n += num_put_varint(out + n, ((uint64_t)dt << 1) ^ (uint64_t)(dt >> 63));
     if (s->status != state->status) {
         flags |= F_STATUS;
-        n += put_varint(out + n, (uint32_t)s->status);
+        n += num_put_varint(out + n, (uint32_t)s->status);
     }
     if (memcmp(&s->present, &state->present, sizeof s->present) != 0) {
         flags |= F_PRESENT;
         for (int w = 0; w < NWORDS; w++)
-            n += put_varint(out + n, s->present.w[w] ^ state->present.w[w]);
+            n += num_put_varint(out + n, s->present.w[w] ^ state->present.w[w]);
     }
     out[0] = flags;
     /* Changed values go to a scratch area first: their count is written before them. */
@@ -83,7 +43,7 @@ size_t scodec_put(unsigned char *out, gpu_sample *state, const gpu_sample *s)
     for (int id = 0; id < M_COUNT; id++) {
         if (!sample_has(s, (metric_id)id))
             continue;
-        uint64_t x = bits_of(s->v[id]) ^ bits_of(state->v[id]);
+        uint64_t x = num_bits(s->v[id]) ^ num_bits(state->v[id]);
         if (!x) {
             skip++;
             continue;
@@ -91,22 +51,22 @@ size_t scodec_put(unsigned char *out, gpu_sample *state, const gpu_sample *s)
         int64_t kp, kc;
         int sc = num_pick(state->v[id], s->v[id], &kp, &kc);
         if (sc >= 0) {
-            nv += put_varint(vals + nv, (uint64_t)skip * 16 + 8 + (uint64_t)sc);
-            nv += put_varint(vals + nv, num_zigzag(kc - kp));
+            nv += num_put_varint(vals + nv, (uint64_t)skip * 16 + 8 + (uint64_t)sc);
+            nv += num_put_varint(vals + nv, num_zigzag(kc - kp));
         } else {
             int k = 0;
             while (!(x & 0xff)) {
                 x >>= 8;
                 k++;
             }
-            nv += put_varint(vals + nv, (uint64_t)skip * 16 + (uint64_t)k);
-            nv += put_varint(vals + nv, x);
+            nv += num_put_varint(vals + nv, (uint64_t)skip * 16 + (uint64_t)k);
+            nv += num_put_varint(vals + nv, x);
         }
         changed++;
         skip = 0;
         state->v[id] = s->v[id];
     }
-    n += put_varint(out + n, changed);
+    n += num_put_varint(out + n, changed);
     memcpy(out + n, vals, nv);
     n += nv;
     state->t_us = s->t_us;
@@ -122,27 +82,27 @@ size_t scodec_get(const unsigned char *in, size_t len, gpu_sample *state, gpu_sa
     if (len < 1)
         return 0;
     unsigned char flags = in[0];
-    if (get_varint(in, len, &pos, &v))
+    if (num_get_varint(in, len, &pos, &v))
         return 0;
     state->t_us += (uint64_t)(int64_t)((v >> 1) ^ (~(v & 1) + 1));
     if (flags & F_STATUS) {
-        if (get_varint(in, len, &pos, &v))
+        if (num_get_varint(in, len, &pos, &v))
             return 0;
         state->status = (gpu_status)v;
     }
     if (flags & F_PRESENT)
         for (int w = 0; w < NWORDS; w++) {
-            if (get_varint(in, len, &pos, &v))
+            if (num_get_varint(in, len, &pos, &v))
                 return 0;
             state->present.w[w] ^= v;
         }
     uint64_t changed;
-    if (get_varint(in, len, &pos, &changed))
+    if (num_get_varint(in, len, &pos, &changed))
         return 0;
     int id = -1;
     for (uint64_t c = 0; c < changed; c++) {
         uint64_t head, x;
-        if (get_varint(in, len, &pos, &head) || get_varint(in, len, &pos, &x))
+        if (num_get_varint(in, len, &pos, &head) || num_get_varint(in, len, &pos, &x))
             return 0;
         /* Move to the next present metric, then past `skip` more. */
         for (uint64_t left = head / 16 + 1; left; left--) {
@@ -154,7 +114,7 @@ size_t scodec_get(const unsigned char *in, size_t len, gpu_sample *state, gpu_sa
         }
         unsigned mode = (unsigned)(head % 16);
         if (mode < 8) {
-            state->v[id] = double_of(bits_of(state->v[id]) ^ (x << (8 * mode)));
+            state->v[id] = num_double(num_bits(state->v[id]) ^ (x << (8 * mode)));
         } else {
             int64_t kp;
             if (mode - 8 >= NUM_SCALES || num_scaled(state->v[id], (int)mode - 8, &kp) != 0)

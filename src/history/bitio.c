@@ -1,5 +1,6 @@
 /* bitio.c - varints (on the core byte buffer) and bit-level writer/reader used by the chunk codec. */
 #include "history/bitio.h"
+#include "numcode.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,15 +14,8 @@ void hb_put_byte(gw_buf *b, uint8_t v)
 
 void hb_put_varint(gw_buf *b, uint64_t v)
 {
-    uint8_t tmp[10];
-    int n = 0;
-    do {
-        tmp[n] = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        if (v) tmp[n] |= 0x80;
-        n++;
-    } while (v);
-    buf_append(b, (const char *)tmp, (size_t)n);
+    unsigned char tmp[10];
+    buf_append(b, (const char *)tmp, num_put_varint(tmp, v));
 }
 
 void hb_put_u64(gw_buf *b, uint64_t v)

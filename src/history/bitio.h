@@ -45,8 +45,6 @@ uint64_t hbr_get(hbit_reader *r, int nbits);            /* nbits 0..64; past the
 int hbr_bit(hbit_reader *r);
 void hbr_done(hbit_reader *r);                          /* drops the rest of the partial byte */
 
-static inline uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static inline int64_t unzigzag(uint64_t z) { return (int64_t)(z >> 1) ^ -(int64_t)(z & 1); }
 static inline int bitlen64(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
 
 #endif

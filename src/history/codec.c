@@ -1,6 +1,7 @@
 /* codec.c - chunk column codec: integer series as delta or delta-of-delta residuals in Rice codes
  * (optionally with zero-run tokens), doubles as constants, decimal-scaled integers or Gorilla XOR. */
 #include "history/codec.h"
+#include "numcode.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@ static void residuals(const int64_t *x, size_t m, int order, uint64_t *zz)
     uint64_t prev_delta = 0;
     for (size_t i = 1; i < m; i++) {
         uint64_t delta = (uint64_t)x[i] - (uint64_t)x[i - 1];
-        zz[i - 1] = zigzag((int64_t)(order == 2 ? delta - prev_delta : delta));
+        zz[i - 1] = num_zigzag((int64_t)(order == 2 ? delta - prev_delta : delta));
         prev_delta = delta;
     }
 }
@@ -118,7 +119,7 @@ static rice_choice choose_rice(const uint64_t *zz, size_t m)
 
 static void int_series_put(gw_buf *out, const int64_t *x, size_t m)
 {
-    hb_put_varint(out, zigzag(x[0]));
+    hb_put_varint(out, num_zigzag(x[0]));
     if (m < 2)
         return;
     uint64_t *zz = malloc(2 * (m - 1) * sizeof *zz);
@@ -153,7 +154,7 @@ static void int_series_put(gw_buf *out, const int64_t *x, size_t m)
 static int int_series_get(hrd *in, int64_t *x, size_t m)
 {
     if (m == 0) return 0;
-    x[0] = unzigzag(hrd_varint(in));
+    x[0] = num_unzigzag(hrd_varint(in));
     if (m < 2) return in->bad ? -1 : 0;
     uint8_t p = hrd_byte(in);
     int order = (p >> 7) + 1, zrun = (p >> 6) & 1, k = p & 63;
@@ -169,7 +170,7 @@ static int int_series_get(hrd *in, int64_t *x, size_t m)
             z = rice_get(&r, k) + (zrun ? 1 : 0);
         }
         for (uint64_t j = 0; j < run; j++, i++) {
-            uint64_t res = (uint64_t)unzigzag(z);
+            uint64_t res = (uint64_t)num_unzigzag(z);
             delta = order == 2 ? delta + res : res;
             x[i] = (int64_t)((uint64_t)x[i - 1] + delta);
         }
@@ -206,31 +207,8 @@ size_t codec_peek_count(const hrd *in)
 
 static const double pow10_tab[MAX_DECIMALS + 1] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
 
-static uint64_t dbits(double v)
-{
-    uint64_t b;
-    memcpy(&b, &v, sizeof b);
-    return b;
-}
-
-static double bitsd(uint64_t b)
-{
-    double v;
-    memcpy(&v, &b, sizeof v);
-    return v;
-}
-
 /* Integer k with v == k / 10^d exactly (bit for bit), or -1 when there is none. */
-static int to_scaled(double v, int d, int64_t *k)
-{
-    double s = v * pow10_tab[d];
-    if (!isfinite(s) || fabs(s) > 9007199254740992.0) return -1;
-    int64_t i = llround(s);
-    double back = d ? (double)i / pow10_tab[d] : (double)i;
-    if (dbits(back) != dbits(v)) return -1;
-    *k = i;
-    return 0;
-}
+static int to_scaled(double v, int d, int64_t *k) { return num_to_scaled(v, pow10_tab[d], k); }
 
 /* Smallest number of decimals that represents every value exactly, or -1. */
 static int find_decimals(const double *v, size_t m)
@@ -247,13 +225,13 @@ static int find_decimals(const double *v, size_t m)
 
 static void xor_put(gw_buf *out, const double *v, size_t m)
 {
-    uint64_t prev = dbits(v[0]);
+    uint64_t prev = num_bits(v[0]);
     hb_put_u64(out, prev);
     hbit_writer w;
     hbw_init(&w, out);
     int lead = -1, trail = 0;
     for (size_t i = 1; i < m; i++) {
-        uint64_t cur = dbits(v[i]), x = cur ^ prev;
+        uint64_t cur = num_bits(v[i]), x = cur ^ prev;
         prev = cur;
         if (!x) { hbw_put(&w, 0, 1); continue; }
         int l = __builtin_clzll(x), t = __builtin_ctzll(x);
@@ -275,7 +253,7 @@ static void xor_put(gw_buf *out, const double *v, size_t m)
 static int xor_get(hrd *in, double *v, size_t m)
 {
     uint64_t prev = hrd_u64(in);
-    v[0] = bitsd(prev);
+    v[0] = num_double(prev);
     hbit_reader r;
     hbr_init(&r, in);
     int lead = -1, trail = 0;
@@ -292,7 +270,7 @@ static int xor_get(hrd *in, double *v, size_t m)
             }
             prev ^= hbr_get(&r, 64 - lead - trail) << trail;
         }
-        v[i] = bitsd(prev);
+        v[i] = num_double(prev);
     }
     hbr_done(&r);
     return in->bad ? -1 : 0;
@@ -349,14 +327,14 @@ void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size
         if (!present || present[i]) vals[m++] = v[i];
     int constant = m > 0;
     for (size_t i = 1; i < m && constant; i++)
-        constant = dbits(vals[i]) == dbits(vals[0]);
+        constant = num_bits(vals[i]) == num_bits(vals[0]);
     int d = (m && !constant) ? find_decimals(vals, m) : -1;
     uint8_t mode = m == 0 ? COL_EMPTY : constant ? COL_CONST : d >= 0 ? COL_INT : COL_XOR;
     hb_put_byte(out, mode);
     if (mode != COL_EMPTY)
         presence_put(out, present, n);
     if (mode == COL_CONST) {
-        hb_put_u64(out, dbits(vals[0]));
+        hb_put_u64(out, num_bits(vals[0]));
     } else if (mode == COL_INT) {
         int64_t *k = malloc(m * sizeof *k);
         if (!k) { out->oom = 1; free(vals); return; }
@@ -382,7 +360,7 @@ void codec_put_const_run(gw_buf *out, double v, size_t from, size_t end, size_t 
         hb_put_varint(out, end - from);
         if (end < n) hb_put_varint(out, n - end);
     }
-    hb_put_u64(out, dbits(v));
+    hb_put_u64(out, num_bits(v));
 }
 
 int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n)
@@ -401,7 +379,7 @@ int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n)
     if (!pres || !vals || presence_get(in, pres, n, &m) != 0 || m == 0)
         goto out;
     if (mode == COL_CONST) {
-        double c = bitsd(hrd_u64(in));
+        double c = num_double(hrd_u64(in));
         for (size_t i = 0; i < m; i++) vals[i] = c;
         rc = in->bad ? -1 : 0;
     } else if (mode == COL_INT) {

@@ -1,19 +1,17 @@
 /* spill.c - the older part of an open chunk group, kept coded instead of raw doubles: per column
  * and HIST_RAW_SLOTS slots, a presence bitmap then per present value a head byte: unchanged (0);
- * the change of its integer at a scale (num_scale.h: low nibble 9 + scale, then a zigzag varint);
+ * the change of its integer at a scale (numcode.h: low nibble 9 + scale, then a zigzag varint);
  * or else its XOR with the previous value as significant bytes (low nibble: their count, high:
  * the zero bytes below them). Byte-oriented, so coding costs little on the sampler thread; decoded
  * whole only to encode a chunk or checkpoint (times use the history codec). */
 #include "history/hist_internal.h"
 #include "history/codec.h"
-#include "num_scale.h"
+#include "numcode.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define SEG_MAX (8 + HIST_RAW_SLOTS * 11)
 
-static uint64_t bits_of(double d) { uint64_t u; memcpy(&u, &d, sizeof u); return u; }
-static double double_of(uint64_t u) { double d; memcpy(&d, &u, sizeof d); return d; }
 
 /* Room for n more bytes in z, growing by a quarter (not buf_reserve's doubling: these buffers live
  * as long as a chunk is open, so slack is memory held). 0 or -1. */
@@ -38,17 +36,14 @@ static void put_segment(gw_buf *z, const double *v, const uint8_t *pres)
     for (int k = 0; k < HIST_RAW_SLOTS; k++) {
         if (!pres[k]) continue;
         map |= 1ull << k;
-        uint64_t cur = bits_of(v[k]), x = cur ^ prev;
+        uint64_t cur = num_bits(v[k]), x = cur ^ prev;
         int64_t kp, kc;
-        int sc = x ? num_pick(double_of(prev), v[k], &kp, &kc) : -1;
+        int sc = x ? num_pick(num_double(prev), v[k], &kp, &kc) : -1;
         prev = cur;
         if (!x) { seg[n++] = 0; continue; }
         if (sc >= 0) {
             seg[n++] = (unsigned char)(9 + sc);
-            for (uint64_t z = num_zigzag(kc - kp); ; z >>= 7) {
-                seg[n++] = (unsigned char)(z < 0x80 ? z : (z & 0x7f) | 0x80);
-                if (z < 0x80) break;
-            }
+            n += num_put_varint(seg + n, num_zigzag(kc - kp));
             continue;
         }
         int tz = __builtin_ctzll(x) / 8, lz = __builtin_clzll(x) / 8, nb = 8 - tz - lz;
@@ -76,16 +71,11 @@ static int get_segment(const gw_buf *z, size_t *pos, double *v, uint8_t *pres)
         if ((h & 15) >= 9) {
             int sc = (int)(h & 15) - 9;
             int64_t kp;
-            uint64_t u = 0;
-            for (int shift = 0;; shift += 7) {
-                if (*pos >= z->len || shift > 63) return -1;
-                unsigned char c = p[(*pos)++];
-                u |= (uint64_t)(c & 0x7f) << shift;
-                if (!(c & 0x80)) break;
-            }
-            if (sc >= NUM_SCALES || num_scaled(double_of(prev), sc, &kp) != 0) return -1;
+            uint64_t u;
+            if (num_get_varint(p, z->len, pos, &u) != 0) return -1;
+            if (sc >= NUM_SCALES || num_scaled(num_double(prev), sc, &kp) != 0) return -1;
             v[k] = (double)(kp + num_unzigzag(u)) / num_scale(sc);
-            prev = bits_of(v[k]);
+            prev = num_bits(v[k]);
             continue;
         }
         int tz = (int)(h >> 4), nb = (int)(h & 15);
@@ -93,7 +83,7 @@ static int get_segment(const gw_buf *z, size_t *pos, double *v, uint8_t *pres)
         uint64_t x = 0;
         for (int b = 0; b < nb; b++) x |= (uint64_t)p[(*pos)++] << (8 * b);
         prev ^= x << (8 * tz);
-        v[k] = double_of(prev);
+        v[k] = num_double(prev);
     }
     return 0;
 }
