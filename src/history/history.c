@@ -128,6 +128,8 @@ void history_close(history *h)
         gw_log(GW_LOG_WARN, "history: closing with unwritten data", "path=%s buffered_bytes=%zu", h->path,
                h->pending_bytes);
     if (h->st) {
+        /* pages the open chunks' checkpoint pieces used are free now: the file gives them back */
+        store_exec(h->st, "PRAGMA incremental_vacuum");
         store_exec(h->st, "PRAGMA wal_checkpoint(TRUNCATE)");
         store_close(h->st);
     }
@@ -143,6 +145,11 @@ void history_get_stats(history *h, history_stats *out)
     pthread_mutex_lock(&h->mu);
     *out = h->stats;
     out->buffered = h->pending_bytes;
+    out->open_slots = 0;
+    for (int g = 0; g < HIST_MAX_GPUS; g++)
+        if (h->gpus[g]) out->open_slots += h->gpus[g]->g.n - h->gpus[g]->g.base;
+    for (int i = 0; i < HIST_MAX_PROCS; i++)
+        if (h->procs[i]) out->open_slots += h->procs[i]->n - h->procs[i]->base;
     pthread_mutex_unlock(&h->mu);
 }
 

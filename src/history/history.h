@@ -61,6 +61,8 @@ typedef struct history_stats {
     uint64_t dropped;             /* values dropped from memory after long write failures */
     uint64_t flushes, flush_errors;
     size_t buffered;              /* bytes waiting in memory */
+    size_t open_slots;            /* slots of open groups and series held in memory: those since the
+                                     last committed checkpoint (what it holds is dropped), or all */
     int writable;                 /* the last flush succeeded */
 } history_stats;
 void history_get_stats(history *h, history_stats *out);

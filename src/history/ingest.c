@@ -18,6 +18,8 @@ void hist_pend_free(pend *p)
         buf_release(&p->blobs[i]);
     free(p->blobs);
     free(p->ids);
+    if (p->tail) { hist_group_free(p->tail); free(p->tail); }
+    if (p->ptail) { hist_proc_free(p->ptail); free(p->ptail); }
     free(p);
 }
 
@@ -48,83 +50,57 @@ void hist_queue(history *h, pend *p)
     if (dropped) h->drop_logged = 1;
 }
 
-pend *hist_encode_group(history *h, int g, int final)
+void hist_group_free(hgroup *grp)
 {
-    hgroup *grp = &h->gpus[g]->g;
-    if (grp->n == 0) return NULL;
-    pend *p = calloc(1, sizeof *p);
-    if (!p) return NULL;
-    p->kind = PEND_GROUP;
-    p->gpu = g;
-    p->final = final;
-    p->t_start = grp->t_first;
-    p->t_end = grp->t_last;
-    p->n = (int64_t)grp->n;
-    p->ids = malloc(M_COUNT * sizeof *p->ids);
-    p->blobs = calloc(M_COUNT + 1, sizeof *p->blobs);
-    /* With coded older slots, each column is decoded whole into these for a moment. */
-    int64_t *tt = grp->zn ? malloc(grp->n * sizeof *tt) : NULL;
-    double *tv = grp->zn ? malloc(grp->n * sizeof *tv) : NULL;
-    uint8_t *tp = grp->zn ? malloc(grp->n) : NULL;
-    if (!p->ids || !p->blobs || (grp->zn && (!tt || !tv || !tp || hist_unspill_times(grp, tt) != 0))) goto fail;
-    codec_put_times(&p->blobs[0], grp->zn ? tt : grp->t, grp->n);
-    p->bytes = sizeof *p + p->blobs[0].len;
-    for (int m = M_STR_END; m < M_COUNT; m++) {
-        hcol *c = &grp->col[m];
-        const double *v = c->v;
-        const uint8_t *pres = c->pres;
-        if (c->state == HCOL_ARRAY && grp->zn) {
-            if (hist_unspill_col(grp, c, tv, tp) != 0) goto fail;
-            v = tv;
-            pres = tp;
-        }
-        if (c->state == HCOL_NONE || (c->state == HCOL_ARRAY && !memchr(pres, 1, grp->n))) continue;
-        gw_buf *b = &p->blobs[1 + p->ncols];
-        if (c->state == HCOL_CONST) codec_put_const_run(b, c->cval, c->from, c->end, grp->n);
-        else codec_put_column(b, v, pres, grp->n);
-        p->ids[p->ncols++] = (metric_id)m;
-        p->bytes += b->len;
-    }
-    for (int i = 0; i <= p->ncols; i++)
-        if (p->blobs[i].oom) goto fail;
-    free(tt), free(tv), free(tp);
-    return p;
-fail:
-    free(tt), free(tv), free(tp);
-    hist_pend_free(p);
-    return NULL;
-}
-
-void hist_seal_gpu(history *h, int g)
-{
-    hist_queue(h, hist_encode_group(h, g, 1));
-    h->sealed = 1;
-    hgroup *grp = &h->gpus[g]->g;
-    grp->n = 0;
-    grp->zn = 0;
+    free(grp->t);
     buf_release(&grp->zt);
     for (int m = 0; m < M_COUNT; m++) {
-        hcol *c = &grp->col[m];
-        if (c->state != HCOL_ARRAY) {   /* arrays only for what varied in the last group */
-            free(c->v);
-            free(c->pres);
-            c->v = NULL;
-            c->pres = NULL;
-        }
-        buf_release(&c->z);
-        c->state = HCOL_NONE;
+        free(grp->col[m].v);
+        free(grp->col[m].pres);
+        buf_release(&grp->col[m].z);
     }
+    memset(grp, 0, sizeof *grp);
+}
+
+/* Queues the open group of a GPU and starts an empty one. A group whose first slots are only in
+ * the file goes to the writer as it is (it completes it from the checkpoint); another is encoded now. */
+void hist_seal_gpu(history *h, int g)
+{
+    hgpu *G = h->gpus[g];
+    hgroup *grp = &G->g;
+    pend *p = NULL;
+    if (grp->base == 0) {
+        p = hist_encode_group(grp, g, 1);
+        if (p) p->open_from = grp->t_first;
+    } else if ((p = calloc(1, sizeof *p)) && (p->tail = malloc(sizeof *p->tail))) {
+        p->kind = PEND_GROUP;
+        p->gpu = g;
+        p->final = 1;
+        p->t_start = p->open_from = grp->t_first;
+        p->t_end = grp->t_last;
+        p->n = (int64_t)grp->n;
+        *p->tail = *grp;
+        memset(grp, 0, sizeof *grp);        /* the arrays and buffers now belong to the tail */
+        p->bytes = sizeof *p + sizeof *p->tail + (p->tail->n - p->tail->base) * 16;
+    } else {
+        free(p);
+        p = NULL;
+    }
+    hist_queue(h, p);
+    h->sealed = 1;
+    G->seals++;
+    hist_group_free(grp);
 }
 
 /* Gives a constant-run column its arrays (slots [0, i) filled in: coded ones, then raw ones). */
 static int col_materialize(hgroup *grp, hcol *c, size_t i)
 {
-    if (!c->v) {
-        c->v = malloc(HIST_RAW_SLOTS * sizeof *c->v);
-        c->pres = malloc(HIST_RAW_SLOTS);
-        if (!c->v || !c->pres) { free(c->v); free(c->pres); c->v = NULL; c->pres = NULL; return -1; }
-    }
-    if (grp->zn && hist_spill_const(grp, c) != 0) return -1;
+    double *v = realloc(c->v, grp->cap * sizeof *v);
+    if (v) c->v = v;
+    uint8_t *pres = v ? realloc(c->pres, grp->cap) : NULL;
+    if (!pres) return -1;
+    c->pres = pres;
+    if (grp->zn > grp->base && hist_spill_const(grp, c) != 0) return -1;
     memset(c->pres, 0, i - grp->zn);
     if (c->state == HCOL_CONST)
         for (size_t k = c->from > grp->zn ? c->from : grp->zn; k < c->end; k++) {
@@ -135,15 +111,56 @@ static int col_materialize(hgroup *grp, hcol *c, size_t i)
     return 0;
 }
 
-/* Room for one more raw slot: the raw slots are coded once HIST_RAW_SLOTS of them are full. */
+/* Gives the raw arrays (the timeline and every varying column) room for cap slots. 0 or -1. */
+static int group_resize(hgroup *grp, size_t cap)
+{
+    int64_t *t = realloc(grp->t, cap * sizeof *t);
+    if (!t) return -1;
+    grp->t = t;
+    for (int m = M_STR_END; m < M_COUNT; m++) {
+        hcol *c = &grp->col[m];
+        if (c->state != HCOL_ARRAY) continue;
+        double *v = realloc(c->v, cap * sizeof *v);
+        if (v) c->v = v;
+        uint8_t *pres = v ? realloc(c->pres, cap) : NULL;
+        if (!pres) { if (cap > grp->cap) return -1; continue; }   /* a failed shrink keeps the larger one */
+        c->pres = pres;
+    }
+    grp->cap = cap;
+    return 0;
+}
+
+/* Room for one more raw slot: the raw arrays start small (a checkpoint usually takes the slots
+ * away first) and double up to HIST_RAW_SLOTS; that many raw slots are then coded, unless a
+ * checkpoint piece is being written (the arrays grow until it is committed and dropped). */
 static int group_grow(hgroup *grp)
 {
-    if (grp->n - grp->zn == HIST_RAW_SLOTS && hist_spill(grp) != 0) return -1;
-    if (grp->cap) return 0;
-    grp->t = malloc(HIST_RAW_SLOTS * sizeof *grp->t);
-    if (!grp->t) return -1;
-    grp->cap = HIST_RAW_SLOTS;
-    return 0;
+    size_t raw = grp->n - grp->zn;
+    if (raw < grp->cap) return 0;
+    if (grp->cap < HIST_RAW_SLOTS || grp->writing)
+        return group_resize(grp, grp->cap ? grp->cap * 2 : HIST_RAW_MIN);
+    return hist_spill(grp);
+}
+
+void hist_group_drop(hgroup *grp, size_t upto)
+{
+    if (upto > grp->n) upto = grp->n;
+    if (upto >= grp->zn) {
+        /* coded segments all go, then the raw slots before upto */
+        if (grp->zn > grp->base && hist_spill_drop(grp, (grp->zn - grp->base) / HIST_RAW_SLOTS) != 0) return;
+        size_t k = upto - grp->zn, raw = grp->n - grp->zn;
+        memmove(grp->t, grp->t + k, (raw - k) * sizeof *grp->t);
+        for (int m = M_STR_END; m < M_COUNT; m++) {
+            hcol *c = &grp->col[m];
+            if (c->state != HCOL_ARRAY) continue;
+            memmove(c->v, c->v + k, (raw - k) * sizeof *c->v);
+            memmove(c->pres, c->pres + k, raw - k);
+        }
+        grp->zn = grp->base = upto;
+        if (grp->cap > HIST_RAW_MIN && raw - k <= HIST_RAW_MIN / 2) group_resize(grp, HIST_RAW_MIN);
+    } else if (upto > grp->base) {      /* not while `writing` holds: the next piece will overlap this one */
+        hist_spill_drop(grp, (upto - grp->base) / HIST_RAW_SLOTS);
+    }
 }
 
 static int same_info(const gpu_info *a, const gpu_info *b)
@@ -234,35 +251,35 @@ void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_
 
 /* ---------- processes ---------- */
 
-pend *hist_encode_proc(hproc *p, int final)
-{
-    if (p->n == 0) return NULL;
-    pend *q = calloc(1, sizeof *q);
-    if (!q) return NULL;
-    q->kind = PEND_PROC;
-    q->gpu = p->gpu;
-    q->pid = p->meta.pid;
-    q->final = final;
-    q->t_start = p->t[0];
-    q->t_end = p->t[p->n - 1];
-    q->n = (int64_t)p->n;
-    q->blobs = calloc(1, sizeof *q->blobs);
-    if (!q->blobs) { free(q); return NULL; }
-    codec_put_times(&q->blobs[0], p->t, p->n);
-    codec_put_column(&q->blobs[0], p->mem, p->pm, p->n);
-    codec_put_column(&q->blobs[0], p->sm, p->ps, p->n);
-    if (q->blobs[0].oom) { hist_pend_free(q); return NULL; }
-    q->bytes = sizeof *q + q->blobs[0].len;
-    return q;
-}
-
 void hist_seal_proc(history *h, hproc *p)
 {
-    hist_queue(h, hist_encode_proc(p, 1));
-    p->n = 0;
+    pend *q = NULL;
+    if (p->base == 0) {
+        q = hist_encode_proc(p, 1);
+        p->n = 0;                           /* the arrays stay for the next series */
+    } else if ((q = calloc(1, sizeof *q)) && (q->ptail = malloc(sizeof *q->ptail))) {
+        q->kind = PEND_PROC;
+        q->gpu = p->gpu;
+        q->pid = p->meta.pid;
+        q->final = 1;
+        q->t_start = p->t_first;
+        q->t_end = p->last_t;
+        q->n = (int64_t)p->n;
+        *q->ptail = *p;                     /* the arrays now belong to the tail */
+        p->t = NULL, p->mem = p->sm = NULL, p->pm = p->ps = NULL;
+        p->n = p->cap = 0;
+        q->bytes = sizeof *q + sizeof *q->ptail + (q->ptail->n - q->ptail->base) * 26;
+    } else {
+        free(q);
+        q = NULL;
+        p->n = 0;
+    }
+    p->base = 0;
+    p->seals++;
+    hist_queue(h, q);
 }
 
-static void proc_release(hproc *p)
+void hist_proc_free(hproc *p)
 {
     free(p->t); free(p->mem); free(p->sm); free(p->pm); free(p->ps);
     memset(p, 0, sizeof *p);
@@ -283,7 +300,7 @@ static hproc *proc_slot(history *h, int gpu, const gpu_proc *gp)
         if (!free_slot) return NULL;
     } else {                    /* full: the least recently seen series is sealed and reused */
         hist_seal_proc(h, oldest);
-        proc_release(oldest);
+        hist_proc_free(oldest);
         free_slot = oldest;
     }
     free_slot->used = 1;
@@ -295,7 +312,7 @@ static hproc *proc_slot(history *h, int gpu, const gpu_proc *gp)
 
 static int proc_grow(hproc *p)
 {
-    if (p->n < p->cap) return 0;
+    if (p->n - p->base < p->cap) return 0;
     size_t cap = p->cap ? p->cap + p->cap / 2 : 16;   /* 1.5x: a 10-minute series at 1 Hz ends near 609, not 1024 */
     int64_t *t = realloc(p->t, cap * sizeof *t);
     if (t) p->t = t;
@@ -340,7 +357,7 @@ void history_record_processes(history *h, int gpu, uint64_t t_us, const gpu_proc
             seen = procs[j].pid == p->meta.pid && procs[j].start_time_s == p->meta.start_time_s;
         if (!seen) {
             hist_seal_proc(h, p);
-            proc_release(p);
+            hist_proc_free(p);
             free(p);
             h->procs[i] = NULL;
         }
@@ -355,13 +372,14 @@ void history_record_processes(history *h, int gpu, uint64_t t_us, const gpu_proc
         }
         if (p->meta_dirty) queue_proc_meta(h, p, t);
         if (p->n && (window != p->window || p->n >= HIST_MAX_SLOTS)) hist_seal_proc(h, p);
-        if (p->n == 0) p->window = window;
+        if (p->n == 0) { p->window = window; p->t_first = t; }
         if (proc_grow(p) != 0) continue;
-        p->t[p->n] = t;
-        p->pm[p->n] = (uint8_t)(procs[j].has_mem != 0);
-        p->mem[p->n] = procs[j].has_mem ? procs[j].mem_mib : 0;
-        p->ps[p->n] = (uint8_t)(procs[j].has_sm != 0);
-        p->sm[p->n] = procs[j].has_sm ? procs[j].sm_util : 0;
+        size_t k = p->n - p->base;
+        p->t[k] = t;
+        p->pm[k] = (uint8_t)(procs[j].has_mem != 0);
+        p->mem[k] = procs[j].has_mem ? procs[j].mem_mib : 0;
+        p->ps[k] = (uint8_t)(procs[j].has_sm != 0);
+        p->sm[k] = procs[j].has_sm ? procs[j].sm_util : 0;
         p->n++;
         p->last_t = t;
     }
@@ -394,20 +412,13 @@ void hist_free_memory(history *h)
 {
     for (int g = 0; g < HIST_MAX_GPUS; g++) {
         if (!h->gpus[g]) continue;
-        hgroup *grp = &h->gpus[g]->g;
-        free(grp->t);
-        buf_release(&grp->zt);
-        for (int m = 0; m < M_COUNT; m++) {
-            free(grp->col[m].v);
-            free(grp->col[m].pres);
-            buf_release(&grp->col[m].z);
-        }
+        hist_group_free(&h->gpus[g]->g);
         free(h->gpus[g]);
         h->gpus[g] = NULL;
     }
     for (int i = 0; i < HIST_MAX_PROCS; i++)
         if (h->procs[i]) {
-            proc_release(h->procs[i]);
+            hist_proc_free(h->procs[i]);
             free(h->procs[i]);
             h->procs[i] = NULL;
         }

@@ -1,4 +1,4 @@
-/* spill.c - the older part of an open chunk group, kept coded instead of raw doubles: per column
+/* spill.c - the older part of an open chunk group (what no checkpoint piece holds yet), kept coded instead of raw doubles: per column
  * and HIST_RAW_SLOTS slots, a presence bitmap then per present value a head byte: unchanged (0);
  * the change of its integer at a scale (numcode.h: low nibble 9 + scale, then a zigzag varint);
  * or else its XOR with the previous value as significant bytes (low nibble: their count, high:
@@ -90,12 +90,16 @@ static int get_segment(const gw_buf *z, size_t *pos, double *v, uint8_t *pres)
 
 int hist_spill(hgroup *grp)
 {
+    size_t left = grp->n - grp->zn - HIST_RAW_SLOTS;     /* raw slots after the first HIST_RAW_SLOTS */
     codec_put_times(&grp->zt, grp->t, HIST_RAW_SLOTS);
+    memmove(grp->t, grp->t + HIST_RAW_SLOTS, left * sizeof *grp->t);
     int oom = grp->zt.oom;
     for (int m = M_STR_END; m < M_COUNT; m++) {
         hcol *c = &grp->col[m];
         if (c->state != HCOL_ARRAY) continue;
         put_segment(&c->z, c->v, c->pres);
+        memmove(c->v, c->v + HIST_RAW_SLOTS, left * sizeof *c->v);
+        memmove(c->pres, c->pres + HIST_RAW_SLOTS, left);
         oom |= c->z.oom;
     }
     grp->zn += HIST_RAW_SLOTS;
@@ -107,7 +111,7 @@ int hist_spill_const(const hgroup *grp, hcol *c)
     double v[HIST_RAW_SLOTS];
     uint8_t pres[HIST_RAW_SLOTS];
     buf_clear(&c->z);
-    for (size_t s0 = 0; s0 < grp->zn; s0 += HIST_RAW_SLOTS) {
+    for (size_t s0 = grp->base; s0 < grp->zn; s0 += HIST_RAW_SLOTS) {
         for (size_t k = 0; k < HIST_RAW_SLOTS; k++) {
             size_t slot = s0 + k;
             pres[k] = c->state == HCOL_CONST && slot >= c->from && slot < c->end;
@@ -121,7 +125,7 @@ int hist_spill_const(const hgroup *grp, hcol *c)
 int hist_unspill_times(const hgroup *grp, int64_t *t)
 {
     hrd in = {(const uint8_t *)grp->zt.data, grp->zt.len, 0, 0};
-    for (size_t s0 = 0; s0 < grp->zn; s0 += HIST_RAW_SLOTS) {
+    for (size_t s0 = grp->base; s0 < grp->zn; s0 += HIST_RAW_SLOTS) {
         size_t got;
         if (codec_get_times(&in, t + s0, HIST_RAW_SLOTS, &got) != 0 || got != HIST_RAW_SLOTS) return -1;
     }
@@ -132,10 +136,50 @@ int hist_unspill_times(const hgroup *grp, int64_t *t)
 int hist_unspill_col(const hgroup *grp, const hcol *c, double *v, uint8_t *pres)
 {
     size_t pos = 0;
-    for (size_t s0 = 0; s0 < grp->zn; s0 += HIST_RAW_SLOTS)
+    for (size_t s0 = grp->base; s0 < grp->zn; s0 += HIST_RAW_SLOTS)
         if (get_segment(&c->z, &pos, v + s0, pres + s0) != 0) return -1;
     size_t raw = grp->n - grp->zn;
     memcpy(v + grp->zn, c->v, raw * sizeof *v);
     memcpy(pres + grp->zn, c->pres, raw);
+    return 0;
+}
+
+/* Removes the first len bytes of z, and gives back what the buffer no longer needs. */
+static void cut_front(gw_buf *z, size_t len)
+{
+    memmove(z->data, z->data + len, z->len - len);
+    z->len -= len;
+    if (z->len == 0) { buf_release(z); return; }
+    size_t cap = z->len + z->len / 4 + 1;
+    if (z->cap > 2 * cap) {
+        char *d = realloc(z->data, cap);
+        if (d) { z->data = d; z->cap = cap; }
+    }
+}
+
+int hist_spill_drop(hgroup *grp, size_t segs)
+{
+    if (segs == 0) return 0;
+    int64_t t[HIST_RAW_SLOTS];
+    double v[HIST_RAW_SLOTS];
+    uint8_t pres[HIST_RAW_SLOTS];
+    hrd in = {(const uint8_t *)grp->zt.data, grp->zt.len, 0, 0};
+    for (size_t k = 0; k < segs; k++) {
+        size_t got;
+        if (codec_get_times(&in, t, HIST_RAW_SLOTS, &got) != 0 || got != HIST_RAW_SLOTS) return -1;
+    }
+    size_t cut[M_COUNT];
+    for (int m = M_STR_END; m < M_COUNT; m++) {
+        const hcol *c = &grp->col[m];
+        cut[m] = 0;
+        if (c->state != HCOL_ARRAY) continue;
+        for (size_t k = 0; k < segs; k++)
+            if (get_segment(&c->z, &cut[m], v, pres) != 0) return -1;
+    }
+    /* every buffer was read before any is cut: a corrupt one leaves the group as it was */
+    cut_front(&grp->zt, in.pos);
+    for (int m = M_STR_END; m < M_COUNT; m++)
+        if (grp->col[m].state == HCOL_ARRAY) cut_front(&grp->col[m].z, cut[m]);
+    grp->base += segs * HIST_RAW_SLOTS;
     return 0;
 }

@@ -14,7 +14,7 @@ struct store {
     int readonly;
     int dbid[M_COUNT];          /* catalog id -> metrics.id (0 = not looked up / unknown) */
     int looked[M_COUNT];
-    sqlite3_stmt *put_chunk, *put_open, *put_proc_chunk;
+    sqlite3_stmt *put_chunk, *put_open, *put_proc_chunk, *get_pieces;
 };
 
 static const char *schema =
@@ -102,6 +102,7 @@ void store_close(store *s)
     sqlite3_finalize(s->put_chunk);
     sqlite3_finalize(s->put_open);
     sqlite3_finalize(s->put_proc_chunk);
+    sqlite3_finalize(s->get_pieces);
     sqlite3_close(s->db);
     free(s);
 }
@@ -178,6 +179,58 @@ int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int
     return put_series(s, &s->put_open,
                       "INSERT OR REPLACE INTO open_chunks(gpu, metric, t_start, t_end, n, blob) VALUES(?,?,?,?,?,?)",
                       gpu, dbid, t_start, t_end, n, blob);
+}
+
+/* Calls fn(ctx, t_start, blob, len) for each row of sql (gpu, key, from, to bound as ?1..?4);
+ * with cache, the statement is prepared once and kept there. */
+static int get_rows(store *s, sqlite3_stmt **cache, const char *sql, int gpu, int64_t key, int64_t from, int64_t to,
+                    void (*fn)(void *ctx, int64_t t_start, const void *blob, size_t len), void *ctx)
+{
+    sqlite3_stmt *st = cache ? *cache : NULL;
+    int rc = st ? SQLITE_OK : sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int(st, 1, gpu);
+    sqlite3_bind_int64(st, 2, key);
+    sqlite3_bind_int64(st, 3, from);
+    sqlite3_bind_int64(st, 4, to);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
+    if (cache) {
+        sqlite3_reset(st);
+        *cache = st;
+    } else {
+        sqlite3_finalize(st);
+    }
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int store_get_pieces(store *s, int gpu, int dbid, int64_t from, int64_t to,
+                     void (*fn)(void *ctx, int64_t t_start, const void *blob, size_t len), void *ctx)
+{
+    return get_rows(s, &s->get_pieces, "SELECT t_start, blob FROM open_chunks WHERE gpu=?1 AND metric=?2 AND t_start BETWEEN ?3 AND ?4"
+                       " ORDER BY t_start", gpu, dbid, from, to, fn, ctx);
+}
+
+int store_get_proc_pieces(store *s, int gpu, unsigned pid, int64_t from, int64_t to,
+                          void (*fn)(void *ctx, int64_t t_start, const void *blob, size_t len), void *ctx)
+{
+    return get_rows(s, NULL, "SELECT t_start, blob FROM proc_chunks WHERE gpu=?1 AND pid=?2 AND t_start BETWEEN ?3 AND ?4"
+                       " ORDER BY t_start", gpu, pid, from, to, fn, ctx);
+}
+
+int store_drop_proc_pieces(store *s, int gpu, unsigned pid, int64_t from, int64_t to)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "DELETE FROM proc_chunks WHERE gpu=? AND pid=? AND t_start BETWEEN ? AND ?",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int(st, 1, gpu);
+    sqlite3_bind_int64(st, 2, pid);
+    sqlite3_bind_int64(st, 3, from);
+    sqlite3_bind_int64(st, 4, to);
+    rc = step_done(st);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob)
@@ -379,9 +432,16 @@ static int group_stmt(store *s, const char *sql, int gpu, int64_t t_start)
 
 #define GROUP_METRICS " metric IN (SELECT 0 UNION ALL SELECT id FROM metrics)"
 
-int store_seal_group(store *s, int gpu, int64_t t_start)
+int store_seal_group(store *s, int gpu, int64_t t_start, int64_t open_from, int64_t t_end)
 {
-    int rc = group_stmt(s, "DELETE FROM open_chunks WHERE gpu=?1 AND t_start=?2 AND" GROUP_METRICS, gpu, t_start);
+    sqlite3_stmt *st = NULL;
+    int rc = run_stmt(s, "DELETE FROM open_chunks WHERE gpu=?1 AND" GROUP_METRICS " AND t_start BETWEEN ?2 AND ?3", &st);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int(st, 1, gpu);
+    sqlite3_bind_int64(st, 2, open_from);
+    sqlite3_bind_int64(st, 3, t_end);
+    rc = step_done(st);
+    sqlite3_finalize(st);
     return rc == SQLITE_OK ? rollup_group(s, gpu, t_start) : rc;
 }
 
@@ -409,7 +469,7 @@ int store_recover_open(store *s, int64_t before_us)
         rc = group_stmt(s, "INSERT OR REPLACE INTO chunks(gpu, metric, t_start, t_end, n, blob) SELECT gpu, metric,"
                            " t_start, t_end, n, blob FROM open_chunks WHERE gpu=?1 AND t_start=?2 AND" GROUP_METRICS
                            " ORDER BY metric", (int)groups[i][0], groups[i][1]);
-        if (rc == SQLITE_OK) rc = store_seal_group(s, (int)groups[i][0], groups[i][1]);
+        if (rc == SQLITE_OK) rc = store_seal_group(s, (int)groups[i][0], groups[i][1], groups[i][1], groups[i][1]);
     }
     free(groups);
     return rc;

@@ -29,13 +29,21 @@ int store_metric_of(store *s, int dbid);
 /* final: a sealed chunk (table chunks); else a checkpoint of an open one (table open_chunks). */
 int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int64_t t_end, int64_t n,
                     const gw_buf *blob);
+/* Checkpoint pieces of open chunks, oldest first: fn(ctx, t_start, blob, len) for each row of
+ * (gpu, metric dbid) or (gpu, pid) starting in [from, to]. */
+int store_get_pieces(store *s, int gpu, int dbid, int64_t from, int64_t to,
+                     void (*fn)(void *ctx, int64_t t_start, const void *blob, size_t len), void *ctx);
+int store_get_proc_pieces(store *s, int gpu, unsigned pid, int64_t from, int64_t to,
+                          void (*fn)(void *ctx, int64_t t_start, const void *blob, size_t len), void *ctx);
+int store_drop_proc_pieces(store *s, int gpu, unsigned pid, int64_t from, int64_t to);
 int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob);
 int store_put_proc(store *s, int gpu, const gpu_proc *p, int64_t t_us);
 int store_put_gpu(store *s, const gpu_info *info, int64_t t_us);
 int store_put_event(store *s, int64_t t_us, int gpu, const char *kind, const char *detail);
 
-/* After a group's sealed chunks are written: drops its checkpoints and adds it to the roll-ups. */
-int store_seal_group(store *s, int gpu, int64_t t_start);
+/* After a group's sealed chunks (starting at t_start) are written: drops its checkpoint pieces
+ * (those starting in [open_from, t_end]) and adds the group to the roll-ups. */
+int store_seal_group(store *s, int gpu, int64_t t_start, int64_t open_from, int64_t t_end);
 /* Seals the checkpointed groups that ended before before_us (what a killed run left open). */
 int store_recover_open(store *s, int64_t before_us);
 /* Retention: raw chunks ending before now-raw, roll-ups before now-rollup, then the size cap. */

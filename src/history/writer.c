@@ -17,17 +17,38 @@ static int write_group(store *st, const pend *p)
         rc = store_put_chunk(st, p->final, p->gpu, dbid, p->t_start, p->t_end, p->n, &p->blobs[i + 1]);
     }
     if (rc == SQLITE_OK && p->final)
-        rc = store_seal_group(st, p->gpu, p->t_start);
+        rc = store_seal_group(st, p->gpu, p->t_start, p->open_from, p->t_end);
+    return rc;
+}
+
+/* A sealed group or series whose first slots are in the file: merged now from its pieces and
+ * what memory kept (open_pieces.c), then written as any other. */
+static int write_one(store *st, const pend *p);
+
+static int write_tail(store *st, const pend *p)
+{
+    pend *full = p->tail ? hist_encode_group_final(st, p->tail, p->gpu) : hist_encode_proc_final(st, p->ptail);
+    if (!full) {                        /* nothing left to write, or out of memory */
+        size_t held = p->tail ? p->tail->n - p->tail->base : p->ptail->n - p->ptail->base;
+        if (held)
+            gw_log(GW_LOG_WARN, "history: a sealed chunk could not be merged; its pieces stay open until the next start",
+                   "gpu=%d t_start=%lld", p->gpu, (long long)p->t_start);
+        return SQLITE_OK;
+    }
+    int rc = write_one(st, full);
+    hist_pend_free(full);
     return rc;
 }
 
 static int write_one(store *st, const pend *p)
 {
+    if (p->tail || p->ptail) return write_tail(st, p);
     switch (p->kind) {
     case PEND_GROUP:
         return write_group(st, p);
     case PEND_PROC: {
-        int rc = store_put_proc_chunk(st, p->gpu, p->pid, p->t_start, p->t_end, p->n, &p->blobs[0]);
+        int rc = p->final ? store_drop_proc_pieces(st, p->gpu, p->pid, p->open_from, p->t_end) : SQLITE_OK;
+        if (rc == SQLITE_OK) rc = store_put_proc_chunk(st, p->gpu, p->pid, p->t_start, p->t_end, p->n, &p->blobs[0]);
         char sql[160];
         snprintf(sql, sizeof sql, "UPDATE procs SET last_seen=max(last_seen, %lld) WHERE gpu=%d AND pid=%u",
                  (long long)p->t_end, p->gpu, p->pid);
@@ -43,21 +64,48 @@ static int write_one(store *st, const pend *p)
     return SQLITE_OK;
 }
 
-/* Checkpoints of the open chunks, encoded one at a time (holding h->mu only while one is encoded)
- * and written at once, so that a single encoded chunk is in memory, never all of them. */
-static int write_checkpoints(history *h)
+/* What a flush checkpointed of one open group or series: after the commit, memory drops those
+ * slots when the group is still the same one (not sealed meanwhile). */
+typedef struct ckpt {
+    int done;
+    unsigned seals;                 /* groups: the GPU's seal count when encoded */
+    unsigned pid;                   /* series: which one */
+    uint64_t start_time;
+    int64_t t_first;
+    size_t n;                       /* slots [0, n) are in the file */
+} ckpt;
+
+/* The piece of GPU g's open group (the slots memory holds), encoded under h->mu. */
+static pend *checkpoint_group(history *h, int g, ckpt *ck)
+{
+    pthread_mutex_lock(&h->mu);
+    hgpu *G = h->gpus[g];
+    pend *p = G && G->g.n > G->g.base ? hist_encode_group(&G->g, g, 0) : NULL;
+    if (p) {
+        G->g.writing = G->g.n;
+        *ck = (ckpt){1, G->seals, 0, 0, G->g.t_first, G->g.n};
+    }
+    pthread_mutex_unlock(&h->mu);
+    return p;
+}
+
+static pend *checkpoint_proc(history *h, int i, ckpt *ck)
+{
+    pthread_mutex_lock(&h->mu);
+    hproc *q = h->procs[i];
+    pend *p = q && q->n > q->base ? hist_encode_proc(q, 0) : NULL;
+    if (p) *ck = (ckpt){1, 0, q->meta.pid, q->meta.start_time_s, q->t_first, q->n};
+    pthread_mutex_unlock(&h->mu);
+    return p;
+}
+
+/* Checkpoints of the open chunks, encoded one at a time and written at once, so that a single
+ * encoded chunk is in memory, never all of them. */
+static int write_checkpoints(history *h, ckpt *ck)
 {
     int rc = SQLITE_OK;
     for (int i = 0; i < HIST_MAX_GPUS + HIST_MAX_PROCS && rc == SQLITE_OK; i++) {
-        pend *p = NULL;
-        pthread_mutex_lock(&h->mu);
-        if (i < HIST_MAX_GPUS) {
-            if (h->gpus[i] && h->gpus[i]->g.n) p = hist_encode_group(h, i, 0);
-        } else {
-            hproc *q = h->procs[i - HIST_MAX_GPUS];
-            if (q && q->n) p = hist_encode_proc(q, 0);
-        }
-        pthread_mutex_unlock(&h->mu);
+        pend *p = i < HIST_MAX_GPUS ? checkpoint_group(h, i, &ck[i]) : checkpoint_proc(h, i - HIST_MAX_GPUS, &ck[i]);
         if (p) {
             rc = write_one(h->st, p);
             hist_pend_free(p);
@@ -66,15 +114,39 @@ static int write_checkpoints(history *h)
     return rc;
 }
 
+/* After the transaction: on a commit, memory gives up the slots the file now holds. */
+static void end_checkpoints(history *h, const ckpt *ck, int committed)
+{
+    pthread_mutex_lock(&h->mu);
+    for (int i = 0; i < HIST_MAX_GPUS + HIST_MAX_PROCS; i++) {
+        if (!ck[i].done) continue;
+        if (i < HIST_MAX_GPUS) {
+            hgpu *G = h->gpus[i];
+            if (!G || G->seals != ck[i].seals || G->g.t_first != ck[i].t_first) continue;
+            G->g.writing = 0;
+            if (committed) hist_group_drop(&G->g, ck[i].n);
+        } else if (committed) {
+            hproc *q = h->procs[i - HIST_MAX_GPUS];
+            if (q && q->meta.pid == ck[i].pid && q->meta.start_time_s == ck[i].start_time && q->t_first == ck[i].t_first)
+                hist_proc_drop(q, ck[i].n);
+        }
+    }
+    pthread_mutex_unlock(&h->mu);
+}
+
 /* One transaction: what waits in memory (sealed chunks, events, ...), then the checkpoints. */
 static int write_all(history *h, const pend *list)
 {
+    ckpt *ck = calloc(HIST_MAX_GPUS + HIST_MAX_PROCS, sizeof *ck);
+    if (!ck) return SQLITE_NOMEM;
     int rc = store_exec(h->st, "BEGIN IMMEDIATE");
     for (const pend *p = list; p && rc == SQLITE_OK; p = p->next)
         rc = write_one(h->st, p);
-    if (rc == SQLITE_OK) rc = write_checkpoints(h);
+    if (rc == SQLITE_OK) rc = write_checkpoints(h, ck);
     if (rc == SQLITE_OK) rc = store_exec(h->st, "COMMIT");
     if (rc != SQLITE_OK) store_exec(h->st, "ROLLBACK");
+    end_checkpoints(h, ck, rc == SQLITE_OK);
+    free(ck);
     return rc;
 }
 

@@ -68,8 +68,9 @@ static history *open_hist(double max_buffer)
     return h;
 }
 
-/* Records SECONDS of both GPUs; keeps every sample in want[] for the checks. */
-static gpu_sample *record_all(history *h)
+/* Records SECONDS of both GPUs, flushing every `every` seconds (0: never until the close); keeps
+ * every sample in want[] for the checks. After each flush, memory holds no slot the file has. */
+static gpu_sample *record_every(history *h, int every)
 {
     gpu_sample *want = calloc((size_t)SECONDS * GPUS, sizeof *want);
     hsynth_gpu sg[GPUS];
@@ -81,10 +82,17 @@ static gpu_sample *record_all(history *h)
             make_sample(&sg[g], g, i, s);
             hsynth_info(g, &info);
             history_record_sample(h, g, &info, s);
-            if (i % 10 == 9 && g == GPUS - 1) assert_int_equal(history_flush(h), 0);
+            if (every && i % every == every - 1 && g == GPUS - 1) {
+                assert_int_equal(history_flush(h), 0);
+                history_stats hs;
+                history_get_stats(h, &hs);
+                assert_int_equal(hs.open_slots, 0);
+            }
         }
     return want;
 }
+
+static gpu_sample *record_all(history *h) { return record_every(h, 10); }
 
 static hq_result run_query(store *st, metric_id m, int gpu, int64_t from, int64_t to, int64_t step, hq_agg agg, hq_source src)
 {
@@ -98,11 +106,12 @@ static hq_result run_query(store *st, metric_id m, int gpu, int64_t from, int64_
     return r;
 }
 
-static void test_round_trip(void **state)
+/* Every value comes back bit for bit, whatever the flushes took from memory: flushes every 10 s
+ * (raw slots only), every 1 s, every 100 and 150 s (coded segments and raw slots), and none. */
+static void check_round_trip(int every)
 {
-    (void)state;
     history *h = open_hist(0);
-    gpu_sample *want = record_all(h);
+    gpu_sample *want = record_every(h, every);
     history_close(h);
     char err[256];
     store *st = store_open(path, 1, err, sizeof err);
@@ -125,6 +134,14 @@ static void test_round_trip(void **state)
         }
     store_close(st);
     free(want);
+    unlink(path);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    const int every[] = {10, 1, 100, 150, 0};
+    for (size_t k = 0; k < sizeof every / sizeof every[0]; k++) check_round_trip(every[k]);
 }
 
 static void test_rollups_and_aggregates(void **state)
@@ -264,9 +281,8 @@ static void test_events(void **state)
     free(want);
 }
 
-static void test_processes(void **state)
+static void check_processes(int every)
 {
-    (void)state;
     history *h = open_hist(0);
     gpu_proc p[2];
     memset(p, 0, sizeof p);
@@ -284,7 +300,12 @@ static void test_processes(void **state)
         p[1].mem_mib = 500;
         p[1].has_sm = 0;
         history_record_processes(h, 0, (uint64_t)(T0 + i * SEC), p, i < 400 ? 2 : 1);
-        if (i % 10 == 0) history_flush(h);
+        if (i % every == 0) {
+            assert_int_equal(history_flush(h), 0);
+            history_stats hs;
+            history_get_stats(h, &hs);
+            assert_int_equal(hs.open_slots, 0);   /* the checkpoint holds them */
+        }
     }
     history_close(h);
     char err[256];
@@ -295,7 +316,10 @@ static void test_processes(void **state)
     assert_int_equal(hq_run(st, &rq, &r, err, sizeof err), 0);
     assert_int_equal(r.n, 2);
     assert_int_equal(r.s[0].n, 900);
-    assert_true(r.s[0].v[899] == 1899 && r.s[1].v[250] == 50);
+    for (int i = 0; i < 900; i++) {
+        assert_int_equal(r.s[0].t[i], T0 + i * SEC);
+        assert_true(r.s[0].v[i] == 1000 + i && r.s[1].v[i] == i % 100);
+    }
     hq_free(&r);
     rq.pid = 4001;
     assert_int_equal(hq_run(st, &rq, &r, err, sizeof err), 0);
@@ -306,6 +330,56 @@ static void test_processes(void **state)
     rq.metrics = &bad;
     rq.nmetrics = 1;
     assert_int_equal(hq_run(st, &rq, &r, err, sizeof err), -1);
+    store_close(st);
+    unlink(path);
+}
+
+static void test_processes(void **state)
+{
+    (void)state;
+    const int every[] = {10, 1, 97, 1000};
+    for (size_t k = 0; k < sizeof every / sizeof every[0]; k++) check_processes(every[k]);
+}
+
+/* The checkpoint of an open chunk deleted behind the writer's back (the file replaced, say):
+ * what memory still holds is written as a chunk of its own, nothing else is lost or left open. */
+static void test_checkpoint_lost(void **state)
+{
+    (void)state;
+    history *h = open_hist(0);
+    hsynth_gpu sg;
+    hsynth_init(&sg, 0);
+    gpu_sample s;
+    double want[600];
+    for (int i = 0; i < 600; i++) {
+        make_sample(&sg, 0, i, &s);
+        want[i] = s.v[M_UTIL_GPU];
+        history_record_sample(h, 0, NULL, &s);
+        if (i % 10 == 9) assert_int_equal(history_flush(h), 0);
+        if (i == 299) {
+            sqlite3 *db;
+            assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+            assert_int_equal(sqlite3_exec(db, "DELETE FROM open_chunks", NULL, NULL, NULL), SQLITE_OK);
+            sqlite3_close(db);
+        }
+    }
+    history_close(h);
+    char err[256];
+    store *st = store_open(path, 1, err, sizeof err);
+    assert_non_null(st);
+    hq_result r = run_query(st, M_UTIL_GPU, 0, T0, T0 + 600 * SEC, 0, AGG_AVG, HQ_RAW);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.s[0].n, 300);
+    for (int i = 0; i < 300; i++) {
+        assert_int_equal(r.s[0].t[i], T0 + (300 + i) * SEC);
+        assert_memory_equal(&r.s[0].v[i], &want[300 + i], sizeof(double));
+    }
+    hq_free(&r);
+    sqlite3_stmt *q = NULL;
+    sqlite3_prepare_v2(store_db(st), "SELECT count(*) FROM open_chunks", -1, &q, NULL);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), 0);
+    sqlite3_finalize(q);
     store_close(st);
 }
 
@@ -371,6 +445,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_processes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kill9, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_checkpoint_lost, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
