@@ -1,11 +1,21 @@
 /* nvml_gpm.c - Hopper+ profiling metrics (GPM): rates between two GPM samples at least 100 ms apart.
  * Each GPU keeps its previous sample; a first read primes every GPM GPU at once, so a one-shot query
  * of N GPUs waits 100 ms once, not N times. */
+#include <math.h>
 #include <string.h>
 #include "nvml_priv.h"
 #include "util.h"
 
 #define NV_GPM_MIN_US 100000u
+
+/* A GPM rate is a ratio of counters over ~a second, given as a double with ~16 digits, most of
+ * them noise. It is kept to 0.001 of its unit (percent, MiB/s): the nearest double to a multiple
+ * of 1/1000, which the ring and history store as a small integer change instead of a 64-bit XOR. */
+static double gpm_milli(double v)
+{
+    if (!isfinite(v) || fabs(v) >= 1e12) return v;
+    return round(v * 1000.0) / 1000.0;
+}
 
 static const struct { unsigned gpm_id; metric_id id; } gpm_map[NV_GPM_IDS] = {
     {NVML_GPM_METRIC_GRAPHICS_UTIL, M_GPM_GR_ACTIVE},
@@ -116,7 +126,7 @@ static void compute(nv_rd *r)
         for (unsigned k = 0; k < n; k++) {
             int i = slot[k];
             if (nv_check1(r, NV_GpmMetricsGet, mg->metrics[k].nvmlReturn, gpm_map[i].id)) {
-                g->gpm_val[i] = mg->metrics[k].value;
+                g->gpm_val[i] = gpm_milli(mg->metrics[k].value);
                 g->gpm_have |= 1u << i;
             }
         }
