@@ -145,12 +145,19 @@ void history_get_stats(history *h, history_stats *out)
     pthread_mutex_lock(&h->mu);
     *out = h->stats;
     out->buffered = h->pending_bytes;
-    out->open_slots = 0;
-    for (int g = 0; g < HIST_MAX_GPUS; g++)
-        if (h->gpus[g]) out->open_slots += h->gpus[g]->g.n - h->gpus[g]->g.base;
-    for (int i = 0; i < HIST_MAX_PROCS; i++)
-        if (h->procs[i]) out->open_slots += h->procs[i]->n - h->procs[i]->base;
     pthread_mutex_unlock(&h->mu);
+}
+
+size_t history_open_slots(history *h)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&h->mu);
+    for (int g = 0; g < HIST_MAX_GPUS; g++)
+        if (h->gpus[g]) n += h->gpus[g]->g.n - h->gpus[g]->g.base;
+    for (int i = 0; i < HIST_MAX_PROCS; i++)
+        if (h->procs[i]) n += h->procs[i]->n - h->procs[i]->base;
+    pthread_mutex_unlock(&h->mu);
+    return n;
 }
 
 void history_set_limits(history *h, const history_config *cfg)

@@ -61,11 +61,12 @@ typedef struct history_stats {
     uint64_t dropped;             /* values dropped from memory after long write failures */
     uint64_t flushes, flush_errors;
     size_t buffered;              /* bytes waiting in memory */
-    size_t open_slots;            /* slots of open groups and series held in memory: those since the
-                                     last committed checkpoint (what it holds is dropped), or all */
     int writable;                 /* the last flush succeeded */
 } history_stats;
 void history_get_stats(history *h, history_stats *out);
+/* Slots of open groups and series held in memory: those since the last committed checkpoint
+ * piece (what a piece holds is dropped), or all of them while the file cannot be written. */
+size_t history_open_slots(history *h);
 
 /* Answers /api/v1/query_range from the file: params as in the HTTP query string
  * (metric=a,b gpu=0,1 pid= start= end= step= agg=). Returns a malloc'd JSON text (Prometheus-like
