@@ -56,7 +56,6 @@ typedef struct hgpu {
  * checkpoint); the arrays hold slots [base, n), at index slot - base. */
 typedef struct hproc {
     int used, gpu;
-    unsigned seals;                 /* series sealed so far in this slot */
     gpu_proc meta;
     int meta_dirty;
     int64_t window, last_t, t_first;
@@ -117,6 +116,9 @@ void hist_pend_free(pend *p);
 void hist_group_free(hgroup *grp);              /* its arrays and buffers (not grp itself) */
 void hist_proc_free(hproc *p);                  /* its arrays (not p itself); p is zeroed */
 void hist_free_memory(history *h);
+/* After a piece of the slots [base, upto) was committed: drops them from memory. */
+void hist_group_drop(hgroup *grp, size_t upto);
+void hist_proc_drop(hproc *p, size_t upto);
 
 /* open_pieces.c: a checkpoint writes the slots memory holds, [base, n), as a piece (a chunk of
  * open_chunks, or of proc_chunks for a series); once committed, memory drops them. A sealed group
@@ -125,16 +127,12 @@ pend *hist_encode_group(const hgroup *grp, int gpu, int final);  /* slots [base,
 pend *hist_encode_proc(const hproc *p, int final);               /* the same for a series */
 pend *hist_encode_group_final(store *st, const hgroup *grp, int gpu);
 pend *hist_encode_proc_final(store *st, const hproc *p);
-/* After a piece of the slots [base, upto) was committed: drops them from memory. */
-void hist_group_drop(hgroup *grp, size_t upto);
-void hist_proc_drop(hproc *p, size_t upto);
 
 /* spill.c: the coded older part of an open group */
 int hist_spill(hgroup *grp);                    /* codes the HIST_RAW_SLOTS raw slots; 0 or -1 */
 int hist_spill_const(const hgroup *grp, hcol *c); /* codes a constant run's slots [base, zn) into c->z */
 int hist_unspill_times(const hgroup *grp, int64_t *t);   /* slots [base, n), at t[slot] */
 int hist_unspill_col(const hgroup *grp, const hcol *c, double *v, uint8_t *pres); /* the same */
-int hist_spill_drop(hgroup *grp, size_t segs);  /* drops the oldest segs coded segments (base += segs slots) */
 
 /* events.c: events derived from a GPU's previous and new sample (called under h->mu). */
 void hist_detect_events(history *h, int gpu, const gpu_sample *prev, const gpu_sample *cur);

@@ -63,7 +63,7 @@ void hist_group_free(hgroup *grp)
 }
 
 /* Queues the open group of a GPU and starts an empty one. A group whose first slots are only in
- * the file goes to the writer as it is (it completes it from the checkpoint); another is encoded now. */
+ * the file goes to the writer as it is (it merges it with its pieces); another is encoded now. */
 void hist_seal_gpu(history *h, int g)
 {
     hgpu *G = h->gpus[g];
@@ -144,23 +144,20 @@ static int group_grow(hgroup *grp)
 
 void hist_group_drop(hgroup *grp, size_t upto)
 {
-    if (upto > grp->n) upto = grp->n;
-    if (upto >= grp->zn) {
-        /* coded segments all go, then the raw slots before upto */
-        if (grp->zn > grp->base && hist_spill_drop(grp, (grp->zn - grp->base) / HIST_RAW_SLOTS) != 0) return;
-        size_t k = upto - grp->zn, raw = grp->n - grp->zn;
-        memmove(grp->t, grp->t + k, (raw - k) * sizeof *grp->t);
-        for (int m = M_STR_END; m < M_COUNT; m++) {
-            hcol *c = &grp->col[m];
-            if (c->state != HCOL_ARRAY) continue;
-            memmove(c->v, c->v + k, (raw - k) * sizeof *c->v);
-            memmove(c->pres, c->pres + k, raw - k);
-        }
-        grp->zn = grp->base = upto;
-        if (grp->cap > HIST_RAW_MIN && raw - k <= HIST_RAW_MIN / 2) group_resize(grp, HIST_RAW_MIN);
-    } else if (upto > grp->base) {      /* not while `writing` holds: the next piece will overlap this one */
-        hist_spill_drop(grp, (upto - grp->base) / HIST_RAW_SLOTS);
+    /* nothing was coded since the piece was encoded (`writing`), so it holds every coded slot */
+    if (upto > grp->n || upto < grp->zn) return;
+    buf_release(&grp->zt);
+    size_t k = upto - grp->zn, raw = grp->n - grp->zn;
+    memmove(grp->t, grp->t + k, (raw - k) * sizeof *grp->t);
+    for (int m = M_STR_END; m < M_COUNT; m++) {
+        hcol *c = &grp->col[m];
+        buf_release(&c->z);
+        if (c->state != HCOL_ARRAY) continue;
+        memmove(c->v, c->v + k, (raw - k) * sizeof *c->v);
+        memmove(c->pres, c->pres + k, raw - k);
     }
+    grp->zn = grp->base = upto;
+    if (grp->cap > HIST_RAW_MIN && raw - k <= HIST_RAW_MIN / 2) group_resize(grp, HIST_RAW_MIN);
 }
 
 static int same_info(const gpu_info *a, const gpu_info *b)
@@ -275,7 +272,6 @@ void hist_seal_proc(history *h, hproc *p)
         p->n = 0;
     }
     p->base = 0;
-    p->seals++;
     hist_queue(h, q);
 }
 
@@ -310,23 +306,40 @@ static hproc *proc_slot(history *h, int gpu, const gpu_proc *gp)
     return free_slot;
 }
 
+/* Gives the series' arrays (slots [base, n)) room for cap slots. 0 or -1. An array that cannot
+ * grow fails the call (cap unchanged: each array still holds at least that); one that cannot
+ * shrink keeps its larger block. */
+static int proc_resize(hproc *p, size_t cap)
+{
+    int grow = cap > p->cap;
+    void *a;
+    if ((a = realloc(p->t, cap * sizeof *p->t))) p->t = a; else if (grow) return -1;
+    if ((a = realloc(p->mem, cap * sizeof *p->mem))) p->mem = a; else if (grow) return -1;
+    if ((a = realloc(p->sm, cap * sizeof *p->sm))) p->sm = a; else if (grow) return -1;
+    if ((a = realloc(p->pm, cap))) p->pm = a; else if (grow) return -1;
+    if ((a = realloc(p->ps, cap))) p->ps = a; else if (grow) return -1;
+    p->cap = cap;
+    return 0;
+}
+
 static int proc_grow(hproc *p)
 {
     if (p->n - p->base < p->cap) return 0;
-    size_t cap = p->cap ? p->cap + p->cap / 2 : 16;   /* 1.5x: a 10-minute series at 1 Hz ends near 609, not 1024 */
-    int64_t *t = realloc(p->t, cap * sizeof *t);
-    if (t) p->t = t;
-    double *mem = t ? realloc(p->mem, cap * sizeof *mem) : NULL;
-    if (mem) p->mem = mem;
-    double *sm = mem ? realloc(p->sm, cap * sizeof *sm) : NULL;
-    if (sm) p->sm = sm;
-    uint8_t *pm = sm ? realloc(p->pm, cap) : NULL;
-    if (pm) p->pm = pm;
-    uint8_t *ps = pm ? realloc(p->ps, cap) : NULL;
-    if (!ps) return -1;
-    p->ps = ps;
-    p->cap = cap;
-    return 0;
+    return proc_resize(p, p->cap ? p->cap + p->cap / 2 : 16);   /* 1.5x: a 10-minute series at 1 Hz ends near 609, not 1024 */
+}
+
+void hist_proc_drop(hproc *p, size_t upto)
+{
+    if (upto > p->n) upto = p->n;
+    if (upto <= p->base) return;
+    size_t k = upto - p->base, left = p->n - upto;
+    memmove(p->t, p->t + k, left * sizeof *p->t);
+    memmove(p->mem, p->mem + k, left * sizeof *p->mem);
+    memmove(p->sm, p->sm + k, left * sizeof *p->sm);
+    memmove(p->pm, p->pm + k, left);
+    memmove(p->ps, p->ps + k, left);
+    p->base = upto;
+    if (p->cap > 16 && left <= 8) proc_resize(p, 16);   /* the arrays grew for a flush interval of slots */
 }
 
 static void queue_proc_meta(history *h, hproc *p, int64_t t)

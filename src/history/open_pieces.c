@@ -5,7 +5,8 @@
  * flush, not ten minutes of values kept beside the agent's ring, and a flush writes what is new,
  * not the whole open chunk again. The sealed chunk is merged from the pieces and what memory
  * kept, on the writer thread. Pieces read back in time order; a slot already given by an earlier
- * piece is not taken twice, and a missing piece (the file was replaced) leaves only its gap. */
+ * piece is not taken twice, and a missing piece (the file was replaced) leaves only its gap.
+ * Dropping the slots a committed piece holds is ingest.c's (hist_group_drop, hist_proc_drop). */
 #include "history/hist_internal.h"
 #include "history/codec.h"
 #include "util.h"
@@ -317,29 +318,4 @@ pend *hist_encode_proc_final(store *st, const hproc *p)
     }
     free(x.t), free(x.mem), free(x.sm), free(x.pm), free(x.ps);
     return q;
-}
-
-/* ---------- dropping what the file holds ---------- */
-
-void hist_proc_drop(hproc *p, size_t upto)
-{
-    if (upto > p->n) upto = p->n;
-    if (upto <= p->base) return;
-    size_t k = upto - p->base, left = p->n - upto;
-    memmove(p->t, p->t + k, left * sizeof *p->t);
-    memmove(p->mem, p->mem + k, left * sizeof *p->mem);
-    memmove(p->sm, p->sm + k, left * sizeof *p->sm);
-    memmove(p->pm, p->pm + k, left);
-    memmove(p->ps, p->ps + k, left);
-    p->base = upto;
-    /* the arrays grew for up to a flush interval of slots; a few remain */
-    if (p->cap > 16 && left <= 8) {
-        void *a;
-        if ((a = realloc(p->t, 16 * sizeof *p->t))) p->t = a;
-        if ((a = realloc(p->mem, 16 * sizeof *p->mem))) p->mem = a;
-        if ((a = realloc(p->sm, 16 * sizeof *p->sm))) p->sm = a;
-        if ((a = realloc(p->pm, 16))) p->pm = a;
-        if ((a = realloc(p->ps, 16))) p->ps = a;
-        p->cap = 16;
-    }
 }

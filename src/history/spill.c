@@ -1,5 +1,5 @@
-/* spill.c - the older part of an open chunk group (what no checkpoint piece holds yet), kept coded instead of raw doubles: per column
- * and HIST_RAW_SLOTS slots, a presence bitmap then per present value a head byte: unchanged (0);
+/* spill.c - the older part of an open chunk group that no checkpoint piece holds yet (while the
+ * file cannot be written), kept coded instead of raw doubles: per column and HIST_RAW_SLOTS slots, a presence bitmap then per present value a head byte: unchanged (0);
  * the change of its integer at a scale (numcode.h: low nibble 9 + scale, then a zigzag varint);
  * or else its XOR with the previous value as significant bytes (low nibble: their count, high:
  * the zero bytes below them). Byte-oriented, so coding costs little on the sampler thread; decoded
@@ -141,45 +141,5 @@ int hist_unspill_col(const hgroup *grp, const hcol *c, double *v, uint8_t *pres)
     size_t raw = grp->n - grp->zn;
     memcpy(v + grp->zn, c->v, raw * sizeof *v);
     memcpy(pres + grp->zn, c->pres, raw);
-    return 0;
-}
-
-/* Removes the first len bytes of z, and gives back what the buffer no longer needs. */
-static void cut_front(gw_buf *z, size_t len)
-{
-    memmove(z->data, z->data + len, z->len - len);
-    z->len -= len;
-    if (z->len == 0) { buf_release(z); return; }
-    size_t cap = z->len + z->len / 4 + 1;
-    if (z->cap > 2 * cap) {
-        char *d = realloc(z->data, cap);
-        if (d) { z->data = d; z->cap = cap; }
-    }
-}
-
-int hist_spill_drop(hgroup *grp, size_t segs)
-{
-    if (segs == 0) return 0;
-    int64_t t[HIST_RAW_SLOTS];
-    double v[HIST_RAW_SLOTS];
-    uint8_t pres[HIST_RAW_SLOTS];
-    hrd in = {(const uint8_t *)grp->zt.data, grp->zt.len, 0, 0};
-    for (size_t k = 0; k < segs; k++) {
-        size_t got;
-        if (codec_get_times(&in, t, HIST_RAW_SLOTS, &got) != 0 || got != HIST_RAW_SLOTS) return -1;
-    }
-    size_t cut[M_COUNT];
-    for (int m = M_STR_END; m < M_COUNT; m++) {
-        const hcol *c = &grp->col[m];
-        cut[m] = 0;
-        if (c->state != HCOL_ARRAY) continue;
-        for (size_t k = 0; k < segs; k++)
-            if (get_segment(&c->z, &cut[m], v, pres) != 0) return -1;
-    }
-    /* every buffer was read before any is cut: a corrupt one leaves the group as it was */
-    cut_front(&grp->zt, in.pos);
-    for (int m = M_STR_END; m < M_COUNT; m++)
-        if (grp->col[m].state == HCOL_ARRAY) cut_front(&grp->col[m].z, cut[m]);
-    grp->base += segs * HIST_RAW_SLOTS;
     return 0;
 }

@@ -181,8 +181,8 @@ int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int
                       gpu, dbid, t_start, t_end, n, blob);
 }
 
-/* Calls fn(ctx, t_start, blob, len) for each row of sql (gpu, key, from, to bound as ?1..?4);
- * with cache, the statement is prepared once and kept there. */
+/* Runs sql with (gpu, key, from, to) bound as ?1..?4; fn(ctx, t_start, blob, len) gets each row
+ * (NULL for a statement without rows). With cache, the statement is prepared once and kept there. */
 static int get_rows(store *s, sqlite3_stmt **cache, const char *sql, int gpu, int64_t key, int64_t from, int64_t to,
                     void (*fn)(void *ctx, int64_t t_start, const void *blob, size_t len), void *ctx)
 {
@@ -193,7 +193,7 @@ static int get_rows(store *s, sqlite3_stmt **cache, const char *sql, int gpu, in
     sqlite3_bind_int64(st, 2, key);
     sqlite3_bind_int64(st, 3, from);
     sqlite3_bind_int64(st, 4, to);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && fn)
         fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
     if (cache) {
         sqlite3_reset(st);
@@ -220,17 +220,8 @@ int store_get_proc_pieces(store *s, int gpu, unsigned pid, int64_t from, int64_t
 
 int store_drop_proc_pieces(store *s, int gpu, unsigned pid, int64_t from, int64_t to)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, "DELETE FROM proc_chunks WHERE gpu=? AND pid=? AND t_start BETWEEN ? AND ?",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_bind_int(st, 1, gpu);
-    sqlite3_bind_int64(st, 2, pid);
-    sqlite3_bind_int64(st, 3, from);
-    sqlite3_bind_int64(st, 4, to);
-    rc = step_done(st);
-    sqlite3_finalize(st);
-    return rc;
+    return get_rows(s, NULL, "DELETE FROM proc_chunks WHERE gpu=?1 AND pid=?2 AND t_start BETWEEN ?3 AND ?4",
+                    gpu, pid, from, to, NULL, NULL);
 }
 
 int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob)
