@@ -153,13 +153,27 @@ void snapshot_free(agent_snapshot *s)
     memset(s, 0, sizeof *s);
 }
 
-int agent_snapshot_take(agent *a, agent_snapshot *out, int health_only)
+/* The time of a snapshot and the config generation it belongs to. */
+static void take_time(agent *a, uint64_t *now_us, uint64_t *cfg_gen)
+{
+    *now_us = gw_now_us();
+    pthread_rwlock_rdlock(&a->cfg_lock);
+    *cfg_gen = a->cfg_gen;
+    pthread_rwlock_unlock(&a->cfg_lock);
+}
+
+/* Age of a sample taken at t_us, and whether that is more than three intervals. */
+static double sample_age(uint64_t now_us, uint64_t t_us, double interval_s, int *stale)
+{
+    double age = now_us > t_us ? (double)(now_us - t_us) / 1e6 : 0;
+    *stale = age > 3 * interval_s;
+    return age;
+}
+
+int agent_snapshot_take(agent *a, agent_snapshot *out)
 {
     memset(out, 0, sizeof *out);
-    out->now_us = gw_now_us();
-    pthread_rwlock_rdlock(&a->cfg_lock);
-    out->cfg_gen = a->cfg_gen;
-    pthread_rwlock_unlock(&a->cfg_lock);
+    take_time(a, &out->now_us, &out->cfg_gen);
     pthread_mutex_lock(&a->state_lock);
     out->backend_up = a->backend_up;
     gw_strlcpy(out->backend_error, a->backend_error, sizeof out->backend_error);
@@ -168,7 +182,7 @@ int agent_snapshot_take(agent *a, agent_snapshot *out, int health_only)
     out->interval_s = a->interval_s;
     out->round_gen = a->round_gen;
     int n = a->ngpus, np = 0;
-    for (int i = 0; i < n && !health_only; i++)
+    for (int i = 0; i < n; i++)
         np += a->nprocs[i];
     size_t gn = n > 0 ? (size_t)n : 1, pn = np > 0 ? (size_t)np : 1;
     size_t en = a->nerrors > 0 ? (size_t)a->nerrors : 1;
@@ -181,9 +195,6 @@ int agent_snapshot_take(agent *a, agent_snapshot *out, int health_only)
         return -1;
     }
     for (int i = 0; i < n; i++) {
-        out->gpus[i].info.index = i;
-        if (health_only)
-            continue;
         out->gpus[i].info = a->info[i];
         out->gpus[i].have_info = a->have_info[i];
         if (a->nprocs[i])
@@ -202,8 +213,43 @@ int agent_snapshot_take(agent *a, agent_snapshot *out, int health_only)
         if (!g->has_sample)
             continue;
         g->lost = g->sample.status == GPU_LOST;
-        g->age_s = out->now_us > g->sample.t_us ? (double)(out->now_us - g->sample.t_us) / 1e6 : 0;
-        g->stale = g->age_s > 3 * out->interval_s;
+        g->age_s = sample_age(out->now_us, g->sample.t_us, out->interval_s, &g->stale);
+    }
+    return 0;
+}
+
+void agent_health_free(agent_health *h)
+{
+    free(h->gpus);
+    memset(h, 0, sizeof *h);
+}
+
+int agent_health_take(agent *a, agent_health *out)
+{
+    memset(out, 0, sizeof *out);
+    take_time(a, &out->now_us, &out->cfg_gen);
+    pthread_mutex_lock(&a->state_lock);
+    out->round_gen = a->round_gen;
+    out->backend_up = a->backend_up;
+    if (!a->backend_up)
+        gw_strlcpy(out->backend_error, a->backend_error, sizeof out->backend_error);
+    out->interval_s = a->interval_s;
+    int n = a->ngpus;
+    ring *r = a->ring;
+    pthread_mutex_unlock(&a->state_lock);
+    out->gpus = calloc(n > 0 ? (size_t)n : 1, sizeof *out->gpus);
+    if (!out->gpus)
+        return -1;
+    out->ngpus = n;
+    for (int i = 0; i < n; i++) {
+        agent_gpu_health *g = &out->gpus[i];
+        uint64_t t_us;
+        int status;
+        g->has_sample = ring_latest_time(r, i, &t_us, &status);
+        if (!g->has_sample)
+            continue;
+        g->lost = status == GPU_LOST;
+        g->age_s = sample_age(out->now_us, t_us, out->interval_s, &g->stale);
     }
     return 0;
 }

@@ -45,6 +45,10 @@ typedef struct agent_hooks {
     void (*on_reload)(void *ctx, gw_config *cfg);
     /* HTTP thread: append your series to the /metrics page (text format), quickly. Return 0. */
     int (*write_metrics)(void *ctx, gw_buf *out);
+    /* HTTP thread, optional: a number that changes whenever write_metrics would write something
+     * else (never goes back). With it, the text is kept with the cached part of the page and
+     * written again only when the number changes; without it, write_metrics runs on every scrape. */
+    uint64_t (*metrics_version)(void *ctx);
     /* API thread: a path the agent does not serve. Return 1 when handled (resp filled), 0 if not yours. */
     int (*handle_http)(void *ctx, const agent_request *req, agent_response *resp);
     /* After every thread stopped: release ctx. */
@@ -115,9 +119,11 @@ void agent_stop(agent *a);                               /* joins threads, frees
 
 /* The interval in effect (seconds). */
 double agent_interval(agent *a);
-/* A consistent copy of the latest state (free with snapshot_free). With health_only, GPU identity
- * strings and processes are left out (what the per-scrape health series need is cheap to copy). */
-int agent_snapshot_take(agent *a, agent_snapshot *out, int health_only);
+/* A consistent copy of the latest state (free with snapshot_free). */
+int agent_snapshot_take(agent *a, agent_snapshot *out);
+/* The backend's state and every GPU's sample age now (free with agent_health_free): what each
+ * scrape and /healthz need, read with no sample copied. */
+int agent_health_take(agent *a, agent_health *out);
 /* The ring of recent samples, or NULL while the backend is not open. */
 ring *agent_ring(agent *a);
 

@@ -88,7 +88,7 @@ void api_gpus(agent *a, const agent_request *req, agent_response *resp)
 {
     (void)req;
     agent_snapshot s;
-    if (agent_snapshot_take(a, &s, 0) != 0) {
+    if (agent_snapshot_take(a, &s) != 0) {
         api_error(resp, 500, "out of memory");
         return;
     }
@@ -117,7 +117,7 @@ void api_processes(agent *a, const agent_request *req, agent_response *resp)
 {
     (void)req;
     agent_snapshot s;
-    if (agent_snapshot_take(a, &s, 0) != 0) {
+    if (agent_snapshot_take(a, &s) != 0) {
         api_error(resp, 500, "out of memory");
         return;
     }
@@ -240,8 +240,8 @@ void api_samples(agent *a, const agent_request *req, agent_response *resp)
 void api_healthz(agent *a, const agent_request *req, agent_response *resp)
 {
     (void)req;
-    agent_snapshot s;
-    if (agent_snapshot_take(a, &s, 1) != 0) {
+    agent_health s;
+    if (agent_health_take(a, &s) != 0) {
         api_error(resp, 500, "out of memory");
         return;
     }
@@ -258,7 +258,7 @@ void api_healthz(agent *a, const agent_request *req, agent_response *resp)
     } else {
         buf_puts(&resp->body, "ok\n");
     }
-    snapshot_free(&s);
+    agent_health_free(&s);
 }
 
 static void html_text(gw_buf *b, const char *s)
@@ -278,7 +278,7 @@ void api_index(agent *a, const agent_request *req, agent_response *resp)
 {
     (void)req;
     agent_snapshot s;
-    if (agent_snapshot_take(a, &s, 0) != 0) {
+    if (agent_snapshot_take(a, &s) != 0) {
         api_error(resp, 500, "out of memory");
         return;
     }

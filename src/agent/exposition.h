@@ -25,8 +25,10 @@ int expo_enable(expo_options *o, const char *name);
 /* The part that changes only with a new sample or a new config (cacheable): GPU value series,
  * gpuwatch_gpu_info, gpuwatch_gpu_lost, process series. */
 void expo_write_gpus(gw_buf *out, const agent_snapshot *s, const expo_options *o);
-/* The part that changes with every scrape: gpuwatch_up, sample ages, staleness, NVML errors,
- * sampling and scrape durations. */
-void expo_write_health(gw_buf *out, const agent_snapshot *s, double scrape_seconds);
+/* The agent's health that changes only with a sampling round (cacheable with the GPU part): NVML
+ * errors, sampling duration, ring size. */
+void expo_write_round_health(gw_buf *out, const agent_snapshot *s);
+/* The part that changes with every scrape: gpuwatch_up, sample ages, staleness, scrape duration. */
+void expo_write_live(gw_buf *out, const agent_health *h, double scrape_seconds);
 
 #endif

@@ -125,8 +125,7 @@ unsigned char *gzip_tail_build(const gzip_head *h, int with_head, const char *ta
         p += n;
         off += n;
     }
-    uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), (const Bytef *)tail, (uInt)tail_len);
-    crc = (uint32_t)crc32_combine(h->crc, crc, (z_off_t)tail_len);
+    uint32_t crc = (uint32_t)crc32(h->crc, (const Bytef *)tail, (uInt)tail_len);   /* goes on from the head's */
     p = put_le32(p, crc);
     p = put_le32(p, (uint32_t)(h->in_len + tail_len));
     *out_len = (size_t)(p - out);

@@ -8,10 +8,16 @@
 #include "gzip_page.h"
 #include "util.h"
 
+/* What the GPU part was built from: it is built again when any of these changed. */
+typedef struct page_key {
+    uint64_t round_gen, cfg_gen;
+    int backend_up;
+} page_key;
+
 struct page_ref {
     atomic_int refs;
     gw_buf body;
-    uint64_t round_gen, cfg_gen;
+    page_key key;
     pthread_mutex_t gz_lock;    /* taken only until gz is built */
     atomic_int gz_ready;        /* 1 once gz holds the compressed body */
     gzip_head gz;
@@ -20,13 +26,21 @@ struct page_ref {
 struct page_cache {
     pthread_mutex_t lock;
     page_ref *cur;
+    /* The versioned hooks' text, written again when the sum of their versions changes: kept apart
+     * from the GPU part, so that a hook's change costs no deflate. */
+    pthread_mutex_t hooks_lock;
+    gw_buf hooks_text;
+    uint64_t hooks_version;
+    int hooks_ready;
 };
 
 page_cache *page_cache_new(void)
 {
     page_cache *c = calloc(1, sizeof *c);
-    if (c)
+    if (c) {
         pthread_mutex_init(&c->lock, NULL);
+        pthread_mutex_init(&c->hooks_lock, NULL);
+    }
     return c;
 }
 
@@ -45,11 +59,14 @@ void page_cache_free(page_cache *c)
     if (!c)
         return;
     ref_drop(c->cur);
+    buf_release(&c->hooks_text);
+    pthread_mutex_destroy(&c->hooks_lock);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
 
-static page_ref *build(agent *a, const agent_snapshot *s)
+/* The GPU part: GPU and process series, the health of the sampling round. */
+static page_ref *build(agent *a, const agent_snapshot *s, const page_key *key)
 {
     page_ref *r = calloc(1, sizeof *r);
     if (!r)
@@ -62,8 +79,8 @@ static page_ref *build(agent *a, const agent_snapshot *s)
     pthread_rwlock_rdlock(&a->cfg_lock);
     expo_write_gpus(&r->body, s, &a->expo);
     pthread_rwlock_unlock(&a->cfg_lock);
-    r->round_gen = s->round_gen;
-    r->cfg_gen = s->cfg_gen;
+    expo_write_round_health(&r->body, s);
+    r->key = *key;
     if (r->body.oom) {
         ref_drop(r);
         return NULL;
@@ -71,19 +88,54 @@ static page_ref *build(agent *a, const agent_snapshot *s)
     return r;
 }
 
+static int same_key(const page_key *x, const page_key *y)
+{
+    return x->round_gen == y->round_gen && x->cfg_gen == y->cfg_gen && x->backend_up == y->backend_up;
+}
+
+/* Appends the hooks' series to tail: the versioned ones from their kept text (written again when
+ * a version moved: versions are read before the text, so a change while it is written is seen by
+ * the next scrape), the others written now. */
+static void write_hooks(agent *a, page_cache *c, gw_buf *tail)
+{
+    uint64_t version = 0;
+    int versioned = 0;
+    for (int i = 0; i < a->nhooks; i++)
+        if (a->hooks[i].write_metrics && a->hooks[i].metrics_version) {
+            version += a->hooks[i].metrics_version(a->hooks[i].ctx);
+            versioned = 1;
+        }
+    pthread_mutex_lock(&c->hooks_lock);
+    if (versioned && (!c->hooks_ready || version != c->hooks_version || c->hooks_text.oom)) {
+        buf_clear(&c->hooks_text);
+        for (int i = 0; i < a->nhooks; i++)
+            if (a->hooks[i].write_metrics && a->hooks[i].metrics_version)
+                a->hooks[i].write_metrics(a->hooks[i].ctx, &c->hooks_text);
+        c->hooks_version = version;
+        c->hooks_ready = 1;
+    }
+    if (versioned)
+        buf_append(tail, c->hooks_text.data ? c->hooks_text.data : "", c->hooks_text.len);
+    pthread_mutex_unlock(&c->hooks_lock);
+    for (int i = 0; i < a->nhooks; i++)
+        if (a->hooks[i].write_metrics && !a->hooks[i].metrics_version)
+            a->hooks[i].write_metrics(a->hooks[i].ctx, tail);
+}
+
 int metrics_page_get(agent *a, metrics_page *out)
 {
     uint64_t t0 = gw_mono_us();
-    agent_snapshot s;
-    if (agent_snapshot_take(a, &s, 1) != 0)
+    agent_health h;
+    if (agent_health_take(a, &h) != 0)
         return -1;
+    page_key key = {h.round_gen, h.cfg_gen, h.backend_up};
     page_cache *c = a->page;
     pthread_mutex_lock(&c->lock);
-    if (!c->cur || c->cur->round_gen != s.round_gen || c->cur->cfg_gen != s.cfg_gen) {
-        /* A new sampling round or config: one scrape rebuilds the shared part from a full copy. */
+    if (!c->cur || !same_key(&c->cur->key, &key)) {
+        /* A new sampling round, config or hook text: one scrape rebuilds the shared part. */
         agent_snapshot full;
-        if (agent_snapshot_take(a, &full, 0) == 0) {
-            page_ref *fresh = build(a, &full);
+        if (agent_snapshot_take(a, &full) == 0) {
+            page_ref *fresh = build(a, &full, &key);
             if (fresh) {
                 ref_drop(c->cur);
                 c->cur = fresh;
@@ -96,17 +148,15 @@ int metrics_page_get(agent *a, metrics_page *out)
         atomic_fetch_add(&r->refs, 1);
     pthread_mutex_unlock(&c->lock);
     if (!r) {
-        snapshot_free(&s);
+        agent_health_free(&h);
         return -1;
     }
     gw_buf tail;
     buf_init(&tail);
-    buf_reserve(&tail, 4096);   /* the health part and the hooks' series: one allocation, no regrowth */
-    for (int h = 0; h < a->nhooks; h++)
-        if (a->hooks[h].write_metrics)
-            a->hooks[h].write_metrics(a->hooks[h].ctx, &tail);
-    expo_write_health(&tail, &s, (double)(gw_mono_us() - t0) / 1e6);
-    snapshot_free(&s);
+    buf_reserve(&tail, 4096);   /* hooks and the live part: one allocation, no regrowth */
+    write_hooks(a, c, &tail);
+    expo_write_live(&tail, &h, (double)(gw_mono_us() - t0) / 1e6);
+    agent_health_free(&h);
     if (tail.oom) {
         buf_release(&tail);
         ref_drop(r);

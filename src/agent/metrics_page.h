@@ -1,5 +1,6 @@
 /* metrics_page.h - /metrics: the GPU part of the page is built once per new sampling round or
- * config and shared by every scrape (refcounted); only the small health part is built per scrape. */
+ * config and shared by every scrape (refcounted); the tail is the hooks' series (kept while their
+ * metrics_version stays) and the live part (sample ages, up, scrape duration) written per scrape. */
 #ifndef GPUWATCH_METRICS_PAGE_H
 #define GPUWATCH_METRICS_PAGE_H
 

@@ -43,4 +43,26 @@ typedef struct agent_snapshot {
 
 void snapshot_free(agent_snapshot *s);
 
+/* What every scrape and /healthz read: the backend's state and each GPU's sample age, taken
+ * without copying samples (see agent_health_take). */
+typedef struct agent_gpu_health {
+    int has_sample;
+    int lost;                /* latest sample said GPU_LOST */
+    int stale;               /* age > 3 intervals */
+    double age_s;            /* now - sample time */
+} agent_gpu_health;
+
+typedef struct agent_health {
+    int backend_up;
+    char backend_error[256];
+    int ngpus;
+    agent_gpu_health *gpus;  /* malloc'ed; index = GPU index */
+    double interval_s;
+    uint64_t now_us;
+    uint64_t round_gen;      /* as in agent_snapshot */
+    uint64_t cfg_gen;
+} agent_health;
+
+void agent_health_free(agent_health *h);
+
 #endif

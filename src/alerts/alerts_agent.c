@@ -27,6 +27,7 @@ typedef struct alerts_plugin {
     int stop;
     pthread_t thread;
     int running;
+    atomic_uint_least64_t metrics_gen; /* +1 when write_metrics' text may have changed */
     alerts_event_fn sink;        /* alert events (history), or NULL */
     void *sink_arg;
     alert_event *events;         /* made by the evaluator, delivered by on_tick (sampler thread) */
@@ -163,6 +164,8 @@ static int build(alerts_plugin *p, gw_config *cfg, alert_engine **pe, notifier *
     }
     alert_engine *e = alert_engine_new();
     notifier *n = notifier_new();
+    if (n)
+        notifier_watch(n, &p->metrics_gen);
     alert_engine_set_default_interval(e, (int64_t)(s.interval_s * 1e6));
     alert_engine_set_external_label(e, "Hostname", p->a->hostname);
     for (int i = 0; i < s.external.n; i++)
@@ -211,7 +214,10 @@ static void *evaluator(void *arg)
         p->tick_us = 0;
         /* Not before the backend is open: a first evaluation over no GPU would delay the next one. */
         if (p->e && now >= alert_engine_next_due(p->e) && src_count(p->a) > 0)
+        {
             alert_engine_eval(p->e, &src, now, 0);    /* under mu: a reload waits for it */
+            atomic_fetch_add(&p->metrics_gen, 1);
+        }
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -247,6 +253,11 @@ static int write_metrics(void *ctx, gw_buf *out)
     return 0;
 }
 
+static uint64_t metrics_version(void *ctx)
+{
+    return atomic_load(&((alerts_plugin *)ctx)->metrics_gen);
+}
+
 static int handle_http(void *ctx, const agent_request *req, agent_response *resp)
 {
     alerts_plugin *p = ctx;
@@ -277,6 +288,7 @@ static void on_reload(void *ctx, gw_config *cfg)
     p->e = e;
     p->n = n;
     pthread_mutex_unlock(&p->mu);
+    atomic_fetch_add(&p->metrics_gen, 1);
     alert_engine_free(old_e);
     notifier_free(old_n);
     gw_log(GW_LOG_INFO, "alerts reloaded (alert states start over)", NULL);
@@ -327,7 +339,8 @@ int alerts_agent_attach(agent *a, gw_config *cfg)
         p->sink_arg = hist;
     }
     agent_hooks h = {.name = "alerts", .ctx = p, .on_tick = on_tick, .on_reload = on_reload,
-                     .write_metrics = write_metrics, .handle_http = handle_http, .on_stop = on_stop};
+                     .write_metrics = write_metrics, .metrics_version = metrics_version, .handle_http = handle_http,
+                     .on_stop = on_stop};
     if (agent_add_hooks(a, &h) != 0) {
         on_stop(p);
         return -1;

@@ -14,6 +14,7 @@ struct notifier {
     pthread_mutex_t mu;
     receiver **r;
     int n;
+    atomic_uint_least64_t *changes;   /* see notifier_watch */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -25,6 +26,15 @@ notifier *notifier_new(void)
     if (n)
         pthread_mutex_init(&n->mu, NULL);
     return n;
+}
+
+void notifier_watch(notifier *n, atomic_uint_least64_t *changes) { n->changes = changes; }
+
+/* After a counter of r changed (called with r->mu held). */
+static void counted(receiver *r)
+{
+    if (r->changes)
+        atomic_fetch_add(r->changes, 1);
 }
 
 void notify_job_free(notify_job *j)
@@ -58,6 +68,7 @@ static void deliver(receiver *r, notify_job *j)
         if (r->send(r, j, err, sizeof err) == 0) {
             pthread_mutex_lock(&r->mu);
             r->sent++;
+            counted(r);
             pthread_mutex_unlock(&r->mu);
             return;
         }
@@ -74,6 +85,7 @@ static void deliver(receiver *r, notify_job *j)
     }
     pthread_mutex_lock(&r->mu);
     r->failed++;
+    counted(r);
     pthread_mutex_unlock(&r->mu);
     gw_log(GW_LOG_ERROR, "notification failed", "receiver=%s error=\"%s\"", r->cfg.name, err);
 }
@@ -119,6 +131,7 @@ void notify_enqueue(receiver *r, notify_job *j)
         r->count--;
         r->dropped++;
         r->failed++;
+        counted(r);
         gw_log(GW_LOG_WARN, "notification queue full, oldest dropped", "receiver=%s", r->cfg.name);
     }
     r->q[(r->head + r->count) % r->cap] = *j;
@@ -175,6 +188,7 @@ int notifier_add(notifier *n, const receiver_config *cfg)
     if (cfg->kind != RCV_EXEC)
         pthread_once(&curl_once, curl_init); /* libcurl is loaded only for HTTP receivers */
     r->send = cfg->kind == RCV_EXEC ? notify_exec_send : cfg->kind == RCV_WEBHOOK ? notify_webhook_send : notify_am_send;
+    r->changes = n->changes;
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
     pthread_mutex_lock(&n->mu);

@@ -3,6 +3,7 @@
 #ifndef GPUWATCH_NOTIFY_H
 #define GPUWATCH_NOTIFY_H
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include "alerts.h"
 
@@ -34,6 +35,10 @@ typedef struct receiver_config {
 } receiver_config;
 
 notifier *notifier_new(void);
+/* Adds 1 to *changes each time a receiver's counters (delivered, failed, dropped) change, so a
+ * cached copy of notifier_write_metrics' text knows when it is out of date. changes must outlive n;
+ * call before notifier_add. */
+void notifier_watch(notifier *n, atomic_uint_least64_t *changes);
 /* Stops the workers (waiting at most for their current attempt) and frees everything. */
 void notifier_free(notifier *n);
 /* Adds a receiver and starts its worker; the config's strings are copied. Returns 0 or -1. */

@@ -21,6 +21,7 @@ struct receiver {
     int head, count, cap;
     int busy, stop;
     unsigned long long sent, failed, dropped;
+    atomic_uint_least64_t *changes;   /* notifier_watch's counter, or NULL */
     /* One attempt; 0 on success, else -1 with a message in err. */
     int (*send)(receiver *r, const notify_job *j, char *err, size_t errlen);
 };

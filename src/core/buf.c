@@ -40,7 +40,7 @@ int buf_reserve(gw_buf *b, size_t extra)
     return 0;
 }
 
-void buf_append(gw_buf *b, const char *s, size_t n)
+void buf_append_slow(gw_buf *b, const char *s, size_t n)
 {
     if (buf_reserve(b, n) != 0)
         return;
@@ -48,10 +48,6 @@ void buf_append(gw_buf *b, const char *s, size_t n)
     b->len += n;
     b->data[b->len] = 0;
 }
-
-void buf_puts(gw_buf *b, const char *s) { buf_append(b, s, strlen(s)); }
-
-void buf_putc(gw_buf *b, char c) { buf_append(b, &c, 1); }
 
 void buf_printf(gw_buf *b, const char *fmt, ...)
 {

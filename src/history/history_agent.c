@@ -10,8 +10,10 @@
 
 typedef struct hist_plugin {
     history *h;
+    pthread_mutex_t ver_mu;      /* seen, version */
+    history_stats seen;          /* the statistics at the last metrics_version call */
+    uint64_t version;
 } hist_plugin;
-
 
 /* "500MB", "2GiB", "1048576" -> bytes. */
 static int parse_size(const char *s, uint64_t *out)
@@ -125,6 +127,24 @@ static int write_metrics(void *ctx, gw_buf *out)
     return 0;
 }
 
+/* Goes up when a statistic write_metrics shows has changed since the last call. */
+static uint64_t metrics_version(void *ctx)
+{
+    hist_plugin *p = ctx;
+    history_stats st;
+    history_get_stats(p->h, &st);
+    pthread_mutex_lock(&p->ver_mu);
+    history_stats *s = &p->seen;
+    if (st.samples != s->samples || st.dropped != s->dropped || st.flush_errors != s->flush_errors ||
+        st.writable != s->writable || st.buffered != s->buffered) {
+        *s = st;
+        p->version++;
+    }
+    uint64_t v = p->version;
+    pthread_mutex_unlock(&p->ver_mu);
+    return v;
+}
+
 static int handle_http(void *ctx, const agent_request *req, agent_response *resp)
 {
     hist_plugin *p = ctx;
@@ -159,6 +179,7 @@ static void on_stop(void *ctx)
 {
     hist_plugin *p = ctx;
     history_close(p->h);
+    pthread_mutex_destroy(&p->ver_mu);
     free(p);
 }
 
@@ -174,17 +195,19 @@ int history_agent_attach(agent *a, gw_config *cfg)
     }
     hist_plugin *p = calloc(1, sizeof *p);
     if (!p) return -1;
+    pthread_mutex_init(&p->ver_mu, NULL);
     p->h = history_open(&hc, err, sizeof err);
     if (!p->h) {
         gw_log(GW_LOG_ERROR, "history: cannot start", "err=\"%s\"", err);
+        pthread_mutex_destroy(&p->ver_mu);
         free(p);
         return -1;
     }
     gw_log(GW_LOG_INFO, "history recording", "path=%s flush_interval_s=%g raw_retention_s=%g rollup_retention_s=%g",
            path, hc.flush_interval_s, hc.raw_retention_s, hc.rollup_retention_s);
     agent_hooks h = {.name = "history", .ctx = p, .on_sample = on_sample, .on_processes = on_processes,
-                     .on_tick = on_tick, .on_reload = on_reload, .write_metrics = write_metrics, .handle_http = handle_http,
-                     .on_stop = on_stop};
+                     .on_tick = on_tick, .on_reload = on_reload, .write_metrics = write_metrics,
+                     .metrics_version = metrics_version, .handle_http = handle_http, .on_stop = on_stop};
     if (agent_add_hooks(a, &h) != 0) {
         on_stop(p);
         return -1;

@@ -164,19 +164,35 @@ static void test_health(void **st)
     agent_error_count e = {"nvmlDeviceGetPowerUsage", "Unknown \"x\"", 3};
     snap.errors = &e;
     snap.nerrors = 1;
-    gpus[0].age_s = 0.5;
-    gpus[1].age_s = 4;
-    gpus[1].stale = 1;
     gw_buf b;
     buf_init(&b);
-    expo_write_health(&b, &snap, 0.001);
-    assert_non_null(strstr(b.data, "gpuwatch_up 1\n"));
-    assert_non_null(strstr(b.data, "gpuwatch_sample_age_seconds{gpu=\"0\"} 0.5\n"));
-    assert_non_null(strstr(b.data, "gpuwatch_gpu_stale{gpu=\"1\"} 1\n"));
+    expo_write_round_health(&b, &snap);
     assert_non_null(strstr(b.data, "gpuwatch_nvml_errors_total{function=\"nvmlDeviceGetPowerUsage\",code=\"Unknown \\\"x\\\"\"} 3\n"));
-    assert_non_null(strstr(b.data, "gpuwatch_scrape_duration_seconds 0.001\n"));
+    assert_non_null(strstr(b.data, "# TYPE gpuwatch_nvml_errors_total counter\n"));
+    assert_null(strstr(b.data, "gpuwatch_up"));
     snap.errors = NULL;
     snap.nerrors = 0;
+
+    /* The live part: GPU 0 fresh, GPU 1 stale, GPU 2 without a sample yet (no age, stale 0). */
+    agent_gpu_health g[3] = {{.has_sample = 1, .age_s = 0.5}, {.has_sample = 1, .age_s = 4, .stale = 1}, {0}};
+    agent_health h = {.backend_up = 1, .ngpus = 3, .gpus = g, .interval_s = 1};
+    buf_clear(&b);
+    expo_write_live(&b, &h, 0.001);
+    assert_non_null(strstr(b.data, "# TYPE gpuwatch_up gauge\ngpuwatch_up 1\n"));
+    assert_non_null(strstr(b.data, "gpuwatch_sample_age_seconds{gpu=\"0\"} 0.5\n"));
+    assert_non_null(strstr(b.data, "gpuwatch_sample_age_seconds{gpu=\"1\"} 4\n"));
+    assert_null(strstr(b.data, "gpuwatch_sample_age_seconds{gpu=\"2\"}"));
+    assert_non_null(strstr(b.data, "gpuwatch_gpu_stale{gpu=\"1\"} 1\n"));
+    assert_non_null(strstr(b.data, "gpuwatch_gpu_stale{gpu=\"2\"} 0\n"));
+    assert_int_equal(count(b.data, "# TYPE gpuwatch_sample_age_seconds gauge\n"), 1);
+    assert_non_null(strstr(b.data, "gpuwatch_scrape_duration_seconds 0.001\n"));
+    h.backend_up = 0;
+    h.ngpus = 0;
+    buf_clear(&b);
+    expo_write_live(&b, &h, 0.002);
+    assert_non_null(strstr(b.data, "gpuwatch_up 0\n"));
+    assert_null(strstr(b.data, "gpuwatch_gpu_stale"));
+    assert_null(strstr(b.data, "gpuwatch_sample_age_seconds"));
     buf_release(&b);
 }
 

@@ -59,6 +59,21 @@ static int handle_http(void *ctx, const agent_request *req, agent_response *resp
 }
 static void on_stop(void *ctx) { atomic_fetch_add(&((counters *)ctx)->stops, 1); }
 
+/* A hook with metrics_version: its text is kept by the agent until the version moves. */
+typedef struct {
+    atomic_int version, value, writes;
+} versioned;
+
+static int versioned_write(void *ctx, gw_buf *out)
+{
+    versioned *v = ctx;
+    buf_printf(out, "# HELP hooktest_kept A value kept between scrapes.\n# TYPE hooktest_kept gauge\nhooktest_kept %d\n",
+               atomic_load(&v->value));
+    atomic_fetch_add(&v->writes, 1);
+    return 0;
+}
+static uint64_t versioned_version(void *ctx) { return (uint64_t)atomic_load(&((versioned *)ctx)->version); }
+
 static size_t collect(char *p, size_t sz, size_t n, void *ud)
 {
     buf_append(ud, p, sz * n);
@@ -104,6 +119,10 @@ static void test_hooks(void **st)
                      .on_tick = on_tick, .on_reload = on_reload, .write_metrics = write_metrics,
                      .handle_http = handle_http, .on_stop = on_stop};
     assert_int_equal(agent_add_hooks(a, &h), 0);
+    versioned v = {0};
+    atomic_store(&v.value, 7);
+    agent_hooks kept = {.name = "kept", .ctx = &v, .write_metrics = versioned_write, .metrics_version = versioned_version};
+    assert_int_equal(agent_add_hooks(a, &kept), 0);
     char err[256];
     assert_int_equal(agent_start(a, err, sizeof err), 0);
     int port = http_port(a->http);
@@ -123,6 +142,26 @@ static void test_hooks(void **st)
     assert_int_equal(get(port, "/metrics", &body), 200);
     assert_non_null(strstr(body.data, "\nhooktest_ticks "));
     assert_non_null(strstr(body.data, "DCGM_FI_DEV_GPU_TEMP{"));
+    assert_non_null(strstr(body.data, "\ngpuwatch_up 1\n"));
+    assert_non_null(strstr(body.data, "\ngpuwatch_sample_age_seconds{gpu=\"1\"} "));
+    assert_non_null(strstr(body.data, "\nhooktest_kept 7\n"));
+
+    /* The unversioned hook writes on every scrape; the versioned one only when its version moved. */
+    int scrapes = atomic_load(&c.scrapes), writes = atomic_load(&v.writes);
+    atomic_store(&v.value, 8);   /* the version has not moved: scrapes still show the kept text */
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(get(port, "/metrics", &body), 200);
+        assert_non_null(strstr(body.data, "\nhooktest_kept 7\n"));
+    }
+    assert_int_equal(atomic_load(&c.scrapes), scrapes + 3);
+    assert_int_equal(atomic_load(&v.writes), writes);
+    atomic_fetch_add(&v.version, 1);
+    assert_int_equal(get(port, "/metrics", &body), 200);
+    assert_non_null(strstr(body.data, "\nhooktest_kept 8\n"));
+    assert_null(strstr(body.data, "\nhooktest_kept 7\n"));
+    assert_int_equal(atomic_load(&v.writes), writes + 1);
+    assert_int_equal(get(port, "/metrics", &body), 200);
+    assert_int_equal(atomic_load(&v.writes), writes + 1);
     assert_int_equal(get(port, "/api/v1/hooktest?x=42", &body), 200);
     assert_string_equal(body.data, "{\"x\":\"42\"}");
     assert_int_equal(get(port, "/api/v1/other", &body), 404);

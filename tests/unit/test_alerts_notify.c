@@ -65,6 +65,8 @@ static void test_exec_receiver(void **st)
     snprintf(out, sizeof out, "%s/got", dir);
     snprintf(script, sizeof script, "cat > '%s'; env | grep ^GPUWATCH_ALERT_ | sort >> '%s'", out, out);
     notifier *n = notifier_new();
+    atomic_uint_least64_t changes = 0;
+    notifier_watch(n, &changes);
     receiver_config c = {.kind = RCV_EXEC, .timeout_s = 5, .send_resolved = 1};
     snprintf(c.name, sizeof c.name, "script");
     c.argv[0] = S("sh");
@@ -88,6 +90,7 @@ static void test_exec_receiver(void **st)
     notifier_counts(n, "script", &sent, &failed);
     assert_int_equal(sent, 1);
     assert_int_equal(failed, 0);
+    assert_int_equal(atomic_load(&changes), 1);   /* a cached /metrics text learns of the delivery */
     alert_list_free(&l);
     notifier_free(n);
     unlink(out);
@@ -98,6 +101,8 @@ static void test_exec_timeout_and_failure_counted(void **st)
 {
     (void)st;
     notifier *n = notifier_new();
+    atomic_uint_least64_t changes = 0;
+    notifier_watch(n, &changes);
     receiver_config c = {.kind = RCV_EXEC, .timeout_s = 0.3};
     snprintf(c.name, sizeof c.name, "slow");
     c.argv[0] = S("sleep");
@@ -119,6 +124,7 @@ static void test_exec_timeout_and_failure_counted(void **st)
     assert_int_equal(failed, 1);
     notifier_counts(n, "missing", &sent, &failed);
     assert_int_equal(failed, 1);
+    assert_int_equal(atomic_load(&changes), 2);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
