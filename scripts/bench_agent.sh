@@ -2,7 +2,9 @@
 # bench_agent.sh - the agent's figures on an 8-GPU gpusim scenario: /metrics req/s and p99 under
 # 64 connections (wrk, 10 s; back to back with two load threads and with one, and with each
 # connection pausing BENCH_PACE_MS, default 100 ms, between requests) beside
-# prometheus-node-exporter in the same run, the agent's RSS (history
+# prometheus-node-exporter in the same run and beside the floor (libmicrohttpd alone sending a
+# fixed body of the same size: tests/bench/bench_http_floor.c), the agent's own work per scrape
+# without HTTP (tests/bench/bench_metrics_page.c), the agent's RSS (history
 # on, as by default, into a temporary file) at start, after the load, after node_exporter's run, after
 # the idle window and with a full ring, and the CPU its sampler thread uses at a 1 s interval over 30 s.
 # Usage: scripts/bench_agent.sh [BUILD_DIR]   (BENCH_FULL_RING=0 skips the full-ring agent, ~90 s)
@@ -72,15 +74,26 @@ rss_load=$(rss_of $agent)
 read -r nz_rps nz_p99 nz_err < <(measure "http://127.0.0.1:$nport/metrics" "$gz")
 read -r a1_rps a1_p99 a1_err < <(WRK_THREADS=1 measure "http://127.0.0.1:$aport/metrics" "$gz")
 read -r n1_rps n1_p99 n1_err < <(WRK_THREADS=1 measure "http://127.0.0.1:$nport/metrics" "$gz")
+# The floor: libmicrohttpd alone sending a fixed body of the gzip page's size (tests/bench/bench_http_floor.c),
+# measured right after the agent, the same two ways: what is left of p99 once the agent's work is gone.
+f1_p99="n/a"; f2_p99="n/a"; f1_rps=0
+if [ -x "$build/bench/bench_http_floor" ]; then
+  "$build/bench/bench_http_floor" "$(curl -s -H "$gz" "http://127.0.0.1:$aport/metrics" | wc -c)" "$tmp/floor_port" &
+  pids+=($!)
+  for _ in $(seq 50); do [ -s "$tmp/floor_port" ] && break; sleep 0.1; done
+  fport_floor=$(cat "$tmp/floor_port")
+  read -r f1_rps f1_p99 _ < <(WRK_THREADS=1 measure "http://127.0.0.1:$fport_floor/metrics" "$gz")
+  read -r _ f2_p99 _ < <(measure "http://127.0.0.1:$fport_floor/metrics" "$gz")
+fi
 pace_ms=${BENCH_PACE_MS:-100}
 read -r ap_rps ap_p99 ap_err < <(measure "http://127.0.0.1:$aport/metrics" "$gz" "$pace_ms")
 read -r np_rps np_p99 np_err < <(measure "http://127.0.0.1:$nport/metrics" "$gz" "$pace_ms")
 # The agent's own work per scrape, without HTTP: tests/bench/bench_metrics_page.c (in-process agent).
 page_us="n/a"
-if [ -x "$build/bench_metrics_page" ]; then
+if [ -x "$build/bench/bench_metrics_page" ]; then
   mkdir -p "$tmp/page"
   read -r pid_us pgz_us < <(GPUSIM_LIB="${GPUSIM_LIB:-$build/gpusim/libnvidia-ml.so.1}" \
-    "$build/bench_metrics_page" "$src/tests/scenarios/agent_bench8.yaml" "$tmp/page")
+    "$build/bench/bench_metrics_page" "$src/tests/scenarios/agent_bench8.yaml" "$tmp/page")
   page_us="$pid_us / $pgz_us us"
 fi
 a_size=$(curl -s "http://127.0.0.1:$aport/metrics" | wc -c)
@@ -131,8 +144,10 @@ rows = [
   ("ratio agent / node_exporter, gzip", ratio(az_rps, nz_rps), ">= 2x"),
   ("agent p99, gzip, back to back, 1 load thread", "%.3f ms (%.0f req/s)" % ($a1_p99, $a1_rps), "<= 2 ms"),
   ("node_exporter p99, same (2xx req/s)", "%.3f ms (%.0f req/s)" % ($n1_p99, $n1_rps), ""),
+  ("floor (libmicrohttpd, fixed body) p99, 1 load thread", "$f1_p99 ms (%.0f req/s)" % $f1_rps, ""),
   ("agent p99, gzip, back to back, 2 load threads", "%.3f ms" % $az_p99, "(3 busy threads, 2 cores)"),
   ("node_exporter p99, same", "%.3f ms" % $nz_p99, ""),
+  ("floor p99, 2 load threads", "$f2_p99 ms", ""),
   ("agent p99, gzip, 64 conn each pausing ${pace_ms} ms", "%.3f ms (%.0f req/s)" % ($ap_p99, $ap_rps), "<= 2 ms"),
   ("node_exporter p99, same pacing (2xx req/s)", "%.3f ms (%.0f req/s)" % ($np_p99, $np_rps), ""),
   ("agent /metrics identity req/s", "%.0f" % a_rps, ""),
