@@ -244,11 +244,9 @@ int agent_health_take(agent *a, agent_health *out)
     for (int i = 0; i < n; i++) {
         agent_gpu_health *g = &out->gpus[i];
         uint64_t t_us;
-        int status;
-        g->has_sample = ring_latest_time(r, i, &t_us, &status);
+        g->has_sample = ring_latest_time(r, i, &t_us, NULL);
         if (!g->has_sample)
             continue;
-        g->lost = status == GPU_LOST;
         g->age_s = sample_age(out->now_us, t_us, out->interval_s, &g->stale);
     }
     return 0;

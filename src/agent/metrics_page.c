@@ -132,7 +132,7 @@ int metrics_page_get(agent *a, metrics_page *out)
     page_cache *c = a->page;
     pthread_mutex_lock(&c->lock);
     if (!c->cur || !same_key(&c->cur->key, &key)) {
-        /* A new sampling round, config or hook text: one scrape rebuilds the shared part. */
+        /* A new sampling round, config or backend state: one scrape rebuilds the shared part. */
         agent_snapshot full;
         if (agent_snapshot_take(a, &full) == 0) {
             page_ref *fresh = build(a, &full, &key);

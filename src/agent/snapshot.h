@@ -47,7 +47,6 @@ void snapshot_free(agent_snapshot *s);
  * without copying samples (see agent_health_take). */
 typedef struct agent_gpu_health {
     int has_sample;
-    int lost;                /* latest sample said GPU_LOST */
     int stale;               /* age > 3 intervals */
     double age_s;            /* now - sample time */
 } agent_gpu_health;

@@ -165,7 +165,8 @@ int ring_latest_time(ring *r, int gpu, uint64_t *t_us, int *status)
     int have = r->g[gpu].count > 0;
     if (have) {
         *t_us = r->g[gpu].latest.t_us;
-        *status = (int)r->g[gpu].latest.status;
+        if (status)
+            *status = (int)r->g[gpu].latest.status;
     }
     pthread_mutex_unlock(&r->lock);
     return have;
