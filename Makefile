@@ -4,7 +4,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= 2
 
-.PHONY: all build asan run test test-fast bench clean deps
+.PHONY: all build asan run test test-fast bench clean deps format format-check
 
 all: build
 
@@ -40,6 +40,16 @@ bench:
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory build
 	@scripts/bench.sh $(BUILD)
+
+# The code follows .clang-format (docs/STYLE.md); CI runs format-check before the tests.
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	@scripts/deps.sh build
+	@clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@scripts/deps.sh build
+	@clang-format --dry-run --Werror $(FORMAT_FILES)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -12,8 +12,8 @@
 
 typedef struct {
     const char *name;
-    int (*run)(int argc, char **argv);   /* built in, or NULL: */
-    const char *module;                  /* the module that holds the command */
+    int (*run)(int argc, char **argv); /* built in, or NULL: */
+    const char *module;                /* the module that holds the command */
     const char *summary;
 } command;
 
@@ -70,11 +70,16 @@ int main(int argc, char **argv)
     int i = 1;
     while (i < argc && argv[i][0] == '-') {
         if (strcmp(argv[i], "--sim") == 0) {
-            if (i + 1 >= argc) { fprintf(stderr, "gpuwatch: --sim needs a scenario\n"); return GW_EXIT_USAGE; }
-            if (use_simulator(argv[i + 1]) != 0) return GW_EXIT_USAGE;
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gpuwatch: --sim needs a scenario\n");
+                return GW_EXIT_USAGE;
+            }
+            if (use_simulator(argv[i + 1]) != 0)
+                return GW_EXIT_USAGE;
             i += 2;
         } else if (strncmp(argv[i], "--sim=", 6) == 0) {
-            if (use_simulator(argv[i] + 6) != 0) return GW_EXIT_USAGE;
+            if (use_simulator(argv[i] + 6) != 0)
+                return GW_EXIT_USAGE;
             i++;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
@@ -87,12 +92,18 @@ int main(int argc, char **argv)
             return GW_EXIT_USAGE;
         }
     }
-    if (i >= argc) { usage(stderr); return GW_EXIT_USAGE; }
+    if (i >= argc) {
+        usage(stderr);
+        return GW_EXIT_USAGE;
+    }
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
         if (strcmp(argv[i], commands[c].name) == 0)
             return commands[c].run ? commands[c].run(argc - i, argv + i)
                                    : module_run(commands[c].module, commands[c].name, argc - i, argv + i);
-    if (strcmp(argv[i], "help") == 0) { usage(stdout); return 0; }
+    if (strcmp(argv[i], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
     fprintf(stderr, "gpuwatch: unknown command '%s'\n", argv[i]);
     usage(stderr);
     return GW_EXIT_USAGE;

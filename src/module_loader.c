@@ -23,10 +23,14 @@
 void program_dir(char *out, size_t n)
 {
     ssize_t len = readlink("/proc/self/exe", out, n - 1);
-    if (len <= 0) { snprintf(out, n, "."); return; }
+    if (len <= 0) {
+        snprintf(out, n, ".");
+        return;
+    }
     out[len] = 0;
     char *slash = strrchr(out, '/');
-    if (slash) *slash = 0;
+    if (slash)
+        *slash = 0;
 }
 
 /* Fills dirs[] with the candidate directories; returns how many. */
@@ -38,9 +42,12 @@ static int module_dirs(char dirs[][PATH_MAX], int max)
     if (env && *env && n < max)
         snprintf(dirs[n++], PATH_MAX, "%s", env);
     program_dir(self, sizeof self);
-    if (n < max) snprintf(dirs[n++], PATH_MAX, "%.*s/modules", PATH_MAX - 16, self);
-    if (n < max) snprintf(dirs[n++], PATH_MAX, "%.*s/../lib/gpuwatch", PATH_MAX - 24, self);
-    if (n < max) snprintf(dirs[n++], PATH_MAX, "%s", GW_MODULE_DIR);
+    if (n < max)
+        snprintf(dirs[n++], PATH_MAX, "%.*s/modules", PATH_MAX - 16, self);
+    if (n < max)
+        snprintf(dirs[n++], PATH_MAX, "%.*s/../lib/gpuwatch", PATH_MAX - 24, self);
+    if (n < max)
+        snprintf(dirs[n++], PATH_MAX, "%s", GW_MODULE_DIR);
     return n;
 }
 
@@ -67,15 +74,14 @@ int module_run(const char *module, const char *command, int argc, char **argv)
             for (int i = 0; i < ndirs && off < (int)sizeof why; i++)
                 off += snprintf(why + off, sizeof why - (size_t)off, " %s", dirs[i]);
         }
-        fprintf(stderr, "gpuwatch: '%s' needs the %s module, which could not be loaded: %s\n",
-                command, module, why);
+        fprintf(stderr, "gpuwatch: '%s' needs the %s module, which could not be loaded: %s\n", command, module, why);
         return GW_EXIT_BACKEND;
     }
     const gw_module_command *cmds = (const gw_module_command *)dlsym(h, "gw_module_commands");
     for (int i = 0; cmds && cmds[i].name; i++)
         if (strcmp(cmds[i].name, command) == 0)
             return cmds[i].run(argc, argv);
-    fprintf(stderr, "gpuwatch: the %s module (%s) has no '%s' command: it does not match this gpuwatch\n",
-            module, path, command);
+    fprintf(stderr, "gpuwatch: the %s module (%s) has no '%s' command: it does not match this gpuwatch\n", module, path,
+            command);
     return GW_EXIT_BACKEND;
 }

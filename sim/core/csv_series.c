@@ -14,32 +14,43 @@
 typedef struct csv_table {
     struct csv_table *next;
     char *path;
-    char *text;          /* the file, cut into NUL-terminated cells */
-    int ncols, nrows;    /* header columns; data rows */
-    char **cell;         /* (nrows + 1) x ncols: row 0 is the header; NULL = missing */
-    int *col;            /* 1-based column of each cell, for messages */
-    int *line;           /* file line of each row */
-    double *times;       /* parsed time of each data row (index 1..nrows), once times_ok */
+    char *text;       /* the file, cut into NUL-terminated cells */
+    int ncols, nrows; /* header columns; data rows */
+    char **cell;      /* (nrows + 1) x ncols: row 0 is the header; NULL = missing */
+    int *col;         /* 1-based column of each cell, for messages */
+    int *line;        /* file line of each row */
+    double *times;    /* parsed time of each data row (index 1..nrows), once times_ok */
     int times_ok;
 } csv_table;
 
 static char *read_file(const char *path, char *why, size_t whylen)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(why, whylen, "%s", strerror(errno)); return NULL; }
+    if (!f) {
+        snprintf(why, whylen, "%s", strerror(errno));
+        return NULL;
+    }
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap);
     while (buf) {
         n += fread(buf + n, 1, cap - n - 1, f);
-        if (n < cap - 1) break;
+        if (n < cap - 1)
+            break;
         char *nb = cap >= CSV_MAX_BYTES ? NULL : realloc(buf, cap * 2);
-        if (!nb) { free(buf); buf = NULL; snprintf(why, whylen, "file too large"); break; }
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            snprintf(why, whylen, "file too large");
+            break;
+        }
         buf = nb;
         cap *= 2;
     }
     fclose(f);
-    if (buf) buf[n] = 0;
-    else if (!why[0]) snprintf(why, whylen, "out of memory");
+    if (buf)
+        buf[n] = 0;
+    else if (!why[0])
+        snprintf(why, whylen, "out of memory");
     return buf;
 }
 
@@ -49,17 +60,21 @@ static void split_row(csv_table *t, int r, char *line)
     char *p = line;
     for (int c = 0;; c++) {
         char *start = p;
-        while (*p && *p != ',') p++;
+        while (*p && *p != ',')
+            p++;
         char end = *p;
         *p = 0;
-        while (*start == ' ' || *start == '\t') start++;
+        while (*start == ' ' || *start == '\t')
+            start++;
         char *e = start + strlen(start);
-        while (e > start && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) *--e = 0;
+        while (e > start && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+            *--e = 0;
         if (c < t->ncols) {
             t->cell[(size_t)r * (size_t)t->ncols + (size_t)c] = start;
             t->col[(size_t)r * (size_t)t->ncols + (size_t)c] = (int)(start - line) + 1;
         }
-        if (!end) break;
+        if (!end)
+            break;
         p++;
     }
 }
@@ -68,27 +83,33 @@ static void split_row(csv_table *t, int r, char *line)
 static int count_fields(const char *line)
 {
     int n = 1;
-    for (; *line && *line != '\n'; line++) n += *line == ',';
+    for (; *line && *line != '\n'; line++)
+        n += *line == ',';
     return n;
 }
 
 static int split_table(csv_table *t)
 {
     int lines = 1;
-    for (const char *p = t->text; *p; p++) lines += *p == '\n';
+    for (const char *p = t->text; *p; p++)
+        lines += *p == '\n';
     t->ncols = count_fields(t->text);
-    if (t->ncols > CSV_MAX_COLS) t->ncols = CSV_MAX_COLS;
+    if (t->ncols > CSV_MAX_COLS)
+        t->ncols = CSV_MAX_COLS;
     size_t cells = (size_t)lines * (size_t)t->ncols;
     t->cell = calloc(cells, sizeof *t->cell);
     t->col = calloc(cells, sizeof *t->col);
     t->line = calloc((size_t)lines, sizeof *t->line);
-    if (!t->cell || !t->col || !t->line) return -1;
+    if (!t->cell || !t->col || !t->line)
+        return -1;
     int r = 0, line_no = 0;
     for (char *line = t->text, *next; line; line = next) {
         next = strchr(line, '\n');
-        if (next) *next++ = 0;
+        if (next)
+            *next++ = 0;
         line_no++;
-        if (!line[strspn(line, " \t\r")]) continue; /* blank line */
+        if (!line[strspn(line, " \t\r")])
+            continue; /* blank line */
         t->line[r] = line_no;
         split_row(t, r++, line);
     }
@@ -120,12 +141,15 @@ void gen_ctx_free(gen_ctx *ctx)
 static csv_table *table_get(gen_ctx *ctx, const char *path, char *why, size_t whylen)
 {
     for (csv_table *t = ctx->tables; t; t = t->next)
-        if (strcmp(t->path, path) == 0) return t;
+        if (strcmp(t->path, path) == 0)
+            return t;
     csv_table *t = calloc(1, sizeof *t);
     why[0] = 0;
     if (!t || !(t->path = strdup(path)) || !(t->text = read_file(path, why, whylen)) || split_table(t) != 0) {
-        if (!why[0]) snprintf(why, whylen, "out of memory");
-        if (t) table_free(t);
+        if (!why[0])
+            snprintf(why, whylen, "out of memory");
+        if (t)
+            table_free(t);
         return NULL;
     }
     t->next = ctx->tables;
@@ -137,7 +161,8 @@ static int csv_fail(ydoc *d, const char *path, int line, int col, const char *fm
 {
     if (!d->failed && d->err && d->errlen) {
         int k = snprintf(d->err, d->errlen, "%s:%d:%d: ", path, line, col);
-        if (k > 0 && (size_t)k < d->errlen) snprintf(d->err + k, d->errlen - (size_t)k, fmt, arg);
+        if (k > 0 && (size_t)k < d->errlen)
+            snprintf(d->err + k, d->errlen - (size_t)k, fmt, arg);
     }
     d->failed = 1;
     return -1;
@@ -148,7 +173,8 @@ static int num_field(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v)) return -1;
+    if (!*s || *end || errno || !isfinite(v))
+        return -1;
     *out = v;
     return 0;
 }
@@ -156,9 +182,11 @@ static int num_field(const char *s, double *out)
 /* Parses the time column once per table: numbers (seconds) or durations, increasing. */
 static int table_times(ydoc *d, const char *path, csv_table *t)
 {
-    if (t->times_ok) return 0;
+    if (t->times_ok)
+        return 0;
     t->times = calloc((size_t)t->nrows + 1, sizeof *t->times);
-    if (!t->times) return yerr(d, NULL, "out of memory");
+    if (!t->times)
+        return yerr(d, NULL, "out of memory");
     for (int r = 1; r <= t->nrows; r++) {
         size_t i = (size_t)r * (size_t)t->ncols;
         const char *ts = t->cell[i];
@@ -171,29 +199,37 @@ static int table_times(ydoc *d, const char *path, csv_table *t)
     return 0;
 }
 
-int csv_load_series(ydoc *d, gen_ctx *ctx, const yaml_node_t *file_node, const yaml_node_t *col_node,
-                    const char *path, const char *column, sim_gen *g)
+int csv_load_series(ydoc *d, gen_ctx *ctx, const yaml_node_t *file_node, const yaml_node_t *col_node, const char *path,
+                    const char *column, sim_gen *g)
 {
     char why[128];
     csv_table *t = table_get(ctx, path, why, sizeof why);
-    if (!t) return yerr(d, file_node, "cannot read CSV file '%s': %s", path, why);
-    if (t->nrows == 0 && !t->cell[0]) return yerr(d, file_node, "CSV file '%s' is empty", path);
+    if (!t)
+        return yerr(d, file_node, "cannot read CSV file '%s': %s", path, why);
+    if (t->nrows == 0 && !t->cell[0])
+        return yerr(d, file_node, "CSV file '%s' is empty", path);
     int want = -1;
     for (int c = 1; c < t->ncols && want < 0; c++)
-        if (t->cell[c] && strcmp(t->cell[c], column) == 0) want = c;
-    if (want < 0) return yerr(d, col_node, "no column '%s' in the header of CSV file '%s'", column, path);
-    if (table_times(d, path, t) != 0) return -1;
+        if (t->cell[c] && strcmp(t->cell[c], column) == 0)
+            want = c;
+    if (want < 0)
+        return yerr(d, col_node, "no column '%s' in the header of CSV file '%s'", column, path);
+    if (table_times(d, path, t) != 0)
+        return -1;
     g->pts = calloc((size_t)t->nrows + 1, sizeof *g->pts);
-    if (!g->pts) return yerr(d, file_node, "out of memory");
+    if (!g->pts)
+        return yerr(d, file_node, "out of memory");
     for (int r = 1; r <= t->nrows; r++) {
         size_t i = (size_t)r * (size_t)t->ncols;
         const char *vs = t->cell[i + (size_t)want];
         double v;
-        if (!vs || !*vs) continue; /* empty cell: no point at this time */
+        if (!vs || !*vs)
+            continue; /* empty cell: no point at this time */
         if (num_field(vs, &v) != 0)
             return csv_fail(d, path, t->line[r], t->col[i + (size_t)want], "expected a number, got '%s'", vs);
         g->pts[g->npts++] = (gen_point){t->times[r], v};
     }
-    if (g->npts == 0) return yerr(d, col_node, "column '%s' of CSV file '%s' has no values", column, path);
+    if (g->npts == 0)
+        return yerr(d, col_node, "column '%s' of CSV file '%s' has no values", column, path);
     return 0;
 }

@@ -37,8 +37,11 @@ static int point_at(const gen_point *pts, int n, double t)
     int lo = 0, hi = n - 1, ans = -1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
-        if (pts[mid].t <= t) { ans = mid; lo = mid + 1; }
-        else hi = mid - 1;
+        if (pts[mid].t <= t) {
+            ans = mid;
+            lo = mid + 1;
+        } else
+            hi = mid - 1;
     }
     return ans;
 }
@@ -52,37 +55,39 @@ static double eval_steps(const sim_gen *g, double t)
 static double eval_linear(const sim_gen *g, double t)
 {
     int i = point_at(g->pts, g->npts, t);
-    if (i < 0) return g->pts[0].v;
-    if (i >= g->npts - 1) return g->pts[g->npts - 1].v;
+    if (i < 0)
+        return g->pts[0].v;
+    if (i >= g->npts - 1)
+        return g->pts[g->npts - 1].v;
     const gen_point *a = &g->pts[i], *b = &g->pts[i + 1];
-    if (b->t <= a->t) return b->v;
+    if (b->t <= a->t)
+        return b->v;
     return a->v + (b->v - a->v) * (t - a->t) / (b->t - a->t);
 }
 
 static double eval_base(const sim_gen *g, double t)
 {
     switch (g->kind) {
-    case GEN_CONST:
-        return g->u.constant;
+    case GEN_CONST: return g->u.constant;
     case GEN_RAMP: {
         double s = t - g->u.ramp.start;
-        if (s <= 0) return g->u.ramp.from;
-        if (g->u.ramp.duration <= 0 || s >= g->u.ramp.duration) return g->u.ramp.to;
+        if (s <= 0)
+            return g->u.ramp.from;
+        if (g->u.ramp.duration <= 0 || s >= g->u.ramp.duration)
+            return g->u.ramp.to;
         return g->u.ramp.from + (g->u.ramp.to - g->u.ramp.from) * s / g->u.ramp.duration;
     }
     case GEN_SINE:
-        return g->u.sine.mean + g->u.sine.amplitude *
-               sin(2.0 * M_PI * (t + g->u.sine.phase) / g->u.sine.period);
+        return g->u.sine.mean + g->u.sine.amplitude * sin(2.0 * M_PI * (t + g->u.sine.phase) / g->u.sine.period);
     case GEN_SQUARE: {
         double p = g->u.square.period;
         double x = fmod(t + g->u.square.phase, p);
-        if (x < 0) x += p;
+        if (x < 0)
+            x += p;
         return x < g->u.square.duty * p ? g->u.square.high : g->u.square.low;
     }
-    case GEN_STEPS:
-        return eval_steps(g, t);
-    case GEN_CSV:
-        return eval_linear(g, t);
+    case GEN_STEPS: return eval_steps(g, t);
+    case GEN_CSV: return eval_linear(g, t);
     }
     return 0;
 }
@@ -94,14 +99,17 @@ double gen_eval(const sim_gen *g, double t, uint64_t key)
         double iv = g->noise_interval > 0 ? g->noise_interval : 1.0;
         v += g->noise * noise_normal(key, (int64_t)floor(t / iv));
     }
-    if (g->has_min && v < g->min) v = g->min;
-    if (g->has_max && v > g->max) v = g->max;
+    if (g->has_min && v < g->min)
+        v = g->min;
+    if (g->has_max && v > g->max)
+        v = g->max;
     return v;
 }
 
 void gen_free(sim_gen *g)
 {
-    if (!g) return;
+    if (!g)
+        return;
     free(g->pts);
     free(g);
 }

@@ -7,21 +7,29 @@
 
 typedef enum { GEN_CONST, GEN_RAMP, GEN_SINE, GEN_SQUARE, GEN_STEPS, GEN_CSV } gen_kind;
 
-typedef struct { double t, v; } gen_point;
+typedef struct {
+    double t, v;
+} gen_point;
 
 typedef struct sim_gen {
     gen_kind kind;
     union {
         double constant;
-        struct { double from, to, duration, start; } ramp;
-        struct { double mean, amplitude, period, phase; } sine;
-        struct { double low, high, period, duty, phase; } square;
+        struct {
+            double from, to, duration, start;
+        } ramp;
+        struct {
+            double mean, amplitude, period, phase;
+        } sine;
+        struct {
+            double low, high, period, duty, phase;
+        } square;
     } u;
-    gen_point *pts;       /* steps (hold) and csv (linear): sorted by t */
+    gen_point *pts; /* steps (hold) and csv (linear): sorted by t */
     int npts;
-    double noise;         /* standard deviation of the seeded normal noise, 0 = none */
-    double noise_interval;/* the noise value is held for this many seconds (default 1) */
-    double min, max;      /* clamps, applied after noise */
+    double noise;          /* standard deviation of the seeded normal noise, 0 = none */
+    double noise_interval; /* the noise value is held for this many seconds (default 1) */
+    double min, max;       /* clamps, applied after noise */
     int has_min, has_max;
 } sim_gen;
 

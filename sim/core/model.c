@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+static double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
 
 /* Sums over the active processes: memory (MiB), encoder and decoder utilization. */
 static void process_sums(const scenario *sc, const sim_gpu *g, double t, double *mem, double *enc, double *dec)
@@ -28,9 +31,13 @@ static void xid_at(const scenario *sc, int gpu, double t, double *last, double *
     *last = *count = 0;
     for (int i = 0; i < sc->nevents; i++) {
         const sim_event *e = &sc->events[i];
-        if (e->gpu != gpu || e->at > t) continue;
+        if (e->gpu != gpu || e->at > t)
+            continue;
         *count += 1;
-        if (e->at >= best) { best = e->at; *last = e->xid; }
+        if (e->at >= best) {
+            best = e->at;
+            *last = e->xid;
+        }
     }
 }
 
@@ -72,8 +79,8 @@ static void fill_clocks(const sim_gpu *g, const sim_inst *in, double *v)
     v[M_CER_ACTIVE] = (double)in->bits;
 }
 
-static void fill_dynamic(const scenario *sc, const sim_gpu *g, double t, const sim_inst *in,
-                         const sim_state *st, double *v)
+static void fill_dynamic(const scenario *sc, const sim_gpu *g, double t, const sim_inst *in, const sim_state *st,
+                         double *v)
 {
     const sim_preset *p = &g->spec->p;
     double pmem, penc, pdec;
@@ -115,21 +122,29 @@ static void fill_derived(const sim_gpu *g, double *v)
 {
     double room = fmax(0, v[M_MEM_TOTAL] - v[M_MEM_RESERVED]);
     v[M_MEM_USED] = clamp(v[M_MEM_USED], 0, room);
-    if (!g->spec->metric[M_MEM_FREE]) v[M_MEM_FREE] = room - v[M_MEM_USED];
-    if (!g->spec->metric[M_BAR1_USED]) v[M_BAR1_USED] = fmin(v[M_BAR1_TOTAL], 2 + 0.02 * v[M_MEM_USED]);
-    if (!g->spec->metric[M_GPM_PCIE_TX]) v[M_GPM_PCIE_TX] = v[M_PCIE_TX] * 1000.0 / 1048576.0;
-    if (!g->spec->metric[M_GPM_PCIE_RX]) v[M_GPM_PCIE_RX] = v[M_PCIE_RX] * 1000.0 / 1048576.0;
+    if (!g->spec->metric[M_MEM_FREE])
+        v[M_MEM_FREE] = room - v[M_MEM_USED];
+    if (!g->spec->metric[M_BAR1_USED])
+        v[M_BAR1_USED] = fmin(v[M_BAR1_TOTAL], 2 + 0.02 * v[M_MEM_USED]);
+    if (!g->spec->metric[M_GPM_PCIE_TX])
+        v[M_GPM_PCIE_TX] = v[M_PCIE_TX] * 1000.0 / 1048576.0;
+    if (!g->spec->metric[M_GPM_PCIE_RX])
+        v[M_GPM_PCIE_RX] = v[M_PCIE_RX] * 1000.0 / 1048576.0;
     uint64_t bits = (uint64_t)v[M_CER_ACTIVE];
-    for (int m = M_CER_GPU_IDLE; m <= M_CER_HW_POWER_BRAKE; m++) v[m] = (bits & metric_catalog[m].bit) ? 1 : 0;
+    for (int m = M_CER_GPU_IDLE; m <= M_CER_HW_POWER_BRAKE; m++)
+        v[m] = (bits & metric_catalog[m].bit) ? 1 : 0;
 }
 
 /* Rounds a value to NVML's resolution for that metric (sc->quantum, from the catalog). */
 static double quantize(const scenario *sc, metric_id m, double v)
 {
     double q = sc->quantum[m];
-    if (!(v > 0)) v = 0; /* negative or NaN */
-    if (v > SIM_MAX_VALUE) v = SIM_MAX_VALUE;
-    if (q == 0) return v;
+    if (!(v > 0))
+        v = 0; /* negative or NaN */
+    if (v > SIM_MAX_VALUE)
+        v = SIM_MAX_VALUE;
+    if (q == 0)
+        return v;
     v = q == 1 ? round(v) : round(v * q) / q;
     return metric_catalog[m].unit && metric_catalog[m].unit[0] == '%' && v > 100 ? 100 : v;
 }
@@ -138,8 +153,10 @@ static void snapshot(scenario *sc, sim_gpu *g, double t, double *v)
 {
     sim_state st;
     sim_inst in;
-    if (!(t > 0)) t = 0;
-    if (t > SIM_MAX_T) t = SIM_MAX_T;
+    if (!(t > 0))
+        t = 0;
+    if (t > SIM_MAX_T)
+        t = SIM_MAX_T;
     phys_state_at(sc, g, t, &st);
     phys_instant(sc, g, t, st.temp, &in);
     memset(v, 0, sizeof(double) * M_COUNT);
@@ -147,7 +164,8 @@ static void snapshot(scenario *sc, sim_gpu *g, double t, double *v)
     fill_dynamic(sc, g, t, &in, &st, v);
     apply_generators(sc, g, t, v);
     fill_derived(g, v);
-    for (int m = M_STR_END; m < M_COUNT; m++) v[m] = quantize(sc, (metric_id)m, v[m]);
+    for (int m = M_STR_END; m < M_COUNT; m++)
+        v[m] = quantize(sc, (metric_id)m, v[m]);
 }
 
 int sim_unsupported(const scenario *sc, int gpu, metric_id m)
@@ -173,12 +191,14 @@ void sim_violations(scenario *sc, int gpu, double t, double ns[4])
 {
     sim_state st;
     phys_state_at(sc, &sc->gpus[gpu], t > 0 ? (t < SIM_MAX_T ? t : SIM_MAX_T) : 0, &st);
-    for (int i = 0; i < 4; i++) ns[i] = round(st.viol_ns[i]);
+    for (int i = 0; i < 4; i++)
+        ns[i] = round(st.viol_ns[i]);
 }
 
 int sim_string(const scenario *sc, int gpu, metric_id m, char *out, size_t n)
 {
-    if (gpu < 0 || gpu >= sc->ngpus || !metric_is_string(m) || sim_unsupported(sc, gpu, m)) return -1;
+    if (gpu < 0 || gpu >= sc->ngpus || !metric_is_string(m) || sim_unsupported(sc, gpu, m))
+        return -1;
     const sim_gpu *g = &sc->gpus[gpu];
     const sim_gpu_spec *s = g->spec;
     switch (m) {

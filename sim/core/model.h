@@ -7,9 +7,9 @@
 
 #include "scenario.h"
 
-#define SIM_DT 0.2   /* seconds: the model's integration grid */
-#define SIM_MAX_T (7 * 86400.0)  /* scenario time is clamped to [0, one week] */
-#define SIM_MAX_VALUE 1e15       /* metric values are clamped to [0, 1e15] */
+#define SIM_DT 0.2              /* seconds: the model's integration grid */
+#define SIM_MAX_T (7 * 86400.0) /* scenario time is clamped to [0, one week] */
+#define SIM_MAX_VALUE 1e15      /* metric values are clamped to [0, 1e15] */
 
 /* 0 and *out set, or -1 when the metric is NOT_SUPPORTED on that GPU (or a string metric). */
 int sim_value(scenario *sc, int gpu, metric_id m, double t, double *out);
@@ -24,9 +24,9 @@ int sim_lost(const scenario *sc, int gpu, double t);
 
 typedef struct sim_proc_sample {
     unsigned pid;
-    unsigned type;                 /* SIM_PROC_* */
+    unsigned type; /* SIM_PROC_* */
     double mem_mib;
-    double sm, mem, enc, dec;      /* percent; valid when has_util */
+    double sm, mem, enc, dec; /* percent; valid when has_util */
     int has_sm, has_mem, has_enc, has_dec;
     const sim_proc *def;
 } sim_proc_sample;

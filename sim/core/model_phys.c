@@ -13,7 +13,10 @@
 #define BIT_HW_THERMAL 0x40ULL
 #define BIT_POWER_BRAKE 0x80ULL
 
-static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+static double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
 
 double phys_gen(const scenario *sc, const sim_gpu *g, metric_id m, double t, double dflt)
 {
@@ -27,16 +30,19 @@ static double process_sm(const scenario *sc, const sim_gpu *g, double t)
     sim_proc_sample ps[32];
     int n = sim_processes(sc, g->index, t, ps, 32);
     double sum = 0;
-    for (int i = 0; i < n && i < 32; i++) sum += ps[i].has_sm ? ps[i].sm : 0;
+    for (int i = 0; i < n && i < 32; i++)
+        sum += ps[i].has_sm ? ps[i].sm : 0;
     return sum;
 }
 
 /* Reasons forced by the scenario: the whole mask, then single reason metrics on top. */
 static uint64_t forced_bits(const scenario *sc, const sim_gpu *g, double t, uint64_t bits)
 {
-    if (g->spec->metric[M_CER_ACTIVE]) bits = (uint64_t)llround(clamp(phys_gen(sc, g, M_CER_ACTIVE, t, 0), 0, 0x1FF));
+    if (g->spec->metric[M_CER_ACTIVE])
+        bits = (uint64_t)llround(clamp(phys_gen(sc, g, M_CER_ACTIVE, t, 0), 0, 0x1FF));
     for (int m = M_CER_GPU_IDLE; m <= M_CER_HW_POWER_BRAKE; m++) {
-        if (!g->spec->metric[m]) continue;
+        if (!g->spec->metric[m])
+            continue;
         uint64_t bit = metric_catalog[m].bit;
         bits = phys_gen(sc, g, (metric_id)m, t, 0) >= 0.5 ? bits | bit : bits & ~bit;
     }
@@ -65,14 +71,19 @@ void phys_instant(const scenario *sc, const sim_gpu *g, double t, double temp_st
         double demand = idle + (peak - idle) * load * fth;
         cap = demand > o->limit;
         o->power = cap ? o->limit : demand;
-        if (cap) fpw = o->limit > idle ? clamp((o->limit - idle) / (demand - idle), 0.3, 1) : 0.3;
+        if (cap)
+            fpw = o->limit > idle ? clamp((o->limit - idle) / (demand - idle), 0.3, 1) : 0.3;
     }
     o->clk_factor = fth * fpw;
     uint64_t bits = 0;
-    if (!o->busy) bits |= BIT_IDLE;
-    if (cap) bits |= BIT_SW_POWER;
-    if (sw) bits |= BIT_SW_THERMAL;
-    if (hw) bits |= BIT_HW_THERMAL | BIT_HW_SLOWDOWN;
+    if (!o->busy)
+        bits |= BIT_IDLE;
+    if (cap)
+        bits |= BIT_SW_POWER;
+    if (sw)
+        bits |= BIT_SW_THERMAL;
+    if (hw)
+        bits |= BIT_HW_THERMAL | BIT_HW_SLOWDOWN;
     o->bits = forced_bits(sc, g, t, bits);
 }
 
@@ -94,16 +105,22 @@ static void integrate(const scenario *sc, const sim_gpu *g, double t, double dt,
     s->temp = target + (s->temp - target) * exp(-dt / g->spec->p.thermal_tau_s);
     s->energy_mj += in.power * dt * 1000.0;
     double ns = dt * 1e9;
-    if (in.bits & BIT_SW_POWER) s->viol_ns[0] += ns;
-    if (in.bits & BIT_SW_THERMAL) s->viol_ns[1] += ns;
-    if (in.bits & BIT_HW_THERMAL) s->viol_ns[2] += ns;
-    if (in.bits & BIT_POWER_BRAKE) s->viol_ns[3] += ns;
+    if (in.bits & BIT_SW_POWER)
+        s->viol_ns[0] += ns;
+    if (in.bits & BIT_SW_THERMAL)
+        s->viol_ns[1] += ns;
+    if (in.bits & BIT_HW_THERMAL)
+        s->viol_ns[2] += ns;
+    if (in.bits & BIT_POWER_BRAKE)
+        s->viol_ns[3] += ns;
 }
 
 void phys_state_at(const scenario *sc, sim_gpu *g, double t, sim_state *out)
 {
-    if (!(t > 0)) t = 0;
-    if (t > SIM_MAX_T) t = SIM_MAX_T;
+    if (!(t > 0))
+        t = 0;
+    if (t > SIM_MAX_T)
+        t = SIM_MAX_T;
     int64_t k = (int64_t)floor(t / SIM_DT);
     if (g->st.k < 0 || g->st.k > k) {
         sim_inst in;
@@ -116,5 +133,6 @@ void phys_state_at(const scenario *sc, sim_gpu *g, double t, sim_state *out)
     }
     *out = g->st;
     double rest = t - (double)k * SIM_DT;
-    if (rest > 0) integrate(sc, g, (double)k * SIM_DT, rest, out);
+    if (rest > 0)
+        integrate(sc, g, (double)k * SIM_DT, rest, out);
 }

@@ -7,13 +7,13 @@
 #include "scenario.h"
 
 typedef struct sim_inst {
-    double util, memutil, smact;   /* percent */
-    double temp;                   /* GPU temperature used at t */
-    double limit;                  /* enforced power limit, W */
-    double power;                  /* drawn, W */
-    double clk_factor;             /* 1 = max clocks; below 1 when throttled */
+    double util, memutil, smact; /* percent */
+    double temp;                 /* GPU temperature used at t */
+    double limit;                /* enforced power limit, W */
+    double power;                /* drawn, W */
+    double clk_factor;           /* 1 = max clocks; below 1 when throttled */
     int busy;
-    uint64_t bits;                 /* clock event reasons */
+    uint64_t bits; /* clock event reasons */
 } sim_inst;
 
 /* A metric's generator value at t, or dflt when the scenario does not give it. */

@@ -16,12 +16,17 @@ unsigned sim_proc_pid(const sim_proc *p, int copy)
 /* A process curve at t (noise keyed by gpu, process and field); -1 when not given. */
 static double curve(const scenario *sc, const sim_gpu *g, const sim_gen *gen, int proc, int field, double t)
 {
-    if (!gen) return -1;
-    double v = gen_eval(gen, t, noise_key(sc->seed, (uint32_t)g->index, 0x10000u + (uint32_t)proc * 8u + (uint32_t)field));
+    if (!gen)
+        return -1;
+    double v =
+        gen_eval(gen, t, noise_key(sc->seed, (uint32_t)g->index, 0x10000u + (uint32_t)proc * 8u + (uint32_t)field));
     return v > 0 ? v : 0; /* negative or NaN */
 }
 
-static double pct(double v) { return v > 100 ? 100 : round(v); }
+static double pct(double v)
+{
+    return v > 100 ? 100 : round(v);
+}
 
 int sim_processes(const scenario *sc, int gpu, double t, sim_proc_sample *out, int max)
 {
@@ -29,7 +34,8 @@ int sim_processes(const scenario *sc, int gpu, double t, sim_proc_sample *out, i
     int n = 0;
     for (int i = 0; i < g->spec->nprocs; i++) {
         const sim_proc *p = &g->spec->procs[i];
-        if (t < p->start || t >= p->end) continue;
+        if (t < p->start || t >= p->end)
+            continue;
         if (n < max) {
             sim_proc_sample *s = &out[n];
             double v;
@@ -56,7 +62,8 @@ int sim_lost(const scenario *sc, int gpu, double t)
 {
     for (int i = 0; i < sc->nfaults; i++) {
         const sim_fault *f = &sc->faults[i];
-        if (f->kind == FAULT_LOST && f->gpu == gpu && t >= f->from && t < f->to) return 1;
+        if (f->kind == FAULT_LOST && f->gpu == gpu && t >= f->from && t < f->to)
+            return 1;
     }
     return 0;
 }

@@ -12,9 +12,9 @@ enum {
 };
 
 typedef struct sim_preset {
-    const char *id;                 /* "h100-sxm" */
-    const char *name;               /* "NVIDIA H100 80GB HBM3" */
-    unsigned brand, arch;           /* nvmlBrandType_t, nvmlDeviceArchitecture_t */
+    const char *id;       /* "h100-sxm" */
+    const char *name;     /* "NVIDIA H100 80GB HBM3" */
+    unsigned brand, arch; /* nvmlBrandType_t, nvmlDeviceArchitecture_t */
     int cc_major, cc_minor;
     const char *vbios;
     unsigned pci_device_id, pci_subsys_id;
@@ -24,10 +24,10 @@ typedef struct sim_preset {
     double clk_idle_gr, clk_idle_mem, clk_idle_video;
     double t_shutdown, t_slowdown, t_gpu_max, t_mem_max;
     double t_idle, t_load, t_mem_idle; /* idle temp, steady temp at the power limit, HBM idle */
-    double thermal_tau_s;           /* time constant of the temperature lag */
+    double thermal_tau_s;              /* time constant of the temperature lag */
     int pcie_gen, pcie_width;
     int pstate_idle, pstate_busy;
-    int nvlinks;                    /* NVLink links (0: none) */
+    int nvlinks; /* NVLink links (0: none) */
     unsigned flags;
 } sim_preset;
 

@@ -17,43 +17,43 @@ enum { SIM_PROC_COMPUTE = 1, SIM_PROC_GRAPHICS = 2 };
 
 typedef struct sim_proc {
     sim_pid_kind pid_kind;
-    unsigned pid, pid_stride;      /* copy k of a `count: N` entry gets pid + k * pid_stride */
+    unsigned pid, pid_stride; /* copy k of a `count: N` entry gets pid + k * pid_stride */
     char name[64], user[32], container[SIM_NAME_LEN];
-    unsigned type;                 /* SIM_PROC_* bits */
-    sim_gen *memory_mib, *sm, *mem, *enc, *dec;  /* NULL: memory 0, utilizations absent */
-    double start, end;             /* active in [start, end) */
+    unsigned type;                              /* SIM_PROC_* bits */
+    sim_gen *memory_mib, *sm, *mem, *enc, *dec; /* NULL: memory 0, utilizations absent */
+    double start, end;                          /* active in [start, end) */
 } sim_proc;
 
 /* One entry of `gpus:` (count copies share it). */
 typedef struct sim_gpu_spec {
-    sim_preset p;                  /* preset values with the entry's overrides applied */
+    sim_preset p; /* preset values with the entry's overrides applied */
     char name[SIM_NAME_LEN], vbios[32];
     char uuid[SIM_NAME_LEN], serial[32], pci_bus_id[32]; /* overrides, "" = generated */
-    double power_default_w;        /* the preset's (hardware) default power limit */
+    double power_default_w;                              /* the preset's (hardware) default power limit */
     int count;
-    int numa_node;                 /* -1 = derived from the index */
-    sim_gen *metric[M_COUNT];      /* NULL = physical default */
-    metric_set unsupported;        /* NOT_SUPPORTED metrics (listed and preset-implied) */
+    int numa_node;            /* -1 = derived from the index */
+    sim_gen *metric[M_COUNT]; /* NULL = physical default */
+    metric_set unsupported;   /* NOT_SUPPORTED metrics (listed and preset-implied) */
     sim_proc *procs;
     int nprocs;
 } sim_gpu_spec;
 
 /* Integration state of the physical model, on the fixed time grid (see model.c). */
 typedef struct sim_state {
-    int64_t k;                     /* grid step the state is at; -1 = not started */
-    double temp;                   /* GPU temperature, C */
+    int64_t k;   /* grid step the state is at; -1 = not started */
+    double temp; /* GPU temperature, C */
     double energy_mj;
-    double viol_ns[4];             /* power cap, sw thermal, hw thermal, power brake */
+    double viol_ns[4]; /* power cap, sw thermal, hw thermal, power brake */
 } sim_state;
 
 typedef struct sim_gpu {
     int index;
-    int copy;                      /* which copy of its spec */
+    int copy; /* which copy of its spec */
     const sim_gpu_spec *spec;
     char uuid[SIM_NAME_LEN], serial[32], pci_bus_id[32];
     unsigned pci_bus;
     sim_state st;
-    int cache_ok;                  /* cache_v holds every metric at cache_t */
+    int cache_ok; /* cache_v holds every metric at cache_t */
     double cache_t;
     double cache_v[M_COUNT];
 } sim_gpu;
@@ -68,13 +68,13 @@ typedef enum { FAULT_LOST, FAULT_ERROR, FAULT_DELAY, FAULT_MISSING } sim_fault_k
 
 typedef struct sim_fault {
     sim_fault_kind kind;
-    char function[64];             /* "" = every function (lost) */
-    int gpu;                       /* -1 = any */
-    double from, to;               /* active in [from, to) */
-    unsigned every;                /* error: only every Nth matching call (0/1 = all) */
-    int error;                     /* nvmlReturn_t */
+    char function[64]; /* "" = every function (lost) */
+    int gpu;           /* -1 = any */
+    double from, to;   /* active in [from, to) */
+    unsigned every;    /* error: only every Nth matching call (0/1 = all) */
+    int error;         /* nvmlReturn_t */
     unsigned delay_ms;
-    unsigned long calls;           /* matching calls so far (runtime counter) */
+    unsigned long calls; /* matching calls so far (runtime counter) */
 } sim_fault;
 
 typedef struct scenario {
@@ -90,14 +90,13 @@ typedef struct scenario {
     int nevents;
     sim_fault *faults;
     int nfaults;
-    double quantum[M_COUNT];       /* values are rounded to 1/quantum (1 = integers, 0 = not rounded) */
+    double quantum[M_COUNT]; /* values are rounded to 1/quantum (1 = integers, 0 = not rounded) */
 } scenario;
 
 /* Loads a scenario file. NULL on error, with "FILE:LINE:COL: what was expected" in err. */
 scenario *scenario_load(const char *path, char *err, size_t errlen);
 /* Same, from text; name is used in messages, dir resolves relative csv files (may be NULL). */
-scenario *scenario_parse(const char *name, const char *dir, const char *text, size_t len,
-                         char *err, size_t errlen);
+scenario *scenario_parse(const char *name, const char *dir, const char *text, size_t len, char *err, size_t errlen);
 /* The built-in scenario used when none is given: one idle h100-sxm. */
 scenario *scenario_default(void);
 void scenario_free(scenario *sc);

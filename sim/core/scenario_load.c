@@ -17,32 +17,44 @@ static const unsigned hgx_buses[8] = {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 
  * ns for us counters, integers otherwise; 0 (not rounded) for GPM ratios and compute_cap. */
 static double metric_quantum(const metric_def *d)
 {
-    if ((d->flags & MF_GPM) || d->id == M_COMPUTE_CAP) return 0;
-    if (!d->unit) return 1;
-    if (strcmp(d->unit, "W") == 0 || strcmp(d->unit, "us") == 0) return 1000;
-    if (strcmp(d->unit, "MiB") == 0) return 1048576;
+    if ((d->flags & MF_GPM) || d->id == M_COMPUTE_CAP)
+        return 0;
+    if (!d->unit)
+        return 1;
+    if (strcmp(d->unit, "W") == 0 || strcmp(d->unit, "us") == 0)
+        return 1000;
+    if (strcmp(d->unit, "MiB") == 0)
+        return 1048576;
     return 1;
 }
 
 void scenario_finish(scenario *sc)
 {
-    for (int m = 0; m < M_COUNT; m++) sc->quantum[m] = metric_quantum(&metric_catalog[m]);
+    for (int m = 0; m < M_COUNT; m++)
+        sc->quantum[m] = metric_quantum(&metric_catalog[m]);
     for (int i = 0; i < sc->ngpus; i++) {
         sim_gpu *g = &sc->gpus[i];
         const sim_gpu_spec *s = g->spec;
         uint64_t h1 = noise_key(sc->seed, 0x55494400u, (uint32_t)i), h2 = noise_key(sc->seed, 0x55494401u, (uint32_t)i);
-        if (s->uuid[0]) snprintf(g->uuid, sizeof g->uuid, "%s", s->uuid);
+        if (s->uuid[0])
+            snprintf(g->uuid, sizeof g->uuid, "%s", s->uuid);
         else
             snprintf(g->uuid, sizeof g->uuid, "GPU-%08x-%04x-%04x-%04x-%012llx", (unsigned)(h1 >> 32),
-                     (unsigned)(h1 >> 16) & 0xffff, 0x4000 | ((unsigned)h1 & 0x0fff), 0x8000 | ((unsigned)(h2 >> 48) & 0x3fff),
-                     (unsigned long long)(h2 & 0xffffffffffffULL));
-        if (s->serial[0]) snprintf(g->serial, sizeof g->serial, "%s", s->serial);
-        else snprintf(g->serial, sizeof g->serial, "%013llu", 1650000000000ULL + (unsigned long long)(h1 % 1000000000ULL));
+                     (unsigned)(h1 >> 16) & 0xffff, 0x4000 | ((unsigned)h1 & 0x0fff),
+                     0x8000 | ((unsigned)(h2 >> 48) & 0x3fff), (unsigned long long)(h2 & 0xffffffffffffULL));
+        if (s->serial[0])
+            snprintf(g->serial, sizeof g->serial, "%s", s->serial);
+        else
+            snprintf(g->serial, sizeof g->serial, "%013llu",
+                     1650000000000ULL + (unsigned long long)(h1 % 1000000000ULL));
         g->pci_bus = i < 8 ? hgx_buses[i] : 0xe0u + (unsigned)(i - 8);
         unsigned dom = 0, bus = 0, dev = 0;
-        if (s->pci_bus_id[0] && sscanf(s->pci_bus_id, "%x:%x:%x", &dom, &bus, &dev) == 3) g->pci_bus = bus;
-        if (s->pci_bus_id[0]) snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%s", s->pci_bus_id);
-        else snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "00000000:%02X:00.0", g->pci_bus);
+        if (s->pci_bus_id[0] && sscanf(s->pci_bus_id, "%x:%x:%x", &dom, &bus, &dev) == 3)
+            g->pci_bus = bus;
+        if (s->pci_bus_id[0])
+            snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%s", s->pci_bus_id);
+        else
+            snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "00000000:%02X:00.0", g->pci_bus);
         g->st.k = -1;
     }
 }
@@ -50,18 +62,31 @@ void scenario_finish(scenario *sc)
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "%s: cannot open scenario: %s", path, strerror(errno)); return NULL; }
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open scenario: %s", path, strerror(errno));
+        return NULL;
+    }
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap);
     while (buf) {
         n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
+        if (n < cap)
+            break;
         char *nb = cap >= SCENARIO_MAX_BYTES ? NULL : realloc(buf, cap * 2);
-        if (!nb) { free(buf); buf = NULL; snprintf(err, errlen, "%s: scenario too large", path); break; }
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            snprintf(err, errlen, "%s: scenario too large", path);
+            break;
+        }
         buf = nb;
         cap *= 2;
     }
-    if (buf && ferror(f)) { free(buf); buf = NULL; snprintf(err, errlen, "%s: read error", path); }
+    if (buf && ferror(f)) {
+        free(buf);
+        buf = NULL;
+        snprintf(err, errlen, "%s: read error", path);
+    }
     fclose(f);
     *len = n;
     return buf;
@@ -71,12 +96,15 @@ scenario *scenario_load(const char *path, char *err, size_t errlen)
 {
     size_t len;
     char *text = slurp(path, &len, err, errlen);
-    if (!text) return NULL;
+    if (!text)
+        return NULL;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    else snprintf(dir, sizeof dir, ".");
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
     scenario *sc = scenario_parse(path, dir, text, len, err, errlen);
     free(text);
     return sc;

@@ -8,37 +8,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const TOP_KEYS[] = {"seed", "description", "driver_version", "nvml_version",
-                                       "cuda_version", "gpus", "events", "faults", NULL};
-static const char *const GPU_KEYS[] = {"count", "preset", "name", "uuid", "serial", "pci_bus_id",
-                                       "vbios_version", "memory_total_mib", "memory_reserved_mib",
-                                       "power_limit_w", "idle_power_w", "numa_node", "thermal",
-                                       "unsupported", "metrics", "processes", NULL};
+static const char *const TOP_KEYS[] = {
+    "seed", "description", "driver_version", "nvml_version", "cuda_version", "gpus", "events", "faults", NULL};
+static const char *const GPU_KEYS[] = {"count",
+                                       "preset",
+                                       "name",
+                                       "uuid",
+                                       "serial",
+                                       "pci_bus_id",
+                                       "vbios_version",
+                                       "memory_total_mib",
+                                       "memory_reserved_mib",
+                                       "power_limit_w",
+                                       "idle_power_w",
+                                       "numa_node",
+                                       "thermal",
+                                       "unsupported",
+                                       "metrics",
+                                       "processes",
+                                       NULL};
 
 /* Metrics a preset lacks (by its flags) are NOT_SUPPORTED. */
 static void preset_unsupported(const sim_preset *p, metric_set *s)
 {
-    if (!(p->flags & PRESET_FAN)) mset_add(s, M_FAN_SPEED);
-    if (!(p->flags & PRESET_HBM)) { mset_add(s, M_TEMP_MEMORY); mset_add(s, M_TEMP_MEM_MAX); }
-    if (!(p->flags & PRESET_SERIAL)) mset_add(s, M_SERIAL);
-    if (!(p->flags & PRESET_MIG)) mset_add(s, M_MIG_MODE);
+    if (!(p->flags & PRESET_FAN))
+        mset_add(s, M_FAN_SPEED);
+    if (!(p->flags & PRESET_HBM)) {
+        mset_add(s, M_TEMP_MEMORY);
+        mset_add(s, M_TEMP_MEM_MAX);
+    }
+    if (!(p->flags & PRESET_SERIAL))
+        mset_add(s, M_SERIAL);
+    if (!(p->flags & PRESET_MIG))
+        mset_add(s, M_MIG_MODE);
     if (!(p->flags & PRESET_ECC)) {
-        static const metric_id ecc[] = {M_ECC_MODE, M_ECC_SBE_VOL, M_ECC_DBE_VOL, M_ECC_SBE_AGG, M_ECC_DBE_AGG,
-                                        M_REMAP_COR, M_REMAP_UNC, M_REMAP_PENDING, M_REMAP_FAILURE};
-        for (size_t i = 0; i < sizeof ecc / sizeof ecc[0]; i++) mset_add(s, ecc[i]);
+        static const metric_id ecc[] = {M_ECC_MODE,  M_ECC_SBE_VOL, M_ECC_DBE_VOL,   M_ECC_SBE_AGG,  M_ECC_DBE_AGG,
+                                        M_REMAP_COR, M_REMAP_UNC,   M_REMAP_PENDING, M_REMAP_FAILURE};
+        for (size_t i = 0; i < sizeof ecc / sizeof ecc[0]; i++)
+            mset_add(s, ecc[i]);
     }
     if (!(p->flags & PRESET_GPM))
-        for (int m = M_GPM_GR_ACTIVE; m <= M_GPM_NVLINK_RX; m++) mset_add(s, (metric_id)m);
+        for (int m = M_GPM_GR_ACTIVE; m <= M_GPM_NVLINK_RX; m++)
+            mset_add(s, (metric_id)m);
 }
 
 static int parse_unsupported(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
 {
-    if (!yis_seq(n)) return yerr(d, n, "expected a list of metric names for unsupported");
+    if (!yis_seq(n))
+        return yerr(d, n, "expected a list of metric names for unsupported");
     for (int i = 0; i < yseq_len(n); i++) {
         yaml_node_t *e = yseq_at(d, n, i);
         const char *s = yscalar(e);
         const metric_def *m = s ? catalog_find(s) : NULL;
-        if (!m) return yerr(d, e, "unknown metric '%s' (expected a catalog field name, e.g. fan.speed)", s ? s : "");
+        if (!m)
+            return yerr(d, e, "unknown metric '%s' (expected a catalog field name, e.g. fan.speed)", s ? s : "");
         mset_add(&g->unsupported, m->id);
     }
     return 0;
@@ -46,17 +69,22 @@ static int parse_unsupported(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
 
 static int parse_metrics(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx)
 {
-    if (!yis_map(n)) return yerr(d, n, "expected a mapping of metric names to generators");
+    if (!yis_map(n))
+        return yerr(d, n, "expected a mapping of metric names to generators");
     for (int i = 0; i < ymap_len(n); i++) {
         yaml_node_t *kn = ymap_key(d, n, i);
         const char *k = yscalar(kn);
         const metric_def *m = k ? catalog_find(k) : NULL;
-        if (!m) return yerr(d, kn, "unknown metric '%s' (expected a catalog field name, e.g. utilization.gpu)", k ? k : "");
+        if (!m)
+            return yerr(d, kn, "unknown metric '%s' (expected a catalog field name, e.g. utilization.gpu)", k ? k : "");
         if (metric_is_string(m->id))
-            return yerr(d, kn, "'%s' is a string: set it with the gpu keys name, uuid, serial, pci_bus_id or vbios_version", k);
-        if (g->metric[m->id]) return yerr(d, kn, "metric '%s' given twice", k);
+            return yerr(
+                d, kn, "'%s' is a string: set it with the gpu keys name, uuid, serial, pci_bus_id or vbios_version", k);
+        if (g->metric[m->id])
+            return yerr(d, kn, "metric '%s' given twice", k);
         g->metric[m->id] = gen_parse(d, ymap_val(d, n, i), ctx);
-        if (!g->metric[m->id]) return -1;
+        if (!g->metric[m->id])
+            return -1;
     }
     return 0;
 }
@@ -64,27 +92,35 @@ static int parse_metrics(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx
 static int parse_thermal(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
 {
     static const char *const keys[] = {"idle_c", "load_c", "tau", NULL};
-    if (ymap_check(d, n, "thermal", keys)) return -1;
+    if (ymap_check(d, n, "thermal", keys))
+        return -1;
     yaml_node_t *v;
-    if ((v = ymap_get(d, n, "idle_c")) && ynumber(d, v, &g->p.t_idle)) return -1;
-    if ((v = ymap_get(d, n, "load_c")) && ynumber(d, v, &g->p.t_load)) return -1;
-    if ((v = ymap_get(d, n, "tau")) && yduration(d, v, &g->p.thermal_tau_s)) return -1;
-    if (g->p.thermal_tau_s <= 0) return yerr(d, ymap_get(d, n, "tau"), "expected a time constant above 0");
+    if ((v = ymap_get(d, n, "idle_c")) && ynumber(d, v, &g->p.t_idle))
+        return -1;
+    if ((v = ymap_get(d, n, "load_c")) && ynumber(d, v, &g->p.t_load))
+        return -1;
+    if ((v = ymap_get(d, n, "tau")) && yduration(d, v, &g->p.thermal_tau_s))
+        return -1;
+    if (g->p.thermal_tau_s <= 0)
+        return yerr(d, ymap_get(d, n, "tau"), "expected a time constant above 0");
     return 0;
 }
 
 /* A string override that only makes sense on a single GPU. */
 static int single_string(ydoc *d, const yaml_node_t *v, const sim_gpu_spec *g, const char *key, char *out, size_t n)
 {
-    if (g->count != 1) return yerr(d, v, "'%s' can only be set on an entry with count 1", key);
+    if (g->count != 1)
+        return yerr(d, v, "'%s' can only be set on an entry with count 1", key);
     return ystring(d, v, out, n);
 }
 
 /* A positive number key, stored into *out when present. */
 static int positive(ydoc *d, const yaml_node_t *v, double *out)
 {
-    if (!v) return 0;
-    if (ynumber(d, v, out)) return -1;
+    if (!v)
+        return 0;
+    if (ynumber(d, v, out))
+        return -1;
     return *out > 0 ? 0 : yerr(d, v, "expected a number above 0");
 }
 
@@ -92,21 +128,31 @@ static int parse_gpu_scalars(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
 {
     yaml_node_t *v;
     long l;
-    if ((v = ymap_get(d, n, "name")) && ystring(d, v, g->name, sizeof g->name)) return -1;
-    if ((v = ymap_get(d, n, "vbios_version")) && ystring(d, v, g->vbios, sizeof g->vbios)) return -1;
-    if ((v = ymap_get(d, n, "uuid")) && single_string(d, v, g, "uuid", g->uuid, sizeof g->uuid)) return -1;
-    if ((v = ymap_get(d, n, "serial")) && single_string(d, v, g, "serial", g->serial, sizeof g->serial)) return -1;
+    if ((v = ymap_get(d, n, "name")) && ystring(d, v, g->name, sizeof g->name))
+        return -1;
+    if ((v = ymap_get(d, n, "vbios_version")) && ystring(d, v, g->vbios, sizeof g->vbios))
+        return -1;
+    if ((v = ymap_get(d, n, "uuid")) && single_string(d, v, g, "uuid", g->uuid, sizeof g->uuid))
+        return -1;
+    if ((v = ymap_get(d, n, "serial")) && single_string(d, v, g, "serial", g->serial, sizeof g->serial))
+        return -1;
     if ((v = ymap_get(d, n, "pci_bus_id")) && single_string(d, v, g, "pci_bus_id", g->pci_bus_id, sizeof g->pci_bus_id))
         return -1;
-    if (positive(d, ymap_get(d, n, "memory_total_mib"), &g->p.mem_total_mib)) return -1;
-    if (positive(d, ymap_get(d, n, "memory_reserved_mib"), &g->p.mem_reserved_mib)) return -1;
-    if (positive(d, ymap_get(d, n, "power_limit_w"), &g->p.power_limit_w)) return -1;
-    if (positive(d, ymap_get(d, n, "idle_power_w"), &g->p.power_idle_w)) return -1;
+    if (positive(d, ymap_get(d, n, "memory_total_mib"), &g->p.mem_total_mib))
+        return -1;
+    if (positive(d, ymap_get(d, n, "memory_reserved_mib"), &g->p.mem_reserved_mib))
+        return -1;
+    if (positive(d, ymap_get(d, n, "power_limit_w"), &g->p.power_limit_w))
+        return -1;
+    if (positive(d, ymap_get(d, n, "idle_power_w"), &g->p.power_idle_w))
+        return -1;
     if ((v = ymap_get(d, n, "numa_node"))) {
-        if (yint(d, v, 0, 63, &l)) return -1;
+        if (yint(d, v, 0, 63, &l))
+            return -1;
         g->numa_node = (int)l;
     }
-    if ((v = ymap_get(d, n, "thermal")) && parse_thermal(d, v, g)) return -1;
+    if ((v = ymap_get(d, n, "thermal")) && parse_thermal(d, v, g))
+        return -1;
     if (g->p.mem_reserved_mib >= g->p.mem_total_mib)
         return yerr(d, n, "memory_reserved_mib must be below memory_total_mib");
     return 0;
@@ -114,7 +160,8 @@ static int parse_gpu_scalars(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
 
 static int parse_gpu(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx)
 {
-    if (ymap_check(d, n, "gpu entry", GPU_KEYS)) return -1;
+    if (ymap_check(d, n, "gpu entry", GPU_KEYS))
+        return -1;
     yaml_node_t *v;
     long l;
     const sim_preset *p = preset_find("h100-sxm");
@@ -130,29 +177,38 @@ static int parse_gpu(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ct
     snprintf(g->vbios, sizeof g->vbios, "%s", p->vbios);
     g->count = 1;
     if ((v = ymap_get(d, n, "count"))) {
-        if (yint(d, v, 1, SIM_MAX_GPUS, &l)) return -1;
+        if (yint(d, v, 1, SIM_MAX_GPUS, &l))
+            return -1;
         g->count = (int)l;
     }
-    if (parse_gpu_scalars(d, n, g)) return -1;
+    if (parse_gpu_scalars(d, n, g))
+        return -1;
     preset_unsupported(&g->p, &g->unsupported);
-    if ((v = ymap_get(d, n, "unsupported")) && parse_unsupported(d, v, g)) return -1;
-    if ((v = ymap_get(d, n, "metrics")) && parse_metrics(d, v, g, ctx)) return -1;
-    if ((v = ymap_get(d, n, "processes")) && parse_processes(d, v, g, ctx)) return -1;
+    if ((v = ymap_get(d, n, "unsupported")) && parse_unsupported(d, v, g))
+        return -1;
+    if ((v = ymap_get(d, n, "metrics")) && parse_metrics(d, v, g, ctx))
+        return -1;
+    if ((v = ymap_get(d, n, "processes")) && parse_processes(d, v, g, ctx))
+        return -1;
     return 0;
 }
 
 static int parse_gpus(ydoc *d, const yaml_node_t *n, scenario *sc, gen_ctx *ctx)
 {
     int ne = yseq_len(n);
-    if (!yis_seq(n) || ne == 0) return yerr(d, n, "expected a list of gpu entries under 'gpus'");
+    if (!yis_seq(n) || ne == 0)
+        return yerr(d, n, "expected a list of gpu entries under 'gpus'");
     sc->specs = calloc((size_t)ne, sizeof *sc->specs);
-    if (!sc->specs) return yerr(d, n, "out of memory");
+    if (!sc->specs)
+        return yerr(d, n, "out of memory");
     for (int i = 0; i < ne; i++) {
         yaml_node_t *e = yseq_at(d, n, i);
         sim_gpu_spec *g = &sc->specs[i];
         sc->nspecs = i + 1;
-        if (parse_gpu(d, e, g, ctx)) return -1;
-        if (sc->ngpus + g->count > SIM_MAX_GPUS) return yerr(d, e, "too many GPUs (at most %d)", SIM_MAX_GPUS);
+        if (parse_gpu(d, e, g, ctx))
+            return -1;
+        if (sc->ngpus + g->count > SIM_MAX_GPUS)
+            return yerr(d, e, "too many GPUs (at most %d)", SIM_MAX_GPUS);
         for (int k = 0; k < g->count; k++) {
             sim_gpu *gpu = &sc->gpus[sc->ngpus];
             gpu->index = sc->ngpus++;
@@ -165,23 +221,32 @@ static int parse_gpus(ydoc *d, const yaml_node_t *n, scenario *sc, gen_ctx *ctx)
 
 static int parse_top(ydoc *d, const yaml_node_t *root, scenario *sc, gen_ctx *ctx)
 {
-    if (ymap_check(d, root, "the scenario", TOP_KEYS)) return -1;
+    if (ymap_check(d, root, "the scenario", TOP_KEYS))
+        return -1;
     yaml_node_t *v;
     long l;
     if ((v = ymap_get(d, root, "seed"))) {
-        if (yint(d, v, 0, LONG_MAX, &l)) return -1;
+        if (yint(d, v, 0, LONG_MAX, &l))
+            return -1;
         sc->seed = (uint64_t)l;
     }
-    if ((v = ymap_get(d, root, "driver_version")) && ystring(d, v, sc->driver_version, sizeof sc->driver_version)) return -1;
-    if ((v = ymap_get(d, root, "nvml_version")) && ystring(d, v, sc->nvml_version, sizeof sc->nvml_version)) return -1;
+    if ((v = ymap_get(d, root, "driver_version")) && ystring(d, v, sc->driver_version, sizeof sc->driver_version))
+        return -1;
+    if ((v = ymap_get(d, root, "nvml_version")) && ystring(d, v, sc->nvml_version, sizeof sc->nvml_version))
+        return -1;
     if ((v = ymap_get(d, root, "cuda_version"))) {
-        if (yint(d, v, 1000, 99999, &l)) return -1;
+        if (yint(d, v, 1000, 99999, &l))
+            return -1;
         sc->cuda_version = (int)l;
     }
-    if (!(v = ymap_get(d, root, "gpus"))) return yerr(d, root, "missing key 'gpus' (the list of GPUs)");
-    if (parse_gpus(d, v, sc, ctx)) return -1;
-    if ((v = ymap_get(d, root, "events")) && parse_events(d, v, sc)) return -1;
-    if ((v = ymap_get(d, root, "faults")) && parse_faults(d, v, sc)) return -1;
+    if (!(v = ymap_get(d, root, "gpus")))
+        return yerr(d, root, "missing key 'gpus' (the list of GPUs)");
+    if (parse_gpus(d, v, sc, ctx))
+        return -1;
+    if ((v = ymap_get(d, root, "events")) && parse_events(d, v, sc))
+        return -1;
+    if ((v = ymap_get(d, root, "faults")) && parse_faults(d, v, sc))
+        return -1;
     return 0;
 }
 
@@ -196,27 +261,37 @@ static void set_defaults(scenario *sc)
 scenario *scenario_parse(const char *name, const char *dir, const char *text, size_t len, char *err, size_t errlen)
 {
     scenario *sc = calloc(1, sizeof *sc);
-    if (!sc) { snprintf(err, errlen, "%s: out of memory", name); return NULL; }
+    if (!sc) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        return NULL;
+    }
     set_defaults(sc);
     snprintf(sc->path, sizeof sc->path, "%s", name);
     ydoc d;
     gen_ctx ctx = {.dir = dir};
     int rc = ydoc_load(&d, name, text, len, err, errlen);
-    if (rc == 0) rc = parse_top(&d, ydoc_root(&d), sc, &ctx);
+    if (rc == 0)
+        rc = parse_top(&d, ydoc_root(&d), sc, &ctx);
     ydoc_free(&d);
     gen_ctx_free(&ctx);
-    if (rc != 0) { scenario_free(sc); return NULL; }
+    if (rc != 0) {
+        scenario_free(sc);
+        return NULL;
+    }
     scenario_finish(sc);
     return sc;
 }
 
 void scenario_free(scenario *sc)
 {
-    if (!sc) return;
+    if (!sc)
+        return;
     for (int i = 0; i < sc->nspecs; i++) {
         sim_gpu_spec *g = &sc->specs[i];
-        for (int m = 0; m < M_COUNT; m++) gen_free(g->metric[m]);
-        for (int p = 0; p < g->nprocs; p++) proc_free(&g->procs[p]);
+        for (int m = 0; m < M_COUNT; m++)
+            gen_free(g->metric[m]);
+        for (int p = 0; p < g->nprocs; p++)
+            proc_free(&g->procs[p]);
         free(g->procs);
     }
     free(sc->specs);

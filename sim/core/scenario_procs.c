@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char *const PROC_KEYS[] = {"pid", "pid_stride", "name", "user", "container", "type", "memory_mib",
-                                        "sm", "mem", "enc", "dec", "start", "end", NULL};
+                                        "sm",  "mem",        "enc",  "dec",  "start",     "end",  NULL};
 
 void proc_free(sim_proc *p)
 {
@@ -22,11 +22,18 @@ static int parse_pid(ydoc *d, const yaml_node_t *v, sim_proc *p)
 {
     const char *s = yscalar(v);
     long l;
-    if (s && strcmp(s, "self") == 0) { p->pid_kind = PID_SELF; return 0; }
-    if (s && strcmp(s, "parent") == 0) { p->pid_kind = PID_PARENT; return 0; }
+    if (s && strcmp(s, "self") == 0) {
+        p->pid_kind = PID_SELF;
+        return 0;
+    }
+    if (s && strcmp(s, "parent") == 0) {
+        p->pid_kind = PID_PARENT;
+        return 0;
+    }
     if (s && (s[0] < '0' || s[0] > '9'))
         return yerr(d, v, "expected a pid number, 'self' or 'parent', got '%s'", s);
-    if (yint(d, v, 1, 4194304, &l)) return -1;
+    if (yint(d, v, 1, 4194304, &l))
+        return -1;
     p->pid_kind = PID_NUMBER;
     p->pid = (unsigned)l;
     return 0;
@@ -35,10 +42,14 @@ static int parse_pid(ydoc *d, const yaml_node_t *v, sim_proc *p)
 static int parse_type(ydoc *d, const yaml_node_t *v, sim_proc *p)
 {
     const char *s = yscalar(v);
-    if (s && strcmp(s, "C") == 0) p->type = SIM_PROC_COMPUTE;
-    else if (s && strcmp(s, "G") == 0) p->type = SIM_PROC_GRAPHICS;
-    else if (s && strcmp(s, "C+G") == 0) p->type = SIM_PROC_COMPUTE | SIM_PROC_GRAPHICS;
-    else return yerr(d, v, "expected a process type C, G or C+G, got '%s'", s ? s : "");
+    if (s && strcmp(s, "C") == 0)
+        p->type = SIM_PROC_COMPUTE;
+    else if (s && strcmp(s, "G") == 0)
+        p->type = SIM_PROC_GRAPHICS;
+    else if (s && strcmp(s, "C+G") == 0)
+        p->type = SIM_PROC_COMPUTE | SIM_PROC_GRAPHICS;
+    else
+        return yerr(d, v, "expected a process type C, G or C+G, got '%s'", s ? s : "");
     return 0;
 }
 
@@ -46,48 +57,65 @@ static int parse_type(ydoc *d, const yaml_node_t *v, sim_proc *p)
 static int gen_key(ydoc *d, const yaml_node_t *n, const char *key, gen_ctx *ctx, sim_gen **out)
 {
     yaml_node_t *v = ymap_get(d, n, key);
-    if (!v) return 0;
+    if (!v)
+        return 0;
     *out = gen_parse(d, v, ctx);
     return *out ? 0 : -1;
 }
 
 static int parse_proc(ydoc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx)
 {
-    if (ymap_check(d, n, "process", PROC_KEYS)) return -1;
+    if (ymap_check(d, n, "process", PROC_KEYS))
+        return -1;
     yaml_node_t *v;
     long l;
     p->type = SIM_PROC_COMPUTE;
     p->end = INFINITY;
-    if (!(v = ymap_get(d, n, "pid"))) return yerr(d, n, "missing key 'pid' (a number, 'self' or 'parent')");
-    if (parse_pid(d, v, p)) return -1;
+    if (!(v = ymap_get(d, n, "pid")))
+        return yerr(d, n, "missing key 'pid' (a number, 'self' or 'parent')");
+    if (parse_pid(d, v, p))
+        return -1;
     if ((v = ymap_get(d, n, "pid_stride"))) {
-        if (yint(d, v, 0, 1000000, &l)) return -1;
+        if (yint(d, v, 0, 1000000, &l))
+            return -1;
         p->pid_stride = (unsigned)l;
     }
-    if ((v = ymap_get(d, n, "name")) && ystring(d, v, p->name, sizeof p->name)) return -1;
-    if ((v = ymap_get(d, n, "user")) && ystring(d, v, p->user, sizeof p->user)) return -1;
-    if ((v = ymap_get(d, n, "container")) && ystring(d, v, p->container, sizeof p->container)) return -1;
-    if ((v = ymap_get(d, n, "type")) && parse_type(d, v, p)) return -1;
-    if ((v = ymap_get(d, n, "start")) && yduration(d, v, &p->start)) return -1;
-    if ((v = ymap_get(d, n, "end")) && yduration(d, v, &p->end)) return -1;
-    if (p->end <= p->start) return yerr(d, ymap_get(d, n, "end"), "end must be after start");
+    if ((v = ymap_get(d, n, "name")) && ystring(d, v, p->name, sizeof p->name))
+        return -1;
+    if ((v = ymap_get(d, n, "user")) && ystring(d, v, p->user, sizeof p->user))
+        return -1;
+    if ((v = ymap_get(d, n, "container")) && ystring(d, v, p->container, sizeof p->container))
+        return -1;
+    if ((v = ymap_get(d, n, "type")) && parse_type(d, v, p))
+        return -1;
+    if ((v = ymap_get(d, n, "start")) && yduration(d, v, &p->start))
+        return -1;
+    if ((v = ymap_get(d, n, "end")) && yduration(d, v, &p->end))
+        return -1;
+    if (p->end <= p->start)
+        return yerr(d, ymap_get(d, n, "end"), "end must be after start");
     if (gen_key(d, n, "memory_mib", ctx, &p->memory_mib) || gen_key(d, n, "sm", ctx, &p->sm) ||
         gen_key(d, n, "mem", ctx, &p->mem) || gen_key(d, n, "enc", ctx, &p->enc) || gen_key(d, n, "dec", ctx, &p->dec))
         return -1;
-    if (!p->name[0]) snprintf(p->name, sizeof p->name, "%s", "python3");
+    if (!p->name[0])
+        snprintf(p->name, sizeof p->name, "%s", "python3");
     return 0;
 }
 
 int parse_processes(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx)
 {
     int np = yseq_len(n);
-    if (!yis_seq(n)) return yerr(d, n, "expected a list of processes");
-    if (np == 0) return 0;
+    if (!yis_seq(n))
+        return yerr(d, n, "expected a list of processes");
+    if (np == 0)
+        return 0;
     g->procs = calloc((size_t)np, sizeof *g->procs);
-    if (!g->procs) return yerr(d, n, "out of memory");
+    if (!g->procs)
+        return yerr(d, n, "out of memory");
     for (int i = 0; i < np; i++) {
         g->nprocs = i + 1;
-        if (parse_proc(d, yseq_at(d, n, i), &g->procs[i], ctx)) return -1;
+        if (parse_proc(d, yseq_at(d, n, i), &g->procs[i], ctx))
+            return -1;
     }
     return 0;
 }

@@ -13,7 +13,8 @@ int ydoc_load(ydoc *d, const char *file, const char *text, size_t len, char *err
     d->file = file;
     d->err = err;
     d->errlen = errlen;
-    if (err && errlen) err[0] = 0;
+    if (err && errlen)
+        err[0] = 0;
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p)) {
         snprintf(err, errlen, "%s: out of memory", file);
@@ -24,8 +25,7 @@ int ydoc_load(ydoc *d, const char *file, const char *text, size_t len, char *err
     if (!ok) {
         yaml_mark_t m = p.problem_mark;
         snprintf(err, errlen, "%s:%zu:%zu: %s%s%s", file, m.line + 1, m.column + 1,
-                 p.problem ? p.problem : "YAML syntax error",
-                 p.context ? " " : "", p.context ? p.context : "");
+                 p.problem ? p.problem : "YAML syntax error", p.context ? " " : "", p.context ? p.context : "");
         yaml_parser_delete(&p);
         return -1;
     }
@@ -40,19 +40,27 @@ int ydoc_load(ydoc *d, const char *file, const char *text, size_t len, char *err
 
 void ydoc_free(ydoc *d)
 {
-    if (d->loaded) yaml_document_delete(&d->doc);
+    if (d->loaded)
+        yaml_document_delete(&d->doc);
     d->loaded = 0;
 }
 
-yaml_node_t *ydoc_root(ydoc *d) { return yaml_document_get_root_node(&d->doc); }
+yaml_node_t *ydoc_root(ydoc *d)
+{
+    return yaml_document_get_root_node(&d->doc);
+}
 
 int yerr(ydoc *d, const yaml_node_t *n, const char *fmt, ...)
 {
-    if (d->failed || !d->err || !d->errlen) { d->failed = 1; return -1; }
+    if (d->failed || !d->err || !d->errlen) {
+        d->failed = 1;
+        return -1;
+    }
     d->failed = 1;
     size_t line = n ? n->start_mark.line + 1 : 1, col = n ? n->start_mark.column + 1 : 1;
     int k = snprintf(d->err, d->errlen, "%s:%zu:%zu: ", d->file, line, col);
-    if (k < 0 || (size_t)k >= d->errlen) return -1;
+    if (k < 0 || (size_t)k >= d->errlen)
+        return -1;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(d->err + k, d->errlen - (size_t)k, fmt, ap);
@@ -65,8 +73,14 @@ const char *yscalar(const yaml_node_t *n)
     return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-int yis_map(const yaml_node_t *n) { return n && n->type == YAML_MAPPING_NODE; }
-int yis_seq(const yaml_node_t *n) { return n && n->type == YAML_SEQUENCE_NODE; }
+int yis_map(const yaml_node_t *n)
+{
+    return n && n->type == YAML_MAPPING_NODE;
+}
+int yis_seq(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SEQUENCE_NODE;
+}
 
 int yseq_len(const yaml_node_t *n)
 {
@@ -97,7 +111,8 @@ yaml_node_t *ymap_get(ydoc *d, const yaml_node_t *n, const char *key)
 {
     for (int i = 0; i < ymap_len(n); i++) {
         const char *k = yscalar(ymap_key(d, n, i));
-        if (k && strcmp(k, key) == 0) return ymap_val(d, n, i);
+        if (k && strcmp(k, key) == 0)
+            return ymap_val(d, n, i);
     }
     return NULL;
 }
@@ -108,14 +123,15 @@ static void join_keys(const char *const *allowed, char *out, size_t n)
     out[0] = 0;
     for (int i = 0; allowed[i]; i++) {
         int k = snprintf(out + used, n - used, "%s%s", i ? ", " : "", allowed[i]);
-        if (k < 0 || (size_t)k >= n - used) break;
+        if (k < 0 || (size_t)k >= n - used)
+            break;
         used += (size_t)k;
     }
 }
 
 int ymap_check(ydoc *d, const yaml_node_t *n, const char *what, const char *const *allowed)
 {
-    char list[512];   /* the allowed keys, joined only for an error message */
+    char list[512]; /* the allowed keys, joined only for an error message */
     if (!yis_map(n)) {
         join_keys(allowed, list, sizeof list);
         return yerr(d, n, "expected a mapping for %s (keys: %s)", what, list);
@@ -123,9 +139,11 @@ int ymap_check(ydoc *d, const yaml_node_t *n, const char *what, const char *cons
     for (int i = 0; i < ymap_len(n); i++) {
         yaml_node_t *kn = ymap_key(d, n, i);
         const char *k = yscalar(kn);
-        if (!k) return yerr(d, kn, "expected a plain key in %s", what);
+        if (!k)
+            return yerr(d, kn, "expected a plain key in %s", what);
         int found = 0;
-        for (int j = 0; allowed[j] && !found; j++) found = strcmp(allowed[j], k) == 0;
+        for (int j = 0; allowed[j] && !found; j++)
+            found = strcmp(allowed[j], k) == 0;
         if (!found) {
             join_keys(allowed, list, sizeof list);
             return yerr(d, kn, "unknown key '%s' in %s (expected one of: %s)", k, what, list);
@@ -140,11 +158,13 @@ int ymap_check(ydoc *d, const yaml_node_t *n, const char *what, const char *cons
 /* strtod over the whole text (no trailing junk, finite). */
 static int full_number(const char *s, double *out)
 {
-    if (!s || !*s) return -1;
+    if (!s || !*s)
+        return -1;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v)) return -1;
+    if (end == s || *end || errno || !isfinite(v))
+        return -1;
     *out = v;
     return 0;
 }
@@ -152,15 +172,18 @@ static int full_number(const char *s, double *out)
 int ynumber(ydoc *d, const yaml_node_t *n, double *out)
 {
     const char *s = yscalar(n);
-    if (!s) return yerr(d, n, "expected a number");
-    if (full_number(s, out) != 0) return yerr(d, n, "expected a number, got '%s'", s);
+    if (!s)
+        return yerr(d, n, "expected a number");
+    if (full_number(s, out) != 0)
+        return yerr(d, n, "expected a number, got '%s'", s);
     return 0;
 }
 
 int yint(ydoc *d, const yaml_node_t *n, long min, long max, long *out)
 {
     double v;
-    if (ynumber(d, n, &v) != 0) return -1;
+    if (ynumber(d, n, &v) != 0)
+        return -1;
     if (v != floor(v) || v < (double)min || v > (double)max)
         return yerr(d, n, "expected an integer from %ld to %ld, got '%s'", min, max, yscalar(n));
     *out = (long)v;
@@ -169,22 +192,30 @@ int yint(ydoc *d, const yaml_node_t *n, long min, long max, long *out)
 
 int parse_duration_text(const char *s, double *out)
 {
-    if (!s || !*s) return -1;
+    if (!s || !*s)
+        return -1;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v) || v < 0) return -1;
-    static const struct { const char *unit; double mult; } units[] = {
-        {"", 1}, {"ms", 0.001}, {"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}, {"d", 86400}};
+    if (end == s || errno || !isfinite(v) || v < 0)
+        return -1;
+    static const struct {
+        const char *unit;
+        double mult;
+    } units[] = {{"", 1}, {"ms", 0.001}, {"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}, {"d", 86400}};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(end, units[i].unit) == 0) { *out = v * units[i].mult; return 0; }
+        if (strcmp(end, units[i].unit) == 0) {
+            *out = v * units[i].mult;
+            return 0;
+        }
     return -1;
 }
 
 int yduration(ydoc *d, const yaml_node_t *n, double *out)
 {
     const char *s = yscalar(n);
-    if (!s) return yerr(d, n, "expected a duration (e.g. 500ms, 10s, 5m, 1h)");
+    if (!s)
+        return yerr(d, n, "expected a duration (e.g. 500ms, 10s, 5m, 1h)");
     if (parse_duration_text(s, out) != 0)
         return yerr(d, n, "expected a duration (e.g. 500ms, 10s, 5m, 1h), got '%s'", s);
     return 0;
@@ -193,8 +224,10 @@ int yduration(ydoc *d, const yaml_node_t *n, double *out)
 int ystring(ydoc *d, const yaml_node_t *n, char *out, size_t outlen)
 {
     const char *s = yscalar(n);
-    if (!s) return yerr(d, n, "expected a string");
-    if (strlen(s) >= outlen) return yerr(d, n, "string too long (at most %zu characters)", outlen - 1);
+    if (!s)
+        return yerr(d, n, "expected a string");
+    if (strlen(s) >= outlen)
+        return yerr(d, n, "string too long (at most %zu characters)", outlen - 1);
     memcpy(out, s, strlen(s) + 1);
     return 0;
 }

@@ -9,8 +9,8 @@
 typedef struct ydoc {
     yaml_document_t doc;
     int loaded;
-    const char *file;     /* name used in messages */
-    char *err;            /* where the first error goes */
+    const char *file; /* name used in messages */
+    char *err;        /* where the first error goes */
     size_t errlen;
     int failed;
 } ydoc;

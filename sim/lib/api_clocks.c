@@ -17,9 +17,11 @@ static nvmlReturn_t clock_value(const char *fn, nvmlDevice_t device, nvmlClockTy
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, fn, device);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
     int m = clock_metric(type, max);
-    if (m == -1 || !mhz) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (m == -1 || !mhz)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     if (m == -2) { /* max video clock: not in the catalog, a preset value */
         *mhz = (unsigned)gs.sc->gpus[c.gpu].spec->p.clk_max_video;
         return gs_leave(NVML_SUCCESS);
@@ -62,7 +64,8 @@ static nvmlReturn_t reasons(const char *fn, nvmlDevice_t device, metric_id m, un
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, fn, device);
-    if (rc == NVML_SUCCESS) rc = gs_metric_ull(&c, m, 1, out);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_ull(&c, m, 1, out);
     return gs_leave(rc);
 }
 
@@ -94,11 +97,16 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyTyp
     gs_call c;
     double us;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (!v) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
-    if (policy == NVML_PERF_POLICY_POWER) rc = gs_metric(&c, M_VIOL_POWER, &us);
-    else if (policy == NVML_PERF_POLICY_THERMAL) rc = gs_metric(&c, M_VIOL_THERMAL, &us);
-    else rc = (unsigned)policy <= 11 ? NVML_ERROR_NOT_SUPPORTED : NVML_ERROR_INVALID_ARGUMENT;
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!v)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (policy == NVML_PERF_POLICY_POWER)
+        rc = gs_metric(&c, M_VIOL_POWER, &us);
+    else if (policy == NVML_PERF_POLICY_THERMAL)
+        rc = gs_metric(&c, M_VIOL_THERMAL, &us);
+    else
+        rc = (unsigned)policy <= 11 ? NVML_ERROR_NOT_SUPPORTED : NVML_ERROR_INVALID_ARGUMENT;
     if (rc == NVML_SUCCESS) {
         v->referenceTime = (unsigned long long)(c.t * 1e6);
         v->violationTime = (unsigned long long)(us * 1000.0 + 0.5);

@@ -10,37 +10,57 @@ static nvmlReturn_t get_count(const char *fn, unsigned int *n)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, fn);
-    if (rc == NVML_SUCCESS && !n) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) *n = (unsigned)gs.sc->ngpus;
+    if (rc == NVML_SUCCESS && !n)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        *n = (unsigned)gs.sc->ngpus;
     return gs_leave(rc);
 }
 
-nvmlReturn_t nvmlDeviceGetCount(unsigned int *n) { return get_count(__func__, n); }
-nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n) { return get_count(__func__, n); }
+nvmlReturn_t nvmlDeviceGetCount(unsigned int *n)
+{
+    return get_count(__func__, n);
+}
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n)
+{
+    return get_count(__func__, n);
+}
 
 static nvmlReturn_t by_index(const char *fn, unsigned int index, nvmlDevice_t *device)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, fn);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (!device || index >= (unsigned)gs.sc->ngpus) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
-    if (sim_lost(gs.sc, (int)index, c.t)) return gs_leave(NVML_ERROR_GPU_IS_LOST);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!device || index >= (unsigned)gs.sc->ngpus)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (sim_lost(gs.sc, (int)index, c.t))
+        return gs_leave(NVML_ERROR_GPU_IS_LOST);
     *device = &gs.devs[index];
     return gs_leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int i, nvmlDevice_t *d) { return by_index(__func__, i, d); }
-nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d) { return by_index(__func__, i, d); }
+nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int i, nvmlDevice_t *d)
+{
+    return by_index(__func__, i, d);
+}
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
+{
+    return by_index(__func__, i, d);
+}
 
 nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (!uuid || !device) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!uuid || !device)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     for (int i = 0; i < gs.sc->ngpus; i++)
         if (strcmp(gs.sc->gpus[i].uuid, uuid) == 0) {
-            if (sim_lost(gs.sc, i, c.t)) return gs_leave(NVML_ERROR_GPU_IS_LOST);
+            if (sim_lost(gs.sc, i, c.t))
+                return gs_leave(NVML_ERROR_GPU_IS_LOST);
             *device = &gs.devs[i];
             return gs_leave(NVML_SUCCESS);
         }
@@ -60,25 +80,35 @@ static nvmlReturn_t by_bus_id(const char *fn, const char *bus, nvmlDevice_t *dev
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, fn);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (!bus || !device) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!bus || !device)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     for (int i = 0; i < gs.sc->ngpus; i++)
         if (same_bus_id(gs.sc->gpus[i].pci_bus_id, bus)) {
-            if (sim_lost(gs.sc, i, c.t)) return gs_leave(NVML_ERROR_GPU_IS_LOST);
+            if (sim_lost(gs.sc, i, c.t))
+                return gs_leave(NVML_ERROR_GPU_IS_LOST);
             *device = &gs.devs[i];
             return gs_leave(NVML_SUCCESS);
         }
     return gs_leave(NVML_ERROR_NOT_FOUND);
 }
 
-nvmlReturn_t nvmlDeviceGetHandleByPciBusId(const char *b, nvmlDevice_t *d) { return by_bus_id(__func__, b, d); }
-nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *b, nvmlDevice_t *d) { return by_bus_id(__func__, b, d); }
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId(const char *b, nvmlDevice_t *d)
+{
+    return by_bus_id(__func__, b, d);
+}
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *b, nvmlDevice_t *d)
+{
+    return by_bus_id(__func__, b, d);
+}
 
 nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_INDEX, 1, index);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_INDEX, 1, index);
     return gs_leave(rc);
 }
 
@@ -86,7 +116,8 @@ nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_MINOR_NUMBER, 1, minor);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_MINOR_NUMBER, 1, minor);
     return gs_leave(rc);
 }
 
@@ -96,15 +127,27 @@ static nvmlReturn_t dev_string(const char *fn, nvmlDevice_t device, metric_id m,
     gs_call c;
     char s[128];
     nvmlReturn_t rc = gs_enter_dev(&c, fn, device);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (!buf) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
-    if (sim_string(gs.sc, c.gpu, m, s, sizeof s) != 0) return gs_leave(NVML_ERROR_NOT_SUPPORTED);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!buf)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (sim_string(gs.sc, c.gpu, m, s, sizeof s) != 0)
+        return gs_leave(NVML_ERROR_NOT_SUPPORTED);
     return gs_leave(gs_copy_string(s, buf, len));
 }
 
-nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *b, unsigned int n) { return dev_string(__func__, d, M_NAME, b, n); }
-nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *b, unsigned int n) { return dev_string(__func__, d, M_UUID, b, n); }
-nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char *b, unsigned int n) { return dev_string(__func__, d, M_SERIAL, b, n); }
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *b, unsigned int n)
+{
+    return dev_string(__func__, d, M_NAME, b, n);
+}
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *b, unsigned int n)
+{
+    return dev_string(__func__, d, M_UUID, b, n);
+}
+nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char *b, unsigned int n)
+{
+    return dev_string(__func__, d, M_SERIAL, b, n);
+}
 nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t d, char *b, unsigned int n)
 {
     return dev_string(__func__, d, M_VBIOS_VERSION, b, n);
@@ -114,7 +157,8 @@ nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *buf, unsign
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS) rc = NVML_ERROR_NOT_SUPPORTED;
+    if (rc == NVML_SUCCESS)
+        rc = NVML_ERROR_NOT_SUPPORTED;
     (void)buf;
     (void)len;
     return gs_leave(rc);
@@ -124,7 +168,8 @@ nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitectu
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_ARCHITECTURE, 1, arch);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_ARCHITECTURE, 1, arch);
     return gs_leave(rc);
 }
 
@@ -132,7 +177,8 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major,
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && (!major || !minor)) rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS && (!major || !minor))
+        rc = NVML_ERROR_INVALID_ARGUMENT;
     if (rc == NVML_SUCCESS) {
         *major = gs.sc->gpus[c.gpu].spec->p.cc_major;
         *minor = gs.sc->gpus[c.gpu].spec->p.cc_minor;
@@ -144,8 +190,10 @@ nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !type) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) *type = gs.sc->gpus[c.gpu].spec->p.brand;
+    if (rc == NVML_SUCCESS && !type)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        *type = gs.sc->gpus[c.gpu].spec->p.brand;
     return gs_leave(rc);
 }
 
@@ -155,8 +203,10 @@ static nvmlReturn_t pci_info(const char *fn, nvmlDevice_t device, nvmlPciInfo_t 
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, fn, device);
-    if (rc == NVML_SUCCESS && !pci) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
+    if (rc == NVML_SUCCESS && !pci)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
     const sim_gpu *g = &gs.sc->gpus[c.gpu];
     unsigned dom = 0, bus = g->pci_bus, dev = 0;
     sscanf(g->pci_bus_id, "%x:%x:%x", &dom, &bus, &dev);
@@ -166,11 +216,21 @@ static nvmlReturn_t pci_info(const char *fn, nvmlDevice_t device, nvmlPciInfo_t 
     pci->device = dev;
     pci->pciDeviceId = g->spec->p.pci_device_id;
     pci->pciSubSystemId = g->spec->p.pci_subsys_id;
-    if (full) snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.0", dom, bus & 0xff, dev & 0x1f);
+    if (full)
+        snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.0", dom, bus & 0xff, dev & 0x1f);
     snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.0", dom & 0xffff, bus & 0xff, dev & 0x1f);
     return gs_leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t d, nvmlPciInfo_t *p) { return pci_info(__func__, d, p, 0); }
-nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t d, nvmlPciInfo_t *p) { return pci_info(__func__, d, p, 0); }
-nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *p) { return pci_info(__func__, d, p, 1); }
+nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t d, nvmlPciInfo_t *p)
+{
+    return pci_info(__func__, d, p, 0);
+}
+nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t d, nvmlPciInfo_t *p)
+{
+    return pci_info(__func__, d, p, 0);
+}
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *p)
+{
+    return pci_info(__func__, d, p, 1);
+}

@@ -48,23 +48,28 @@ static const field_map fields[] = {
 static void set_value(nvmlFieldValue_t *f, nvmlValueType_t type, double v)
 {
     f->valueType = type;
-    if (type == NVML_VALUE_TYPE_UNSIGNED_INT) f->value.uiVal = (unsigned int)(fmin(v, 4294967295.0) + 0.5);
-    else f->value.ullVal = (unsigned long long)(v + 0.5);
+    if (type == NVML_VALUE_TYPE_UNSIGNED_INT)
+        f->value.uiVal = (unsigned int)(fmin(v, 4294967295.0) + 0.5);
+    else
+        f->value.ullVal = (unsigned long long)(v + 0.5);
     f->nvmlReturn = NVML_SUCCESS;
 }
 
 /* Fields that are not catalog metrics: the NVLink count, clock-event-reason counters (ns). */
 static int counter_field(const gs_call *c, nvmlFieldValue_t *f)
 {
-    int idx = f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN   ? 1
-            : f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN   ? 2
-            : f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN ? 3 : -1;
+    int idx = f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN         ? 1
+              : f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN       ? 2
+              : f->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN ? 3
+                                                                                      : -1;
     if (f->fieldId == NVML_FI_DEV_NVLINK_LINK_COUNT) {
         int links = gs.sc->gpus[c->gpu].spec->p.nvlinks;
-        if (links > 0) set_value(f, NVML_VALUE_TYPE_UNSIGNED_INT, links);
+        if (links > 0)
+            set_value(f, NVML_VALUE_TYPE_UNSIGNED_INT, links);
         return 1;
     }
-    if (idx < 0) return 0;
+    if (idx < 0)
+        return 0;
     double ns[4];
     sim_violations(gs.sc, c->gpu, c->t, ns);
     set_value(f, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, ns[idx]);
@@ -76,11 +81,14 @@ static void one_field(const gs_call *c, nvmlFieldValue_t *f, long long now_us)
     f->timestamp = now_us;
     f->latencyUsec = 0;
     f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
-    if (counter_field(c, f)) return;
+    if (counter_field(c, f))
+        return;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        if (fields[i].id != f->fieldId) continue;
+        if (fields[i].id != f->fieldId)
+            continue;
         double v;
-        if (gs_metric(c, fields[i].m, &v) == NVML_SUCCESS) set_value(f, fields[i].type, v * fields[i].scale);
+        if (gs_metric(c, fields[i].m, &v) == NVML_SUCCESS)
+            set_value(f, fields[i].type, v * fields[i].scale);
         return;
     }
 }
@@ -89,12 +97,15 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int count, nvmlFieldV
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (count <= 0 || !values) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (count <= 0 || !values)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     long long now_us = (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-    for (int i = 0; i < count; i++) one_field(&c, &values[i], now_us);
+    for (int i = 0; i < count; i++)
+        one_field(&c, &values[i], now_us);
     return gs_leave(NVML_SUCCESS);
 }
 

@@ -5,27 +5,36 @@
 
 #ifndef GPUSIM_MINIMAL
 
-#define SAMPLE_MAGIC 0x67706d73u  /* "gpms" */
-#define GPM_METRIC_LIMIT 333      /* NVML_GPM_METRIC_MAX of the newest headers */
+#define SAMPLE_MAGIC 0x67706d73u /* "gpms" */
+#define GPM_METRIC_LIMIT 333     /* NVML_GPM_METRIC_MAX of the newest headers */
 
 struct nvmlGpmSample_st {
     unsigned magic;
     unsigned generation;
-    int gpu;                      /* -1 until SampleGet */
+    int gpu; /* -1 until SampleGet */
     double t;
 };
 
-static int sample_ok(const struct nvmlGpmSample_st *s) { return s && s->magic == SAMPLE_MAGIC; }
+static int sample_ok(const struct nvmlGpmSample_st *s)
+{
+    return s && s->magic == SAMPLE_MAGIC;
+}
 
-static int gpm_supported(int gpu) { return !sim_unsupported(gs.sc, gpu, M_GPM_SM_ACTIVE); }
+static int gpm_supported(int gpu)
+{
+    return !sim_unsupported(gs.sc, gpu, M_GPM_SM_ACTIVE);
+}
 
 nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *support)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !support) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS && support->version != NVML_GPM_SUPPORT_VERSION) rc = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-    if (rc == NVML_SUCCESS) support->isSupportedDevice = (unsigned)gpm_supported(c.gpu);
+    if (rc == NVML_SUCCESS && !support)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS && support->version != NVML_GPM_SUPPORT_VERSION)
+        rc = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (rc == NVML_SUCCESS)
+        support->isSupportedDevice = (unsigned)gpm_supported(c.gpu);
     return gs_leave(rc);
 }
 
@@ -33,10 +42,13 @@ nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *sample)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc == NVML_SUCCESS && !sample) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
+    if (rc == NVML_SUCCESS && !sample)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
     struct nvmlGpmSample_st *s = calloc(1, sizeof *s);
-    if (!s) return gs_leave(NVML_ERROR_MEMORY);
+    if (!s)
+        return gs_leave(NVML_ERROR_MEMORY);
     *s = (struct nvmlGpmSample_st){.magic = SAMPLE_MAGIC, .generation = gs.generation, .gpu = -1};
     *sample = s;
     return gs_leave(NVML_SUCCESS);
@@ -46,7 +58,8 @@ nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t sample)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc == NVML_SUCCESS && !sample_ok(sample)) rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS && !sample_ok(sample))
+        rc = NVML_ERROR_INVALID_ARGUMENT;
     if (rc == NVML_SUCCESS) {
         sample->magic = 0;
         free(sample);
@@ -58,8 +71,10 @@ nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t sample)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !sample_ok(sample)) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS && !gpm_supported(c.gpu)) rc = NVML_ERROR_NOT_SUPPORTED;
+    if (rc == NVML_SUCCESS && !sample_ok(sample))
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS && !gpm_supported(c.gpu))
+        rc = NVML_ERROR_NOT_SUPPORTED;
     if (rc == NVML_SUCCESS) {
         sample->gpu = c.gpu;
         sample->t = c.t;
@@ -68,7 +83,11 @@ nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t sample)
     return gs_leave(rc);
 }
 
-typedef struct { unsigned id; metric_id m; char *shortName, *longName, *unit; } gpm_def;
+typedef struct {
+    unsigned id;
+    metric_id m;
+    char *shortName, *longName, *unit;
+} gpm_def;
 
 static char s_gr[] = "gr_active", l_gr[] = "Graphics engine activity", s_sm[] = "sm_active", l_sm[] = "SM activity",
             s_occ[] = "sm_occupancy", l_occ[] = "SM occupancy", s_ten[] = "tensor_active",
@@ -95,7 +114,8 @@ static void one_metric(const gs_call *c, nvmlGpmMetric_t *m)
     m->value = 0;
     m->metricInfo.shortName = m->metricInfo.longName = m->metricInfo.unit = NULL;
     for (size_t i = 0; i < sizeof gpm_defs / sizeof gpm_defs[0]; i++) {
-        if (gpm_defs[i].id != m->metricId) continue;
+        if (gpm_defs[i].id != m->metricId)
+            continue;
         m->metricInfo.shortName = gpm_defs[i].shortName;
         m->metricInfo.longName = gpm_defs[i].longName;
         m->metricInfo.unit = gpm_defs[i].unit;
@@ -109,16 +129,21 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *mg)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc == NVML_SUCCESS && !mg) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS && mg->version != NVML_GPM_METRICS_GET_VERSION) rc = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
+    if (rc == NVML_SUCCESS && !mg)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS && mg->version != NVML_GPM_METRICS_GET_VERSION)
+        rc = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
     const struct nvmlGpmSample_st *s1 = mg->sample1, *s2 = mg->sample2;
     if (!sample_ok(s1) || !sample_ok(s2) || s1->gpu < 0 || s1->gpu != s2->gpu || s2->t < s1->t ||
         s1->generation != gs.generation || s2->generation != gs.generation || mg->numMetrics > GPM_METRIC_LIMIT)
         return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
-    if (sim_lost(gs.sc, s2->gpu, c.t)) return gs_leave(NVML_ERROR_GPU_IS_LOST);
+    if (sim_lost(gs.sc, s2->gpu, c.t))
+        return gs_leave(NVML_ERROR_GPU_IS_LOST);
     gs_call at = {.gpu = s2->gpu, .t = s2->t};
-    for (unsigned i = 0; i < mg->numMetrics; i++) one_metric(&at, &mg->metrics[i]);
+    for (unsigned i = 0; i < mg->numMetrics; i++)
+        one_metric(&at, &mg->metrics[i]);
     return gs_leave(NVML_SUCCESS);
 }
 

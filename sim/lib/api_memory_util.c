@@ -3,16 +3,19 @@
 #include "nvml_exports.h"
 
 #define MIB 1048576.0
-#define SAMPLING_PERIOD_US 167000u  /* what recent drivers report for enc/dec sampling */
+#define SAMPLING_PERIOD_US 167000u /* what recent drivers report for enc/dec sampling */
 
 /* Total, reserved, used, free in bytes. */
 static nvmlReturn_t memory_bytes(const gs_call *c, unsigned long long *total, unsigned long long *reserved,
                                  unsigned long long *used, unsigned long long *freeb)
 {
     nvmlReturn_t rc = gs_metric_ull(c, M_MEM_TOTAL, MIB, total);
-    if (rc == NVML_SUCCESS) rc = gs_metric_ull(c, M_MEM_RESERVED, MIB, reserved);
-    if (rc == NVML_SUCCESS) rc = gs_metric_ull(c, M_MEM_USED, MIB, used);
-    if (rc == NVML_SUCCESS) rc = gs_metric_ull(c, M_MEM_FREE, MIB, freeb);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_ull(c, M_MEM_RESERVED, MIB, reserved);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_ull(c, M_MEM_USED, MIB, used);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_ull(c, M_MEM_FREE, MIB, freeb);
     return rc;
 }
 
@@ -21,8 +24,10 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
     gs_call c;
     unsigned long long total, reserved, used, freeb;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !memory) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = memory_bytes(&c, &total, &reserved, &used, &freeb);
+    if (rc == NVML_SUCCESS && !memory)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = memory_bytes(&c, &total, &reserved, &used, &freeb);
     if (rc == NVML_SUCCESS) {
         /* v1 counts the reserved memory as used. */
         memory->total = total;
@@ -37,11 +42,13 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *me
     gs_call c;
     unsigned long long total, reserved, used, freeb;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !memory) rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS && !memory)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
     /* nvmlMemory_v2 (0x02000028); nvtop passes a bare 2. */
     if (rc == NVML_SUCCESS && memory->version != nvmlMemory_v2 && memory->version != 2)
         rc = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-    if (rc == NVML_SUCCESS) rc = memory_bytes(&c, &total, &reserved, &used, &freeb);
+    if (rc == NVML_SUCCESS)
+        rc = memory_bytes(&c, &total, &reserved, &used, &freeb);
     if (rc == NVML_SUCCESS) {
         memory->total = total;
         memory->reserved = reserved;
@@ -56,9 +63,12 @@ nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *
     gs_call c;
     unsigned long long total, used;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !bar1) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_ull(&c, M_BAR1_TOTAL, MIB, &total);
-    if (rc == NVML_SUCCESS) rc = gs_metric_ull(&c, M_BAR1_USED, MIB, &used);
+    if (rc == NVML_SUCCESS && !bar1)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_ull(&c, M_BAR1_TOTAL, MIB, &total);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_ull(&c, M_BAR1_USED, MIB, &used);
     if (rc == NVML_SUCCESS) {
         bar1->bar1Total = total;
         bar1->bar1Used = used;
@@ -75,8 +85,10 @@ nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, n
     gs_call c;
     unsigned long long used;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !memory) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_ull(&c, M_PROTECTED_MEM_USED, MIB, &used);
+    if (rc == NVML_SUCCESS && !memory)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_ull(&c, M_PROTECTED_MEM_USED, MIB, &used);
     if (rc == NVML_SUCCESS) {
         memory->total = used;
         memory->used = used;
@@ -90,9 +102,12 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !u) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_UTIL_GPU, 1, &u->gpu);
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_UTIL_MEMORY, 1, &u->memory);
+    if (rc == NVML_SUCCESS && !u)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_UTIL_GPU, 1, &u->gpu);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_UTIL_MEMORY, 1, &u->memory);
     return gs_leave(rc);
 }
 
@@ -101,9 +116,12 @@ static nvmlReturn_t engine_util(const char *fn, nvmlDevice_t device, metric_id m
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, fn, device);
-    if (rc == NVML_SUCCESS && (!util || !period)) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, m, 1, util);
-    if (rc == NVML_SUCCESS) *period = SAMPLING_PERIOD_US;
+    if (rc == NVML_SUCCESS && (!util || !period))
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, m, 1, util);
+    if (rc == NVML_SUCCESS)
+        *period = SAMPLING_PERIOD_US;
     return gs_leave(rc);
 }
 

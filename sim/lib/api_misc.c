@@ -8,7 +8,8 @@ static nvmlReturn_t enable_state(const char *fn, nvmlDevice_t device, int datace
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, fn, device);
-    if (rc == NVML_SUCCESS && !out) rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS && !out)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
     if (rc == NVML_SUCCESS) {
         int geforce = gs.sc->gpus[c.gpu].spec->p.brand == 5;
         *out = (geforce ? !datacenter_value : datacenter_value) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
@@ -17,16 +18,27 @@ static nvmlReturn_t enable_state(const char *fn, nvmlDevice_t device, int datace
 }
 
 /* Datacenter boards run persistence mode and no display; a GeForce the other way round. */
-nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, nvmlEnableState_t *m) { return enable_state(__func__, d, 1, m); }
-nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t d, nvmlEnableState_t *m) { return enable_state(__func__, d, 0, m); }
-nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t d, nvmlEnableState_t *m) { return enable_state(__func__, d, 0, m); }
+nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, nvmlEnableState_t *m)
+{
+    return enable_state(__func__, d, 1, m);
+}
+nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t d, nvmlEnableState_t *m)
+{
+    return enable_state(__func__, d, 0, m);
+}
+nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t d, nvmlEnableState_t *m)
+{
+    return enable_state(__func__, d, 0, m);
+}
 
 nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !mode) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) *mode = 0; /* NVML_COMPUTEMODE_DEFAULT */
+    if (rc == NVML_SUCCESS && !mode)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        *mode = 0; /* NVML_COMPUTEMODE_DEFAULT */
     return gs_leave(rc);
 }
 
@@ -41,19 +53,24 @@ static nvmlReturn_t cpu_affinity(const char *fn, nvmlDevice_t device, unsigned i
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, fn, device);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (!set || size == 0) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!set || size == 0)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     int nodes = 1;
     for (int g = 0; g < gs.sc->ngpus; g++) {
         gs_call other = {.gpu = g, .t = c.t};
-        if (gpu_numa_node(&other) + 1 > nodes) nodes = gpu_numa_node(&other) + 1;
+        if (gpu_numa_node(&other) + 1 > nodes)
+            nodes = gpu_numa_node(&other) + 1;
     }
     long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-    if (ncpu < 1) ncpu = 1;
+    if (ncpu < 1)
+        ncpu = 1;
     long node = gpu_numa_node(&c), first = node * ncpu / nodes, last = (node + 1) * ncpu / nodes;
     const unsigned bits = 8 * sizeof(unsigned long);
     memset(set, 0, size * sizeof *set);
-    for (long cpu = first; cpu < last && cpu < (long)(size * bits); cpu++) set[cpu / bits] |= 1UL << (cpu % bits);
+    for (long cpu = first; cpu < last && cpu < (long)(size * bits); cpu++)
+        set[cpu / bits] |= 1UL << (cpu % bits);
     return gs_leave(NVML_SUCCESS);
 }
 
@@ -73,12 +90,15 @@ nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int size,
     gs_call c;
     (void)scope;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (!set || size == 0) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!set || size == 0)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     const unsigned bits = 8 * sizeof(unsigned long);
     unsigned node = (unsigned)gpu_numa_node(&c);
     memset(set, 0, size * sizeof *set);
-    if (node < size * bits) set[node / bits] |= 1UL << (node % bits);
+    if (node < size * bits)
+        set[node / bits] |= 1UL << (node % bits);
     return gs_leave(NVML_SUCCESS);
 }
 

@@ -12,10 +12,14 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounte
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (counter == NVML_PCIE_UTIL_TX_BYTES) rc = gs_metric_u(&c, M_PCIE_TX, 1, value);
-    else if (counter == NVML_PCIE_UTIL_RX_BYTES) rc = gs_metric_u(&c, M_PCIE_RX, 1, value);
-    else rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (counter == NVML_PCIE_UTIL_TX_BYTES)
+        rc = gs_metric_u(&c, M_PCIE_TX, 1, value);
+    else if (counter == NVML_PCIE_UTIL_RX_BYTES)
+        rc = gs_metric_u(&c, M_PCIE_RX, 1, value);
+    else
+        rc = NVML_ERROR_INVALID_ARGUMENT;
     return gs_leave(rc);
 }
 
@@ -26,10 +30,14 @@ nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *speed)
     gs_call c;
     unsigned gen = 0, width = 0;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !speed) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_PCIE_GEN_CUR, 1, &gen);
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_PCIE_WIDTH_CUR, 1, &width);
-    if (rc == NVML_SUCCESS) *speed = per_lane[gen < 7 ? gen : 6] * width;
+    if (rc == NVML_SUCCESS && !speed)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_PCIE_GEN_CUR, 1, &gen);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_PCIE_WIDTH_CUR, 1, &width);
+    if (rc == NVML_SUCCESS)
+        *speed = per_lane[gen < 7 ? gen : 6] * width;
     return gs_leave(rc);
 }
 
@@ -38,9 +46,12 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *curren
     gs_call c;
     unsigned v = 0;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && (!current || !pending)) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_ECC_MODE, 1, &v);
-    if (rc == NVML_SUCCESS) *current = *pending = v ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    if (rc == NVML_SUCCESS && (!current || !pending))
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_ECC_MODE, 1, &v);
+    if (rc == NVML_SUCCESS)
+        *current = *pending = v ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
     return gs_leave(rc);
 }
 
@@ -49,8 +60,10 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorTyp
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if ((unsigned)type > 1 || (unsigned)counter > 1) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if ((unsigned)type > 1 || (unsigned)counter > 1)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     static const metric_id m[2][2] = {{M_ECC_SBE_VOL, M_ECC_SBE_AGG}, {M_ECC_DBE_VOL, M_ECC_DBE_AGG}};
     return gs_leave(gs_metric_ull(&c, m[type][counter], 1, count));
 }
@@ -60,11 +73,16 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corr, 
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && (!corr || !unc || !pending || !failure)) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_REMAP_COR, 1, corr);
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_REMAP_UNC, 1, unc);
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_REMAP_PENDING, 1, pending);
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_REMAP_FAILURE, 1, failure);
+    if (rc == NVML_SUCCESS && (!corr || !unc || !pending || !failure))
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_REMAP_COR, 1, corr);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_REMAP_UNC, 1, unc);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_REMAP_PENDING, 1, pending);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_REMAP_FAILURE, 1, failure);
     return gs_leave(rc);
 }
 
@@ -92,16 +110,19 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current, un
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && (!current || !pending)) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_MIG_MODE, 1, current);
-    if (rc == NVML_SUCCESS) *pending = *current;
+    if (rc == NVML_SUCCESS && (!current || !pending))
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_MIG_MODE, 1, current);
+    if (rc == NVML_SUCCESS)
+        *pending = *current;
     return gs_leave(rc);
 }
 
 /* A device function that checks its handle and then answers NOT_SUPPORTED. */
-#define NOT_SUPPORTED_BODY(device)                                       \
-    gs_call c;                                                           \
-    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);                \
+#define NOT_SUPPORTED_BODY(device)                        \
+    gs_call c;                                            \
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device); \
     return gs_leave(rc == NVML_SUCCESS ? NVML_ERROR_NOT_SUPPORTED : rc)
 
 nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
@@ -109,9 +130,12 @@ nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *c
     gs_call c;
     unsigned mode = 0;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !count) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_MIG_MODE, 1, &mode);
-    if (rc == NVML_SUCCESS) *count = 0;  /* no MIG devices are simulated */
+    if (rc == NVML_SUCCESS && !count)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_MIG_MODE, 1, &mode);
+    if (rc == NVML_SUCCESS)
+        *count = 0; /* no MIG devices are simulated */
     return gs_leave(rc);
 }
 
@@ -126,8 +150,10 @@ nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMi
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !isMig) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) *isMig = 0;
+    if (rc == NVML_SUCCESS && !isMig)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        *isMig = 0;
     return gs_leave(rc);
 }
 

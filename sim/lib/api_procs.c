@@ -14,23 +14,33 @@ static int list_procs(const gs_call *c, unsigned type_mask, sim_proc_sample *out
     sim_proc_sample all[MAX_PROCS];
     int n = sim_processes(gs.sc, c->gpu, c->t, all, MAX_PROCS), k = 0;
     for (int i = 0; i < n && i < MAX_PROCS; i++)
-        if (all[i].type & type_mask) out[k++] = all[i];
+        if (all[i].type & type_mask)
+            out[k++] = all[i];
     return k;
 }
 
 /* stride: 16 for the plain functions (pid, memory), 24 for _v2/_v3 (plus instance ids). */
-static nvmlReturn_t running(const char *fn, nvmlDevice_t device, unsigned type_mask, unsigned int *count,
-                            void *infos, size_t stride)
+static nvmlReturn_t running(const char *fn, nvmlDevice_t device, unsigned type_mask, unsigned int *count, void *infos,
+                            size_t stride)
 {
     gs_call c;
     sim_proc_sample ps[MAX_PROCS];
     nvmlReturn_t rc = gs_enter_dev(&c, fn, device);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (!count) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!count)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     unsigned n = (unsigned)list_procs(&c, type_mask, ps);
-    if (n == 0) { *count = 0; return gs_leave(NVML_SUCCESS); }
-    if (*count < n) { *count = n; return gs_leave(NVML_ERROR_INSUFFICIENT_SIZE); }
-    if (!infos) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (n == 0) {
+        *count = 0;
+        return gs_leave(NVML_SUCCESS);
+    }
+    if (*count < n) {
+        *count = n;
+        return gs_leave(NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    if (!infos)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     for (unsigned i = 0; i < n; i++) {
         unsigned char *rec = (unsigned char *)infos + i * stride;
         unsigned long long bytes = (unsigned long long)(ps[i].mem_mib * 1048576.0 + 0.5);
@@ -107,21 +117,31 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUti
     gs_call c;
     sim_proc_sample ps[MAX_PROCS];
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (!count) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!count)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     unsigned long long now = realtime_us();
     int n = list_procs(&c, C | G, ps), k = 0;
     for (int i = 0; i < n; i++) {
         const sim_proc_sample *p = &ps[i];
-        if (now <= lastSeen || (p->sm <= 0 && p->mem <= 0 && p->enc <= 0 && p->dec <= 0)) continue;
+        if (now <= lastSeen || (p->sm <= 0 && p->mem <= 0 && p->enc <= 0 && p->dec <= 0))
+            continue;
         ps[k++] = *p;
     }
-    if (k == 0) return gs_leave(NVML_ERROR_NOT_FOUND);
-    if (!samples || *count < (unsigned)k) { *count = (unsigned)k; return gs_leave(NVML_ERROR_INSUFFICIENT_SIZE); }
+    if (k == 0)
+        return gs_leave(NVML_ERROR_NOT_FOUND);
+    if (!samples || *count < (unsigned)k) {
+        *count = (unsigned)k;
+        return gs_leave(NVML_ERROR_INSUFFICIENT_SIZE);
+    }
     for (int i = 0; i < k; i++) {
-        samples[i] = (nvmlProcessUtilizationSample_t){
-            .pid = ps[i].pid, .timeStamp = now, .smUtil = (unsigned)ps[i].sm, .memUtil = (unsigned)ps[i].mem,
-            .encUtil = (unsigned)ps[i].enc, .decUtil = (unsigned)ps[i].dec};
+        samples[i] = (nvmlProcessUtilizationSample_t){.pid = ps[i].pid,
+                                                      .timeStamp = now,
+                                                      .smUtil = (unsigned)ps[i].sm,
+                                                      .memUtil = (unsigned)ps[i].mem,
+                                                      .encUtil = (unsigned)ps[i].enc,
+                                                      .decUtil = (unsigned)ps[i].dec};
     }
     *count = (unsigned)k;
     return gs_leave(NVML_SUCCESS);

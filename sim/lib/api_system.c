@@ -13,8 +13,10 @@ static double env_number(const char *name, double dflt)
 {
     const char *s = getenv(name);
     double v;
-    if (!s || !*s) return dflt;
-    if (parse_duration_text(s, &v) == 0) return v;
+    if (!s || !*s)
+        return dflt;
+    if (parse_duration_text(s, &v) == 0)
+        return v;
     fprintf(stderr, "gpusim: ignoring %s='%s' (expected a number of seconds >= 0)\n", name, s);
     return dflt;
 }
@@ -51,14 +53,25 @@ static nvmlReturn_t do_init(const char *fn)
     return gs_leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlInit(void) { return do_init(__func__); }
-nvmlReturn_t nvmlInit_v2(void) { return do_init(__func__); }
-nvmlReturn_t nvmlInitWithFlags(unsigned int flags) { (void)flags; return do_init(__func__); }
+nvmlReturn_t nvmlInit(void)
+{
+    return do_init(__func__);
+}
+nvmlReturn_t nvmlInit_v2(void)
+{
+    return do_init(__func__);
+}
+nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
+{
+    (void)flags;
+    return do_init(__func__);
+}
 
 nvmlReturn_t nvmlShutdown(void)
 {
     pthread_mutex_lock(&gs.mu);
-    if (gs.refcount == 0) return gs_leave(NVML_ERROR_UNINITIALIZED);
+    if (gs.refcount == 0)
+        return gs_leave(NVML_ERROR_UNINITIALIZED);
     if (--gs.refcount == 0) {
         scenario_free(gs.sc);
         gs.sc = NULL;
@@ -91,7 +104,8 @@ const char *nvmlErrorString(nvmlReturn_t result)
     case NVML_ERROR_IN_USE: return "In use by another client";
     case NVML_ERROR_MEMORY: return "Insufficient Memory";
     case NVML_ERROR_NO_DATA: return "No data";
-    case NVML_ERROR_VGPU_ECC_NOT_SUPPORTED: return "The requested vgpu operation is not available on target device, because ECC is enabled";
+    case NVML_ERROR_VGPU_ECC_NOT_SUPPORTED:
+        return "The requested vgpu operation is not available on target device, because ECC is enabled";
     case NVML_ERROR_INSUFFICIENT_RESOURCES: return "Ran out of critical resources, other than memory";
     case NVML_ERROR_FREQ_NOT_SUPPORTED: return "The requested frequency is not supported";
     case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "The provided version is invalid/unsupported";
@@ -109,7 +123,8 @@ nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc == NVML_SUCCESS) rc = gs_copy_string(gs.sc->driver_version, version, length);
+    if (rc == NVML_SUCCESS)
+        rc = gs_copy_string(gs.sc->driver_version, version, length);
     return gs_leave(rc);
 }
 
@@ -117,7 +132,8 @@ nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc == NVML_SUCCESS) rc = gs_copy_string(gs.sc->nvml_version, version, length);
+    if (rc == NVML_SUCCESS)
+        rc = gs_copy_string(gs.sc->nvml_version, version, length);
     return gs_leave(rc);
 }
 
@@ -125,13 +141,21 @@ static nvmlReturn_t cuda_version(const char *fn, int *v)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, fn);
-    if (rc == NVML_SUCCESS && !v) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) *v = gs.sc->cuda_version;
+    if (rc == NVML_SUCCESS && !v)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        *v = gs.sc->cuda_version;
     return gs_leave(rc);
 }
 
-nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v) { return cuda_version(__func__, v); }
-nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) { return cuda_version(__func__, v); }
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v)
+{
+    return cuda_version(__func__, v);
+}
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v)
+{
+    return cuda_version(__func__, v);
+}
 
 /* The scenario process with that pid (first found), or NULL. */
 static const sim_proc *find_proc(unsigned pid)
@@ -139,7 +163,8 @@ static const sim_proc *find_proc(unsigned pid)
     for (int g = 0; g < gs.sc->ngpus; g++) {
         const sim_gpu *gpu = &gs.sc->gpus[g];
         for (int i = 0; i < gpu->spec->nprocs; i++)
-            if (sim_proc_pid(&gpu->spec->procs[i], gpu->copy) == pid) return &gpu->spec->procs[i];
+            if (sim_proc_pid(&gpu->spec->procs[i], gpu->copy) == pid)
+                return &gpu->spec->procs[i];
     }
     return NULL;
 }
@@ -148,26 +173,35 @@ nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
-    if (!name || length == 0) return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!name || length == 0)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     const sim_proc *p = find_proc(pid);
-    if (!p) return gs_leave(NVML_ERROR_NOT_FOUND);
+    if (!p)
+        return gs_leave(NVML_ERROR_NOT_FOUND);
     /* NVML truncates a long name into the buffer rather than failing. */
     snprintf(name, length, "%s", p->name);
     return gs_leave(NVML_SUCCESS);
 }
 
-const char *gpusimVersion(void) { return GPUSIM_VERSION; }
+const char *gpusimVersion(void)
+{
+    return GPUSIM_VERSION;
+}
 
 nvmlReturn_t gpusimGetProcessOwner(unsigned int pid, char *user, unsigned int userLen, char *container,
                                    unsigned int containerLen)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
     const sim_proc *p = find_proc(pid);
-    if (!p) return gs_leave(NVML_ERROR_NOT_FOUND);
+    if (!p)
+        return gs_leave(NVML_ERROR_NOT_FOUND);
     rc = gs_copy_string(p->user, user, userLen);
-    if (rc == NVML_SUCCESS) rc = gs_copy_string(p->container, container, containerLen);
+    if (rc == NVML_SUCCESS)
+        rc = gs_copy_string(p->container, container, containerLen);
     return gs_leave(rc);
 }

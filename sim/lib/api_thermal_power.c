@@ -6,8 +6,10 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensor
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && sensor != NVML_TEMPERATURE_GPU) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_TEMP_GPU, 1, temp);
+    if (rc == NVML_SUCCESS && sensor != NVML_TEMPERATURE_GPU)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_TEMP_GPU, 1, temp);
     return gs_leave(rc);
 }
 
@@ -17,21 +19,28 @@ nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_v1_t
     gs_call c;
     unsigned int v = 0;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !t) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS && t->version != nvmlTemperature_v1) rc = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-    if (rc == NVML_SUCCESS && t->sensorType != NVML_TEMPERATURE_GPU) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_TEMP_GPU, 1, &v);
-    if (rc == NVML_SUCCESS) t->temperature = (int)v;
+    if (rc == NVML_SUCCESS && !t)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS && t->version != nvmlTemperature_v1)
+        rc = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (rc == NVML_SUCCESS && t->sensorType != NVML_TEMPERATURE_GPU)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_TEMP_GPU, 1, &v);
+    if (rc == NVML_SUCCESS)
+        t->temperature = (int)v;
     return gs_leave(rc);
 }
 #endif
 
-nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t type, unsigned int *temp)
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t type,
+                                               unsigned int *temp)
 {
     gs_call c;
     metric_id m;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc != NVML_SUCCESS) return gs_leave(rc);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
     switch (type) {
     case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN: m = M_TEMP_SHUTDOWN; break;
     case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN: m = M_TEMP_SLOWDOWN; break;
@@ -48,8 +57,10 @@ nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, uns
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_FAN_SPEED, 1, speed);
-    if (rc == NVML_SUCCESS && fan > 0) rc = NVML_ERROR_INVALID_ARGUMENT; /* one fan */
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_FAN_SPEED, 1, speed);
+    if (rc == NVML_SUCCESS && fan > 0)
+        rc = NVML_ERROR_INVALID_ARGUMENT; /* one fan */
     return gs_leave(rc);
 }
 
@@ -58,9 +69,12 @@ nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *n)
     gs_call c;
     double v;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !n) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric(&c, M_FAN_SPEED, &v);
-    if (rc == NVML_SUCCESS) *n = 1;
+    if (rc == NVML_SUCCESS && !n)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric(&c, M_FAN_SPEED, &v);
+    if (rc == NVML_SUCCESS)
+        *n = 1;
     return gs_leave(rc);
 }
 
@@ -74,9 +88,12 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, u
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && (!minLimit || !maxLimit)) rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_POWER_MIN_LIMIT, 1000.0, minLimit);
-    if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, M_POWER_MAX_LIMIT, 1000.0, maxLimit);
+    if (rc == NVML_SUCCESS && (!minLimit || !maxLimit))
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_POWER_MIN_LIMIT, 1000.0, minLimit);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_POWER_MAX_LIMIT, 1000.0, maxLimit);
     return gs_leave(rc);
 }
 
@@ -84,7 +101,8 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS) rc = gs_metric_ull(&c, M_ENERGY, 1, energy);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_ull(&c, M_ENERGY, 1, energy);
     return gs_leave(rc);
 }
 

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEV_MAGIC 0x67707573u  /* "gpus" */
+#define DEV_MAGIC 0x67707573u /* "gpus" */
 
 gs_state gs = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -28,16 +28,20 @@ double gs_now(void)
 int gs_dev_index(nvmlDevice_t dev)
 {
     uintptr_t p = (uintptr_t)dev, base = (uintptr_t)&gs.devs[0];
-    if (!gs.sc || p < base || p >= (uintptr_t)&gs.devs[gs.sc->ngpus]) return -1;
-    if ((p - base) % sizeof gs.devs[0]) return -1;
+    if (!gs.sc || p < base || p >= (uintptr_t)&gs.devs[gs.sc->ngpus])
+        return -1;
+    if ((p - base) % sizeof gs.devs[0])
+        return -1;
     const struct nvmlDevice_st *d = dev;
     return d->magic == DEV_MAGIC ? d->index : -1;
 }
 
 static int fault_applies(const sim_fault *f, const char *fn, int gpu, double t)
 {
-    if (strcmp(f->function, fn) != 0) return 0;
-    if (f->gpu >= 0 && f->gpu != gpu) return 0;
+    if (strcmp(f->function, fn) != 0)
+        return 0;
+    if (f->gpu >= 0 && f->gpu != gpu)
+        return 0;
     return t >= f->from && t < f->to;
 }
 
@@ -49,21 +53,26 @@ nvmlReturn_t gs_apply_faults(const char *fn, int gpu, double t)
     nvmlReturn_t rc = NVML_SUCCESS;
     for (int i = 0; i < gs.sc->nfaults; i++) {
         sim_fault *f = &gs.sc->faults[i];
-        if (f->kind == FAULT_MISSING && strcmp(f->function, fn) == 0) return NVML_ERROR_FUNCTION_NOT_FOUND;
-        if (f->kind == FAULT_LOST || !fault_applies(f, fn, gpu, t)) continue;
+        if (f->kind == FAULT_MISSING && strcmp(f->function, fn) == 0)
+            return NVML_ERROR_FUNCTION_NOT_FOUND;
+        if (f->kind == FAULT_LOST || !fault_applies(f, fn, gpu, t))
+            continue;
         if (f->kind == FAULT_DELAY) {
             delay_ms += f->delay_ms;
         } else if (f->kind == FAULT_ERROR) {
             f->calls++;
-            if ((f->every <= 1 || f->calls % f->every == 0) && rc == NVML_SUCCESS) rc = (nvmlReturn_t)f->error;
+            if ((f->every <= 1 || f->calls % f->every == 0) && rc == NVML_SUCCESS)
+                rc = (nvmlReturn_t)f->error;
         }
     }
     if (delay_ms) {
         pthread_mutex_unlock(&gs.mu);
         struct timespec ts = {.tv_sec = delay_ms / 1000, .tv_nsec = (long)(delay_ms % 1000) * 1000000L};
-        while (nanosleep(&ts, &ts) != 0) {}
+        while (nanosleep(&ts, &ts) != 0) {
+        }
         pthread_mutex_lock(&gs.mu);
-        if (!gs.sc) return NVML_ERROR_UNINITIALIZED;  /* shut down while we slept */
+        if (!gs.sc)
+            return NVML_ERROR_UNINITIALIZED; /* shut down while we slept */
     }
     return rc;
 }
@@ -72,10 +81,12 @@ nvmlReturn_t gs_enter(gs_call *c, const char *fn)
 {
     pthread_mutex_lock(&gs.mu);
     c->gpu = -1;
-    if (gs.refcount == 0 || !gs.sc) return NVML_ERROR_UNINITIALIZED;
+    if (gs.refcount == 0 || !gs.sc)
+        return NVML_ERROR_UNINITIALIZED;
     c->t = gs_now();
     nvmlReturn_t rc = gs_apply_faults(fn, -1, c->t);
-    if (rc == NVML_SUCCESS) c->t = gs_now(); /* after any delay */
+    if (rc == NVML_SUCCESS)
+        c->t = gs_now(); /* after any delay */
     return rc;
 }
 
@@ -83,18 +94,23 @@ nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev)
 {
     pthread_mutex_lock(&gs.mu);
     c->gpu = -1;
-    if (gs.refcount == 0 || !gs.sc) return NVML_ERROR_UNINITIALIZED;
+    if (gs.refcount == 0 || !gs.sc)
+        return NVML_ERROR_UNINITIALIZED;
     int idx = gs_dev_index(dev);
-    if (idx < 0) return NVML_ERROR_INVALID_ARGUMENT;
+    if (idx < 0)
+        return NVML_ERROR_INVALID_ARGUMENT;
     c->gpu = idx;
     c->t = gs_now();
     /* a GPU off the bus answers nothing else, injected errors included */
-    if (sim_lost(gs.sc, idx, c->t)) return NVML_ERROR_GPU_IS_LOST;
+    if (sim_lost(gs.sc, idx, c->t))
+        return NVML_ERROR_GPU_IS_LOST;
     nvmlReturn_t rc = gs_apply_faults(fn, idx, c->t);
-    if (rc != NVML_SUCCESS) return rc;
+    if (rc != NVML_SUCCESS)
+        return rc;
     /* a delayed call answers for the time it returns at (the library may have been shut
      * down and started again meanwhile) */
-    if (idx >= gs.sc->ngpus) return NVML_ERROR_INVALID_ARGUMENT;
+    if (idx >= gs.sc->ngpus)
+        return NVML_ERROR_INVALID_ARGUMENT;
     c->t = gs_now();
     return sim_lost(gs.sc, idx, c->t) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS;
 }
@@ -107,7 +123,8 @@ nvmlReturn_t gs_leave(nvmlReturn_t rc)
 
 void gs_init_devices(void)
 {
-    for (int i = 0; i < SIM_MAX_GPUS; i++) gs.devs[i] = (struct nvmlDevice_st){.magic = DEV_MAGIC, .index = i};
+    for (int i = 0; i < SIM_MAX_GPUS; i++)
+        gs.devs[i] = (struct nvmlDevice_st){.magic = DEV_MAGIC, .index = i};
     gs.mono_at_init = mono_seconds();
     gs.generation++;
 }
@@ -120,26 +137,32 @@ nvmlReturn_t gs_metric(const gs_call *c, metric_id m, double *out)
 nvmlReturn_t gs_metric_u(const gs_call *c, metric_id m, double scale, unsigned int *out)
 {
     double v;
-    if (!out) return NVML_ERROR_INVALID_ARGUMENT;
+    if (!out)
+        return NVML_ERROR_INVALID_ARGUMENT;
     nvmlReturn_t rc = gs_metric(c, m, &v);
-    if (rc == NVML_SUCCESS) *out = (unsigned int)llround(fmin(v * scale, 4294967295.0));
+    if (rc == NVML_SUCCESS)
+        *out = (unsigned int)llround(fmin(v * scale, 4294967295.0));
     return rc;
 }
 
 nvmlReturn_t gs_metric_ull(const gs_call *c, metric_id m, double scale, unsigned long long *out)
 {
     double v;
-    if (!out) return NVML_ERROR_INVALID_ARGUMENT;
+    if (!out)
+        return NVML_ERROR_INVALID_ARGUMENT;
     nvmlReturn_t rc = gs_metric(c, m, &v);
-    if (rc == NVML_SUCCESS) *out = (unsigned long long)llround(v * scale);
+    if (rc == NVML_SUCCESS)
+        *out = (unsigned long long)llround(v * scale);
     return rc;
 }
 
 nvmlReturn_t gs_copy_string(const char *s, char *buf, unsigned int len)
 {
-    if (!buf) return NVML_ERROR_INVALID_ARGUMENT;
+    if (!buf)
+        return NVML_ERROR_INVALID_ARGUMENT;
     size_t n = strlen(s);
-    if (len < n + 1) return NVML_ERROR_INSUFFICIENT_SIZE;
+    if (len < n + 1)
+        return NVML_ERROR_INSUFFICIENT_SIZE;
     memcpy(buf, s, n + 1);
     return NVML_SUCCESS;
 }

@@ -11,15 +11,18 @@
 
 #define GS_EXPORT __attribute__((visibility("default")))
 
-struct nvmlDevice_st { unsigned magic; int index; };
+struct nvmlDevice_st {
+    unsigned magic;
+    int index;
+};
 
 typedef struct gs_state {
     pthread_mutex_t mu;
     int refcount;
     scenario *sc;
-    unsigned generation;   /* bumped at each scenario load: objects from an earlier one are stale */
-    double mono_at_init;   /* CLOCK_MONOTONIC seconds at the first nvmlInit */
-    double speed, t0;      /* GPUSIM_SPEED, GPUSIM_T0 */
+    unsigned generation; /* bumped at each scenario load: objects from an earlier one are stale */
+    double mono_at_init; /* CLOCK_MONOTONIC seconds at the first nvmlInit */
+    double speed, t0;    /* GPUSIM_SPEED, GPUSIM_T0 */
     struct nvmlDevice_st devs[SIM_MAX_GPUS];
 } gs_state;
 
@@ -58,13 +61,14 @@ nvmlReturn_t gs_metric_ull(const gs_call *c, metric_id m, double scale, unsigned
 nvmlReturn_t gs_copy_string(const char *s, char *buf, unsigned int len);
 
 /* Defines an exported getter `fn(device, unsigned int *out)` returning metric m x scale. */
-#define GS_METRIC_GETTER(fn, m, scale)                                    \
-    nvmlReturn_t fn(nvmlDevice_t device, unsigned int *out)               \
-    {                                                                     \
-        gs_call c;                                                        \
-        nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);             \
-        if (rc == NVML_SUCCESS) rc = gs_metric_u(&c, (m), (scale), out);  \
-        return gs_leave(rc);                                              \
+#define GS_METRIC_GETTER(fn, m, scale)                        \
+    nvmlReturn_t fn(nvmlDevice_t device, unsigned int *out)   \
+    {                                                         \
+        gs_call c;                                            \
+        nvmlReturn_t rc = gs_enter_dev(&c, __func__, device); \
+        if (rc == NVML_SUCCESS)                               \
+            rc = gs_metric_u(&c, (m), (scale), out);          \
+        return gs_leave(rc);                                  \
     }
 
 #endif

@@ -3,7 +3,10 @@
 #include <stddef.h>
 #include <strings.h>
 
-static int is_space(char c) { return c == ' ' || c == '\t'; }
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
 
 /* The q-value of one parameter list ("; q=0.5; x=y"), as 1 (above 0) or 0; 1 when absent. A value
  * with no digit is ignored; otherwise it is zero exactly when every digit is 0 ("0", "0.000"). */
@@ -34,7 +37,7 @@ int accept_gzip(const char *header)
 {
     if (!header)
         return 0;
-    int gzip = -1, star = -1;   /* -1: not listed; else its q as 0 / 1 */
+    int gzip = -1, star = -1; /* -1: not listed; else its q as 0 / 1 */
     const char *p = header;
     while (*p) {
         const char *end = p;
@@ -48,7 +51,7 @@ int accept_gzip(const char *header)
         size_t n = (size_t)(p - name);
         int q = q_of(p, end);
         if ((n == 4 && strncasecmp(name, "gzip", 4) == 0) || (n == 6 && strncasecmp(name, "x-gzip", 6) == 0))
-            gzip = gzip == 0 ? 0 : q;   /* an explicit refusal wins */
+            gzip = gzip == 0 ? 0 : q; /* an explicit refusal wins */
         else if (n == 1 && *name == '*')
             star = q;
         p = *end ? end + 1 : end;

@@ -97,8 +97,8 @@ void agent_reload(agent *a, gw_config *cfg)
             a->hooks[h].on_reload(a->hooks[h].ctx, cfg);
     config_free(old);
     free(old);
-    gw_log(GW_LOG_INFO, "configuration reloaded", "interval=%g series=%d metrics=%d users=%d",
-           cfg->interval, cfg->series, cfg->nmetrics, cfg->nusers);
+    gw_log(GW_LOG_INFO, "configuration reloaded", "interval=%g series=%d metrics=%d users=%d", cfg->interval,
+           cfg->series, cfg->nmetrics, cfg->nusers);
 }
 
 void agent_stop(agent *a)

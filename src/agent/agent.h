@@ -27,13 +27,13 @@ typedef struct agent_request {
 } agent_request;
 
 typedef struct agent_response {
-    int status;                 /* HTTP status, 200 by default */
-    const char *content_type;   /* default "application/json" */
-    gw_buf body;                /* already initialised; the agent frees it */
+    int status;               /* HTTP status, 200 by default */
+    const char *content_type; /* default "application/json" */
+    gw_buf body;              /* already initialised; the agent frees it */
 } agent_response;
 
 typedef struct agent_hooks {
-    const char *name;           /* for logs */
+    const char *name; /* for logs */
     void *ctx;
     /* Sampler thread: a new sample of one GPU (also pushed to the ring), and the GPU's state. */
     void (*on_sample)(void *ctx, int gpu, const gw_gpu *g, const gpu_sample *s);
@@ -56,12 +56,12 @@ typedef struct agent_hooks {
 } agent_hooks;
 
 #define AGENT_MAX_HOOKS 8
-#define AGENT_MAX_PROCS 512     /* per GPU, per read */
+#define AGENT_MAX_PROCS 512 /* per GPU, per read */
 #define AGENT_MAX_ERRORS 64
 
-typedef struct agent_cli {       /* command-line overrides, re-applied after each reload */
+typedef struct agent_cli { /* command-line overrides, re-applied after each reload */
     const char *listen;
-    double interval;             /* 0: from the config */
+    double interval; /* 0: from the config */
     int log_level_set;
     gw_log_level log_level;
 } agent_cli;
@@ -73,33 +73,33 @@ typedef struct agent {
     /* configuration (cfg is replaced on reload; readers hold cfg_lock) */
     pthread_rwlock_t cfg_lock;
     gw_config *cfg;
-    expo_options expo;           /* resolved from cfg */
+    expo_options expo; /* resolved from cfg */
     uint64_t cfg_gen;
     agent_cli cli;
     char hostname[256];
 
     /* sampling (sampler thread writes, others read under state_lock) */
     sampler s;
-    ring *ring;                  /* NULL until the backend is open */
+    ring *ring; /* NULL until the backend is open */
     pthread_mutex_t state_lock;
     int backend_up;
     char backend_error[256];
     char driver_version[80];
     int ngpus;
-    gpu_info *info;              /* copies of the sampler's, per GPU */
+    gpu_info *info; /* copies of the sampler's, per GPU */
     int *have_info;
-    gpu_proc **procs;            /* latest processes, per GPU */
+    gpu_proc **procs; /* latest processes, per GPU */
     int *nprocs;
     agent_error_count errors[AGENT_MAX_ERRORS];
     int nerrors;
     double sampling_duration_s;
-    double interval_s;           /* in effect */
-    uint64_t round_gen;          /* +1 after every round */
+    double interval_s;  /* in effect */
+    uint64_t round_gen; /* +1 after every round */
 
     pthread_t sampler_thread;
     int sampler_running;
     int stopping;
-    pthread_cond_t wake;         /* CLOCK_MONOTONIC; signalled to stop or on a new interval */
+    pthread_cond_t wake; /* CLOCK_MONOTONIC; signalled to stop or on a new interval */
 
     http_server *http;
     page_cache *page;
@@ -112,10 +112,10 @@ int agent_add_hooks(agent *a, const agent_hooks *h);
 
 /* Lifecycle (cmd_agent.c drives these). cfg is owned by the agent from here on. */
 int agent_init(agent *a, gw_config *cfg, const agent_cli *cli);
-int agent_start(agent *a, char *err, size_t errlen);    /* sampler thread + HTTP server */
+int agent_start(agent *a, char *err, size_t errlen); /* sampler thread + HTTP server */
 /* Applies a newly loaded config (SIGHUP): interval, exporter, log level, auth, hooks' sections. */
 void agent_reload(agent *a, gw_config *cfg);
-void agent_stop(agent *a);                               /* joins threads, frees everything */
+void agent_stop(agent *a); /* joins threads, frees everything */
 
 /* The interval in effect (seconds). */
 double agent_interval(agent *a);

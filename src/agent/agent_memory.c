@@ -7,7 +7,7 @@
  * is in use. Elsewhere (not glibc) these are no-ops. */
 #include "agent_memory.h"
 #include <stdatomic.h>
-#include <stdlib.h>   /* defines __GLIBC__ */
+#include <stdlib.h> /* defines __GLIBC__ */
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -15,8 +15,8 @@
 #define THRESHOLD (128 * 1024)
 
 static atomic_ulong requests;
-static unsigned long seen_requests;   /* sampler thread only */
-static int burst_open;                /* sampler thread only */
+static unsigned long seen_requests; /* sampler thread only */
+static int burst_open;              /* sampler thread only */
 
 void agent_memory_setup(void)
 {

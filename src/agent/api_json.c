@@ -39,10 +39,8 @@ static cJSON *typed_value(const gpu_sample *s, metric_id id)
     switch (catalog_get(id)->fmt) {
     case MF_ACTIVE:
     case MF_ENABLED:
-    case MF_YESNO:
-        return cJSON_CreateBool(v != 0);
-    default:
-        return cJSON_CreateNumber(v);
+    case MF_YESNO: return cJSON_CreateBool(v != 0);
+    default: return cJSON_CreateNumber(v);
     }
 }
 
@@ -129,9 +127,12 @@ void api_processes(agent *a, const agent_request *req, agent_response *resp)
         cJSON_AddNumberToObject(o, "gpu", p->gpu);
         cJSON_AddNumberToObject(o, "pid", p->pid);
         char type[8] = "";
-        if (p->type & PROC_COMPUTE) strcat(type, "C");
-        if (p->type & PROC_GRAPHICS) strcat(type, *type ? "+G" : "G");
-        if (p->type & PROC_MPS) strcat(type, "M");
+        if (p->type & PROC_COMPUTE)
+            strcat(type, "C");
+        if (p->type & PROC_GRAPHICS)
+            strcat(type, *type ? "+G" : "G");
+        if (p->type & PROC_MPS)
+            strcat(type, "M");
         cJSON_AddStringToObject(o, "type", type);
         cJSON_AddStringToObject(o, "name", p->name);
         cJSON_AddStringToObject(o, "command", p->cmdline);
@@ -287,12 +288,15 @@ void api_index(agent *a, const agent_request *req, agent_response *resp)
     buf_puts(b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpuwatch agent</title></head><body>\n"
                 "<h1>gpuwatch agent on ");
     html_text(b, a->hostname);
-    buf_puts(b, "</h1>\n<ul>\n"
-                "<li><a href=\"/metrics\">/metrics</a> Prometheus metrics (dcgm-exporter compatible and gpuwatch_)</li>\n"
-                "<li><a href=\"/api/v1/gpus\">/api/v1/gpus</a> GPUs with their latest sample</li>\n"
-                "<li><a href=\"/api/v1/processes\">/api/v1/processes</a> processes on the GPUs</li>\n"
-                "<li><a href=\"/api/v1/samples?metric=utilization.gpu&amp;since=5m\">/api/v1/samples?gpu=&amp;metric=&amp;since=</a> recent samples</li>\n"
-                "<li><a href=\"/healthz\">/healthz</a> health</li>\n</ul>\n");
+    buf_puts(b,
+             "</h1>\n<ul>\n"
+             "<li><a href=\"/metrics\">/metrics</a> Prometheus metrics (dcgm-exporter compatible and gpuwatch_)</li>\n"
+             "<li><a href=\"/api/v1/gpus\">/api/v1/gpus</a> GPUs with their latest sample</li>\n"
+             "<li><a href=\"/api/v1/processes\">/api/v1/processes</a> processes on the GPUs</li>\n"
+             "<li><a "
+             "href=\"/api/v1/samples?metric=utilization.gpu&amp;since=5m\">/api/v1/"
+             "samples?gpu=&amp;metric=&amp;since=</a> recent samples</li>\n"
+             "<li><a href=\"/healthz\">/healthz</a> health</li>\n</ul>\n");
     if (!s.backend_up) {
         buf_puts(b, "<p>Backend down: ");
         html_text(b, s.backend_error);

@@ -83,11 +83,16 @@ int auth_enabled(auth *a)
 
 static int b64_value(char c)
 {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
     return -1;
 }
 
@@ -185,7 +190,7 @@ auth_verdict auth_check_fast(auth *a, const char *header, auth_cred *cred)
     for (int i = 0; cred->known && i < CACHE_SLOTS; i++) {
         cache_slot *s = &a->cache[i];
         if (s->expires_us > now && same(s->user, cred->user) && same(s->pass, cred->pass)) {
-            s->expires_us = now + CACHE_TTL_US;   /* a client that keeps scraping stays cached */
+            s->expires_us = now + CACHE_TTL_US; /* a client that keeps scraping stays cached */
             v = AUTH_ALLOW;
         }
     }
@@ -225,13 +230,9 @@ int auth_check(auth *a, const char *header)
 {
     auth_cred cred;
     switch (auth_check_fast(a, header, &cred)) {
-    case AUTH_ALLOW:
-        return 1;
-    case AUTH_DENY:
-        explicit_bzero(&cred, sizeof cred);
-        return 0;
-    default:
-        return auth_check_slow(a, &cred);
+    case AUTH_ALLOW: return 1;
+    case AUTH_DENY: explicit_bzero(&cred, sizeof cred); return 0;
+    default: return auth_check_slow(a, &cred);
     }
 }
 

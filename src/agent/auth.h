@@ -24,7 +24,7 @@ int auth_check(auth *a, const char *authorization_header);
 typedef struct {
     char user[AUTH_MAX_CRED];
     char pass[AUTH_MAX_CRED];
-    char hash[128];        /* the user's hash, or a dummy one for an unknown user (same timing) */
+    char hash[128]; /* the user's hash, or a dummy one for an unknown user (same timing) */
     int known;
 } auth_cred;
 typedef enum { AUTH_DENY, AUTH_ALLOW, AUTH_VERIFY } auth_verdict;

@@ -91,7 +91,7 @@ static int parse_args(int argc, char **argv, options *o, int *exit_code)
         } else if (!strcmp(arg, "--port-file")) {
             o->port_file = val;
         } else if (!strcmp(arg, "--db")) {
-            setenv("GPUWATCH_HISTORY_DB", val, 1);   /* read by the history plugin, over history.path */
+            setenv("GPUWATCH_HISTORY_DB", val, 1); /* read by the history plugin, over history.path */
         } else if (!strcmp(arg, "--interval")) {
             if (gw_parse_duration(val, &o->cli.interval) != 0 || o->cli.interval < 0.1) {
                 fprintf(stderr, "gpuwatch agent: --interval '%s': a duration of at least 100ms\n", val);
@@ -191,7 +191,8 @@ int cmd_agent(int argc, char **argv)
         rc = 1;
     }
     if (rc == 0) {
-        gw_log(GW_LOG_INFO, "agent started", "config=%s interval=%g pid=%d", o.config, agent_interval(a), (int)getpid());
+        gw_log(GW_LOG_INFO, "agent started", "config=%s interval=%g pid=%d", o.config, agent_interval(a),
+               (int)getpid());
         for (;;) {
             int sig = 0;
             if (sigwait(&set, &sig) != 0)

@@ -8,9 +8,10 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gpuwatch config check [FILE]\n"
-               "  Checks an agent configuration file (default %s).\n"
-               "  Prints every error as FILE:LINE:COL: message and exits 1, or prints FILE: OK.\n",
+    fprintf(f,
+            "usage: gpuwatch config check [FILE]\n"
+            "  Checks an agent configuration file (default %s).\n"
+            "  Prints every error as FILE:LINE:COL: message and exits 1, or prints FILE: OK.\n",
             GW_DEFAULT_CONFIG);
 }
 

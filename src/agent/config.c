@@ -216,8 +216,14 @@ int config_get_bool(gw_config *c, const char *path, int def, int *out)
     const char *s = scalar(c, n, path);
     if (!s)
         return -1;
-    if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on")) { *out = 1; return 0; }
-    if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off")) { *out = 0; return 0; }
+    if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on")) {
+        *out = 1;
+        return 0;
+    }
+    if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off")) {
+        *out = 0;
+        return 0;
+    }
     config_error(c, n, "%s: '%s' is not true or false", path, s);
     return -1;
 }
@@ -269,10 +275,14 @@ static void parse_exporter(gw_config *c, const yaml_node_t *n)
     yaml_node_t *v;
     if ((v = map_get(c, n, "series", 6)) && !is_null(v)) {
         const char *s = scalar(c, v, "exporter.series");
-        if (s && !strcmp(s, "dcgm")) c->series = EXPO_DCGM;
-        else if (s && !strcmp(s, "native")) c->series = EXPO_NATIVE;
-        else if (s && !strcmp(s, "both")) c->series = EXPO_DCGM | EXPO_NATIVE;
-        else if (s) config_error(c, v, "exporter.series: '%s' is not one of dcgm, native, both", s);
+        if (s && !strcmp(s, "dcgm"))
+            c->series = EXPO_DCGM;
+        else if (s && !strcmp(s, "native"))
+            c->series = EXPO_NATIVE;
+        else if (s && !strcmp(s, "both"))
+            c->series = EXPO_DCGM | EXPO_NATIVE;
+        else if (s)
+            config_error(c, v, "exporter.series: '%s' is not one of dcgm, native, both", s);
     }
     if ((v = map_get(c, n, "metrics", 7)) && !is_null(v)) {
         if (v->type != YAML_SEQUENCE_NODE) {
@@ -286,13 +296,17 @@ static void parse_exporter(gw_config *c, const yaml_node_t *n)
                 if (!name)
                     continue;
                 if (expo_enable(&probe, name) != 0) {
-                    config_error(c, m, "exporter.metrics: unknown metric '%s' (a catalog field, DCGM_FI_ or gpuwatch_ name)", name);
+                    config_error(c, m,
+                                 "exporter.metrics: unknown metric '%s' (a catalog field, DCGM_FI_ or gpuwatch_ name)",
+                                 name);
                     continue;
                 }
                 char **nm = realloc(c->metrics, (size_t)(c->nmetrics + 1) * sizeof *nm);
                 int *nl = realloc(c->metric_lines, (size_t)(c->nmetrics + 1) * sizeof *nl);
-                if (nm) c->metrics = nm;
-                if (nl) c->metric_lines = nl;
+                if (nm)
+                    c->metrics = nm;
+                if (nl)
+                    c->metric_lines = nl;
                 if (!nm || !nl)
                     continue;
                 c->metrics[c->nmetrics] = strdup(name);
@@ -344,7 +358,10 @@ static void parse_users(gw_config *c, const yaml_node_t *n)
         if (!*name || strchr(name, ':'))
             config_error(c, v, "basic_auth_users: user name '%s' is empty or has a ':'", name);
         else if (strncmp(hash, "$2a$", 4) && strncmp(hash, "$2b$", 4) && strncmp(hash, "$2y$", 4))
-            config_error(c, v, "basic_auth_users.%s: not a bcrypt hash ($2y$...); make one with 'gpuwatch agent --hash-password'", name);
+            config_error(
+                c, v,
+                "basic_auth_users.%s: not a bcrypt hash ($2y$...); make one with 'gpuwatch agent --hash-password'",
+                name);
         else {
             c->users[c->nusers].name = strdup(name);
             c->users[c->nusers++].hash = strdup(hash);
@@ -354,8 +371,8 @@ static void parse_users(gw_config *c, const yaml_node_t *n)
 
 static void parse_root(gw_config *c, yaml_node_t *root)
 {
-    static const char *const keys[] = {"listen", "interval", "ring_duration", "exporter", "tls",
-                                       "basic_auth_users", "log", "history", "alerts", NULL};
+    static const char *const keys[] = {"listen",           "interval", "ring_duration", "exporter", "tls",
+                                       "basic_auth_users", "log",      "history",       "alerts",   NULL};
     if (!root || is_null(root))
         return;
     if (root->type != YAML_MAPPING_NODE) {
@@ -468,8 +485,10 @@ int config_load_web_config(gw_config *c, const char *path)
     for (int i = 0; i < w.nerrors; i++) {
         char **p = realloc(c->errors, (size_t)(c->nerrors + 1) * sizeof *p);
         long *q = realloc(c->error_pos, (size_t)(c->nerrors + 1) * sizeof *q);
-        if (p) c->errors = p;
-        if (q) c->error_pos = q;
+        if (p)
+            c->errors = p;
+        if (q)
+            c->error_pos = q;
         if (!p || !q)
             break;
         c->errors[c->nerrors] = w.errors[i];

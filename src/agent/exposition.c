@@ -19,8 +19,14 @@ void expo_options_default(expo_options *o)
 int expo_enable(expo_options *o, const char *name)
 {
     o->filter = 1;
-    if (strcmp(name, PROC_MEMORY) == 0) { o->proc_memory = 1; return 0; }
-    if (strcmp(name, PROC_SM) == 0) { o->proc_sm = 1; return 0; }
+    if (strcmp(name, PROC_MEMORY) == 0) {
+        o->proc_memory = 1;
+        return 0;
+    }
+    if (strcmp(name, PROC_SM) == 0) {
+        o->proc_sm = 1;
+        return 0;
+    }
     const metric_def *d = catalog_find(name);
     if (d) {
         mset_add(&o->enabled, d->id);
@@ -136,7 +142,8 @@ static void write_info(gw_buf *out, const agent_snapshot *s, const gpu_labels *l
         expo_sample(out, "gpuwatch_gpu_info", lab.data, 1);
     }
     buf_release(&lab);
-    expo_family(out, "gpuwatch_gpu_lost", "1 when the GPU has fallen off the bus or stopped answering; it then has no value series.", "gauge");
+    expo_family(out, "gpuwatch_gpu_lost",
+                "1 when the GPU has fallen off the bus or stopped answering; it then has no value series.", "gauge");
     for (int i = 0; i < s->ngpus; i++)
         expo_sample(out, "gpuwatch_gpu_lost", l[i].native.data, s->gpus[i].lost ? 1 : 0);
 }
@@ -152,8 +159,10 @@ static void write_processes(gw_buf *out, const agent_snapshot *s, const expo_opt
         if (sm ? !p->has_sm : !p->has_mem)
             continue;
         if (!header) {
-            expo_family(out, name, sm ? "Share of the GPU's SM time used by the process (0-1)."
-                                      : "GPU memory used by the process, in bytes.", "gauge");
+            expo_family(out, name,
+                        sm ? "Share of the GPU's SM time used by the process (0-1)."
+                           : "GPU memory used by the process, in bytes.",
+                        "gauge");
             header = 1;
         }
         char gpu[16], pid[16];
@@ -200,7 +209,9 @@ void expo_write_gpus(gw_buf *out, const agent_snapshot *s, const expo_options *o
     } else {
         /* gpuwatch_gpu_lost is the one native series a lost GPU keeps, whatever the series mode. */
         if (s->ngpus) {
-            expo_family(out, "gpuwatch_gpu_lost", "1 when the GPU has fallen off the bus or stopped answering; it then has no value series.", "gauge");
+            expo_family(out, "gpuwatch_gpu_lost",
+                        "1 when the GPU has fallen off the bus or stopped answering; it then has no value series.",
+                        "gauge");
             for (int i = 0; i < s->ngpus; i++)
                 expo_sample(out, "gpuwatch_gpu_lost", l[i].native.data, s->gpus[i].lost ? 1 : 0);
         }
@@ -227,7 +238,8 @@ void expo_write_round_health(gw_buf *out, const agent_snapshot *s)
     }
     buf_release(&l);
     if (s->backend_up) {
-        expo_family(out, "gpuwatch_sampling_duration_seconds", "Time the last sampling round of every GPU took.", "gauge");
+        expo_family(out, "gpuwatch_sampling_duration_seconds", "Time the last sampling round of every GPU took.",
+                    "gauge");
         expo_sample(out, "gpuwatch_sampling_duration_seconds", "", s->sampling_duration_s);
         expo_family(out, "gpuwatch_ring_bytes", "Memory the in-memory ring of recent samples holds.", "gauge");
         expo_sample(out, "gpuwatch_ring_bytes", "", (double)s->ring_bytes);

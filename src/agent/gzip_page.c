@@ -5,15 +5,15 @@
 #include <sys/mman.h>
 #include <zlib.h>
 
-#define LEVEL 1                  /* fastest: the page is rebuilt every sampling round */
-#define STORED_MAX 65535u        /* the most bytes one stored block holds */
+#define LEVEL 1           /* fastest: the page is rebuilt every sampling round */
+#define STORED_MAX 65535u /* the most bytes one stored block holds */
 
 /* RFC 1952 header: magic, CM=deflate, no flags, no mtime, XFL=4 (fastest), OS=3 (Unix). */
 static const unsigned char gzip_magic_header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3};
 
 /* deflate's state (~256 KB in 64 KB pieces) lives only while a page is compressed: mapped and
  * unmapped whole, so that it never stays behind in the heap as resident free memory. */
-#define MAP_HEAD 16              /* keeps the pointer zlib gets 16-byte aligned */
+#define MAP_HEAD 16 /* keeps the pointer zlib gets 16-byte aligned */
 
 static voidpf map_alloc(voidpf opaque, uInt items, uInt size)
 {
@@ -117,7 +117,7 @@ unsigned char *gzip_tail_build(const gzip_head *h, int with_head, const char *ta
     size_t off = 0;
     for (size_t b = 0; b < blocks; b++) {
         unsigned n = (unsigned)(tail_len - off < STORED_MAX ? tail_len - off : STORED_MAX);
-        *p++ = b + 1 == blocks ? 1 : 0;     /* BFINAL on the last; BTYPE 00 = stored */
+        *p++ = b + 1 == blocks ? 1 : 0; /* BFINAL on the last; BTYPE 00 = stored */
         p = put_le16(p, n);
         p = put_le16(p, ~n & 0xffffu);
         if (n)
@@ -125,7 +125,7 @@ unsigned char *gzip_tail_build(const gzip_head *h, int with_head, const char *ta
         p += n;
         off += n;
     }
-    uint32_t crc = (uint32_t)crc32(h->crc, (const Bytef *)tail, (uInt)tail_len);   /* goes on from the head's */
+    uint32_t crc = (uint32_t)crc32(h->crc, (const Bytef *)tail, (uInt)tail_len); /* goes on from the head's */
     p = put_le32(p, crc);
     p = put_le32(p, (uint32_t)(h->in_len + tail_len));
     *out_len = (size_t)(p - out);

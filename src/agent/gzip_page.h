@@ -8,13 +8,13 @@
 /* The start of a gzip stream: header + raw deflate of `in_len` bytes ending in a sync flush, so the
  * stream stays open and byte-aligned and any number of stored blocks can follow. */
 typedef struct gzip_head {
-    unsigned char *data;   /* malloc'ed */
+    unsigned char *data; /* malloc'ed */
     size_t len;
-    uint32_t crc;          /* CRC-32 of the uncompressed bytes */
+    uint32_t crc; /* CRC-32 of the uncompressed bytes */
     size_t in_len;
 } gzip_head;
 
-int gzip_head_build(gzip_head *h, const char *in, size_t in_len);   /* 0, or -1 (out of memory) */
+int gzip_head_build(gzip_head *h, const char *in, size_t in_len); /* 0, or -1 (out of memory) */
 void gzip_head_release(gzip_head *h);
 
 /* The rest of the stream after `h`: `tail` as stored blocks (the last one final) and the gzip

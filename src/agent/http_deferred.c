@@ -39,7 +39,7 @@ static void run_password(wq_job *job, int cancelled)
         d->auth_result = auth_check_slow(d->auth, &d->cred) ? DEF_ALLOWED : DEF_DENIED;
     }
     d->phase = DEF_AUTH_DONE;
-    MHD_resume_connection(d->c);   /* last use of d here: the HTTP thread may free it from now on */
+    MHD_resume_connection(d->c); /* last use of d here: the HTTP thread may free it from now on */
 }
 
 void deferred_check_password(deferred *d, work_queue *q, auth *au, const auth_cred *cred)
@@ -77,7 +77,7 @@ static void run_route(wq_job *job, int cancelled)
         d->route(d->a, &req, &d->resp);
     }
     d->phase = DEF_ROUTE_DONE;
-    MHD_resume_connection(d->c);   /* last use of d here */
+    MHD_resume_connection(d->c); /* last use of d here */
 }
 
 static enum MHD_Result copy_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)

@@ -12,24 +12,24 @@
 typedef void (*route_fn)(agent *a, const agent_request *req, agent_response *resp);
 
 typedef enum { DEF_AUTH_WAIT, DEF_AUTH_DONE, DEF_ROUTE_WAIT, DEF_ROUTE_DONE } def_phase;
-enum { DEF_DENIED, DEF_ALLOWED, DEF_BUSY };   /* auth_result */
+enum { DEF_DENIED, DEF_ALLOWED, DEF_BUSY }; /* auth_result */
 
 typedef struct deferred {
-    wq_job job;                      /* first: the queue hands this back */
+    wq_job job; /* first: the queue hands this back */
     struct MHD_Connection *c;
     def_phase phase;
     /* a password check */
     auth *auth;
-    auth_cred cred;                  /* wiped once checked */
-    int auth_result;                 /* DEF_* once DEF_AUTH_DONE */
+    auth_cred cred;  /* wiped once checked */
+    int auth_result; /* DEF_* once DEF_AUTH_DONE */
     /* a route */
     agent *a;
     route_fn route;
     char *method, *path;
-    char **args;                     /* query-string name, value, name, value, ... copied */
+    char **args; /* query-string name, value, name, value, ... copied */
     int nargs;
-    int busy;                        /* the route queue refused it: answer 503 */
-    agent_response resp;             /* the answer once DEF_ROUTE_DONE */
+    int busy;            /* the route queue refused it: answer 503 */
+    agent_response resp; /* the answer once DEF_ROUTE_DONE */
 } deferred;
 
 deferred *deferred_new(struct MHD_Connection *c);

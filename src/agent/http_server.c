@@ -23,17 +23,17 @@
 #define THREADS 1
 #define CONNECTION_TIMEOUT_S 10
 #define CONNECTION_LIMIT 1000
-#define AUTH_QUEUE 8              /* password checks waiting for the bcrypt thread; more get 429 */
-#define ROUTE_QUEUE 32            /* slow API requests waiting; more get 503 */
-#define CONNECTION_MEMORY 16384   /* per connection: request and response headers (bodies are not copied) */
+#define AUTH_QUEUE 8            /* password checks waiting for the bcrypt thread; more get 429 */
+#define ROUTE_QUEUE 32          /* slow API requests waiting; more get 503 */
+#define CONNECTION_MEMORY 16384 /* per connection: request and response headers (bodies are not copied) */
 
 struct http_server {
     struct MHD_Daemon *d;
     agent *a;
     auth *auth;
-    work_queue *auth_queue;       /* bcrypt checks */
-    work_queue *route_queue;      /* routes that may be slow */
-    char *cert, *key;             /* PEM text, kept for the daemon's lifetime */
+    work_queue *auth_queue;  /* bcrypt checks */
+    work_queue *route_queue; /* routes that may be slow */
+    char *cert, *key;        /* PEM text, kept for the daemon's lifetime */
     int port;
     char address[300];
 };
@@ -59,8 +59,8 @@ static const char *param_of(const agent_request *req, const char *name)
 
 static enum MHD_Result send_buf(struct MHD_Connection *c, int status, const char *type, gw_buf *body)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(body->len, body->data ? body->data : (void *)"",
-                                                             MHD_RESPMEM_MUST_COPY);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(body->len, body->data ? body->data : (void *)"", MHD_RESPMEM_MUST_COPY);
     if (!r)
         return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type ? type : "application/json");
@@ -162,13 +162,13 @@ static int authorize(http_server *h, struct MHD_Connection *c, void **con_cls, a
     deferred *d = *con_cls != &headers_seen ? *con_cls : NULL;
     int result;
     if (d && d->phase == DEF_AUTH_DONE) {
-        result = d->auth_result;   /* resumed: the check has ended */
+        result = d->auth_result; /* resumed: the check has ended */
     } else if (d) {
-        result = DEF_ALLOWED;      /* resumed after a route ran: it was authorized before */
+        result = DEF_ALLOWED; /* resumed after a route ran: it was authorized before */
     } else {
         auth_cred cred;
-        auth_verdict v = auth_check_fast(h->auth, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                                              MHD_HTTP_HEADER_AUTHORIZATION), &cred);
+        auth_verdict v = auth_check_fast(
+            h->auth, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION), &cred);
         if (v == AUTH_VERIFY) {
             d = deferred_for(c, con_cls);
             if (d)
@@ -210,7 +210,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     if (*upload_data_size != 0) {
-        *upload_data_size = 0;   /* a body is never used: discard it */
+        *upload_data_size = 0; /* a body is never used: discard it */
         return MHD_YES;
     }
     agent_memory_note_request();
@@ -351,9 +351,8 @@ static struct MHD_Daemon *start_daemon(http_server *h, unsigned flags, int port,
         if (opts[i].option != MHD_OPTION_END)
             list[n++] = opts[i];
     list[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-    return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, h,
-                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-                            MHD_OPTION_ARRAY, list, MHD_OPTION_END);
+    return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_ARRAY, list, MHD_OPTION_END);
 }
 
 http_server *http_start(agent *a, char *err, size_t errlen)
@@ -402,8 +401,8 @@ http_server *http_start(agent *a, char *err, size_t errlen)
         http_stop(h);
         return NULL;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME |
-                     (tls ? MHD_USE_TLS : 0);
+    unsigned flags =
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME | (tls ? MHD_USE_TLS : 0);
     if (MHD_is_feature_supported(MHD_FEATURE_EPOLL))
         flags |= MHD_USE_EPOLL | MHD_USE_TURBO;
     if (any) {
@@ -423,8 +422,8 @@ http_server *http_start(agent *a, char *err, size_t errlen)
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
     h->port = info ? info->port : port;
     snprintf(h->address, sizeof h->address, "%.*s:%d", (int)(strrchr(listen, ':') - listen), listen, h->port);
-    gw_log(GW_LOG_INFO, "listening", "addr=%s tls=%d auth=%d threads=%d", h->address, tls,
-           auth_enabled(h->auth), THREADS);
+    gw_log(GW_LOG_INFO, "listening", "addr=%s tls=%d auth=%d threads=%d", h->address, tls, auth_enabled(h->auth),
+           THREADS);
     return h;
 }
 
@@ -447,8 +446,14 @@ void http_stop(http_server *h)
     free(h);
 }
 
-int http_port(const http_server *h) { return h ? h->port : 0; }
-const char *http_address(const http_server *h) { return h ? h->address : ""; }
+int http_port(const http_server *h)
+{
+    return h ? h->port : 0;
+}
+const char *http_address(const http_server *h)
+{
+    return h ? h->address : "";
+}
 
 void http_set_users(http_server *h, const cfg_user *users, int n)
 {

@@ -18,8 +18,8 @@ struct page_ref {
     atomic_int refs;
     gw_buf body;
     page_key key;
-    pthread_mutex_t gz_lock;    /* taken only until gz is built */
-    atomic_int gz_ready;        /* 1 once gz holds the compressed body */
+    pthread_mutex_t gz_lock; /* taken only until gz is built */
+    atomic_int gz_ready;     /* 1 once gz holds the compressed body */
     gzip_head gz;
 };
 
@@ -153,7 +153,7 @@ int metrics_page_get(agent *a, metrics_page *out)
     }
     gw_buf tail;
     buf_init(&tail);
-    buf_reserve(&tail, 4096);   /* hooks and the live part: one allocation, no regrowth */
+    buf_reserve(&tail, 4096); /* hooks and the live part: one allocation, no regrowth */
     write_hooks(a, c, &tail);
     expo_write_live(&tail, &h, (double)(gw_mono_us() - t0) / 1e6);
     agent_health_free(&h);

@@ -17,7 +17,7 @@ typedef struct page_ref page_ref;
 typedef struct metrics_page {
     const char *gpus;
     size_t gpus_len;
-    char *tail;                /* malloc'ed */
+    char *tail; /* malloc'ed */
     size_t tail_len;
     page_ref *ref;
     /* After metrics_page_gzip: the same page as one gzip stream, malloc'ed: a copy of the GPU part
@@ -30,6 +30,6 @@ int metrics_page_get(struct agent *a, metrics_page *out);
 /* Fills gz and gz_len; the GPU part is compressed by the first caller for its page_ref. 0, or -1
  * when out of memory (the identity page is still usable). */
 int metrics_page_gzip(metrics_page *p);
-void metrics_page_release(metrics_page *p);   /* drops the reference, frees the tail and gz */
+void metrics_page_release(metrics_page *p); /* drops the reference, frees the tail and gz */
 
 #endif

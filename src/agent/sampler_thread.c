@@ -67,8 +67,8 @@ static int open_backend(agent *a)
     a->backend_error[0] = 0;
     gw_strlcpy(a->driver_version, a->s.versions.driver, sizeof a->driver_version);
     pthread_mutex_unlock(&a->state_lock);
-    gw_log(GW_LOG_INFO, "backend open", "backend=%s gpus=%d driver=%s simulated=%d ring_samples=%d",
-           a->s.ops->name, n, a->s.versions.driver, a->s.versions.simulated, capacity);
+    gw_log(GW_LOG_INFO, "backend open", "backend=%s gpus=%d driver=%s simulated=%d ring_samples=%d", a->s.ops->name, n,
+           a->s.versions.driver, a->s.versions.simulated, capacity);
     return 0;
 }
 

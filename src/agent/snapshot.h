@@ -10,11 +10,11 @@
 typedef struct agent_gpu_view {
     gpu_info info;
     int have_info;
-    gpu_sample sample;       /* latest sample from the ring */
+    gpu_sample sample; /* latest sample from the ring */
     int has_sample;
-    int lost;                /* latest sample said GPU_LOST */
-    double age_s;            /* now - sample time */
-    int stale;               /* age > 3 intervals */
+    int lost;     /* latest sample said GPU_LOST */
+    double age_s; /* now - sample time */
+    int stale;    /* age > 3 intervals */
 } agent_gpu_view;
 
 typedef struct agent_error_count {
@@ -29,7 +29,7 @@ typedef struct agent_snapshot {
     char driver_version[80];
     int ngpus;
     agent_gpu_view *gpus;
-    gpu_proc *procs;          /* all GPUs, flattened */
+    gpu_proc *procs; /* all GPUs, flattened */
     int nprocs;
     agent_error_count *errors;
     int nerrors;
@@ -37,8 +37,8 @@ typedef struct agent_snapshot {
     size_t ring_bytes;          /* memory the sample ring holds */
     double interval_s;
     uint64_t now_us;
-    uint64_t round_gen;         /* sampling rounds so far */
-    uint64_t cfg_gen;           /* config loads so far */
+    uint64_t round_gen; /* sampling rounds so far */
+    uint64_t cfg_gen;   /* config loads so far */
 } agent_snapshot;
 
 void snapshot_free(agent_snapshot *s);
@@ -47,18 +47,18 @@ void snapshot_free(agent_snapshot *s);
  * without copying samples (see agent_health_take). */
 typedef struct agent_gpu_health {
     int has_sample;
-    int stale;               /* age > 3 intervals */
-    double age_s;            /* now - sample time */
+    int stale;    /* age > 3 intervals */
+    double age_s; /* now - sample time */
 } agent_gpu_health;
 
 typedef struct agent_health {
     int backend_up;
     char backend_error[256];
     int ngpus;
-    agent_gpu_health *gpus;  /* malloc'ed; index = GPU index */
+    agent_gpu_health *gpus; /* malloc'ed; index = GPU index */
     double interval_s;
     uint64_t now_us;
-    uint64_t round_gen;      /* as in agent_snapshot */
+    uint64_t round_gen; /* as in agent_snapshot */
     uint64_t cfg_gen;
 } agent_health;
 

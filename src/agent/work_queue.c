@@ -24,7 +24,7 @@ static void *run(void *arg)
             pthread_cond_wait(&q->wake, &q->lock);
         wq_job *j = q->head;
         if (!j)
-            break;   /* stopping and nothing left */
+            break; /* stopping and nothing left */
         q->head = j->next;
         if (!q->head)
             q->tail = NULL;

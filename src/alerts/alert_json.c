@@ -43,8 +43,10 @@ cJSON *alert_json_api(const alert_view *v)
     add_common(o, v);
     cJSON_AddStringToObject(o, "state", alert_state_name(v->state));
     add_time(o, "activeAt", v->active_at_us);
-    if (v->fired_at_us) add_time(o, "firedAt", v->fired_at_us);
-    if (v->resolved_at_us) add_time(o, "resolvedAt", v->resolved_at_us);
+    if (v->fired_at_us)
+        add_time(o, "firedAt", v->fired_at_us);
+    if (v->resolved_at_us)
+        add_time(o, "resolvedAt", v->resolved_at_us);
     char value[40];
     tmpl_format_value(v->value, value, sizeof value);
     cJSON_AddStringToObject(o, "value", value);
@@ -61,7 +63,10 @@ cJSON *alert_json_am(const alert_view *v)
     return o;
 }
 
-static const char *status_of(const alert_view *v) { return v->state == ALERT_INACTIVE ? "resolved" : "firing"; }
+static const char *status_of(const alert_view *v)
+{
+    return v->state == ALERT_INACTIVE ? "resolved" : "firing";
+}
 
 cJSON *alert_json_exec(const alert_view *v)
 {
@@ -69,8 +74,10 @@ cJSON *alert_json_exec(const alert_view *v)
     cJSON_AddStringToObject(o, "status", status_of(v));
     add_common(o, v);
     add_time(o, "startsAt", v->active_at_us);
-    if (v->resolved_at_us) add_time(o, "endsAt", v->resolved_at_us);
-    else cJSON_AddStringToObject(o, "endsAt", "0001-01-01T00:00:00Z");
+    if (v->resolved_at_us)
+        add_time(o, "endsAt", v->resolved_at_us);
+    else
+        cJSON_AddStringToObject(o, "endsAt", "0001-01-01T00:00:00Z");
     char value[40];
     tmpl_format_value(v->value, value, sizeof value);
     cJSON_AddStringToObject(o, "value", value);
@@ -128,7 +135,8 @@ char *alert_json_webhook(const alert_view *const *a, int n, const char *receiver
     cJSON_AddStringToObject(o, "status", firing ? "firing" : "resolved");
     cJSON_AddStringToObject(o, "receiver", receiver);
     cJSON *gl = cJSON_AddObjectToObject(o, "groupLabels");
-    if (n) cJSON_AddStringToObject(gl, "alertname", a[0]->alertname);
+    if (n)
+        cJSON_AddStringToObject(gl, "alertname", a[0]->alertname);
     cJSON_AddItemToObject(o, "commonLabels", n ? common(a, n, 0) : cJSON_CreateObject());
     cJSON_AddItemToObject(o, "commonAnnotations", n ? common(a, n, 1) : cJSON_CreateObject());
     cJSON_AddStringToObject(o, "externalURL", "");

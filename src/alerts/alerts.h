@@ -31,16 +31,16 @@ typedef enum { ALERT_INACTIVE, ALERT_PENDING, ALERT_FIRING } alert_state;
 typedef struct alert_view {
     char *alertname;
     int nlabels, nannotations;
-    char **label_names, **label_values;          /* sorted by name, alertname included */
+    char **label_names, **label_values; /* sorted by name, alertname included */
     char **annotation_names, **annotation_values;
-    alert_state state;       /* ALERT_INACTIVE = resolved */
-    int64_t active_at_us;    /* startsAt */
+    alert_state state;    /* ALERT_INACTIVE = resolved */
+    int64_t active_at_us; /* startsAt */
     int64_t fired_at_us;
-    int64_t resolved_at_us;  /* 0 while not resolved */
-    int64_t ends_at_us;      /* for Alertmanager: resolved_at, or now + 4 x resend interval */
+    int64_t resolved_at_us; /* 0 while not resolved */
+    int64_t ends_at_us;     /* for Alertmanager: resolved_at, or now + 4 x resend interval */
     double value;
-    int changed;             /* in a dispatch: became firing, or resolved, in this evaluation */
-    int due;                 /* in a dispatch: to be (re)sent to Alertmanager now */
+    int changed; /* in a dispatch: became firing, or resolved, in this evaluation */
+    int due;     /* in a dispatch: to be (re)sent to Alertmanager now */
 } alert_view;
 
 typedef struct alert_list {
@@ -49,7 +49,7 @@ typedef struct alert_list {
 } alert_list;
 void alert_list_free(alert_list *l);
 void alert_view_free(alert_view *v);
-const char *alert_state_name(alert_state s);   /* "inactive", "pending", "firing" */
+const char *alert_state_name(alert_state s); /* "inactive", "pending", "firing" */
 
 typedef struct alert_engine alert_engine;
 typedef struct notifier notifier;

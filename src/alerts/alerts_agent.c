@@ -19,18 +19,18 @@ typedef struct alert_event {
 
 typedef struct alerts_plugin {
     agent *a;
-    pthread_mutex_t mu;          /* engine/notifier pointers (swapped on reload), tick, stop */
+    pthread_mutex_t mu; /* engine/notifier pointers (swapped on reload), tick, stop */
     pthread_cond_t cv;
     alert_engine *e;
     notifier *n;
-    int64_t tick_us;             /* time of the round not yet evaluated, 0 if none */
+    int64_t tick_us; /* time of the round not yet evaluated, 0 if none */
     int stop;
     pthread_t thread;
     int running;
     atomic_uint_least64_t metrics_gen; /* +1 when write_metrics' text may have changed */
-    alerts_event_fn sink;        /* alert events (history), or NULL */
+    alerts_event_fn sink;              /* alert events (history), or NULL */
     void *sink_arg;
-    alert_event *events;         /* made by the evaluator, delivered by on_tick (sampler thread) */
+    alert_event *events; /* made by the evaluator, delivered by on_tick (sampler thread) */
     int nevents;
 } alerts_plugin;
 
@@ -44,11 +44,14 @@ static void to_events(const alert_list *l, int64_t now_us, void *arg)
             continue;
         const char *gpu = NULL, *sev = "", *summary = "";
         for (int k = 0; k < v->nlabels; k++) {
-            if (!strcmp(v->label_names[k], "gpu")) gpu = v->label_values[k];
-            if (!strcmp(v->label_names[k], "severity")) sev = v->label_values[k];
+            if (!strcmp(v->label_names[k], "gpu"))
+                gpu = v->label_values[k];
+            if (!strcmp(v->label_names[k], "severity"))
+                sev = v->label_values[k];
         }
         for (int k = 0; k < v->nannotations; k++)
-            if (!strcmp(v->annotation_names[k], "summary")) summary = v->annotation_values[k];
+            if (!strcmp(v->annotation_names[k], "summary"))
+                summary = v->annotation_values[k];
         alert_event *ev = realloc(p->events, (size_t)(p->nevents + 1) * sizeof *ev);
         if (!ev)
             return;
@@ -115,7 +118,8 @@ static int src_info(void *ctx, int gpu, gpu_info *out)
     agent *a = ctx;
     pthread_mutex_lock(&a->state_lock);
     int ok = gpu < a->ngpus && a->have_info[gpu];
-    if (ok) *out = a->info[gpu];
+    if (ok)
+        *out = a->info[gpu];
     pthread_mutex_unlock(&a->state_lock);
     return ok;
 }
@@ -123,7 +127,8 @@ static int src_info(void *ctx, int gpu, gpu_info *out)
 static void src_each(void *ctx, int gpu, uint64_t since_us, void (*fn)(const gpu_sample *, void *), void *arg)
 {
     ring *r = agent_ring(ctx);
-    if (r) ring_each(r, gpu, since_us, fn, arg);
+    if (r)
+        ring_each(r, gpu, since_us, fn, arg);
 }
 
 static int src_latest(void *ctx, int gpu, int64_t now_us, gpu_sample *out)
@@ -139,8 +144,10 @@ static int src_procs(void *ctx, int gpu, int64_t now_us, gpu_proc *out, int max)
     (void)now_us;
     pthread_mutex_lock(&a->state_lock);
     int n = gpu < a->ngpus && a->procs ? a->nprocs[gpu] : 0;
-    if (n > max) n = max;
-    if (n) memcpy(out, a->procs[gpu], (size_t)n * sizeof *out);
+    if (n > max)
+        n = max;
+    if (n)
+        memcpy(out, a->procs[gpu], (size_t)n * sizeof *out);
     pthread_mutex_unlock(&a->state_lock);
     return n;
 }
@@ -185,8 +192,8 @@ static int build(alerts_plugin *p, gw_config *cfg, alert_engine **pe, notifier *
     alert_engine_set_notifier(e, n);
     alert_engine_set_listener(e, to_events, p);
     gw_log(GW_LOG_INFO, "alerts loaded", "rules=%d files=%d default_rules=%s receivers=%d interval_s=%g",
-           alert_engine_rule_count(e), s.nrule_files, s.default_rules_file ? s.default_rules_file : "off",
-           s.nreceivers, s.interval_s);
+           alert_engine_rule_count(e), s.nrule_files, s.default_rules_file ? s.default_rules_file : "off", s.nreceivers,
+           s.interval_s);
     alerts_settings_free(&s);
     if (errors) {
         alert_engine_free(e);
@@ -213,9 +220,8 @@ static void *evaluator(void *arg)
         int64_t now = p->tick_us;
         p->tick_us = 0;
         /* Not before the backend is open: a first evaluation over no GPU would delay the next one. */
-        if (p->e && now >= alert_engine_next_due(p->e) && src_count(p->a) > 0)
-        {
-            alert_engine_eval(p->e, &src, now, 0);    /* under mu: a reload waits for it */
+        if (p->e && now >= alert_engine_next_due(p->e) && src_count(p->a) > 0) {
+            alert_engine_eval(p->e, &src, now, 0); /* under mu: a reload waits for it */
             atomic_fetch_add(&p->metrics_gen, 1);
         }
     }
@@ -244,8 +250,10 @@ static int write_metrics(void *ctx, gw_buf *out)
     if (!f)
         return 0;
     pthread_mutex_lock(&p->mu);
-    if (p->e) alert_engine_write_metrics(p->e, f);
-    if (p->n) notifier_write_metrics(p->n, f);
+    if (p->e)
+        alert_engine_write_metrics(p->e, f);
+    if (p->n)
+        notifier_write_metrics(p->n, f);
     pthread_mutex_unlock(&p->mu);
     fclose(f);
     buf_append(out, text, len);
@@ -333,13 +341,18 @@ int alerts_agent_attach(agent *a, gw_config *cfg)
         return -1;
     }
     p->running = 1;
-    history *hist = history_agent_store(a);       /* history attaches first (src/agent/plugins.c) */
+    history *hist = history_agent_store(a); /* history attaches first (src/agent/plugins.c) */
     if (hist) {
         p->sink = record_in_history;
         p->sink_arg = hist;
     }
-    agent_hooks h = {.name = "alerts", .ctx = p, .on_tick = on_tick, .on_reload = on_reload,
-                     .write_metrics = write_metrics, .metrics_version = metrics_version, .handle_http = handle_http,
+    agent_hooks h = {.name = "alerts",
+                     .ctx = p,
+                     .on_tick = on_tick,
+                     .on_reload = on_reload,
+                     .write_metrics = write_metrics,
+                     .metrics_version = metrics_version,
+                     .handle_http = handle_http,
                      .on_stop = on_stop};
     if (agent_add_hooks(a, &h) != 0) {
         on_stop(p);

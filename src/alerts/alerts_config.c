@@ -8,7 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static yaml_node_t *node(gw_config *c, int id) { return yaml_document_get_node(&c->doc, id); }
+static yaml_node_t *node(gw_config *c, int id)
+{
+    return yaml_document_get_node(&c->doc, id);
+}
 
 static const char *text(gw_config *c, yaml_node_t *n, const char *what)
 {
@@ -75,9 +78,12 @@ static double seconds(gw_config *c, yaml_node_t *n, const char *what, double def
 static int boolean(gw_config *c, yaml_node_t *n, const char *what, int def)
 {
     const char *s = n ? text(c, n, what) : NULL;
-    if (!s) return def;
-    if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on")) return 1;
-    if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off")) return 0;
+    if (!s)
+        return def;
+    if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on"))
+        return 1;
+    if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
+        return 0;
     config_error(c, n, "%s: '%s' is not true or false", what, s);
     return def;
 }
@@ -90,8 +96,9 @@ static char *dup_text(gw_config *c, yaml_node_t *n, const char *what)
 
 static void read_receiver(gw_config *c, yaml_node_t *n, receiver_config *r)
 {
-    static const char *const keys[] = {"name", "type", "command", "url", "urls", "timeout", "retries", "backoff",
-                                       "send_resolved", "queue_size", "headers", "basic_auth", "tls", NULL};
+    static const char *const keys[] = {"name",    "type",    "command",       "url",        "urls",    "timeout",
+                                       "retries", "backoff", "send_resolved", "queue_size", "headers", "basic_auth",
+                                       "tls",     NULL};
     memset(r, 0, sizeof *r);
     if (n->type != YAML_MAPPING_NODE) {
         config_error(c, n, "alerts.receivers: each receiver is a mapping (name, type, ...)");
@@ -100,14 +107,19 @@ static void read_receiver(gw_config *c, yaml_node_t *n, receiver_config *r)
     check_keys(c, n, "alerts.receivers[]", keys);
     const char *name = get(c, n, "name") ? text(c, get(c, n, "name"), "alerts.receivers[].name") : NULL;
     const char *type = get(c, n, "type") ? text(c, get(c, n, "type"), "alerts.receivers[].type") : NULL;
-    if (!name || !*name) config_error(c, n, "alerts.receivers: a receiver needs a 'name'");
+    if (!name || !*name)
+        config_error(c, n, "alerts.receivers: a receiver needs a 'name'");
     snprintf(r->name, sizeof r->name, "%s", name ? name : "");
     int known = 1;
-    if (type && !strcmp(type, "exec")) r->kind = RCV_EXEC;
-    else if (type && !strcmp(type, "webhook")) r->kind = RCV_WEBHOOK;
-    else if (type && !strcmp(type, "alertmanager")) r->kind = RCV_ALERTMANAGER;
+    if (type && !strcmp(type, "exec"))
+        r->kind = RCV_EXEC;
+    else if (type && !strcmp(type, "webhook"))
+        r->kind = RCV_WEBHOOK;
+    else if (type && !strcmp(type, "alertmanager"))
+        r->kind = RCV_ALERTMANAGER;
     else {
-        config_error(c, get(c, n, "type") ? get(c, n, "type") : n, "alerts.receivers: 'type' must be exec, webhook or alertmanager");
+        config_error(c, get(c, n, "type") ? get(c, n, "type") : n,
+                     "alerts.receivers: 'type' must be exec, webhook or alertmanager");
         known = 0;
     }
     r->timeout_s = seconds(c, get(c, n, "timeout"), "alerts.receivers[].timeout", 10);
@@ -118,13 +130,17 @@ static void read_receiver(gw_config *c, yaml_node_t *n, receiver_config *r)
     r->max_retries = 3;
     if ((x = get(c, n, "retries")) && text(c, x, "retries")) {
         v = strtol((const char *)x->data.scalar.value, NULL, 10);
-        if (v < 0 || v > 20) config_error(c, x, "alerts.receivers[].retries: 0..20");
-        else r->max_retries = (int)v;
+        if (v < 0 || v > 20)
+            config_error(c, x, "alerts.receivers[].retries: 0..20");
+        else
+            r->max_retries = (int)v;
     }
     if ((x = get(c, n, "queue_size")) && text(c, x, "queue_size")) {
         v = strtol((const char *)x->data.scalar.value, NULL, 10);
-        if (v < 1 || v > 100000) config_error(c, x, "alerts.receivers[].queue_size: 1..100000");
-        else r->queue_size = (int)v;
+        if (v < 1 || v > 100000)
+            config_error(c, x, "alerts.receivers[].queue_size: 1..100000");
+        else
+            r->queue_size = (int)v;
     }
     yaml_node_t *list[RCV_MAX_ARGS];
     if ((x = get(c, n, "command"))) {
@@ -134,7 +150,8 @@ static void read_receiver(gw_config *c, yaml_node_t *n, receiver_config *r)
         for (int i = 0; i < k && x->type == YAML_SEQUENCE_NODE; i++)
             r->argv[i] = dup_text(c, list[i], "command item");
     }
-    if ((x = get(c, n, "url"))) r->urls[r->nurls++] = dup_text(c, x, "url");
+    if ((x = get(c, n, "url")))
+        r->urls[r->nurls++] = dup_text(c, x, "url");
     if ((x = get(c, n, "urls"))) {
         int k = items(c, x, "urls", list, RCV_MAX_URLS);
         for (int i = 0; i < k && r->nurls < RCV_MAX_URLS; i++)
@@ -150,7 +167,8 @@ static void read_receiver(gw_config *c, yaml_node_t *n, receiver_config *r)
                 continue;
             }
             char *h = NULL;
-            if (val && asprintf(&h, "%s: %s", hk, val) > 0) r->headers[r->nheaders++] = h;
+            if (val && asprintf(&h, "%s: %s", hk, val) > 0)
+                r->headers[r->nheaders++] = h;
         }
     if ((x = get(c, n, "basic_auth"))) {
         static const char *const bk[] = {"username", "password", NULL};
@@ -168,19 +186,24 @@ static void read_receiver(gw_config *c, yaml_node_t *n, receiver_config *r)
     }
     if (known && r->kind == RCV_EXEC && !r->argv[0] && !get(c, n, "command"))
         config_error(c, n, "alerts.receivers: an exec receiver needs 'command: [program, args...]'");
-    if (known && r->kind != RCV_EXEC && r->nurls == 0) config_error(c, n, "alerts.receivers: a %s receiver needs 'url' or 'urls'", type ? type : "");
+    if (known && r->kind != RCV_EXEC && r->nurls == 0)
+        config_error(c, n, "alerts.receivers: a %s receiver needs 'url' or 'urls'", type ? type : "");
     for (int i = 0; i < r->nurls; i++)
         if (r->urls[i] && strncmp(r->urls[i], "http://", 7) && strncmp(r->urls[i], "https://", 8))
-            config_error(c, get(c, n, "url") ? get(c, n, "url") : get(c, n, "urls"), "alerts.receivers: '%s' is not an http(s) URL", r->urls[i]);
+            config_error(c, get(c, n, "url") ? get(c, n, "url") : get(c, n, "urls"),
+                         "alerts.receivers: '%s' is not an http(s) URL", r->urls[i]);
 }
 
 static void add_rule_file(alerts_settings *s, const char *path, yaml_node_t *n)
 {
     char **f = realloc(s->rule_files, (size_t)(s->nrule_files + 1) * sizeof *f);
     yaml_node_t **nn = realloc(s->rule_nodes, (size_t)(s->nrule_files + 1) * sizeof *nn);
-    if (f) s->rule_files = f;
-    if (nn) s->rule_nodes = nn;
-    if (!f || !nn) return;
+    if (f)
+        s->rule_files = f;
+    if (nn)
+        s->rule_nodes = nn;
+    if (!f || !nn)
+        return;
     s->rule_files[s->nrule_files] = strdup(path);
     s->rule_nodes[s->nrule_files++] = n;
 }
@@ -192,14 +215,16 @@ static void read_rule_files(gw_config *c, yaml_node_t *n, alerts_settings *s)
     int k = items(c, n, "alerts.rule_files", list, 256);
     for (int i = 0; i < k; i++) {
         const char *pat = text(c, list[i], "alerts.rule_files item");
-        if (!pat) continue;
+        if (!pat)
+            continue;
         glob_t g;
         int rc = glob(pat, GLOB_NOSORT | GLOB_BRACE | GLOB_TILDE, NULL, &g);
         if (rc == GLOB_NOMATCH && !strpbrk(pat, "*?["))
             config_error(c, list[i], "alerts.rule_files: no file '%s'", pat);
         for (size_t m = 0; rc == 0 && m < g.gl_pathc; m++)
             add_rule_file(s, g.gl_pathv[m], list[i]);
-        if (rc == 0) globfree(&g);
+        if (rc == 0)
+            globfree(&g);
     }
 }
 
@@ -229,20 +254,24 @@ char *alerts_default_rules_path(void)
     if (len > 0) {
         exe[len] = 0;
         char *slash = strrchr(exe, '/');
-        if (slash) *slash = 0;
+        if (slash)
+            *slash = 0;
         snprintf(cand, sizeof cand, "%s/../share/gpuwatch/rules/gpuwatch-default.yaml", exe);
-        if (access(cand, R_OK) == 0) return strdup(cand);
+        if (access(cand, R_OK) == 0)
+            return strdup(cand);
     }
-    const char *fixed[] = {"/usr/share/gpuwatch/rules/gpuwatch-default.yaml", GW_SOURCE_DIR "/deploy/rules/gpuwatch-default.yaml"};
+    const char *fixed[] = {"/usr/share/gpuwatch/rules/gpuwatch-default.yaml",
+                           GW_SOURCE_DIR "/deploy/rules/gpuwatch-default.yaml"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (access(fixed[i], R_OK) == 0) return strdup(fixed[i]);
+        if (access(fixed[i], R_OK) == 0)
+            return strdup(fixed[i]);
     return NULL;
 }
 
 int alerts_settings_read(gw_config *c, alerts_settings *s)
 {
-    static const char *const keys[] = {"enabled", "default_rules", "rule_files", "evaluation_interval", "thresholds",
-                                       "external_labels", "receivers", NULL};
+    static const char *const keys[] = {"enabled",    "default_rules",   "rule_files", "evaluation_interval",
+                                       "thresholds", "external_labels", "receivers",  NULL};
     memset(s, 0, sizeof *s);
     s->enabled = s->default_rules = 1;
     s->interval_s = 15;
@@ -252,8 +281,10 @@ int alerts_settings_read(gw_config *c, alerts_settings *s)
         s->enabled = boolean(c, get(c, sec, "enabled"), "alerts.enabled", 1);
         s->default_rules = boolean(c, get(c, sec, "default_rules"), "alerts.default_rules", 1);
         s->interval_s = seconds(c, get(c, sec, "evaluation_interval"), "alerts.evaluation_interval", 15);
-        if (s->interval_s <= 0) config_error(c, get(c, sec, "evaluation_interval"), "alerts.evaluation_interval must be > 0");
-        if ((n = get(c, sec, "rule_files"))) read_rule_files(c, n, s);
+        if (s->interval_s <= 0)
+            config_error(c, get(c, sec, "evaluation_interval"), "alerts.evaluation_interval must be > 0");
+        if ((n = get(c, sec, "rule_files")))
+            read_rule_files(c, n, s);
         if ((n = get(c, sec, "thresholds"))) {
             int k = config_map_size(c, n);
             s->thresholds = calloc((size_t)k + 1, sizeof *s->thresholds);
@@ -263,7 +294,11 @@ int alerts_settings_read(gw_config *c, alerts_settings *s)
                 const char *t = text(c, v, "alerts.thresholds value");
                 char *end = NULL;
                 double d = t ? strtod(t, &end) : 0;
-                if (!t || end == t || *end) { if (t) config_error(c, v, "alerts.thresholds.%s: '%s' is not a number", name, t); continue; }
+                if (!t || end == t || *end) {
+                    if (t)
+                        config_error(c, v, "alerts.thresholds.%s: '%s' is not a number", name, t);
+                    continue;
+                }
                 s->thresholds[s->nthresholds++] = (alerts_threshold){strdup(name), d, v};
             }
         }
@@ -272,12 +307,14 @@ int alerts_settings_read(gw_config *c, alerts_settings *s)
                 yaml_node_t *v;
                 const char *name = config_map_key(c, n, i, &v);
                 const char *t = text(c, v, "alerts.external_labels value");
-                if (t) labels_set(&s->external, name, t);
+                if (t)
+                    labels_set(&s->external, name, t);
             }
         if ((n = get(c, sec, "receivers"))) {
             yaml_node_t *list[64];
             int k = n->type == YAML_SEQUENCE_NODE ? items(c, n, "alerts.receivers", list, 64) : 0;
-            if (n->type != YAML_SEQUENCE_NODE) config_error(c, n, "alerts.receivers: expected a list");
+            if (n->type != YAML_SEQUENCE_NODE)
+                config_error(c, n, "alerts.receivers: expected a list");
             s->receivers = calloc((size_t)k + 1, sizeof *s->receivers);
             for (int i = 0; s->receivers && i < k; i++) {
                 read_receiver(c, list[i], &s->receivers[s->nreceivers++]);
@@ -298,12 +335,15 @@ int alerts_settings_read(gw_config *c, alerts_settings *s)
 
 void alerts_settings_free(alerts_settings *s)
 {
-    for (int i = 0; i < s->nrule_files; i++) free(s->rule_files[i]);
+    for (int i = 0; i < s->nrule_files; i++)
+        free(s->rule_files[i]);
     free(s->rule_files);
     free(s->rule_nodes);
-    for (int i = 0; i < s->nthresholds; i++) free(s->thresholds[i].alertname);
+    for (int i = 0; i < s->nthresholds; i++)
+        free(s->thresholds[i].alertname);
     free(s->thresholds);
-    for (int i = 0; i < s->nreceivers; i++) receiver_config_free(&s->receivers[i]);
+    for (int i = 0; i < s->nreceivers; i++)
+        receiver_config_free(&s->receivers[i]);
     free(s->receivers);
     free(s->default_rules_file);
     labels_free(&s->external);

@@ -13,17 +13,17 @@ typedef struct alerts_threshold {
 } alerts_threshold;
 
 typedef struct alerts_settings {
-    int enabled;                  /* alerts.enabled (default true) */
-    int default_rules;            /* alerts.default_rules (default true) */
-    char *default_rules_file;     /* found, or NULL */
-    char **rule_files;            /* alerts.rule_files globs, expanded */
-    yaml_node_t **rule_nodes;     /* the config entry each came from (for errors) */
+    int enabled;              /* alerts.enabled (default true) */
+    int default_rules;        /* alerts.default_rules (default true) */
+    char *default_rules_file; /* found, or NULL */
+    char **rule_files;        /* alerts.rule_files globs, expanded */
+    yaml_node_t **rule_nodes; /* the config entry each came from (for errors) */
     int nrule_files;
     double interval_s;            /* alerts.evaluation_interval (default 15 s) */
     alerts_threshold *thresholds; /* alerts.thresholds: {ALERTNAME: number} */
     int nthresholds;
-    labels external;              /* alerts.external_labels */
-    receiver_config *receivers;   /* alerts.receivers */
+    labels external;            /* alerts.external_labels */
+    receiver_config *receivers; /* alerts.receivers */
     int nreceivers;
 } alerts_settings;
 

@@ -40,7 +40,8 @@ static int test_files(int n, char **files)
     for (int i = 0; i < n; i++) {
         int rc = rules_test_file(files[i], stdout);
         if (rc != 0) {
-            if (rc > 0) printf("%s: %d check%s FAILED\n", files[i], rc, rc == 1 ? "" : "s");
+            if (rc > 0)
+                printf("%s: %d check%s FAILED\n", files[i], rc, rc == 1 ? "" : "s");
             bad = 1;
         }
     }
@@ -58,7 +59,7 @@ int cmd_rules(int argc, char **argv)
         return 2;
     }
     fflush(stdout);
-    gw_log_set_level(GW_LOG_ERROR);   /* the engine logs each transition; tests print only results */
+    gw_log_set_level(GW_LOG_ERROR); /* the engine logs each transition; tests print only results */
     int rc = strcmp(argv[1], "check") == 0 ? check_files(argc - 2, argv + 2) : test_files(argc - 2, argv + 2);
     return rc;
 }

@@ -8,12 +8,8 @@
 
 /* Engine facts that are not GPU metrics (so not in the catalog); indexed by pseudo_id. */
 static const char *const pseudo_names[PS_COUNT] = {
-    [PS_GPU_LOST] = "gpu.lost",
-    [PS_GPU_ERROR] = "gpu.error",
-    [PS_SAMPLE_AGE] = "sample.age",
-    [PS_PROCS_COUNT] = "processes.count",
-    [PS_PROCS_MEMORY] = "processes.memory",
-    [PS_PROC_MEMORY] = "process.memory",
+    [PS_GPU_LOST] = "gpu.lost",           [PS_GPU_ERROR] = "gpu.error",           [PS_SAMPLE_AGE] = "sample.age",
+    [PS_PROCS_COUNT] = "processes.count", [PS_PROCS_MEMORY] = "processes.memory", [PS_PROC_MEMORY] = "process.memory",
     [PS_PROC_SM] = "process.sm",
 };
 
@@ -25,13 +21,20 @@ int pseudo_find(const char *name)
     return -1;
 }
 
-const char *pseudo_name(int id) { return id >= 0 && id < PS_COUNT ? pseudo_names[id] : "?"; }
+const char *pseudo_name(int id)
+{
+    return id >= 0 && id < PS_COUNT ? pseudo_names[id] : "?";
+}
 
 static int term_parse(term *t, const char *s, size_t n, char *err, size_t errlen)
 {
     char buf[128];
-    while (n && isspace((unsigned char)*s)) { s++; n--; }
-    while (n && isspace((unsigned char)s[n - 1])) n--;
+    while (n && isspace((unsigned char)*s)) {
+        s++;
+        n--;
+    }
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
     if (n == 0 || n >= sizeof buf) {
         snprintf(err, errlen, "empty or too long term");
         return -1;
@@ -58,9 +61,11 @@ static int term_parse(term *t, const char *s, size_t n, char *err, size_t errlen
         *t = (term){TERM_PSEUDO, p, 0};
         return 0;
     }
-    snprintf(err, errlen, "unknown metric '%s' (catalog fields: gpuwatch query --help-fields; "
-                          "also gpu.lost, gpu.error, sample.age, processes.count, processes.memory, "
-                          "process.memory, process.sm)", buf);
+    snprintf(err, errlen,
+             "unknown metric '%s' (catalog fields: gpuwatch query --help-fields; "
+             "also gpu.lost, gpu.error, sample.age, processes.count, processes.memory, "
+             "process.memory, process.sm)",
+             buf);
     return -1;
 }
 
@@ -71,11 +76,12 @@ static const char *find_op(const char *s)
         if (!strchr("/*+-", *p))
             continue;
         const char *q = p;
-        while (q > s && isspace((unsigned char)q[-1])) q--;
+        while (q > s && isspace((unsigned char)q[-1]))
+            q--;
         if (q == s)
-            continue;                          /* leading sign */
+            continue; /* leading sign */
         if ((*p == '+' || *p == '-') && (q[-1] == 'e' || q[-1] == 'E') && q - 1 > s && isdigit((unsigned char)q[-2]))
-            continue;                          /* 1e-5 */
+            continue; /* 1e-5 */
         return p;
     }
     return NULL;
@@ -100,8 +106,7 @@ int operand_parse(operand *o, const char *text, char *err, size_t errlen)
 
 static int term_instant(const term *t)
 {
-    return t->kind == TERM_CONST ||
-           (t->kind == TERM_PSEUDO && t->id != PS_GPU_LOST && t->id != PS_GPU_ERROR);
+    return t->kind == TERM_CONST || (t->kind == TERM_PSEUDO && t->id != PS_GPU_LOST && t->id != PS_GPU_ERROR);
 }
 
 int operand_is_instant(const operand *o)
@@ -114,29 +119,44 @@ static int term_is_proc(const term *t)
     return t->kind == TERM_PSEUDO && (t->id == PS_PROC_MEMORY || t->id == PS_PROC_SM);
 }
 
-int operand_uses_process(const operand *o) { return term_is_proc(&o->a) || (o->op && term_is_proc(&o->b)); }
+int operand_uses_process(const operand *o)
+{
+    return term_is_proc(&o->a) || (o->op && term_is_proc(&o->b));
+}
 
 static int pseudo_value(int id, const gpu_sample *s, const eval_ctx *x, double *out)
 {
     switch (id) {
-    case PS_GPU_LOST: if (!s) return 0; *out = s->status == GPU_LOST; return 1;
-    case PS_GPU_ERROR: if (!s) return 0; *out = s->status == GPU_ERROR; return 1;
+    case PS_GPU_LOST:
+        if (!s)
+            return 0;
+        *out = s->status == GPU_LOST;
+        return 1;
+    case PS_GPU_ERROR:
+        if (!s)
+            return 0;
+        *out = s->status == GPU_ERROR;
+        return 1;
     case PS_SAMPLE_AGE:
-        if (!x->latest_us) return 0;
+        if (!x->latest_us)
+            return 0;
         *out = (double)(x->now_us - x->latest_us) / 1e6;
         return 1;
     case PS_PROCS_COUNT: *out = x->nprocs; return 1;
     case PS_PROCS_MEMORY:
         *out = 0;
         for (int i = 0; i < x->nprocs; i++)
-            if (x->procs[i].has_mem) *out += x->procs[i].mem_mib;
+            if (x->procs[i].has_mem)
+                *out += x->procs[i].mem_mib;
         return 1;
     case PS_PROC_MEMORY:
-        if (!x->proc || !x->proc->has_mem) return 0;
+        if (!x->proc || !x->proc->has_mem)
+            return 0;
         *out = x->proc->mem_mib;
         return 1;
     case PS_PROC_SM:
-        if (!x->proc || !x->proc->has_sm) return 0;
+        if (!x->proc || !x->proc->has_sm)
+            return 0;
         *out = x->proc->sm_util;
         return 1;
     }
@@ -159,11 +179,18 @@ static int operand_value(const operand *o, const gpu_sample *s, const eval_ctx *
     double a, b;
     if (!term_value(&o->a, s, x, &a))
         return 0;
-    if (!o->op) { *out = a; return 1; }
+    if (!o->op) {
+        *out = a;
+        return 1;
+    }
     if (!term_value(&o->b, s, x, &b))
         return 0;
     switch (o->op) {
-    case '/': if (b == 0) return 0; *out = a / b; return 1;
+    case '/':
+        if (b == 0)
+            return 0;
+        *out = a / b;
+        return 1;
     case '-': *out = a - b; return 1;
     case '+': *out = a + b; return 1;
     case '*': *out = a * b; return 1;
@@ -175,7 +202,7 @@ static int operand_value(const operand *o, const gpu_sample *s, const eval_ctx *
 typedef struct series {
     const operand *o;
     const eval_ctx *x;
-    int64_t from_us;            /* exclusive */
+    int64_t from_us; /* exclusive */
     double *v;
     int64_t *t;
     int n, cap;
@@ -191,9 +218,11 @@ static void collect(const gpu_sample *s, void *arg)
     if (w->n == w->cap) {
         int cap = w->cap ? w->cap * 2 : 64;
         double *nv = realloc(w->v, (size_t)cap * sizeof *nv);
-        if (nv) w->v = nv;
+        if (nv)
+            w->v = nv;
         int64_t *nt = realloc(w->t, (size_t)cap * sizeof *nt);
-        if (nt) w->t = nt;
+        if (nt)
+            w->t = nt;
         if (!nv || !nt)
             return;
         w->cap = cap;
@@ -236,29 +265,37 @@ static int reduce_series(reduce_kind r, series *w, double *out)
     switch (r) {
     case RED_LAST: *out = w->v[n - 1]; return 1;
     case RED_AVG:
-        for (int i = 1; i < n; i++) acc += w->v[i];
+        for (int i = 1; i < n; i++)
+            acc += w->v[i];
         *out = acc / n;
         return 1;
     case RED_MIN:
-        for (int i = 1; i < n; i++) if (w->v[i] < acc) acc = w->v[i];
+        for (int i = 1; i < n; i++)
+            if (w->v[i] < acc)
+                acc = w->v[i];
         *out = acc;
         return 1;
     case RED_MAX:
-        for (int i = 1; i < n; i++) if (w->v[i] > acc) acc = w->v[i];
+        for (int i = 1; i < n; i++)
+            if (w->v[i] > acc)
+                acc = w->v[i];
         *out = acc;
         return 1;
     case RED_P95: *out = quantile(w->v, n, 0.95); return 1;
     case RED_INCREASE:
-        if (n < 2) return 0;
+        if (n < 2)
+            return 0;
         *out = increase(w->v, n);
         return 1;
     case RED_RATE:
-        if (n < 2 || w->t[n - 1] == w->t[0]) return 0;
+        if (n < 2 || w->t[n - 1] == w->t[0])
+            return 0;
         *out = increase(w->v, n) / ((double)(w->t[n - 1] - w->t[0]) / 1e6);
         return 1;
     case RED_CHANGES: {
         int c = 0;
-        for (int i = 1; i < n; i++) c += w->v[i] != w->v[i - 1];
+        for (int i = 1; i < n; i++)
+            c += w->v[i] != w->v[i - 1];
         *out = c;
         return 1;
     }
@@ -308,9 +345,16 @@ tri cond_eval(const cond *c, const eval_ctx *x, double *value)
     for (int i = 0; i < c->nkids; i++) {
         double v = 0;
         tri r = cond_eval(&c->kids[i], x, &v);
-        if (r != TRI_UNKNOWN && !have_value) { *value = v; have_value = 1; }
-        if (c->kind == COND_ALL && r == TRI_FALSE) return TRI_FALSE;
-        if (c->kind == COND_ANY && r == TRI_TRUE) { *value = v; return TRI_TRUE; }
+        if (r != TRI_UNKNOWN && !have_value) {
+            *value = v;
+            have_value = 1;
+        }
+        if (c->kind == COND_ALL && r == TRI_FALSE)
+            return TRI_FALSE;
+        if (c->kind == COND_ANY && r == TRI_TRUE) {
+            *value = v;
+            return TRI_TRUE;
+        }
         any_unknown |= r == TRI_UNKNOWN;
     }
     if (any_unknown)

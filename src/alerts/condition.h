@@ -5,7 +5,7 @@
 #include "alerts.h"
 #include "rules.h"
 
-#define COND_LOOKBACK_US (300LL * 1000000)   /* how old the "latest" value may be (as Prometheus) */
+#define COND_LOOKBACK_US (300LL * 1000000) /* how old the "latest" value may be (as Prometheus) */
 
 typedef enum { TRI_FALSE = 0, TRI_TRUE = 1, TRI_UNKNOWN = 2 } tri;
 
@@ -14,10 +14,10 @@ typedef struct eval_ctx {
     const alert_source *src;
     int gpu;
     int64_t now_us;
-    int64_t latest_us;          /* time of the GPU's newest sample, 0 if none */
-    const gpu_proc *procs;      /* processes on the GPU */
+    int64_t latest_us;     /* time of the GPU's newest sample, 0 if none */
+    const gpu_proc *procs; /* processes on the GPU */
     int nprocs;
-    const gpu_proc *proc;       /* scope: process: the process */
+    const gpu_proc *proc; /* scope: process: the process */
 } eval_ctx;
 
 /* Parses "name", "number", "A / B", "A - B", "A + B", "A * B". Returns 0, or -1 with a message. */

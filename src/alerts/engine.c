@@ -77,9 +77,18 @@ int alert_engine_load_text(alert_engine *e, const char *path, const char *text, 
     return n;
 }
 
-int alert_engine_rule_count(const alert_engine *e) { return ruleset_count(&e->rs); }
-void alert_engine_set_default_interval(alert_engine *e, int64_t us) { e->default_interval = us > 0 ? us : ALERT_DEFAULT_INTERVAL_US; }
-void alert_engine_set_notifier(alert_engine *e, notifier *n) { e->notifier = n; }
+int alert_engine_rule_count(const alert_engine *e)
+{
+    return ruleset_count(&e->rs);
+}
+void alert_engine_set_default_interval(alert_engine *e, int64_t us)
+{
+    e->default_interval = us > 0 ? us : ALERT_DEFAULT_INTERVAL_US;
+}
+void alert_engine_set_notifier(alert_engine *e, notifier *n)
+{
+    e->notifier = n;
+}
 
 void alert_engine_set_listener(alert_engine *e, alert_listener fn, void *arg)
 {
@@ -129,7 +138,7 @@ int64_t alert_engine_next_due(const alert_engine *e)
 /* What one GPU offers to every rule of a group in one evaluation. */
 typedef struct gpu_view {
     int gpu;
-    labels labels;              /* external + gpu, UUID, modelName */
+    labels labels; /* external + gpu, UUID, modelName */
     gpu_proc *procs;
     int nprocs;
     int64_t latest_us;
@@ -145,8 +154,10 @@ static void gpu_view_init(gpu_view *gv, alert_engine *e, const alert_source *src
     labels_set(&gv->labels, "gpu", idx);
     gpu_info info;
     if (src->gpu_info && src->gpu_info(src->ctx, gpu, &info)) {
-        if (mset_has(&info.str_present, M_UUID)) labels_set(&gv->labels, "UUID", info.str[M_UUID]);
-        if (mset_has(&info.str_present, M_NAME)) labels_set(&gv->labels, "modelName", info.str[M_NAME]);
+        if (mset_has(&info.str_present, M_UUID))
+            labels_set(&gv->labels, "UUID", info.str[M_UUID]);
+        if (mset_has(&info.str_present, M_NAME))
+            labels_set(&gv->labels, "modelName", info.str[M_NAME]);
     }
     gpu_sample *latest = malloc(sizeof *latest);
     if (latest && src->latest && src->latest(src->ctx, gpu, ts, latest))
@@ -174,7 +185,7 @@ static void upsert(rule_rt *rt, const rule *ru, labels *l, double value, int64_t
         labels_free(&a->annotations);
     } else {
         if (a) {
-            alert_free(a);                     /* a resolved alert becomes active again: a new one */
+            alert_free(a); /* a resolved alert becomes active again: a new one */
         } else {
             if (rt->n == rt->cap) {
                 int cap = rt->cap ? rt->cap * 2 : 8;
@@ -190,7 +201,7 @@ static void upsert(rule_rt *rt, const rule *ru, labels *l, double value, int64_t
         labels_copy(&a->labels, l);
         a->state = ALERT_PENDING;
         a->active_at = ts;
-        a->last_sent_at = INT64_MIN / 4;      /* never sent */
+        a->last_sent_at = INT64_MIN / 4; /* never sent */
     }
     a->value = value;
     a->seen = 1;
@@ -231,10 +242,11 @@ static void log_transition(const active_alert *a, const char *what, gw_log_level
     tmpl_format_value(a->value, value, sizeof value);
     const char *summary = labels_get(&a->annotations, "summary");
     char sum[300] = "";
-    if (summary) {                                  /* logfmt: quotes and backslashes escaped */
+    if (summary) { /* logfmt: quotes and backslashes escaped */
         size_t o = 0;
         for (const char *c = summary; *c && o + 3 < sizeof sum; c++) {
-            if (*c == '"' || *c == '\\') sum[o++] = '\\';
+            if (*c == '"' || *c == '\\')
+                sum[o++] = '\\';
             sum[o++] = *c == '\n' ? ' ' : *c;
         }
         sum[o] = 0;

@@ -7,17 +7,17 @@
 #include "alerts.h"
 #include "rules.h"
 
-#define ALERT_RESOLVED_RETENTION_US (15LL * 60 * 1000000)   /* resolved alerts kept and resent */
-#define ALERT_RESEND_DELAY_US (60LL * 1000000)              /* Prometheus' --rules.alert.resend-delay */
+#define ALERT_RESOLVED_RETENTION_US (15LL * 60 * 1000000) /* resolved alerts kept and resent */
+#define ALERT_RESEND_DELAY_US (60LL * 1000000)            /* Prometheus' --rules.alert.resend-delay */
 #define ALERT_DEFAULT_INTERVAL_US (15LL * 1000000)
 
 typedef struct active_alert {
-    labels labels;              /* identity, alertname included */
-    labels annotations;         /* expanded */
+    labels labels;      /* identity, alertname included */
+    labels annotations; /* expanded */
     alert_state state;
     double value;
     int64_t active_at, fired_at, resolved_at, keep_firing_since, last_sent_at, valid_until;
-    int seen;                   /* in the current evaluation's result */
+    int seen; /* in the current evaluation's result */
 } active_alert;
 
 typedef struct rule_rt {
@@ -26,14 +26,14 @@ typedef struct rule_rt {
 } rule_rt;
 
 typedef struct group_rt {
-    int64_t next_due;           /* 0: at the first evaluation */
+    int64_t next_due; /* 0: at the first evaluation */
     rule_rt *rules;
 } group_rt;
 
 struct alert_engine {
     pthread_mutex_t mu;
     ruleset rs;
-    group_rt *rt;               /* parallel to rs.groups */
+    group_rt *rt; /* parallel to rs.groups */
     int64_t default_interval;
     labels external;
     notifier *notifier;

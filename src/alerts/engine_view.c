@@ -97,8 +97,12 @@ static const char *view_label(const alert_view *v, const char *name)
 static void put_escaped(FILE *f, const char *s)
 {
     for (; *s; s++) {
-        if (*s == '\\' || *s == '"') fputc('\\', f);
-        if (*s == '\n') { fputs("\\n", f); continue; }
+        if (*s == '\\' || *s == '"')
+            fputc('\\', f);
+        if (*s == '\n') {
+            fputs("\\n", f);
+            continue;
+        }
         fputc(*s, f);
     }
 }
@@ -113,8 +117,10 @@ void alert_engine_write_metrics(alert_engine *e, FILE *f)
         if (v->state == ALERT_INACTIVE)
             continue;
         if (!header++)
-            fputs("# HELP gpuwatch_alert Alerts of gpuwatch's local rules that are pending or firing (as Prometheus' ALERTS).\n"
-                  "# TYPE gpuwatch_alert gauge\n", f);
+            fputs("# HELP gpuwatch_alert Alerts of gpuwatch's local rules that are pending or firing (as Prometheus' "
+                  "ALERTS).\n"
+                  "# TYPE gpuwatch_alert gauge\n",
+                  f);
         const char *keys[] = {"alertname", "gpu", "severity"};
         fputs("gpuwatch_alert{", f);
         for (int k = 0; k < 3; k++) {

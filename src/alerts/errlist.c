@@ -22,12 +22,18 @@ void errlist_add(errlist *e, const char *file, int line, int col, const char *fm
     if (e->n == e->cap) {
         int cap = e->cap ? e->cap * 2 : 8;
         char **p = realloc(e->msg, (size_t)cap * sizeof *p);
-        if (p) e->msg = p;
+        if (p)
+            e->msg = p;
         int *l = realloc(e->line, (size_t)cap * sizeof *l);
-        if (l) e->line = l;
+        if (l)
+            e->line = l;
         int *c = realloc(e->col, (size_t)cap * sizeof *c);
-        if (c) e->col = c;
-        if (!p || !l || !c) { free(m); return; }
+        if (c)
+            e->col = c;
+        if (!p || !l || !c) {
+            free(m);
+            return;
+        }
         e->cap = cap;
     }
     e->line[e->n] = line;
@@ -49,13 +55,19 @@ void errlist_free(errlist *e)
 
 void errlist_sort(errlist *e)
 {
-    for (int i = 1; i < e->n; i++)            /* insertion sort: stable, lists are short */
+    for (int i = 1; i < e->n; i++) /* insertion sort: stable, lists are short */
         for (int k = i; k > 0; k--) {
             int before = e->line[k - 1] > e->line[k] || (e->line[k - 1] == e->line[k] && e->col[k - 1] > e->col[k]);
             if (!before)
                 break;
-            char *m = e->msg[k]; e->msg[k] = e->msg[k - 1]; e->msg[k - 1] = m;
-            int l = e->line[k]; e->line[k] = e->line[k - 1]; e->line[k - 1] = l;
-            int c = e->col[k]; e->col[k] = e->col[k - 1]; e->col[k - 1] = c;
+            char *m = e->msg[k];
+            e->msg[k] = e->msg[k - 1];
+            e->msg[k - 1] = m;
+            int l = e->line[k];
+            e->line[k] = e->line[k - 1];
+            e->line[k - 1] = l;
+            int c = e->col[k];
+            e->col[k] = e->col[k - 1];
+            e->col[k - 1] = c;
         }
 }

@@ -4,7 +4,9 @@
 
 #include <stddef.h>
 
-typedef struct label { char *name, *value; } label;
+typedef struct label {
+    char *name, *value;
+} label;
 typedef struct labels {
     label *v;
     int n, cap;

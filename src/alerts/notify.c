@@ -14,11 +14,14 @@ struct notifier {
     pthread_mutex_t mu;
     receiver **r;
     int n;
-    atomic_uint_least64_t *changes;   /* see notifier_watch */
+    atomic_uint_least64_t *changes; /* see notifier_watch */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+static void curl_init(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
 notifier *notifier_new(void)
 {
@@ -28,7 +31,10 @@ notifier *notifier_new(void)
     return n;
 }
 
-void notifier_watch(notifier *n, atomic_uint_least64_t *changes) { n->changes = changes; }
+void notifier_watch(notifier *n, atomic_uint_least64_t *changes)
+{
+    n->changes = changes;
+}
 
 /* After a counter of r changed (called with r->mu held). */
 static void counted(receiver *r)
@@ -72,7 +78,8 @@ static void deliver(receiver *r, notify_job *j)
             pthread_mutex_unlock(&r->mu);
             return;
         }
-        gw_log(GW_LOG_WARN, "notification attempt failed", "receiver=%s attempt=%d error=\"%s\"", r->cfg.name, a + 1, err);
+        gw_log(GW_LOG_WARN, "notification attempt failed", "receiver=%s attempt=%d error=\"%s\"", r->cfg.name, a + 1,
+               err);
         pthread_mutex_lock(&r->mu);
         int stop = r->stop;
         if (!stop && a + 1 < attempts)
@@ -93,7 +100,7 @@ static void deliver(receiver *r, notify_job *j)
 static void *worker(void *arg)
 {
     receiver *r = arg;
-    sigset_t block;                 /* stop signals go to the main thread; a closed pipe is an error */
+    sigset_t block; /* stop signals go to the main thread; a closed pipe is an error */
     sigemptyset(&block);
     sigaddset(&block, SIGPIPE);
     sigaddset(&block, SIGINT);
@@ -149,24 +156,33 @@ static char *dup_or_null(const char *s)
 static void config_copy(receiver_config *d, const receiver_config *s)
 {
     *d = *s;
-    for (int i = 0; i < RCV_MAX_ARGS && s->argv[i]; i++) d->argv[i] = strdup(s->argv[i]);
-    for (int i = 0; i < s->nurls; i++) d->urls[i] = strdup(s->urls[i]);
-    for (int i = 0; i < s->nheaders; i++) d->headers[i] = strdup(s->headers[i]);
+    for (int i = 0; i < RCV_MAX_ARGS && s->argv[i]; i++)
+        d->argv[i] = strdup(s->argv[i]);
+    for (int i = 0; i < s->nurls; i++)
+        d->urls[i] = strdup(s->urls[i]);
+    for (int i = 0; i < s->nheaders; i++)
+        d->headers[i] = strdup(s->headers[i]);
     d->basic_user = dup_or_null(s->basic_user);
     d->basic_password = dup_or_null(s->basic_password);
     d->ca_file = dup_or_null(s->ca_file);
     d->cert_file = dup_or_null(s->cert_file);
     d->key_file = dup_or_null(s->key_file);
-    if (d->timeout_s <= 0) d->timeout_s = 10;
-    if (d->queue_size <= 0) d->queue_size = 64;
-    if (d->max_retries < 0) d->max_retries = 0;
+    if (d->timeout_s <= 0)
+        d->timeout_s = 10;
+    if (d->queue_size <= 0)
+        d->queue_size = 64;
+    if (d->max_retries < 0)
+        d->max_retries = 0;
 }
 
 void receiver_config_free(receiver_config *c)
 {
-    for (int i = 0; i < RCV_MAX_ARGS && c->argv[i]; i++) free(c->argv[i]);
-    for (int i = 0; i < c->nurls; i++) free(c->urls[i]);
-    for (int i = 0; i < c->nheaders; i++) free(c->headers[i]);
+    for (int i = 0; i < RCV_MAX_ARGS && c->argv[i]; i++)
+        free(c->argv[i]);
+    for (int i = 0; i < c->nurls; i++)
+        free(c->urls[i]);
+    for (int i = 0; i < c->nheaders; i++)
+        free(c->headers[i]);
     free(c->basic_user);
     free(c->basic_password);
     free(c->ca_file);
@@ -187,14 +203,17 @@ int notifier_add(notifier *n, const receiver_config *cfg)
     r->q = calloc((size_t)r->cap, sizeof *r->q);
     if (cfg->kind != RCV_EXEC)
         pthread_once(&curl_once, curl_init); /* libcurl is loaded only for HTTP receivers */
-    r->send = cfg->kind == RCV_EXEC ? notify_exec_send : cfg->kind == RCV_WEBHOOK ? notify_webhook_send : notify_am_send;
+    r->send = cfg->kind == RCV_EXEC      ? notify_exec_send
+              : cfg->kind == RCV_WEBHOOK ? notify_webhook_send
+                                         : notify_am_send;
     r->changes = n->changes;
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
     pthread_mutex_lock(&n->mu);
     receiver **all = realloc(n->r, (size_t)(n->n + 1) * sizeof *all);
     if (!r->q || !all || pthread_create(&r->thread, NULL, worker, r) != 0) {
-        if (all) n->r = all;
+        if (all)
+            n->r = all;
         pthread_mutex_unlock(&n->mu);
         receiver_config_free(&r->cfg);
         free(r->q);
@@ -236,13 +255,16 @@ void notifier_free(notifier *n)
 
 void notifier_dispatch(notifier *n, const alert_list *alerts, int64_t now_us)
 {
-    (void)now_us;                /* the engine already decided what is due (Prometheus' schedule) */
+    (void)now_us; /* the engine already decided what is due (Prometheus' schedule) */
     pthread_mutex_lock(&n->mu);
     for (int i = 0; i < n->n; i++) {
         receiver *r = n->r[i];
-        if (r->cfg.kind == RCV_EXEC) notify_exec_queue(r, alerts);
-        else if (r->cfg.kind == RCV_WEBHOOK) notify_webhook_queue(r, alerts);
-        else notify_am_queue(r, alerts);
+        if (r->cfg.kind == RCV_EXEC)
+            notify_exec_queue(r, alerts);
+        else if (r->cfg.kind == RCV_WEBHOOK)
+            notify_webhook_queue(r, alerts);
+        else
+            notify_am_queue(r, alerts);
     }
     pthread_mutex_unlock(&n->mu);
 }
@@ -250,7 +272,8 @@ void notifier_dispatch(notifier *n, const alert_list *alerts, int64_t now_us)
 void notifier_write_metrics(notifier *n, FILE *f)
 {
     static const char *const what[] = {"total", "failed_total", "dropped_total"};
-    static const char *const help[] = {"Notifications delivered", "Notifications that failed (after retries) or were dropped",
+    static const char *const help[] = {"Notifications delivered",
+                                       "Notifications that failed (after retries) or were dropped",
                                        "Notifications dropped because the receiver's queue was full"};
     pthread_mutex_lock(&n->mu);
     for (int k = 0; k < 3 && n->n; k++) {

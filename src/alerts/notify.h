@@ -17,13 +17,13 @@ typedef enum { RCV_EXEC, RCV_WEBHOOK, RCV_ALERTMANAGER } receiver_kind;
 typedef struct receiver_config {
     char name[64];
     receiver_kind kind;
-    double timeout_s;               /* per attempt (default 10 s) */
-    int max_retries;                /* webhook/alertmanager: extra attempts (default 3) */
-    double backoff_s;               /* first back-off, doubled each retry (default 1 s) */
-    int send_resolved;              /* exec/webhook: also notify resolutions (default 1) */
-    int queue_size;                 /* pending notifications kept; the oldest is dropped (default 64) */
+    double timeout_s;  /* per attempt (default 10 s) */
+    int max_retries;   /* webhook/alertmanager: extra attempts (default 3) */
+    double backoff_s;  /* first back-off, doubled each retry (default 1 s) */
+    int send_resolved; /* exec/webhook: also notify resolutions (default 1) */
+    int queue_size;    /* pending notifications kept; the oldest is dropped (default 64) */
     /* exec */
-    char *argv[RCV_MAX_ARGS + 1];   /* program and arguments, never a shell string */
+    char *argv[RCV_MAX_ARGS + 1]; /* program and arguments, never a shell string */
     /* webhook / alertmanager */
     char *urls[RCV_MAX_URLS];
     int nurls;

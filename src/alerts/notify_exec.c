@@ -26,7 +26,10 @@ static void env_add(char ***env, int *n, const char *prefix, const char *name, c
     if (asprintf(&entry, "%s=%s", key, value) < 0)
         return;
     char **p = realloc(*env, (size_t)(*n + 2) * sizeof *p);
-    if (!p) { free(entry); return; }
+    if (!p) {
+        free(entry);
+        return;
+    }
     *env = p;
     p[(*n)++] = entry;
     p[*n] = NULL;
@@ -75,8 +78,10 @@ void notify_exec_queue(receiver *r, const alert_list *alerts)
 static char **merged_env(char **extra)
 {
     int n = 0, m = 0;
-    while (environ && environ[n]) n++;
-    while (extra && extra[m]) m++;
+    while (environ && environ[n])
+        n++;
+    while (extra && extra[m])
+        m++;
     char **env = calloc((size_t)(n + m + 1), sizeof *env);
     if (!env)
         return NULL;
@@ -94,15 +99,17 @@ static void write_all(int fd, const char *body)
     size_t len = body ? strlen(body) : 0, off = 0;
     while (off < len) {
         ssize_t w = write(fd, body + off, len - off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
         off += (size_t)w;
     }
     sigset_t pipe_set;
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
     struct timespec zero = {0, 0};
-    while (sigtimedwait(&pipe_set, NULL, &zero) > 0) {   /* consume a pending SIGPIPE */
+    while (sigtimedwait(&pipe_set, NULL, &zero) > 0) { /* consume a pending SIGPIPE */
     }
 }
 
@@ -138,8 +145,12 @@ int notify_exec_send(receiver *r, const notify_job *j, char *err, size_t errlen)
     int status = 0;
     for (;;) {
         pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid) break;
-        if (w < 0 && errno != EINTR) { snprintf(err, errlen, "waitpid: %s", strerror(errno)); return -1; }
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR) {
+            snprintf(err, errlen, "waitpid: %s", strerror(errno));
+            return -1;
+        }
         if (gw_mono_us() > until) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);

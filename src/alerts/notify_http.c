@@ -5,7 +5,10 @@
 #include <string.h>
 
 /* The response body is not needed: keep at most a short excerpt for error messages. */
-typedef struct { char text[200]; size_t len; } excerpt;
+typedef struct {
+    char text[200];
+    size_t len;
+} excerpt;
 
 static size_t keep_excerpt(char *data, size_t size, size_t n, void *arg)
 {
@@ -44,9 +47,12 @@ int notify_http_post(const receiver_config *c, const char *url, const char *body
         curl_easy_setopt(h, CURLOPT_USERNAME, c->basic_user);
         curl_easy_setopt(h, CURLOPT_PASSWORD, c->basic_password ? c->basic_password : "");
     }
-    if (c->ca_file) curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
-    if (c->cert_file) curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
-    if (c->key_file) curl_easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
+    if (c->ca_file)
+        curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+    if (c->cert_file)
+        curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
+    if (c->key_file)
+        curl_easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
     if (c->insecure_skip_verify) {
         curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
@@ -62,7 +68,8 @@ int notify_http_post(const receiver_config *c, const char *url, const char *body
     }
     if (status < 200 || status > 299) {
         for (char *p = resp.text; *p; p++)
-            if (*p == '\n' || *p == '"') *p = ' ';
+            if (*p == '\n' || *p == '"')
+                *p = ' ';
         snprintf(err, errlen, "POST %s: HTTP %ld %s", url, status, resp.text);
         return -1;
     }

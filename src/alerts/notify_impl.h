@@ -8,7 +8,7 @@
 /* One notification for one receiver: a body (JSON) and, for exec, environment entries. */
 typedef struct notify_job {
     char *body;
-    char **env;          /* NULL-terminated "NAME=value" list, or NULL */
+    char **env; /* NULL-terminated "NAME=value" list, or NULL */
 } notify_job;
 
 typedef struct receiver receiver;
@@ -17,11 +17,11 @@ struct receiver {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    notify_job *q;       /* ring of cap jobs from head */
+    notify_job *q; /* ring of cap jobs from head */
     int head, count, cap;
     int busy, stop;
     unsigned long long sent, failed, dropped;
-    atomic_uint_least64_t *changes;   /* notifier_watch's counter, or NULL */
+    atomic_uint_least64_t *changes; /* notifier_watch's counter, or NULL */
     /* One attempt; 0 on success, else -1 with a message in err. */
     int (*send)(receiver *r, const notify_job *j, char *err, size_t errlen);
 };

@@ -48,8 +48,14 @@ void rdoc_free(rdoc *d)
     d->loaded = 0;
 }
 
-yaml_node_t *rdoc_root(rdoc *d) { return yaml_document_get_root_node(&d->doc); }
-yaml_node_t *rdoc_node(rdoc *d, int id) { return yaml_document_get_node(&d->doc, id); }
+yaml_node_t *rdoc_root(rdoc *d)
+{
+    return yaml_document_get_root_node(&d->doc);
+}
+yaml_node_t *rdoc_node(rdoc *d, int id)
+{
+    return yaml_document_get_node(&d->doc, id);
+}
 
 void rdoc_err(rdoc *d, const yaml_node_t *n, const char *fmt, ...)
 {

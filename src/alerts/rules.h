@@ -15,43 +15,47 @@ typedef enum { CMP_GT, CMP_GE, CMP_LT, CMP_LE, CMP_EQ, CMP_NE } cmp_op;
 
 /* Values the engine knows besides the catalog's: facts about sampling and processes. */
 typedef enum {
-    PS_GPU_LOST,        /* gpu.lost: 1 when the sample says the GPU fell off the bus */
-    PS_GPU_ERROR,       /* gpu.error: 1 when reading the GPU failed */
-    PS_SAMPLE_AGE,      /* sample.age: seconds since the GPU's latest sample */
-    PS_PROCS_COUNT,     /* processes.count: processes on the GPU */
-    PS_PROCS_MEMORY,    /* processes.memory: GPU memory held by all of them, MiB */
-    PS_PROC_MEMORY,     /* process.memory: GPU memory of one process, MiB (scope: process) */
-    PS_PROC_SM,         /* process.sm: SM utilization of one process, % (scope: process) */
+    PS_GPU_LOST,     /* gpu.lost: 1 when the sample says the GPU fell off the bus */
+    PS_GPU_ERROR,    /* gpu.error: 1 when reading the GPU failed */
+    PS_SAMPLE_AGE,   /* sample.age: seconds since the GPU's latest sample */
+    PS_PROCS_COUNT,  /* processes.count: processes on the GPU */
+    PS_PROCS_MEMORY, /* processes.memory: GPU memory held by all of them, MiB */
+    PS_PROC_MEMORY,  /* process.memory: GPU memory of one process, MiB (scope: process) */
+    PS_PROC_SM,      /* process.sm: SM utilization of one process, % (scope: process) */
     PS_COUNT
 } pseudo_id;
 
 typedef enum { TERM_CONST, TERM_METRIC, TERM_PSEUDO } term_kind;
-typedef struct { term_kind kind; int id; double c; } term;
+typedef struct {
+    term_kind kind;
+    int id;
+    double c;
+} term;
 
 /* A value: a term, or two terms joined by one of / - + * (e.g. memory.used / memory.total). */
 typedef struct operand {
     term a, b;
-    char op;            /* 0 for a single term */
-    char text[128];     /* as written, for messages */
+    char op;        /* 0 for a single term */
+    char text[128]; /* as written, for messages */
 } operand;
 
 typedef struct cond {
     enum { COND_LEAF, COND_ALL, COND_ANY } kind;
     operand metric;
     reduce_kind reduce;
-    int64_t window_us;   /* 0: the latest value (5 minute look-back) */
+    int64_t window_us; /* 0: the latest value (5 minute look-back) */
     cmp_op op;
     operand threshold;
-    struct cond *kids;   /* COND_ALL / COND_ANY */
+    struct cond *kids; /* COND_ALL / COND_ANY */
     int nkids;
 } cond;
 
 typedef struct rule {
     char *alert;
     int64_t for_us, keep_firing_us;
-    labels labels;           /* static labels (severity...) */
-    labels annotations;      /* raw annotation text, expanded with tmpls */
-    tmpl *tmpls;             /* one per annotation */
+    labels labels;      /* static labels (severity...) */
+    labels annotations; /* raw annotation text, expanded with tmpls */
+    tmpl *tmpls;        /* one per annotation */
     cond cond;
     int scope_process;
     int has_gpus;
@@ -62,7 +66,7 @@ typedef struct rule {
 typedef struct rule_group {
     char *name;
     char *file;
-    int64_t interval_us;     /* 0: the engine's default */
+    int64_t interval_us; /* 0: the engine's default */
     rule *rules;
     int nrules;
 } rule_group;
@@ -83,7 +87,7 @@ void ruleset_free(ruleset *rs);
 /* Names used in rule files. */
 const char *reduce_name(reduce_kind r);
 const char *cmp_name(cmp_op op);
-int pseudo_find(const char *name);       /* -1 if not a pseudo metric */
+int pseudo_find(const char *name); /* -1 if not a pseudo metric */
 const char *pseudo_name(int id);
 
 /* Durations as Prometheus writes them: "90s", "5m", "1h30m", "500ms", "0". Returns 0 on success. */

@@ -11,17 +11,28 @@
 static const char *const reduce_names[] = {"last", "avg", "min", "max", "p95", "increase", "rate", "changes"};
 static const char *const cmp_names[] = {">", ">=", "<", "<=", "==", "!="};
 
-const char *reduce_name(reduce_kind r) { return reduce_names[r]; }
-const char *cmp_name(cmp_op op) { return cmp_names[op]; }
+const char *reduce_name(reduce_kind r)
+{
+    return reduce_names[r];
+}
+const char *cmp_name(cmp_op op)
+{
+    return cmp_names[op];
+}
 
 int rules_parse_duration(const char *s, int64_t *us)
 {
-    static const struct { const char *unit; int64_t us; } units[] = {
-        {"ms", 1000}, {"s", 1000000}, {"m", 60000000LL}, {"h", 3600000000LL},
-        {"d", 86400000000LL}, {"w", 604800000000LL}, {"y", 31536000000000LL}};
+    static const struct {
+        const char *unit;
+        int64_t us;
+    } units[] = {{"ms", 1000},         {"s", 1000000},        {"m", 60000000LL},      {"h", 3600000000LL},
+                 {"d", 86400000000LL}, {"w", 604800000000LL}, {"y", 31536000000000LL}};
     if (!s || !*s)
         return -1;
-    if (strcmp(s, "0") == 0) { *us = 0; return 0; }
+    if (strcmp(s, "0") == 0) {
+        *us = 0;
+        return 0;
+    }
     int64_t total = 0;
     const char *p = s;
     while (*p) {
@@ -109,29 +120,37 @@ static void parse_leaf(parser *p, const yaml_node_t *n, cond *c)
 {
     rdoc *d = &p->d;
     c->kind = COND_LEAF;
-    yaml_node_t *metric = rdoc_get(d, n, "metric"), *op = rdoc_get(d, n, "op"),
-                *thr = rdoc_get(d, n, "threshold"), *red = rdoc_get(d, n, "reduce"), *win = rdoc_get(d, n, "window");
-    if (!metric) rdoc_err(d, n, "condition needs 'metric'");
-    else get_operand(p, metric, "metric", &c->metric);
+    yaml_node_t *metric = rdoc_get(d, n, "metric"), *op = rdoc_get(d, n, "op"), *thr = rdoc_get(d, n, "threshold"),
+                *red = rdoc_get(d, n, "reduce"), *win = rdoc_get(d, n, "window");
+    if (!metric)
+        rdoc_err(d, n, "condition needs 'metric'");
+    else
+        get_operand(p, metric, "metric", &c->metric);
     if (!op) {
         rdoc_err(d, n, "condition needs 'op' (one of > >= < <= == !=)");
     } else {
         const char *s = rdoc_scalar(d, op, "op");
         int found = -1;
         for (int i = 0; s && i < 6; i++)
-            if (strcmp(s, cmp_names[i]) == 0) found = i;
-        if (s && found < 0) rdoc_err(d, op, "op '%s' must be one of > >= < <= == !=", s);
+            if (strcmp(s, cmp_names[i]) == 0)
+                found = i;
+        if (s && found < 0)
+            rdoc_err(d, op, "op '%s' must be one of > >= < <= == !=", s);
         c->op = found < 0 ? CMP_GT : (cmp_op)found;
     }
-    if (!thr) rdoc_err(d, n, "condition needs 'threshold' (a number, a metric or A / B)");
-    else get_operand(p, thr, "threshold", &c->threshold);
+    if (!thr)
+        rdoc_err(d, n, "condition needs 'threshold' (a number, a metric or A / B)");
+    else
+        get_operand(p, thr, "threshold", &c->threshold);
     c->reduce = RED_LAST;
     if (red) {
         const char *s = rdoc_scalar(d, red, "reduce");
         int found = -1;
         for (int i = 0; s && i < 8; i++)
-            if (strcmp(s, reduce_names[i]) == 0) found = i;
-        if (s && found < 0) rdoc_err(d, red, "reduce '%s' must be one of last avg min max p95 increase rate changes", s);
+            if (strcmp(s, reduce_names[i]) == 0)
+                found = i;
+        if (s && found < 0)
+            rdoc_err(d, red, "reduce '%s' must be one of last avg min max p95 increase rate changes", s);
         c->reduce = found < 0 ? RED_LAST : (reduce_kind)found;
     }
     if (win && get_duration(p, win, "window", &c->window_us) == 0 && c->window_us == 0)
@@ -159,9 +178,12 @@ static void parse_cond(parser *p, const yaml_node_t *n, cond *c, int depth)
         rdoc_err(&p->d, n, "a condition has either 'all' or 'any', not both");
     if ((all || any) && rdoc_get(&p->d, n, "metric"))
         rdoc_err(&p->d, n, "'metric' cannot be combined with 'all'/'any' in one condition");
-    if (all) parse_combo(p, all, c, COND_ALL, depth);
-    else if (any) parse_combo(p, any, c, COND_ANY, depth);
-    else parse_leaf(p, n, c);
+    if (all)
+        parse_combo(p, all, c, COND_ALL, depth);
+    else if (any)
+        parse_combo(p, any, c, COND_ANY, depth);
+    else
+        parse_leaf(p, n, c);
 }
 
 static int cond_uses_process(const cond *c)
@@ -190,8 +212,10 @@ static void parse_kv(parser *p, const yaml_node_t *m, const char *what, labels *
             rdoc_err(&p->d, rdoc_node(&p->d, kv->key), "%s name '%s' must match [a-zA-Z_][a-zA-Z0-9_]*", what, k);
             continue;
         }
-        if (sorted) labels_set(out, k, v);
-        else labels_append(out, k, v);
+        if (sorted)
+            labels_set(out, k, v);
+        else
+            labels_append(out, k, v);
     }
 }
 
@@ -231,7 +255,8 @@ static void parse_annotations(parser *p, const yaml_node_t *m, rule *r)
             /* Point at the annotation's value (plain scalars: the column of the bad action). */
             yaml_node_t *v = rdoc_get(&p->d, m, r->annotations.v[i].name);
             yaml_node_t at = *v;
-            if (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE || v->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+            if (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ||
+                v->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
                 v->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
                 int quoted = v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
                 if (v->start_mark.line == v->end_mark.line)
@@ -244,39 +269,53 @@ static void parse_annotations(parser *p, const yaml_node_t *m, rule *r)
 
 static void parse_rule(parser *p, const yaml_node_t *n, rule *r)
 {
-    static const char *const keys[] = {"alert", "condition", "all", "any", "for", "keep_firing_for", "labels",
-                                       "annotations", "gpus", "scope", "record", "expr", NULL};
+    static const char *const keys[] = {"alert",           "condition", "all",         "any",  "for",
+                                       "keep_firing_for", "labels",    "annotations", "gpus", "scope",
+                                       "record",          "expr",      NULL};
     rdoc *d = &p->d;
     r->line = (int)n->start_mark.line + 1;
     if (rdoc_check_map(d, n, "rule", keys) != 0)
         return;
     yaml_node_t *v;
     if (rdoc_get(d, n, "record") || rdoc_get(d, n, "expr"))
-        rdoc_err(d, n, "'record'/'expr' (PromQL) rules are for Prometheus: use deploy/prometheus/; gpuwatch rules use 'condition'");
+        rdoc_err(d, n,
+                 "'record'/'expr' (PromQL) rules are for Prometheus: use deploy/prometheus/; gpuwatch rules use "
+                 "'condition'");
     if (!(v = rdoc_get(d, n, "alert"))) {
         rdoc_err(d, n, "rule needs 'alert' (its name)");
     } else {
         const char *s = rdoc_scalar(d, v, "alert");
-        if (s && !*s) rdoc_err(d, v, "alert name is empty");
+        if (s && !*s)
+            rdoc_err(d, v, "alert name is empty");
         r->alert = xstrdup(s ? s : "");
     }
     yaml_node_t *c = rdoc_get(d, n, "condition"), *all = rdoc_get(d, n, "all"), *any = rdoc_get(d, n, "any");
     if (!!c + !!all + !!any != 1)
         rdoc_err(d, n, "rule needs exactly one of 'condition', 'all' or 'any'");
-    if (c) parse_cond(p, c, &r->cond, 0);
-    else if (all) parse_combo(p, all, &r->cond, COND_ALL, 0);
-    else if (any) parse_combo(p, any, &r->cond, COND_ANY, 0);
-    if ((v = rdoc_get(d, n, "for"))) get_duration(p, v, "for", &r->for_us);
-    if ((v = rdoc_get(d, n, "keep_firing_for"))) get_duration(p, v, "keep_firing_for", &r->keep_firing_us);
-    if ((v = rdoc_get(d, n, "labels"))) parse_kv(p, v, "labels", &r->labels, 1);
+    if (c)
+        parse_cond(p, c, &r->cond, 0);
+    else if (all)
+        parse_combo(p, all, &r->cond, COND_ALL, 0);
+    else if (any)
+        parse_combo(p, any, &r->cond, COND_ANY, 0);
+    if ((v = rdoc_get(d, n, "for")))
+        get_duration(p, v, "for", &r->for_us);
+    if ((v = rdoc_get(d, n, "keep_firing_for")))
+        get_duration(p, v, "keep_firing_for", &r->keep_firing_us);
+    if ((v = rdoc_get(d, n, "labels")))
+        parse_kv(p, v, "labels", &r->labels, 1);
     if (labels_get(&r->labels, "alertname"))
         rdoc_err(d, v, "the label 'alertname' is set from 'alert'");
-    if ((v = rdoc_get(d, n, "annotations"))) parse_annotations(p, v, r);
-    if ((v = rdoc_get(d, n, "gpus"))) parse_gpus(p, v, r);
+    if ((v = rdoc_get(d, n, "annotations")))
+        parse_annotations(p, v, r);
+    if ((v = rdoc_get(d, n, "gpus")))
+        parse_gpus(p, v, r);
     if ((v = rdoc_get(d, n, "scope"))) {
         const char *s = rdoc_scalar(d, v, "scope");
-        if (s && strcmp(s, "process") == 0) r->scope_process = 1;
-        else if (s && strcmp(s, "gpu") != 0) rdoc_err(d, v, "scope '%s' must be gpu or process", s);
+        if (s && strcmp(s, "process") == 0)
+            r->scope_process = 1;
+        else if (s && strcmp(s, "gpu") != 0)
+            rdoc_err(d, v, "scope '%s' must be gpu or process", s);
     }
     if (!r->scope_process && cond_uses_process(&r->cond))
         rdoc_err(d, n, "process.memory / process.sm need 'scope: process'");
@@ -291,12 +330,14 @@ static void parse_group(parser *p, const yaml_node_t *n, rule_group *g, const ch
         return;
     yaml_node_t *v = rdoc_get(d, n, "name");
     const char *name = v ? rdoc_scalar(d, v, "name") : NULL;
-    if (!v) rdoc_err(d, n, "group needs a 'name'");
+    if (!v)
+        rdoc_err(d, n, "group needs a 'name'");
     g->name = xstrdup(name ? name : "");
     if ((v = rdoc_get(d, n, "interval")) && get_duration(p, v, "interval", &g->interval_us) == 0 && g->interval_us == 0)
         rdoc_err(d, v, "interval must be longer than 0");
     labels group_labels = {0};
-    if ((v = rdoc_get(d, n, "labels"))) parse_kv(p, v, "labels", &group_labels, 1);
+    if ((v = rdoc_get(d, n, "labels")))
+        parse_kv(p, v, "labels", &group_labels, 1);
     int count = 0;
     yaml_node_item_t *it = NULL;
     if (!(v = rdoc_get(d, n, "rules")))
@@ -310,7 +351,7 @@ static void parse_group(parser *p, const yaml_node_t *n, rule_group *g, const ch
         g->nrules = count;
         for (int i = 0; i < count; i++) {
             parse_rule(p, rdoc_node(d, it[i]), &g->rules[i]);
-            for (int k = 0; k < group_labels.n; k++)   /* a rule's own labels win */
+            for (int k = 0; k < group_labels.n; k++) /* a rule's own labels win */
                 if (!labels_get(&g->rules[i].labels, group_labels.v[k].name))
                     labels_set(&g->rules[i].labels, group_labels.v[k].name, group_labels.v[k].value);
         }
@@ -347,8 +388,10 @@ int rules_load_string(ruleset *rs, const char *path, const char *text, errlist *
     yaml_node_item_t *it = NULL;
     if (rdoc_check_map(d, root, "a rule file", keys) == 0) {
         yaml_node_t *groups = rdoc_get(d, root, "groups");
-        if (!groups) rdoc_err(d, root, "a rule file needs 'groups'");
-        else it = rdoc_items(d, groups, "groups", &count);
+        if (!groups)
+            rdoc_err(d, root, "a rule file needs 'groups'");
+        else
+            it = rdoc_items(d, groups, "groups", &count);
     }
     rule_group *gs = calloc((size_t)(count ? count : 1), sizeof *gs);
     if (!gs)

@@ -21,17 +21,23 @@ typedef struct alert_check {
 static char *describe(char **ln, char **lv, int nl, char **an, char **av, int na)
 {
     labels l = {0}, a = {0};
-    for (int i = 0; i < nl; i++) labels_set(&l, ln[i], lv[i]);
-    for (int i = 0; i < na; i++) labels_set(&a, an[i], av[i]);
+    for (int i = 0; i < nl; i++)
+        labels_set(&l, ln[i], lv[i]);
+    for (int i = 0; i < na; i++)
+        labels_set(&a, an[i], av[i]);
     char b1[2048], b2[2048], *out = NULL;
-    if (asprintf(&out, "labels: %s annotations: %s", labels_format(&l, b1, sizeof b1), labels_format(&a, b2, sizeof b2)) < 0)
+    if (asprintf(&out, "labels: %s annotations: %s", labels_format(&l, b1, sizeof b1),
+                 labels_format(&a, b2, sizeof b2)) < 0)
         out = NULL;
     labels_free(&l);
     labels_free(&a);
     return out;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static char **expected_alerts(rdoc *d, const alert_check *c, int *n)
 {
@@ -51,12 +57,14 @@ static char **expected_alerts(rdoc *d, const alert_check *c, int *n)
                 for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
                     const char *k = rdoc_scalar(d, rdoc_node(d, p->key), "label name");
                     const char *v = rdoc_scalar(d, rdoc_node(d, p->value), "label value");
-                    if (k && v) labels_set(part ? &a : &l, k, v);
+                    if (k && v)
+                        labels_set(part ? &a : &l, k, v);
                 }
         }
         labels_set(&l, "alertname", c->alertname);
         char b1[2048], b2[2048];
-        if (asprintf(&out[i], "labels: %s annotations: %s", labels_format(&l, b1, sizeof b1), labels_format(&a, b2, sizeof b2)) < 0)
+        if (asprintf(&out[i], "labels: %s annotations: %s", labels_format(&l, b1, sizeof b1),
+                     labels_format(&a, b2, sizeof b2)) < 0)
             out[i] = NULL;
         labels_free(&l);
         labels_free(&a);
@@ -87,7 +95,8 @@ static char **firing_alerts(alert_engine *e, const char *alertname, int *n)
 
 static void free_strs(char **s, int n)
 {
-    for (int i = 0; i < n; i++) free(s[i]);
+    for (int i = 0; i < n; i++)
+        free(s[i]);
     free(s);
 }
 
@@ -103,9 +112,11 @@ static int check(rdoc *d, alert_engine *e, const alert_check *c, const char *tes
         fprintf(out, "%s:%d:%d: FAILED %s: alertname %s at eval_time %llds\n  expected (%d):\n", d->file,
                 (int)c->node->start_mark.line + 1, (int)c->node->start_mark.column + 1, testname, c->alertname,
                 (long long)(c->at / 1000000), ne);
-        for (int i = 0; i < ne; i++) fprintf(out, "    %s\n", exp[i] ? exp[i] : "?");
+        for (int i = 0; i < ne; i++)
+            fprintf(out, "    %s\n", exp[i] ? exp[i] : "?");
         fprintf(out, "  got (%d):\n", ng);
-        for (int i = 0; i < ng; i++) fprintf(out, "    %s\n", got[i] ? got[i] : "?");
+        for (int i = 0; i < ng; i++)
+            fprintf(out, "    %s\n", got[i] ? got[i] : "?");
     }
     free_strs(exp, ne);
     free_strs(got, ng);
@@ -134,11 +145,14 @@ static void add_series(rdoc *d, yaml_node_t *n, synth *y)
     int ps = pseudo_find(metric);
     int proc = ps == PS_PROC_MEMORY || ps == PS_PROC_SM;
     if ((!def || metric_is_string(def->id)) && ps != PS_GPU_LOST && ps != PS_GPU_ERROR && !proc) {
-        rdoc_err(d, m, "'%s' cannot be an input series (catalog numbers, gpu.lost, gpu.error, process.memory, process.sm)", metric);
+        rdoc_err(d, m,
+                 "'%s' cannot be an input series (catalog numbers, gpu.lost, gpu.error, process.memory, process.sm)",
+                 metric);
         return;
     }
     if (def && (def->flags & MF_BIT)) {
-        rdoc_err(d, m, "'%s' is one bit of '%s': give that bitmask as the input series", metric, catalog_get(def->parent)->field);
+        rdoc_err(d, m, "'%s' is one bit of '%s': give that bitmask as the input series", metric,
+                 catalog_get(def->parent)->field);
         return;
     }
     series_values sv;
@@ -159,11 +173,16 @@ static void add_series(rdoc *d, yaml_node_t *n, synth *y)
                            cmd ? rdoc_scalar(d, cmd, "command") : "", user ? rdoc_scalar(d, user, "user") : "");
     }
     for (int k = 0; k < sv.n; k++) {
-        if (!sv.present[k]) continue;
-        if (p) synth_proc_set(y, p, k, ps == PS_PROC_SM, sv.v[k]);
-        else if (ps == PS_GPU_LOST) synth_status(y, gpu, k, sv.v[k] != 0 ? GPU_LOST : GPU_OK);
-        else if (ps == PS_GPU_ERROR) synth_status(y, gpu, k, sv.v[k] != 0 ? GPU_ERROR : GPU_OK);
-        else synth_set(y, gpu, k, def->id, sv.v[k]);
+        if (!sv.present[k])
+            continue;
+        if (p)
+            synth_proc_set(y, p, k, ps == PS_PROC_SM, sv.v[k]);
+        else if (ps == PS_GPU_LOST)
+            synth_status(y, gpu, k, sv.v[k] != 0 ? GPU_LOST : GPU_OK);
+        else if (ps == PS_GPU_ERROR)
+            synth_status(y, gpu, k, sv.v[k] != 0 ? GPU_ERROR : GPU_OK);
+        else
+            synth_set(y, gpu, k, def->id, sv.v[k]);
     }
     series_values_free(&sv);
 }
@@ -172,7 +191,8 @@ static int get_dur(rdoc *d, yaml_node_t *n, const char *what, int64_t *out)
 {
     const char *s = rdoc_scalar(d, n, what);
     if (!s || rules_parse_duration(s, out) != 0) {
-        if (s) rdoc_err(d, n, "%s: bad duration '%s'", what, s);
+        if (s)
+            rdoc_err(d, n, "%s: bad duration '%s'", what, s);
         return -1;
     }
     return 0;
@@ -197,10 +217,14 @@ static void add_gpu_info(rdoc *d, yaml_node_t *list, synth *y)
     for (int i = 0; it && i < count; i++) {
         yaml_node_t *n = rdoc_node(d, it[i]);
         static const char *const keys[] = {"gpu", "name", "uuid", NULL};
-        if (rdoc_check_map(d, n, "gpus item", keys) != 0) continue;
+        if (rdoc_check_map(d, n, "gpus item", keys) != 0)
+            continue;
         yaml_node_t *g = rdoc_get(d, n, "gpu"), *name = rdoc_get(d, n, "name"), *uuid = rdoc_get(d, n, "uuid");
         int gpu = g && rdoc_scalar(d, g, "gpu") ? atoi((const char *)g->data.scalar.value) : 0;
-        if (gpu < 0 || gpu >= y->gpus) { rdoc_err(d, n, "gpu %d has no input series", gpu); continue; }
+        if (gpu < 0 || gpu >= y->gpus) {
+            rdoc_err(d, n, "gpu %d has no input series", gpu);
+            continue;
+        }
         synth_info(y, gpu, name ? rdoc_scalar(d, name, "name") : NULL, uuid ? rdoc_scalar(d, uuid, "uuid") : NULL);
     }
 }
@@ -208,24 +232,31 @@ static void add_gpu_info(rdoc *d, yaml_node_t *list, synth *y)
 /* Runs one test case; returns the number of failed checks (errors are in d->errs). */
 static int run_case(rdoc *d, yaml_node_t *t, int idx, char **rule_files, int nfiles, int64_t eval_iv, FILE *out)
 {
-    static const char *const keys[] = {"name", "interval", "input_series", "alert_rule_test", "gpus",
-                                       "promql_expr_test", NULL};
-    if (rdoc_check_map(d, t, "test", keys) != 0) return 0;
-    if (rdoc_get(d, t, "promql_expr_test")) rdoc_err(d, rdoc_get(d, t, "promql_expr_test"), "promql_expr_test is for promtool; gpuwatch tests alerts only");
+    static const char *const keys[] = {
+        "name", "interval", "input_series", "alert_rule_test", "gpus", "promql_expr_test", NULL};
+    if (rdoc_check_map(d, t, "test", keys) != 0)
+        return 0;
+    if (rdoc_get(d, t, "promql_expr_test"))
+        rdoc_err(d, rdoc_get(d, t, "promql_expr_test"), "promql_expr_test is for promtool; gpuwatch tests alerts only");
     char testname[128];
     yaml_node_t *nm = rdoc_get(d, t, "name");
-    snprintf(testname, sizeof testname, "%s", nm && rdoc_scalar(d, nm, "name") ? (const char *)nm->data.scalar.value : "");
-    if (!*testname) snprintf(testname, sizeof testname, "test %d", idx + 1);
+    snprintf(testname, sizeof testname, "%s",
+             nm && rdoc_scalar(d, nm, "name") ? (const char *)nm->data.scalar.value : "");
+    if (!*testname)
+        snprintf(testname, sizeof testname, "test %d", idx + 1);
     int64_t step = eval_iv;
     yaml_node_t *iv = rdoc_get(d, t, "interval");
-    if (iv && (get_dur(d, iv, "interval", &step) != 0 || step <= 0)) return 0;
+    if (iv && (get_dur(d, iv, "interval", &step) != 0 || step <= 0))
+        return 0;
     yaml_node_t *series = rdoc_get(d, t, "input_series");
     synth y;
     synth_init(&y, series ? max_gpu(d, series) + 1 : 1, 0, step);
     int count;
     yaml_node_item_t *it = series ? rdoc_items(d, series, "input_series", &count) : NULL;
-    for (int i = 0; it && i < count; i++) add_series(d, rdoc_node(d, it[i]), &y);
-    if (rdoc_get(d, t, "gpus")) add_gpu_info(d, rdoc_get(d, t, "gpus"), &y);
+    for (int i = 0; it && i < count; i++)
+        add_series(d, rdoc_node(d, it[i]), &y);
+    if (rdoc_get(d, t, "gpus"))
+        add_gpu_info(d, rdoc_get(d, t, "gpus"), &y);
     alert_check *checks = NULL;
     int nchecks = 0;
     yaml_node_t *art = rdoc_get(d, t, "alert_rule_test");
@@ -233,24 +264,33 @@ static int run_case(rdoc *d, yaml_node_t *t, int idx, char **rule_files, int nfi
     for (int i = 0; it && i < count; i++) {
         yaml_node_t *n = rdoc_node(d, it[i]);
         static const char *const ck[] = {"eval_time", "alertname", "exp_alerts", NULL};
-        if (rdoc_check_map(d, n, "alert_rule_test item", ck) != 0) continue;
+        if (rdoc_check_map(d, n, "alert_rule_test item", ck) != 0)
+            continue;
         alert_check c = {0, NULL, n, rdoc_get(d, n, "exp_alerts")};
         yaml_node_t *et = rdoc_get(d, n, "eval_time"), *an = rdoc_get(d, n, "alertname");
-        if (!et || !an) { rdoc_err(d, n, "alert_rule_test items need eval_time and alertname"); continue; }
-        if (get_dur(d, et, "eval_time", &c.at) != 0 || !(c.alertname = rdoc_scalar(d, an, "alertname"))) continue;
+        if (!et || !an) {
+            rdoc_err(d, n, "alert_rule_test items need eval_time and alertname");
+            continue;
+        }
+        if (get_dur(d, et, "eval_time", &c.at) != 0 || !(c.alertname = rdoc_scalar(d, an, "alertname")))
+            continue;
         checks = realloc(checks, (size_t)(nchecks + 1) * sizeof *checks);
-        if (!checks) abort();
+        if (!checks)
+            abort();
         checks[nchecks++] = c;
     }
     int failed = 0;
     alert_engine *e = alert_engine_new();
     int load_errors = 0;
-    for (int f = 0; f < nfiles; f++) load_errors += alert_engine_load(e, rule_files[f], out);
+    for (int f = 0; f < nfiles; f++)
+        load_errors += alert_engine_load(e, rule_files[f], out);
     if (load_errors) {
         rdoc_err(d, t, "rule files have errors (above)");
     } else if (d->errs->n == 0) {
         int64_t maxt = 0;
-        for (int i = 0; i < nchecks; i++) if (checks[i].at > maxt) maxt = checks[i].at;
+        for (int i = 0; i < nchecks; i++)
+            if (checks[i].at > maxt)
+                maxt = checks[i].at;
         alert_source src;
         synth_source(&y, &src);
         for (int64_t ts = 0; ts <= maxt; ts += eval_iv) {
@@ -282,28 +322,35 @@ int rules_test_file(const char *path, FILE *out)
             int nf = 0, nt = 0;
             yaml_node_t *rf = rdoc_get(&d, root, "rule_files"), *tests = rdoc_get(&d, root, "tests");
             yaml_node_item_t *fi = rf ? rdoc_items(&d, rf, "rule_files", &nf) : NULL;
-            if (!rf) rdoc_err(&d, root, "a test file needs 'rule_files'");
+            if (!rf)
+                rdoc_err(&d, root, "a test file needs 'rule_files'");
             char **files = calloc((size_t)nf + 1, sizeof *files);
             char dir[PATH_MAX];
             snprintf(dir, sizeof dir, "%s", path);
             char *base = dirname(dir);
             for (int i = 0; fi && i < nf; i++) {
                 const char *f = rdoc_scalar(&d, rdoc_node(&d, fi[i]), "rule file");
-                if (f && f[0] == '/') files[i] = strdup(f);
-                else if (f && asprintf(&files[i], "%s/%s", base, f) < 0) files[i] = NULL;
+                if (f && f[0] == '/')
+                    files[i] = strdup(f);
+                else if (f && asprintf(&files[i], "%s/%s", base, f) < 0)
+                    files[i] = NULL;
             }
             yaml_node_item_t *ti = tests ? rdoc_items(&d, tests, "tests", &nt) : NULL;
-            if (!tests) rdoc_err(&d, root, "a test file needs 'tests'");
+            if (!tests)
+                rdoc_err(&d, root, "a test file needs 'tests'");
             for (int i = 0; ti && errs.n == 0 && i < nt; i++, ntests++)
                 failed += run_case(&d, rdoc_node(&d, ti[i]), i, files, nf, eval_iv, out);
-            for (int i = 0; i < nf; i++) free(files[i]);
+            for (int i = 0; i < nf; i++)
+                free(files[i]);
             free(files);
         }
         rdoc_free(&d);
     }
-    for (int i = 0; i < errs.n; i++) fprintf(out, "%s\n", errs.msg[i]);
+    for (int i = 0; i < errs.n; i++)
+        fprintf(out, "%s\n", errs.msg[i]);
     int rc = errs.n ? -1 : failed;
-    if (rc == 0) fprintf(out, "%s: %d test%s SUCCESS\n", path, ntests, ntests == 1 ? "" : "s");
+    if (rc == 0)
+        fprintf(out, "%s: %d test%s SUCCESS\n", path, ntests, ntests == 1 ? "" : "s");
     errlist_free(&errs);
     return rc;
 }

@@ -22,15 +22,23 @@ static void push(series_values *s, double v, int present)
 static const char *number(const char *p, double *out)
 {
     const char *q = p;
-    if (*q == '-' || *q == '+') q++;
+    if (*q == '-' || *q == '+')
+        q++;
     const char *digits = q;
-    while (isdigit((unsigned char)*q)) q++;
-    if (*q == '.') { q++; while (isdigit((unsigned char)*q)) q++; }
+    while (isdigit((unsigned char)*q))
+        q++;
+    if (*q == '.') {
+        q++;
+        while (isdigit((unsigned char)*q))
+            q++;
+    }
     if (q == digits || (q == digits + 1 && *digits == '.'))
         return NULL;
-    if ((*q == 'e' || *q == 'E') && (isdigit((unsigned char)q[1]) || ((q[1] == '-' || q[1] == '+') && isdigit((unsigned char)q[2])))) {
+    if ((*q == 'e' || *q == 'E') &&
+        (isdigit((unsigned char)q[1]) || ((q[1] == '-' || q[1] == '+') && isdigit((unsigned char)q[2])))) {
         q += 2;
-        while (isdigit((unsigned char)*q)) q++;
+        while (isdigit((unsigned char)*q))
+            q++;
     }
     char buf[64];
     size_t len = (size_t)(q - p);
@@ -54,27 +62,41 @@ static const char *count(const char *p, long *n)
 static int token(series_values *s, const char *t)
 {
     long n;
-    if (strcmp(t, "_") == 0 || strcmp(t, "stale") == 0) { push(s, 0, 0); return 0; }
+    if (strcmp(t, "_") == 0 || strcmp(t, "stale") == 0) {
+        push(s, 0, 0);
+        return 0;
+    }
     if (strncmp(t, "_x", 2) == 0) {
         const char *e = count(t + 2, &n);
-        if (!e || *e) return -1;
-        for (long i = 0; i < n; i++) push(s, 0, 0);
+        if (!e || *e)
+            return -1;
+        for (long i = 0; i < n; i++)
+            push(s, 0, 0);
         return 0;
     }
     double a, b = 0;
     const char *p = number(t, &a);
-    if (!p) return -1;
-    if (*p == 0) { push(s, a, 1); return 0; }
+    if (!p)
+        return -1;
+    if (*p == 0) {
+        push(s, a, 1);
+        return 0;
+    }
     if (*p == '+' || *p == '-') {
         int neg = *p == '-';
         p = number(p + 1, &b);
-        if (!p) return -1;
-        if (neg) b = -b;
+        if (!p)
+            return -1;
+        if (neg)
+            b = -b;
     }
-    if (*p != 'x') return -1;
+    if (*p != 'x')
+        return -1;
     p = count(p + 1, &n);
-    if (!p || *p) return -1;
-    for (long i = 0; i <= n; i++) push(s, a + b * (double)i, 1);
+    if (!p || *p)
+        return -1;
+    for (long i = 0; i <= n; i++)
+        push(s, a + b * (double)i, 1);
     return 0;
 }
 
@@ -83,10 +105,13 @@ int series_expand(const char *text, series_values *out, char *err, size_t errlen
     memset(out, 0, sizeof *out);
     const char *p = text;
     while (*p) {
-        while (isspace((unsigned char)*p)) p++;
-        if (!*p) break;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            break;
         const char *e = p;
-        while (*e && !isspace((unsigned char)*e)) e++;
+        while (*e && !isspace((unsigned char)*e))
+            e++;
         char t[96];
         size_t len = (size_t)(e - p);
         if (len >= sizeof t || (memcpy(t, p, len), t[len] = 0, token(out, t) != 0)) {

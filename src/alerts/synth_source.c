@@ -78,15 +78,27 @@ static gpu_sample *step_sample(synth *y, int gpu, int step)
     return s;
 }
 
-void synth_set(synth *y, int gpu, int step, metric_id id, double v) { sample_set(step_sample(y, gpu, step), id, v); }
-void synth_status(synth *y, int gpu, int step, gpu_status st) { step_sample(y, gpu, step)->status = st; }
+void synth_set(synth *y, int gpu, int step, metric_id id, double v)
+{
+    sample_set(step_sample(y, gpu, step), id, v);
+}
+void synth_status(synth *y, int gpu, int step, gpu_status st)
+{
+    step_sample(y, gpu, step)->status = st;
+}
 
 void synth_info(synth *y, int gpu, const char *name, const char *uuid)
 {
     gpu_info *i = &y->info[gpu];
     i->index = gpu;
-    if (name) { snprintf(i->str[M_NAME], GW_STR_LEN, "%s", name); mset_add(&i->str_present, M_NAME); }
-    if (uuid) { snprintf(i->str[M_UUID], GW_STR_LEN, "%s", uuid); mset_add(&i->str_present, M_UUID); }
+    if (name) {
+        snprintf(i->str[M_NAME], GW_STR_LEN, "%s", name);
+        mset_add(&i->str_present, M_NAME);
+    }
+    if (uuid) {
+        snprintf(i->str[M_UUID], GW_STR_LEN, "%s", uuid);
+        mset_add(&i->str_present, M_UUID);
+    }
     y->has_info[gpu] = 1;
 }
 
@@ -117,7 +129,10 @@ void synth_proc_set(synth *y, synth_proc *p, int step, int what, double v)
     (what ? p->sm : p->mem)[step] = v;
 }
 
-static int s_count(void *ctx) { return ((synth *)ctx)->gpus; }
+static int s_count(void *ctx)
+{
+    return ((synth *)ctx)->gpus;
+}
 
 static int s_info(void *ctx, int gpu, gpu_info *out)
 {

@@ -7,17 +7,17 @@
 
 typedef struct synth_proc {
     int gpu;
-    gpu_proc p;                 /* pid, name, user */
-    double *mem, *sm;           /* per step; NaN = not known at that step */
+    gpu_proc p;       /* pid, name, user */
+    double *mem, *sm; /* per step; NaN = not known at that step */
     int n;
 } synth_proc;
 
 typedef struct synth {
     int gpus;
     int64_t start_us, step_us;
-    int steps;                  /* allocated steps per GPU */
-    gpu_sample **s;             /* [gpu][step] */
-    unsigned char **exists;     /* [gpu][step]: a sample was taken */
+    int steps;              /* allocated steps per GPU */
+    gpu_sample **s;         /* [gpu][step] */
+    unsigned char **exists; /* [gpu][step]: a sample was taken */
     gpu_info *info;
     unsigned char *has_info;
     synth_proc *procs;

@@ -27,11 +27,20 @@ static int format_ok(const char *f)
     for (const char *p = f; *p; p++) {
         if (*p != '%')
             continue;
-        if (p[1] == '%') { p++; continue; }
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
         p++;
-        while (*p && strchr("-+ #0", *p)) p++;
-        while (isdigit((unsigned char)*p)) p++;
-        if (*p == '.') { p++; while (isdigit((unsigned char)*p)) p++; }
+        while (*p && strchr("-+ #0", *p))
+            p++;
+        while (isdigit((unsigned char)*p))
+            p++;
+        if (*p == '.') {
+            p++;
+            while (isdigit((unsigned char)*p))
+                p++;
+        }
         if (!*p || !strchr("difFeEgGsvx", *p))
             return 0;
         conversions++;
@@ -42,14 +51,18 @@ static int format_ok(const char *f)
 /* Skips blanks; returns the next token's start and sets *len (a quoted string is one token). */
 static const char *token(const char *p, const char *end, size_t *len)
 {
-    while (p < end && isspace((unsigned char)*p)) p++;
+    while (p < end && isspace((unsigned char)*p))
+        p++;
     const char *q = p;
     if (q < end && *q == '"') {
         q++;
-        while (q < end && *q != '"') q += (*q == '\\' && q + 1 < end) ? 2 : 1;
-        if (q < end) q++;
+        while (q < end && *q != '"')
+            q += (*q == '\\' && q + 1 < end) ? 2 : 1;
+        if (q < end)
+            q++;
     } else {
-        while (q < end && !isspace((unsigned char)*q)) q++;
+        while (q < end && !isspace((unsigned char)*q))
+            q++;
     }
     *len = (size_t)(q - p);
     return p;
@@ -142,8 +155,10 @@ int tmpl_compile(tmpl *t, const char *src, char *err, size_t errlen, int *err_of
             return -1;
         }
         const char *a = open + 2, *b = close;
-        if (a < b && *a == '-') a++;             /* {{- and -}} trim markers: accepted, not trimming */
-        if (b > a && b[-1] == '-') b--;
+        if (a < b && *a == '-')
+            a++; /* {{- and -}} trim markers: accepted, not trimming */
+        if (b > a && b[-1] == '-')
+            b--;
         if (parse_action(t, a, b, err, errlen) != 0) {
             *err_offset = (int)(open - src);
             tmpl_free(t);
@@ -156,8 +171,14 @@ int tmpl_compile(tmpl *t, const char *src, char *err, size_t errlen, int *err_of
 
 void tmpl_format_value(double v, char *buf, size_t n)
 {
-    if (isnan(v)) { snprintf(buf, n, "NaN"); return; }
-    if (isinf(v)) { snprintf(buf, n, v > 0 ? "+Inf" : "-Inf"); return; }
+    if (isnan(v)) {
+        snprintf(buf, n, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, n, v > 0 ? "+Inf" : "-Inf");
+        return;
+    }
     int prec = 1;
     char tmp[64];
     for (; prec < 17; prec++) {
@@ -199,10 +220,16 @@ static void humanize(double v, char *buf, size_t n)
         return;
     }
     if (fabs(v) >= 1) {
-        while (fabs(v) >= 1000 && i < 8) { v /= 1000; i++; }
+        while (fabs(v) >= 1000 && i < 8) {
+            v /= 1000;
+            i++;
+        }
         snprintf(buf, n, "%.4g%s", v, big[i]);
     } else {
-        while (fabs(v) < 1 && i < 8) { v *= 1000; i++; }
+        while (fabs(v) < 1 && i < 8) {
+            v *= 1000;
+            i++;
+        }
         snprintf(buf, n, "%.4g%s", v, small[i]);
     }
 }
@@ -212,7 +239,10 @@ static void format_arg(const char *fmt, const char *str, double num, int is_num,
     const char *conv = fmt;
     for (const char *p = fmt; *p; p++)
         if (*p == '%') {
-            if (p[1] == '%') { p++; continue; }
+            if (p[1] == '%') {
+                p++;
+                continue;
+            }
             conv = p + strcspn(p + 1, "difFeEgGsvx") + 1;
             break;
         }
@@ -223,11 +253,13 @@ static void format_arg(const char *fmt, const char *str, double num, int is_num,
     if (*c == 'd' || *c == 'i' || *c == 'x') {
         *c = *c == 'x' ? 'x' : 'd';
         memmove(c + 2, c, strlen(c) + 1);
-        c[0] = 'l'; c[1] = 'l';
+        c[0] = 'l';
+        c[1] = 'l';
         snprintf(buf, n, fmtbuf, (long long)llround(d));
     } else if (*c == 's' || *c == 'v') {
         char v[64];
-        if (is_num) tmpl_format_value(num, v, sizeof v);
+        if (is_num)
+            tmpl_format_value(num, v, sizeof v);
         *c = 's';
         snprintf(buf, n, fmtbuf, is_num ? v : (str ? str : ""));
     } else {

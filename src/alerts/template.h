@@ -7,9 +7,9 @@
 #include "labels.h"
 
 typedef struct tmpl_seg {
-    enum { TS_TEXT, TS_VALUE, TS_LABEL, TS_PERCENT } kind;   /* TS_PERCENT: $value x 100 */
-    char *text;      /* TS_TEXT: literal; TS_LABEL: label name */
-    char *fmt;       /* printf format (one conversion), or NULL for the default form */
+    enum { TS_TEXT, TS_VALUE, TS_LABEL, TS_PERCENT } kind; /* TS_PERCENT: $value x 100 */
+    char *text;                                            /* TS_TEXT: literal; TS_LABEL: label name */
+    char *fmt; /* printf format (one conversion), or NULL for the default form */
 } tmpl_seg;
 
 typedef struct tmpl {

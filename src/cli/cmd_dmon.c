@@ -46,8 +46,8 @@ typedef struct dmon_state {
     const cli_opts *o;
     dmon_layout layout;
     metric_set want;
-    int n;                     /* selected GPUs */
-    int *gpu;                  /* their indexes */
+    int n;    /* selected GPUs */
+    int *gpu; /* their indexes */
     gpu_sample *cur, *prev;
     unsigned char *have_prev;
     gw_buf out;
@@ -87,7 +87,7 @@ static int run(dmon_state *st, sampler *s)
     ticker_start(&t, o->delay_s);
     for (long done = 0; !ticker_stopped();) {
         if (sample_once(st, s) != 0)
-            break;                             /* stdout closed (e.g. piped into head) */
+            break; /* stdout closed (e.g. piped into head) */
         if (o->count && ++done >= o->count)
             break;
         if (ticker_wait(&t) != 0)

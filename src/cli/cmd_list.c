@@ -6,13 +6,12 @@
 #include "cli/options.h"
 #include "cli/session.h"
 
-static const char usage[] =
-    "usage: gpuwatch list [-i LIST]\n"
-    "\n"
-    "One line per GPU, as nvidia-smi -L:  GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)\n"
-    "\n"
-    "  -i, --id LIST  GPUs: indexes or ranges (0,2,4-7), UUIDs or PCI bus ids\n"
-    "  -h, --help     this help\n";
+static const char usage[] = "usage: gpuwatch list [-i LIST]\n"
+                            "\n"
+                            "One line per GPU, as nvidia-smi -L:  GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)\n"
+                            "\n"
+                            "  -i, --id LIST  GPUs: indexes or ranges (0,2,4-7), UUIDs or PCI bus ids\n"
+                            "  -h, --help     this help\n";
 
 static const cli_spec spec = {.cmd = "list", .allowed = OPT_ID, .usage = usage};
 
@@ -42,7 +41,8 @@ int cmd_list(int argc, char **argv)
         if (!gpu->have_info && gpu->lost)
             printf("GPU %d: %s\n", g, FMT_LOST);
         else
-            printf("GPU %d: %s (UUID: %s)\n", g, str_or(&gpu->info, M_NAME, FMT_NA), str_or(&gpu->info, M_UUID, FMT_NA));
+            printf("GPU %d: %s (UUID: %s)\n", g, str_or(&gpu->info, M_NAME, FMT_NA),
+                   str_or(&gpu->info, M_UUID, FMT_NA));
     }
     free(sel);
     sampler_close(&s);

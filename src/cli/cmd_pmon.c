@@ -58,8 +58,8 @@ static int gpu_is_lost(sampler *s, int gpu)
     return sampler_read(s, gpu, &want, &probe) == GPU_LOST;
 }
 
-static int sample_once(sampler *s, const cli_opts *o, const pmon_layout *l, const unsigned char *sel,
-                       gpu_proc *procs, gw_buf *b)
+static int sample_once(sampler *s, const cli_opts *o, const pmon_layout *l, const unsigned char *sel, gpu_proc *procs,
+                       gw_buf *b)
 {
     for (int g = 0; g < s->count; g++) {
         if (!sel[g])

@@ -63,7 +63,8 @@ static int print_csv(const query_run *q)
     if (!q->o->noheader) {
         for (int i = 0; i < q->fields->n; i++) {
             qfield_header(text, sizeof text, &q->fields->f[i], units);
-            if (i) buf_append(&b, ", ", 2);
+            if (i)
+                buf_append(&b, ", ", 2);
             buf_puts(&b, text);
         }
         buf_append(&b, "\n", 1);
@@ -71,7 +72,8 @@ static int print_csv(const query_run *q)
     for (int r = 0; r < q->nrows; r++) {
         for (int i = 0; i < q->fields->n; i++) {
             qfield_cell(text, sizeof text, &q->fields->f[i], &q->rows[r], units);
-            if (i) buf_append(&b, ", ", 2);
+            if (i)
+                buf_append(&b, ", ", 2);
             buf_puts(&b, text);
         }
         buf_append(&b, "\n", 1);
@@ -153,9 +155,12 @@ static int query_gpus(sampler *s, const unsigned char *sel, const cli_opts *o, q
             q.rows[q.nrows] = (qrow){&s->gpus[g].info, &q.samples[q.nrows], s->count};
             q.nrows++;
         }
-        if (o->format == OUT_CSV) rc = print_csv(&q);
-        else if (o->format == OUT_JSON) rc = print_json(&q);
-        else rc = print_table(&q);
+        if (o->format == OUT_CSV)
+            rc = print_csv(&q);
+        else if (o->format == OUT_JSON)
+            rc = print_json(&q);
+        else
+            rc = print_table(&q);
     }
     free(q.rows);
     free(q.samples);

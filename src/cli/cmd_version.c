@@ -13,7 +13,10 @@ static const char usage[] =
 
 static const cli_spec spec = {.cmd = "version", .usage = usage};
 
-static const char *or_na(const char *s) { return s && *s ? s : "N/A"; }
+static const char *or_na(const char *s)
+{
+    return s && *s ? s : "N/A";
+}
 
 int cmd_version(int argc, char **argv)
 {

@@ -12,7 +12,7 @@
 typedef struct dmon_layout {
     int ncols;
     const metric_def *cols[DMON_MAX_COLS];
-    int date, time;            /* -o D / T */
+    int date, time; /* -o D / T */
 } dmon_layout;
 
 /* Columns of the groups in letters ("pucvmet"), groups in the order given, each group's columns

@@ -35,17 +35,17 @@ static void whole_text(char *buf, size_t n, double v)
 static void number_text(char *buf, size_t n, metric_fmt f, double v)
 {
     switch (f) {
-    case MF_FLOOR:   whole_text(buf, n, floor(v)); break;
-    case MF_FIXED1:  snprintf(buf, n, "%.1f", v); break;
-    case MF_FIXED2:  snprintf(buf, n, "%.2f", v); break;
-    case MF_HEX64:   snprintf(buf, n, "0x%016llX", (unsigned long long)v); break;
-    case MF_ACTIVE:  gw_strlcpy(buf, v != 0 ? "Active" : "Not Active", n); break;
+    case MF_FLOOR: whole_text(buf, n, floor(v)); break;
+    case MF_FIXED1: snprintf(buf, n, "%.1f", v); break;
+    case MF_FIXED2: snprintf(buf, n, "%.2f", v); break;
+    case MF_HEX64: snprintf(buf, n, "0x%016llX", (unsigned long long)v); break;
+    case MF_ACTIVE: gw_strlcpy(buf, v != 0 ? "Active" : "Not Active", n); break;
     case MF_ENABLED: gw_strlcpy(buf, v != 0 ? "Enabled" : "Disabled", n); break;
-    case MF_YESNO:   gw_strlcpy(buf, v != 0 ? "Yes" : "No", n); break;
-    case MF_PSTATE:  snprintf(buf, n, "P%d", (int)v); break;
+    case MF_YESNO: gw_strlcpy(buf, v != 0 ? "Yes" : "No", n); break;
+    case MF_PSTATE: snprintf(buf, n, "P%d", (int)v); break;
     case MF_STRING:
     case MF_INT:
-    default:         whole_text(buf, n, v); break;
+    default: whole_text(buf, n, v); break;
     }
 }
 
@@ -69,8 +69,7 @@ void fmt_header(char *buf, size_t n, const metric_def *d, int with_unit)
         snprintf(buf, n, "%s", d->field);
 }
 
-void fmt_cell(char *buf, size_t n, const metric_def *d, const gpu_info *info, const gpu_sample *s,
-              int with_unit)
+void fmt_cell(char *buf, size_t n, const metric_def *d, const gpu_info *info, const gpu_sample *s, int with_unit)
 {
     if (metric_is_string(d->id)) {
         const char *absent = s->status == GPU_LOST ? FMT_LOST : FMT_NA;
@@ -78,7 +77,10 @@ void fmt_cell(char *buf, size_t n, const metric_def *d, const gpu_info *info, co
         return;
     }
     if (d->id == M_INDEX) {
-        if (n >= 24) fmt_int(buf, info->index); else snprintf(buf, n, "%d", info->index);
+        if (n >= 24)
+            fmt_int(buf, info->index);
+        else
+            snprintf(buf, n, "%d", info->index);
         return;
     }
     double v;
@@ -101,19 +103,17 @@ cJSON *fmt_json(const metric_def *d, const gpu_info *info, const gpu_sample *s)
         return cJSON_CreateNull();
     char text[FMT_CELL_LEN];
     switch (d->fmt) {
-    case MF_FLOOR:   return cJSON_CreateNumber(floor(v));
-    case MF_FIXED1:  return cJSON_CreateNumber(round(v * 10) / 10);
-    case MF_FIXED2:  return cJSON_CreateNumber(round(v * 100) / 100);
+    case MF_FLOOR: return cJSON_CreateNumber(floor(v));
+    case MF_FIXED1: return cJSON_CreateNumber(round(v * 10) / 10);
+    case MF_FIXED2: return cJSON_CreateNumber(round(v * 100) / 100);
     case MF_ACTIVE:
     case MF_ENABLED:
-    case MF_YESNO:   return cJSON_CreateBool(v != 0);
+    case MF_YESNO: return cJSON_CreateBool(v != 0);
     case MF_HEX64:
-    case MF_PSTATE:
-        number_text(text, sizeof text, d->fmt, v);
-        return cJSON_CreateString(text);
+    case MF_PSTATE: number_text(text, sizeof text, d->fmt, v); return cJSON_CreateString(text);
     case MF_INT:
     case MF_STRING:
-    default:         return cJSON_CreateNumber(round(v));
+    default: return cJSON_CreateNumber(round(v));
     }
 }
 

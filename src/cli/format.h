@@ -19,8 +19,7 @@ void fmt_header(char *buf, size_t n, const metric_def *d, int with_unit);
 
 /* One GPU's cell for metric d: the value, FMT_NA when absent, FMT_LOST for a lost GPU's
  * readings (strings read before the loss and the index are still printed). */
-void fmt_cell(char *buf, size_t n, const metric_def *d, const gpu_info *info, const gpu_sample *s,
-              int with_unit);
+void fmt_cell(char *buf, size_t n, const metric_def *d, const gpu_info *info, const gpu_sample *s, int with_unit);
 
 /* The same as a typed JSON value: string, integer, number, boolean, or null when absent/lost. */
 cJSON *fmt_json(const metric_def *d, const gpu_info *info, const gpu_sample *s);

@@ -21,8 +21,9 @@ static void print_field(FILE *f, const metric_def *d)
 {
     char name[160], unit[16] = "";
     snprintf(name, sizeof name, "%s%s%s", d->field, d->aliases ? " or " : "", d->aliases ? d->aliases : "");
-    for (char *c = name; *c; c++)             /* aliases are comma separated in the catalog */
-        if (*c == ',') *c = '/';
+    for (char *c = name; *c; c++) /* aliases are comma separated in the catalog */
+        if (*c == ',')
+            *c = '/';
     if (d->unit)
         snprintf(unit, sizeof unit, "[%s]", d->unit);
     fprintf(f, "  %-46s %-8s %s\n", name, unit, d->help);

@@ -24,14 +24,27 @@ void lead_add(gw_buf *b, int with_date, int with_time, int line, uint64_t t_us, 
     }
     /* Header line 1 puts '#' inside the first column's 8 characters; line 2 and rows before it. */
     if (with_date) {
-        if (line == LEAD_HEADER1) ob_pad(b, "#Date", with_time ? -13 : -8);
-        else if (line == LEAD_HEADER2) buf_puts(b, with_time ? "#YYYYMMDD    " : "#YYYYMMDD");
-        else { buf_puts(b, " "); buf_puts(b, day); if (with_time) buf_puts(b, "    "); }
+        if (line == LEAD_HEADER1)
+            ob_pad(b, "#Date", with_time ? -13 : -8);
+        else if (line == LEAD_HEADER2)
+            buf_puts(b, with_time ? "#YYYYMMDD    " : "#YYYYMMDD");
+        else {
+            buf_puts(b, " ");
+            buf_puts(b, day);
+            if (with_time)
+                buf_puts(b, "    ");
+        }
     }
     if (with_time) {
-        if (line == LEAD_HEADER1) ob_pad(b, with_date ? "Time" : "#Time", -8);
-        else if (line == LEAD_HEADER2) buf_puts(b, with_date ? "HH:MM:SS" : "#HH:MM:SS");
-        else { if (!with_date) buf_puts(b, " "); buf_puts(b, clock); }
+        if (line == LEAD_HEADER1)
+            ob_pad(b, with_date ? "Time" : "#Time", -8);
+        else if (line == LEAD_HEADER2)
+            buf_puts(b, with_date ? "HH:MM:SS" : "#HH:MM:SS");
+        else {
+            if (!with_date)
+                buf_puts(b, " ");
+            buf_puts(b, clock);
+        }
     }
     ob_pad(b, idx, 8);
 }
@@ -58,6 +71,8 @@ void lead_csv_row(gw_buf *b, int with_date, int with_time, uint64_t t_us)
 
 void lead_csv_header(gw_buf *b, int with_date, int with_time)
 {
-    if (with_date) buf_puts(b, "date, ");
-    if (with_time) buf_puts(b, "time, ");
+    if (with_date)
+        buf_puts(b, "date, ");
+    if (with_time)
+        buf_puts(b, "time, ");
 }

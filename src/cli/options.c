@@ -14,7 +14,7 @@ enum { LONG_FIELDS = 256, LONG_FORMAT, LONG_NOHEADER, LONG_NOUNITS, LONG_HELP_FI
 typedef struct {
     unsigned opt;
     struct option lo;
-    char short_name;           /* 0 = long only */
+    char short_name; /* 0 = long only */
 } opt_def;
 
 static const opt_def all_opts[] = {
@@ -43,7 +43,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
-static const char *format_names[] = {[OUT_TABLE] = "table", [OUT_CSV] = "csv", [OUT_JSON] = "json", [OUT_PLAIN] = "plain"};
+static const char *format_names[] = {
+    [OUT_TABLE] = "table", [OUT_CSV] = "csv", [OUT_JSON] = "json", [OUT_PLAIN] = "plain"};
 
 /* Is name one of the comma separated words in list? */
 static int in_list(const char *list, const char *name, size_t len)
@@ -109,9 +110,12 @@ static int parse_datetime(const cli_spec *spec, const char *arg, cli_opts *o)
     if (!*arg)
         return cli_usage_error(spec->cmd, "-o: expected D, T or DT");
     for (const char *p = arg; *p; p++) {
-        if (*p == 'D' || *p == 'd') o->show_date = 1;
-        else if (*p == 'T' || *p == 't') o->show_time = 1;
-        else return cli_usage_error(spec->cmd, "-o: expected D, T or DT, not '%s'", arg);
+        if (*p == 'D' || *p == 'd')
+            o->show_date = 1;
+        else if (*p == 'T' || *p == 't')
+            o->show_time = 1;
+        else
+            return cli_usage_error(spec->cmd, "-o: expected D, T or DT, not '%s'", arg);
     }
     return CLI_RUN;
 }
@@ -170,7 +174,7 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, cli_opts *o)
     shorts[ns] = 0;
 
     set_defaults(spec, o);
-    optind = 0;            /* GNU: full re-initialisation, so commands and tests can parse again */
+    optind = 0; /* GNU: full re-initialisation, so commands and tests can parse again */
     opterr = 0;
     int c, rc = CLI_RUN;
     while (rc == CLI_RUN && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
@@ -187,8 +191,7 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, cli_opts *o)
         case 'c': rc = parse_count(spec, optarg, o); break;
         case 's': rc = parse_select(spec, optarg, o); break;
         case 'o': rc = parse_datetime(spec, optarg, o); break;
-        case ':':
-            return cli_usage_error(spec->cmd, "option '%s' needs a value", argv[optind - 1]);
+        case ':': return cli_usage_error(spec->cmd, "option '%s' needs a value", argv[optind - 1]);
         default:
             if (optopt && optopt < 256)
                 return cli_usage_error(spec->cmd, "unknown option '-%c'", optopt);

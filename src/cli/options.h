@@ -20,28 +20,28 @@ enum {
 typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_PLAIN } out_format;
 
 typedef struct cli_spec {
-    const char *cmd;           /* "dmon": messages read "gpuwatch dmon: ..." */
-    unsigned allowed;          /* OPT_* */
-    const char *formats;       /* accepted --format names, comma separated; the first is the default */
-    const char *letters;       /* -s: accepted letters */
+    const char *cmd;     /* "dmon": messages read "gpuwatch dmon: ..." */
+    unsigned allowed;    /* OPT_* */
+    const char *formats; /* accepted --format names, comma separated; the first is the default */
+    const char *letters; /* -s: accepted letters */
     const char *letters_default;
-    const char *usage;         /* the --help text (printed to stdout) */
+    const char *usage; /* the --help text (printed to stdout) */
 } cli_spec;
 
 typedef struct cli_opts {
-    const char *fields;        /* NULL = the command's default */
-    const char *ids;           /* NULL = every GPU */
+    const char *fields; /* NULL = the command's default */
+    const char *ids;    /* NULL = every GPU */
     out_format format;
     int noheader, nounits, help_fields, processes;
-    double delay_s;            /* default 1 */
-    long count;                /* 0 = until stopped */
-    char select[16];           /* -s letters in the order given, duplicates dropped */
+    double delay_s;  /* default 1 */
+    long count;      /* 0 = until stopped */
+    char select[16]; /* -s letters in the order given, duplicates dropped */
     int show_date, show_time;
 } cli_opts;
 
 #define CLI_RUN 0
-#define CLI_HELP 1             /* --help printed: exit 0 */
-#define CLI_USAGE 2            /* error printed on stderr: exit 2 */
+#define CLI_HELP 1  /* --help printed: exit 0 */
+#define CLI_USAGE 2 /* error printed on stderr: exit 2 */
 
 #define CLI_MIN_DELAY_S 0.1
 

@@ -5,7 +5,7 @@
 
 #include "buf.h"
 
-void ob_pad(gw_buf *b, const char *s, int width);   /* width > 0 right-aligns, < 0 left-aligns */
+void ob_pad(gw_buf *b, const char *s, int width); /* width > 0 right-aligns, < 0 left-aligns */
 /* Writes everything to fd (retrying short writes) and empties the buffer. Returns 0, or -1 on error. */
 int ob_flush(gw_buf *b, int fd);
 

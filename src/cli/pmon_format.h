@@ -11,9 +11,9 @@
 #define PMON_MAX_NUM 8
 
 typedef struct pmon_layout {
-    int ncols;                 /* numeric columns: sm..ofa with -s u, fb ccpm with -s m */
+    int ncols; /* numeric columns: sm..ofa with -s u, fb ccpm with -s m */
     int cols[PMON_MAX_NUM];
-    int date, time;            /* -o D / T */
+    int date, time; /* -o D / T */
 } pmon_layout;
 
 /* Columns of the -s letters ('u' utilization, 'm' memory), always in that order, as nvidia-smi. */

@@ -47,9 +47,12 @@ int qfields_parse(const char *cmd, const char *list, qfields *out)
         name[len] = 0;
         qfield f = {QF_METRIC, catalog_find(name)};
         if (!f.d) {
-            if (strcmp(name, qfield_pseudo[0].name) == 0) f.kind = QF_TIMESTAMP;
-            else if (strcmp(name, qfield_pseudo[1].name) == 0) f.kind = QF_COUNT;
-            else return cli_usage_error(cmd, "field \"%s\" is not a valid field to query (see --help-fields)", name);
+            if (strcmp(name, qfield_pseudo[0].name) == 0)
+                f.kind = QF_TIMESTAMP;
+            else if (strcmp(name, qfield_pseudo[1].name) == 0)
+                f.kind = QF_COUNT;
+            else
+                return cli_usage_error(cmd, "field \"%s\" is not a valid field to query (see --help-fields)", name);
         }
         if (add(out, f) != 0)
             return cli_usage_error(cmd, "--fields: more than %d fields", QF_MAX);
@@ -71,15 +74,19 @@ void qfields_want(const qfields *q, metric_set *want)
 
 const char *qfield_name(const qfield *f)
 {
-    if (f->kind == QF_TIMESTAMP) return qfield_pseudo[0].name;
-    if (f->kind == QF_COUNT) return qfield_pseudo[1].name;
+    if (f->kind == QF_TIMESTAMP)
+        return qfield_pseudo[0].name;
+    if (f->kind == QF_COUNT)
+        return qfield_pseudo[1].name;
     return f->d->field;
 }
 
 int qfield_is_numeric(const qfield *f)
 {
-    if (f->kind == QF_COUNT) return 1;
-    if (f->kind == QF_TIMESTAMP) return 0;
+    if (f->kind == QF_COUNT)
+        return 1;
+    if (f->kind == QF_TIMESTAMP)
+        return 0;
     metric_fmt m = f->d->fmt;
     return m == MF_INT || m == MF_FLOOR || m == MF_FIXED1 || m == MF_FIXED2;
 }

@@ -10,7 +10,7 @@ typedef enum { QF_METRIC, QF_TIMESTAMP, QF_COUNT } qfield_kind;
 
 typedef struct qfield {
     qfield_kind kind;
-    const metric_def *d;       /* QF_METRIC */
+    const metric_def *d; /* QF_METRIC */
 } qfield;
 
 #define QF_MAX 512
@@ -24,7 +24,7 @@ typedef struct qfields {
 typedef struct qrow {
     const gpu_info *info;
     const gpu_sample *sample;
-    int count;                 /* GPUs in the system */
+    int count; /* GPUs in the system */
 } qrow;
 
 extern const char QF_DEFAULT[];
@@ -42,7 +42,9 @@ void qfield_cell(char *buf, size_t n, const qfield *f, const qrow *r, int with_u
 cJSON *qfield_json(const qfield *f, const qrow *r);
 
 /* The query-only fields, for --help-fields. */
-typedef struct qpseudo { const char *name, *help; } qpseudo;
+typedef struct qpseudo {
+    const char *name, *help;
+} qpseudo;
 extern const qpseudo qfield_pseudo[2];
 
 #endif

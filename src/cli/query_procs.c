@@ -19,7 +19,8 @@ static void process_name(char *buf, size_t n, const gpu_proc *p)
     if (p->cmdline[0]) {
         snprintf(buf, n, "%s", p->cmdline);
         char *space = strchr(buf, ' ');
-        if (space) *space = 0;
+        if (space)
+            *space = 0;
     } else {
         snprintf(buf, n, "%s", p->name[0] ? p->name : FMT_NA);
     }
@@ -32,8 +33,10 @@ static void cell(char *buf, size_t n, int col, const gpu_proc *p, const char *uu
     case P_NAME: process_name(buf, n, p); break;
     case P_UUID: snprintf(buf, n, "%s", uuid); break;
     case P_MEM:
-        if (p->has_mem) snprintf(buf, n, with_unit ? "%.0f MiB" : "%.0f", p->mem_mib);
-        else snprintf(buf, n, "%s", FMT_NA);
+        if (p->has_mem)
+            snprintf(buf, n, with_unit ? "%.0f MiB" : "%.0f", p->mem_mib);
+        else
+            snprintf(buf, n, "%s", FMT_NA);
         break;
     case P_USER: snprintf(buf, n, "%s", p->user[0] ? p->user : FMT_NA); break;
     default: snprintf(buf, n, "%s", p->container[0] ? p->container : FMT_NA); break;
@@ -53,10 +56,18 @@ static cJSON *json_proc(const gpu_proc *p, const char *uuid)
     process_name(name, sizeof name, p);
     cJSON_AddStringToObject(o, "process_name", name);
     cJSON_AddStringToObject(o, "gpu_uuid", uuid);
-    if (p->has_mem) cJSON_AddNumberToObject(o, "used_gpu_memory", (double)(long long)p->mem_mib);
-    else cJSON_AddNullToObject(o, "used_gpu_memory");
-    if (p->user[0]) cJSON_AddStringToObject(o, "user", p->user); else cJSON_AddNullToObject(o, "user");
-    if (p->container[0]) cJSON_AddStringToObject(o, "container", p->container); else cJSON_AddNullToObject(o, "container");
+    if (p->has_mem)
+        cJSON_AddNumberToObject(o, "used_gpu_memory", (double)(long long)p->mem_mib);
+    else
+        cJSON_AddNullToObject(o, "used_gpu_memory");
+    if (p->user[0])
+        cJSON_AddStringToObject(o, "user", p->user);
+    else
+        cJSON_AddNullToObject(o, "user");
+    if (p->container[0])
+        cJSON_AddStringToObject(o, "container", p->container);
+    else
+        cJSON_AddNullToObject(o, "container");
     return o;
 }
 
@@ -77,10 +88,13 @@ int query_processes(sampler *s, const unsigned char *sel, const cli_opts *o)
     if (!o->noheader && o->format != OUT_JSON) {
         for (int c = 0; c < P_COLS; c++) {
             header(text, sizeof text, c, with_unit);
-            if (o->format == OUT_CSV) fputs(c ? ", " : "", stdout), fputs(text, stdout);
-            else table_add(&t, text);
+            if (o->format == OUT_CSV)
+                fputs(c ? ", " : "", stdout), fputs(text, stdout);
+            else
+                table_add(&t, text);
         }
-        if (o->format == OUT_CSV) fputc('\n', stdout);
+        if (o->format == OUT_CSV)
+            fputc('\n', stdout);
     }
     for (int g = 0; g < s->count; g++) {
         if (!sel[g])
@@ -98,10 +112,13 @@ int query_processes(sampler *s, const unsigned char *sel, const cli_opts *o)
             }
             for (int c = 0; c < P_COLS; c++) {
                 cell(text, sizeof text, c, p, uuid, with_unit);
-                if (o->format == OUT_CSV) fputs(c ? ", " : "", stdout), fputs(text, stdout);
-                else table_add(&t, text);
+                if (o->format == OUT_CSV)
+                    fputs(c ? ", " : "", stdout), fputs(text, stdout);
+                else
+                    table_add(&t, text);
             }
-            if (o->format == OUT_CSV) fputc('\n', stdout);
+            if (o->format == OUT_CSV)
+                fputc('\n', stdout);
         }
     }
     if (o->format == OUT_JSON) {

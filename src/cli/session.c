@@ -27,11 +27,11 @@ static int bus_id_matches(const char *full, const char *want, size_t len)
     size_t flen = strlen(full);
     if (len == 0 || len > flen || strncasecmp(full + flen - len, want, len) != 0)
         return 0;
-    size_t rest = flen - len;                 /* characters of full not given */
+    size_t rest = flen - len; /* characters of full not given */
     int has_domain = memchr(want, ':', len) != memrchr(want, ':', len);
     if (rest == 0)
         return 1;
-    if (!has_domain && full[--rest] != ':')   /* "BB:DD.F": what is left is "<domain>:" */
+    if (!has_domain && full[--rest] != ':') /* "BB:DD.F": what is left is "<domain>:" */
         return 0;
     for (size_t i = 0; i < rest; i++)
         if (full[i] != '0')

@@ -44,16 +44,21 @@ void table_print(const table *t, FILE *f)
     for (int r = 0; r < t->nrows; r++)
         for (int c = 0; c < t->ncols; c++) {
             size_t len = strlen(t->cells[r * t->ncols + c]);
-            if (len > w[c]) w[c] = len;
+            if (len > w[c])
+                w[c] = len;
         }
     for (int r = 0; r < t->nrows; r++) {
         for (int c = 0; c < t->ncols; c++) {
             const char *s = t->cells[r * t->ncols + c];
             int last = c == t->ncols - 1;
-            if (c) fputs("  ", f);
-            if (t->right[c]) fprintf(f, "%*s", (int)w[c], s);
-            else if (last) fputs(s, f);
-            else fprintf(f, "%-*s", (int)w[c], s);
+            if (c)
+                fputs("  ", f);
+            if (t->right[c])
+                fprintf(f, "%*s", (int)w[c], s);
+            else if (last)
+                fputs(s, f);
+            else
+                fprintf(f, "%-*s", (int)w[c], s);
         }
         fputc('\n', f);
     }

@@ -5,11 +5,11 @@
 #include <stdio.h>
 
 typedef struct table {
-    int ncols, nrows;          /* nrows counts complete rows */
+    int ncols, nrows; /* nrows counts complete rows */
     int ncells;
-    char **cells;              /* nrows * ncols, owned */
-    int cap;                   /* cells allocated */
-    unsigned char *right;      /* per column: right-aligned */
+    char **cells;         /* nrows * ncols, owned */
+    int cap;              /* cells allocated */
+    unsigned char *right; /* per column: right-aligned */
 } table;
 
 int table_init(table *t, int ncols);

@@ -20,15 +20,21 @@ void ticker_install_signals(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0;           /* no SA_RESTART: the sleep returns at once */
+    sa.sa_flags = 0; /* no SA_RESTART: the sleep returns at once */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     stop_flag = 0;
 }
 
-int ticker_stopped(void) { return stop_flag != 0; }
-void ticker_request_stop(void) { stop_flag = 1; }
+int ticker_stopped(void)
+{
+    return stop_flag != 0;
+}
+void ticker_request_stop(void)
+{
+    stop_flag = 1;
+}
 
 void ticker_start(ticker *t, double period_s)
 {
@@ -41,7 +47,7 @@ void ticker_start(ticker *t, double period_s)
 int ticker_wait(ticker *t)
 {
     uint64_t now = gw_mono_us();
-    if (now > t->next_us + t->period_us)      /* fell behind by a whole period: resynchronise */
+    if (now > t->next_us + t->period_us) /* fell behind by a whole period: resynchronise */
         t->next_us += (now - t->next_us) / t->period_us * t->period_us;
     struct timespec ts = {(time_t)(t->next_us / 1000000u), (long)(t->next_us % 1000000u) * 1000L};
     while (!stop_flag) {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 typedef struct ticker {
-    uint64_t next_us;          /* next deadline, CLOCK_MONOTONIC microseconds */
+    uint64_t next_us; /* next deadline, CLOCK_MONOTONIC microseconds */
     uint64_t period_us;
 } ticker;
 

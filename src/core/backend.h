@@ -9,18 +9,18 @@
 /* open() failures; gpuwatch exits with status 3 on any of them, after one clear line. */
 typedef enum {
     BK_OK = 0,
-    BK_ERR_NO_LIBRARY,    /* the vendor library could not be loaded */
-    BK_ERR_NO_DRIVER,     /* library loaded, driver not */
+    BK_ERR_NO_LIBRARY, /* the vendor library could not be loaded */
+    BK_ERR_NO_DRIVER,  /* library loaded, driver not */
     BK_ERR_PERMISSION,
     BK_ERR_OTHER
 } backend_status;
 
 typedef struct backend_versions {
-    char driver[80];      /* "590.48.01" */
-    char library[80];     /* NVML version, e.g. "13.590.48.01" */
-    char cuda[16];        /* "13.1" */
-    char backend[32];     /* "nvml" */
-    int simulated;        /* 1 when the library is gpusim */
+    char driver[80];  /* "590.48.01" */
+    char library[80]; /* NVML version, e.g. "13.590.48.01" */
+    char cuda[16];    /* "13.1" */
+    char backend[32]; /* "nvml" */
+    int simulated;    /* 1 when the library is gpusim */
 } backend_versions;
 
 /* Count of failed backend calls by function and error, for the agent's own health series. */

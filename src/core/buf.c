@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void buf_init(gw_buf *b) { memset(b, 0, sizeof *b); }
+void buf_init(gw_buf *b)
+{
+    memset(b, 0, sizeof *b);
+}
 
 void buf_release(gw_buf *b)
 {

@@ -6,17 +6,17 @@
 #include <string.h>
 
 typedef struct gw_buf {
-    char *data;     /* always NUL-terminated when non-NULL */
+    char *data; /* always NUL-terminated when non-NULL */
     size_t len;
     size_t cap;
-    int oom;        /* set when an allocation failed; later appends are dropped */
+    int oom; /* set when an allocation failed; later appends are dropped */
 } gw_buf;
 
 void buf_init(gw_buf *b);
 void buf_release(gw_buf *b);
-void buf_clear(gw_buf *b);                   /* len = 0, keeps the memory */
-int buf_reserve(gw_buf *b, size_t extra);    /* 0 on success */
-void buf_append_slow(gw_buf *b, const char *s, size_t n);   /* grows, then appends */
+void buf_clear(gw_buf *b);                                /* len = 0, keeps the memory */
+int buf_reserve(gw_buf *b, size_t extra);                 /* 0 on success */
+void buf_append_slow(gw_buf *b, const char *s, size_t n); /* grows, then appends */
 
 /* Appends are inline: the exporter writes thousands of short pieces per page. */
 static inline void buf_append(gw_buf *b, const char *s, size_t n)
@@ -30,7 +30,10 @@ static inline void buf_append(gw_buf *b, const char *s, size_t n)
     b->data[b->len] = 0;
 }
 
-static inline void buf_puts(gw_buf *b, const char *s) { buf_append(b, s, strlen(s)); }
+static inline void buf_puts(gw_buf *b, const char *s)
+{
+    buf_append(b, s, strlen(s));
+}
 
 static inline void buf_putc(gw_buf *b, char c)
 {

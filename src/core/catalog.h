@@ -10,31 +10,97 @@
 /* Metric ids. String metrics come first (they live in gpu_info, not in samples). */
 typedef enum {
     /* --- static strings (gpu_info.str[]) --- */
-    M_NAME, M_UUID, M_SERIAL, M_PCI_BUS_ID, M_DRIVER_VERSION, M_VBIOS_VERSION,
-    M_PCI_DEVICE_ID, M_PCI_SUB_DEVICE_ID,
+    M_NAME,
+    M_UUID,
+    M_SERIAL,
+    M_PCI_BUS_ID,
+    M_DRIVER_VERSION,
+    M_VBIOS_VERSION,
+    M_PCI_DEVICE_ID,
+    M_PCI_SUB_DEVICE_ID,
     M_STR_END,
     /* --- numbers (gpu_sample.v[]) --- */
     M_INDEX = M_STR_END,
-    M_MINOR_NUMBER, M_COMPUTE_CAP, M_NUMA_NODE, M_ARCHITECTURE,
-    M_PSTATE, M_FAN_SPEED,
-    M_TEMP_GPU, M_TEMP_MEMORY, M_TEMP_SLOWDOWN, M_TEMP_SHUTDOWN, M_TEMP_MEM_MAX, M_TEMP_GPU_MAX,
-    M_UTIL_GPU, M_UTIL_MEMORY, M_UTIL_ENCODER, M_UTIL_DECODER, M_UTIL_JPEG, M_UTIL_OFA,
-    M_MEM_TOTAL, M_MEM_RESERVED, M_MEM_USED, M_MEM_FREE, M_BAR1_USED, M_BAR1_TOTAL, M_PROTECTED_MEM_USED,
-    M_POWER_DRAW, M_POWER_DRAW_INSTANT, M_POWER_LIMIT, M_POWER_ENFORCED_LIMIT,
-    M_POWER_DEFAULT_LIMIT, M_POWER_MIN_LIMIT, M_POWER_MAX_LIMIT, M_ENERGY,
-    M_CLOCK_GR, M_CLOCK_SM, M_CLOCK_MEM, M_CLOCK_VIDEO, M_CLOCK_MAX_GR, M_CLOCK_MAX_SM, M_CLOCK_MAX_MEM,
-    M_CER_SUPPORTED, M_CER_ACTIVE,
-    M_CER_GPU_IDLE, M_CER_APP_CLOCKS, M_CER_SW_POWER_CAP, M_CER_HW_SLOWDOWN, M_CER_SYNC_BOOST,
-    M_CER_SW_THERMAL, M_CER_HW_THERMAL, M_CER_HW_POWER_BRAKE,
-    M_VIOL_POWER, M_VIOL_THERMAL,
-    M_PCIE_GEN_CUR, M_PCIE_GEN_MAX, M_PCIE_WIDTH_CUR, M_PCIE_WIDTH_MAX,
-    M_PCIE_RX, M_PCIE_TX, M_PCIE_REPLAY,
-    M_ECC_MODE, M_ECC_SBE_VOL, M_ECC_DBE_VOL, M_ECC_SBE_AGG, M_ECC_DBE_AGG,
-    M_REMAP_COR, M_REMAP_UNC, M_REMAP_PENDING, M_REMAP_FAILURE,
-    M_XID_LAST, M_XID_COUNT,
+    M_MINOR_NUMBER,
+    M_COMPUTE_CAP,
+    M_NUMA_NODE,
+    M_ARCHITECTURE,
+    M_PSTATE,
+    M_FAN_SPEED,
+    M_TEMP_GPU,
+    M_TEMP_MEMORY,
+    M_TEMP_SLOWDOWN,
+    M_TEMP_SHUTDOWN,
+    M_TEMP_MEM_MAX,
+    M_TEMP_GPU_MAX,
+    M_UTIL_GPU,
+    M_UTIL_MEMORY,
+    M_UTIL_ENCODER,
+    M_UTIL_DECODER,
+    M_UTIL_JPEG,
+    M_UTIL_OFA,
+    M_MEM_TOTAL,
+    M_MEM_RESERVED,
+    M_MEM_USED,
+    M_MEM_FREE,
+    M_BAR1_USED,
+    M_BAR1_TOTAL,
+    M_PROTECTED_MEM_USED,
+    M_POWER_DRAW,
+    M_POWER_DRAW_INSTANT,
+    M_POWER_LIMIT,
+    M_POWER_ENFORCED_LIMIT,
+    M_POWER_DEFAULT_LIMIT,
+    M_POWER_MIN_LIMIT,
+    M_POWER_MAX_LIMIT,
+    M_ENERGY,
+    M_CLOCK_GR,
+    M_CLOCK_SM,
+    M_CLOCK_MEM,
+    M_CLOCK_VIDEO,
+    M_CLOCK_MAX_GR,
+    M_CLOCK_MAX_SM,
+    M_CLOCK_MAX_MEM,
+    M_CER_SUPPORTED,
+    M_CER_ACTIVE,
+    M_CER_GPU_IDLE,
+    M_CER_APP_CLOCKS,
+    M_CER_SW_POWER_CAP,
+    M_CER_HW_SLOWDOWN,
+    M_CER_SYNC_BOOST,
+    M_CER_SW_THERMAL,
+    M_CER_HW_THERMAL,
+    M_CER_HW_POWER_BRAKE,
+    M_VIOL_POWER,
+    M_VIOL_THERMAL,
+    M_PCIE_GEN_CUR,
+    M_PCIE_GEN_MAX,
+    M_PCIE_WIDTH_CUR,
+    M_PCIE_WIDTH_MAX,
+    M_PCIE_RX,
+    M_PCIE_TX,
+    M_PCIE_REPLAY,
+    M_ECC_MODE,
+    M_ECC_SBE_VOL,
+    M_ECC_DBE_VOL,
+    M_ECC_SBE_AGG,
+    M_ECC_DBE_AGG,
+    M_REMAP_COR,
+    M_REMAP_UNC,
+    M_REMAP_PENDING,
+    M_REMAP_FAILURE,
+    M_XID_LAST,
+    M_XID_COUNT,
     M_MIG_MODE,
-    M_GPM_GR_ACTIVE, M_GPM_SM_ACTIVE, M_GPM_SM_OCCUPANCY, M_GPM_TENSOR_ACTIVE, M_GPM_DRAM_ACTIVE,
-    M_GPM_PCIE_TX, M_GPM_PCIE_RX, M_GPM_NVLINK_TX, M_GPM_NVLINK_RX,
+    M_GPM_GR_ACTIVE,
+    M_GPM_SM_ACTIVE,
+    M_GPM_SM_OCCUPANCY,
+    M_GPM_TENSOR_ACTIVE,
+    M_GPM_DRAM_ACTIVE,
+    M_GPM_PCIE_TX,
+    M_GPM_PCIE_RX,
+    M_GPM_NVLINK_TX,
+    M_GPM_NVLINK_RX,
     M_COUNT
 } metric_id;
 
@@ -44,61 +110,78 @@ typedef enum { MK_GAUGE, MK_COUNTER, MK_INFO, MK_BITMASK } metric_kind;
 
 /* How a value is printed in query/csv (nvidia-smi's conventions). */
 typedef enum {
-    MF_STRING,   /* as is */
-    MF_INT,      /* %.0f */
-    MF_FLOOR,    /* integer part (MiB from bytes, as nvidia-smi) */
-    MF_FIXED1,   /* %.1f  (compute capability, GPM percentages) */
-    MF_FIXED2,   /* %.2f  (watts) */
-    MF_HEX64,    /* 0x%016llX (bitmasks) */
-    MF_ACTIVE,   /* "Active" / "Not Active" */
-    MF_ENABLED,  /* "Enabled" / "Disabled" */
-    MF_YESNO,    /* "Yes" / "No" */
-    MF_PSTATE    /* "P0".."P15" */
+    MF_STRING,  /* as is */
+    MF_INT,     /* %.0f */
+    MF_FLOOR,   /* integer part (MiB from bytes, as nvidia-smi) */
+    MF_FIXED1,  /* %.1f  (compute capability, GPM percentages) */
+    MF_FIXED2,  /* %.2f  (watts) */
+    MF_HEX64,   /* 0x%016llX (bitmasks) */
+    MF_ACTIVE,  /* "Active" / "Not Active" */
+    MF_ENABLED, /* "Enabled" / "Disabled" */
+    MF_YESNO,   /* "Yes" / "No" */
+    MF_PSTATE   /* "P0".."P15" */
 } metric_fmt;
 
 enum {
-    MF_STATIC = 1u << 0,   /* read once per GPU (identity, limits, maxima) */
-    MF_GPM    = 1u << 1,   /* needs two GPM samples >= 100 ms apart (Hopper+) */
-    MF_BIT    = 1u << 2,   /* one bit of another metric (parent, bit) */
-    MF_RATE   = 1u << 3    /* value is a rate over the last interval */
+    MF_STATIC = 1u << 0, /* read once per GPU (identity, limits, maxima) */
+    MF_GPM = 1u << 1,    /* needs two GPM samples >= 100 ms apart (Hopper+) */
+    MF_BIT = 1u << 2,    /* one bit of another metric (parent, bit) */
+    MF_RATE = 1u << 3    /* value is a rate over the last interval */
 };
 
 typedef struct metric_def {
     metric_id id;
-    const char *field;       /* nvidia-smi style query name, e.g. "temperature.gpu" */
-    const char *aliases;     /* other accepted names, comma separated, or NULL */
-    const char *unit;        /* unit as shown in csv headers ("MiB", "W", "%", "MHz"); NULL = none */
+    const char *field;   /* nvidia-smi style query name, e.g. "temperature.gpu" */
+    const char *aliases; /* other accepted names, comma separated, or NULL */
+    const char *unit;    /* unit as shown in csv headers ("MiB", "W", "%", "MHz"); NULL = none */
     metric_kind kind;
     metric_fmt fmt;
     unsigned flags;
-    const char *help;        /* one line, for --help-fields and Prometheus HELP */
-    char dmon_group;         /* 'p','u','c','v','m','e','t' or 0 */
-    const char *dmon_col;    /* dmon column name, or NULL */
-    double dmon_div;         /* printed dmon value = value / dmon_div (0 means 1) */
-    int dmon_pos;            /* column order within its dmon group (1, 2, ...) */
-    const char *dmon_unit;   /* dmon's unit line ("W", "C", "MB"); on a counter "%" = share of the
+    const char *help;           /* one line, for --help-fields and Prometheus HELP */
+    char dmon_group;            /* 'p','u','c','v','m','e','t' or 0 */
+    const char *dmon_col;       /* dmon column name, or NULL */
+    double dmon_div;            /* printed dmon value = value / dmon_div (0 means 1) */
+    int dmon_pos;               /* column order within its dmon group (1, 2, ...) */
+    const char *dmon_unit;      /* dmon's unit line ("W", "C", "MB"); on a counter "%" = share of the
                               * interval (us counter), "bool" = whether it grew in the interval */
-    const char *dcgm;        /* dcgm-exporter series name, or NULL */
+    const char *dcgm;           /* dcgm-exporter series name, or NULL */
     const char *dcgm_unit_help; /* dcgm-exporter's HELP text */
-    double dcgm_scale;       /* dcgm value = value * dcgm_scale (0 means 1) */
-    const char *prom;        /* native Prometheus name (gpuwatch_...), or NULL */
-    double prom_scale;       /* native value = value * prom_scale (0 means 1), base units */
-    metric_id parent;        /* MF_BIT: the bitmask metric */
-    uint64_t bit;            /* MF_BIT: the bit */
+    double dcgm_scale;          /* dcgm value = value * dcgm_scale (0 means 1) */
+    const char *prom;           /* native Prometheus name (gpuwatch_...), or NULL */
+    double prom_scale;          /* native value = value * prom_scale (0 means 1), base units */
+    metric_id parent;           /* MF_BIT: the bitmask metric */
+    uint64_t bit;               /* MF_BIT: the bit */
 } metric_def;
 
 extern const metric_def metric_catalog[M_COUNT];
 
 /* Look a metric up by field name or alias (case-sensitive, as nvidia-smi). NULL if unknown. */
 const metric_def *catalog_find(const char *name);
-static inline const metric_def *catalog_get(metric_id id) { return &metric_catalog[id]; }
-static inline int metric_is_string(metric_id id) { return id < M_STR_END; }
+static inline const metric_def *catalog_get(metric_id id)
+{
+    return &metric_catalog[id];
+}
+static inline int metric_is_string(metric_id id)
+{
+    return id < M_STR_END;
+}
 
 /* A set of metrics (which ones a command wants, which ones a GPU does not support). */
-typedef struct { uint64_t w[(M_COUNT + 63) / 64]; } metric_set;
-static inline void mset_add(metric_set *s, metric_id id) { s->w[id / 64] |= 1ull << (id % 64); }
-static inline void mset_del(metric_set *s, metric_id id) { s->w[id / 64] &= ~(1ull << (id % 64)); }
-static inline int mset_has(const metric_set *s, metric_id id) { return (s->w[id / 64] >> (id % 64)) & 1; }
+typedef struct {
+    uint64_t w[(M_COUNT + 63) / 64];
+} metric_set;
+static inline void mset_add(metric_set *s, metric_id id)
+{
+    s->w[id / 64] |= 1ull << (id % 64);
+}
+static inline void mset_del(metric_set *s, metric_id id)
+{
+    s->w[id / 64] &= ~(1ull << (id % 64));
+}
+static inline int mset_has(const metric_set *s, metric_id id)
+{
+    return (s->w[id / 64] >> (id % 64)) & 1;
+}
 void mset_all(metric_set *s);
 
 #endif

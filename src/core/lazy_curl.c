@@ -5,19 +5,56 @@
 #include <string.h>
 #include "util.h"
 
-static CURLcode no_global_init(long flags) { (void)flags; return CURLE_FAILED_INIT; }
-static void no_global_cleanup(void) {}
-static CURL *no_easy_init(void) { return NULL; }
-static CURLcode no_easy_setopt(CURL *h, CURLoption o, ...) { (void)h; (void)o; return CURLE_FAILED_INIT; }
-static CURLcode no_easy_perform(CURL *h) { (void)h; return CURLE_FAILED_INIT; }
-static CURLcode no_easy_getinfo(CURL *h, CURLINFO i, ...) { (void)h; (void)i; return CURLE_FAILED_INIT; }
-static void no_easy_cleanup(CURL *h) { (void)h; }
-static const char *no_easy_strerror(CURLcode c) { (void)c; return "libcurl (libcurl.so.4) could not be loaded"; }
-static struct curl_slist *no_slist_append(struct curl_slist *l, const char *s) { (void)s; return l; }
-static void no_slist_free_all(struct curl_slist *l) { (void)l; }
+static CURLcode no_global_init(long flags)
+{
+    (void)flags;
+    return CURLE_FAILED_INIT;
+}
+static void no_global_cleanup(void)
+{
+}
+static CURL *no_easy_init(void)
+{
+    return NULL;
+}
+static CURLcode no_easy_setopt(CURL *h, CURLoption o, ...)
+{
+    (void)h;
+    (void)o;
+    return CURLE_FAILED_INIT;
+}
+static CURLcode no_easy_perform(CURL *h)
+{
+    (void)h;
+    return CURLE_FAILED_INIT;
+}
+static CURLcode no_easy_getinfo(CURL *h, CURLINFO i, ...)
+{
+    (void)h;
+    (void)i;
+    return CURLE_FAILED_INIT;
+}
+static void no_easy_cleanup(CURL *h)
+{
+    (void)h;
+}
+static const char *no_easy_strerror(CURLcode c)
+{
+    (void)c;
+    return "libcurl (libcurl.so.4) could not be loaded";
+}
+static struct curl_slist *no_slist_append(struct curl_slist *l, const char *s)
+{
+    (void)s;
+    return l;
+}
+static void no_slist_free_all(struct curl_slist *l)
+{
+    (void)l;
+}
 
-static gw_curl_api api = {no_global_init, no_global_cleanup, no_easy_init, no_easy_setopt, no_easy_perform,
-                          no_easy_getinfo, no_easy_cleanup, no_easy_strerror, no_slist_append, no_slist_free_all};
+static gw_curl_api api = {no_global_init,  no_global_cleanup, no_easy_init,     no_easy_setopt,  no_easy_perform,
+                          no_easy_getinfo, no_easy_cleanup,   no_easy_strerror, no_slist_append, no_slist_free_all};
 static int loaded;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -51,7 +88,7 @@ static void load(void)
         dlclose(lib);
         return;
     }
-    api = a;     /* the library stays loaded for the life of the process */
+    api = a; /* the library stays loaded for the life of the process */
     loaded = 1;
 }
 

@@ -28,8 +28,14 @@ static inline double num_double(uint64_t u)
     return d;
 }
 
-static inline uint64_t num_zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); }
-static inline int64_t num_unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
+static inline uint64_t num_zigzag(int64_t d)
+{
+    return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
+static inline int64_t num_unzigzag(uint64_t u)
+{
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
 
 /* LEB128: writes v at p (at most 10 bytes); returns the bytes written. */
 static inline size_t num_put_varint(unsigned char *p, uint64_t v)
@@ -80,7 +86,10 @@ static inline double num_scale(int s)
     return s == 0 ? 1.0 : s == 1 ? 1000.0 : 1048576.0;
 }
 
-static inline int num_scaled(double v, int s, int64_t *k) { return num_to_scaled(v, num_scale(s), k); }
+static inline int num_scaled(double v, int s, int64_t *k)
+{
+    return num_to_scaled(v, num_scale(s), k);
+}
 
 /* The first scale at which both prev and cur are exact integers (their ks in *kp, *kc), or -1. */
 static inline int num_pick(double prev, double cur, int64_t *kp, int64_t *kc)

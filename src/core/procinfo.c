@@ -18,7 +18,10 @@
 /* Ranks, best last: a more specific owner wins over the unit that contains it. */
 enum { CG_NONE, CG_SYSTEM_UNIT, CG_USER_UNIT, CG_SLURM, CG_CONTAINER, CG_POD };
 
-static int is_hex(char c) { return isxdigit((unsigned char)c) != 0; }
+static int is_hex(char c)
+{
+    return isxdigit((unsigned char)c) != 0;
+}
 
 /* Length of the hex run at s. */
 static size_t hex_run(const char *s, size_t max)
@@ -109,8 +112,9 @@ static void offer(cg_result *best, int rank, const char *text)
 /* Judges one cgroup path ("/system.slice/docker-<id>.scope", ...). */
 static void judge_path(const char *path, const char *end, cg_result *best)
 {
-    static const struct { const char *prefix, *label; } runtimes[] = {
-        {"docker-", "docker"}, {"cri-containerd-", "containerd"}, {"crio-", "crio"}, {"libpod-", "podman"}};
+    static const struct {
+        const char *prefix, *label;
+    } runtimes[] = {{"docker-", "docker"}, {"cri-containerd-", "containerd"}, {"crio-", "crio"}, {"libpod-", "podman"}};
     char pod[48] = "", ctr[13] = "", ctr_label[16] = "", slurm_job[24] = "", unit[80] = "";
     int kube = 0, in_system = 0, in_user = 0, slurm = 0, prev_docker = 0;
     const char *seg, *p = path;
@@ -263,9 +267,9 @@ static uint64_t boot_time_s(void)
 
 static struct cpu_slot {
     unsigned pid;
-    unsigned long long start_ticks;   /* tells a reused pid apart */
-    unsigned long long ticks;         /* utime + stime */
-    uint64_t t_us;                    /* monotonic */
+    unsigned long long start_ticks; /* tells a reused pid apart */
+    unsigned long long ticks;       /* utime + stime */
+    uint64_t t_us;                  /* monotonic */
 } cpu_slots[CPU_SLOTS];
 static pthread_mutex_t cpu_lock = PTHREAD_MUTEX_INITIALIZER;
 

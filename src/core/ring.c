@@ -17,16 +17,16 @@
 typedef struct {
     unsigned char *data;
     size_t len, cap;
-    uint64_t t_last;            /* time of its newest sample */
-    int n;                      /* samples in it */
+    uint64_t t_last; /* time of its newest sample */
+    int n;           /* samples in it */
 } block;
 
 typedef struct {
-    block *blocks;              /* circular: nblocks slots, `used` of them from `first` */
+    block *blocks; /* circular: nblocks slots, `used` of them from `first` */
     int first, used;
-    int count;                  /* samples held in the blocks (may exceed capacity by < RING_BLOCK) */
-    gpu_sample state;           /* coding state after the newest sample */
-    gpu_sample latest;          /* exact copy of the newest sample */
+    int count;         /* samples held in the blocks (may exceed capacity by < RING_BLOCK) */
+    gpu_sample state;  /* coding state after the newest sample */
+    gpu_sample latest; /* exact copy of the newest sample */
 } gpu_ring;
 
 struct ring {
@@ -97,7 +97,7 @@ static block *open_block(const ring *r, gpu_ring *g)
         block *b = block_at(r, g, g->used - 1);
         if (b->n < RING_BLOCK)
             return b;
-        unsigned char *fit = realloc(b->data, b->len);   /* full: shrink to size */
+        unsigned char *fit = realloc(b->data, b->len); /* full: shrink to size */
         if (fit) {
             b->data = fit;
             b->cap = b->len;
@@ -125,7 +125,7 @@ void ring_push(ring *r, int gpu, const gpu_sample *s)
         while (cap < b->len + n)
             cap *= 2;
         unsigned char *d = realloc(b->data, cap);
-        if (!d) {                               /* out of memory: this sample is not kept */
+        if (!d) { /* out of memory: this sample is not kept */
             pthread_mutex_unlock(&r->lock);
             return;
         }
@@ -179,7 +179,7 @@ void ring_each(ring *r, int gpu, uint64_t since_us, void (*fn)(const gpu_sample 
     gpu_sample state, tmp;
     pthread_mutex_lock(&r->lock);
     const gpu_ring *g = &r->g[gpu];
-    int skip = g->count > r->capacity ? g->count - r->capacity : 0;   /* beyond capacity, in the oldest block */
+    int skip = g->count > r->capacity ? g->count - r->capacity : 0; /* beyond capacity, in the oldest block */
     for (int i = 0; i < g->used; i++) {
         const block *b = block_at(r, g, i);
         if (b->t_last < since_us) {
@@ -237,5 +237,11 @@ size_t ring_bytes(ring *r)
     return n;
 }
 
-int ring_capacity(const ring *r) { return r ? r->capacity : 0; }
-int ring_gpus(const ring *r) { return r ? r->gpus : 0; }
+int ring_capacity(const ring *r)
+{
+    return r ? r->capacity : 0;
+}
+int ring_gpus(const ring *r)
+{
+    return r ? r->gpus : 0;
+}

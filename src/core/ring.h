@@ -8,7 +8,7 @@
 
 typedef struct ring ring;
 
-ring *ring_new(int gpus, int capacity);         /* capacity samples per GPU */
+ring *ring_new(int gpus, int capacity); /* capacity samples per GPU */
 void ring_free(ring *r);
 void ring_push(ring *r, int gpu, const gpu_sample *s);
 /* Latest sample of a GPU; returns 0 when there is none yet. */

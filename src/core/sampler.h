@@ -9,9 +9,9 @@
 
 typedef struct gw_gpu {
     gpu_info info;
-    gpu_sample statics;       /* MF_STATIC metrics, read once (again after a loss) */
-    int have_info;            /* info/statics read successfully */
-    int lost;                 /* last read said GPU_LOST */
+    gpu_sample statics; /* MF_STATIC metrics, read once (again after a loss) */
+    int have_info;      /* info/statics read successfully */
+    int lost;           /* last read said GPU_LOST */
 } gw_gpu;
 
 typedef struct sampler {

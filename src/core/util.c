@@ -31,12 +31,18 @@ void gw_sleep_us(uint64_t us)
 static gw_log_level log_level = GW_LOG_INFO;
 static const char *level_names[] = {"debug", "info", "warn", "error"};
 
-void gw_log_set_level(gw_log_level lvl) { log_level = lvl; }
+void gw_log_set_level(gw_log_level lvl)
+{
+    log_level = lvl;
+}
 
 int gw_log_parse_level(const char *s, gw_log_level *out)
 {
     for (int i = 0; i < 4; i++)
-        if (strcmp(s, level_names[i]) == 0) { *out = (gw_log_level)i; return 0; }
+        if (strcmp(s, level_names[i]) == 0) {
+            *out = (gw_log_level)i;
+            return 0;
+        }
     return -1;
 }
 
@@ -75,13 +81,20 @@ int gw_parse_duration(const char *s, double *seconds)
     if (errno || end == s || v < 0)
         return -1;
     double mult = 1;
-    if (*end == 0 || strcmp(end, "s") == 0) mult = 1;
-    else if (strcmp(end, "ms") == 0) mult = 0.001;
-    else if (strcmp(end, "m") == 0) mult = 60;
-    else if (strcmp(end, "h") == 0) mult = 3600;
-    else if (strcmp(end, "d") == 0) mult = 86400;
-    else if (strcmp(end, "w") == 0) mult = 7 * 86400;
-    else return -1;
+    if (*end == 0 || strcmp(end, "s") == 0)
+        mult = 1;
+    else if (strcmp(end, "ms") == 0)
+        mult = 0.001;
+    else if (strcmp(end, "m") == 0)
+        mult = 60;
+    else if (strcmp(end, "h") == 0)
+        mult = 3600;
+    else if (strcmp(end, "d") == 0)
+        mult = 86400;
+    else if (strcmp(end, "w") == 0)
+        mult = 7 * 86400;
+    else
+        return -1;
     *seconds = v * mult;
     return 0;
 }
@@ -106,9 +119,12 @@ int gw_parse_index_list(const char *s, unsigned char *sel, int max)
         }
         for (long i = a; i <= b; i++)
             sel[i] = 1;
-        if (*end == ',') p = end + 1;
-        else if (*end == 0) p = end;
-        else return -1;
+        if (*end == ',')
+            p = end + 1;
+        else if (*end == 0)
+            p = end;
+        else
+            return -1;
     }
     return 0;
 }

@@ -5,16 +5,15 @@
 #include <stdint.h>
 #include <stddef.h>
 
-uint64_t gw_now_us(void);        /* CLOCK_REALTIME in microseconds */
-uint64_t gw_mono_us(void);       /* CLOCK_MONOTONIC in microseconds */
+uint64_t gw_now_us(void);  /* CLOCK_REALTIME in microseconds */
+uint64_t gw_mono_us(void); /* CLOCK_MONOTONIC in microseconds */
 void gw_sleep_us(uint64_t us);
 
 /* logfmt to stderr: ts=... level=... msg="..." then key=value pairs given as fmt. */
 typedef enum { GW_LOG_DEBUG, GW_LOG_INFO, GW_LOG_WARN, GW_LOG_ERROR } gw_log_level;
 void gw_log_set_level(gw_log_level lvl);
 int gw_log_parse_level(const char *s, gw_log_level *out);
-void gw_log(gw_log_level lvl, const char *msg, const char *kv_fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void gw_log(gw_log_level lvl, const char *msg, const char *kv_fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* "1.5", "100ms", "10s", "5m", "2h", "7d" -> seconds. Returns 0 on success. */
 int gw_parse_duration(const char *s, double *seconds);

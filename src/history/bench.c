@@ -14,9 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define T0_US 1764673200000000ll   /* 2025-12-02T11:00:00Z, an hour boundary */
+#define T0_US 1764673200000000ll /* 2025-12-02T11:00:00Z, an hour boundary */
 
-static double ms_since(uint64_t t0) { return (double)(gw_mono_us() - t0) / 1000.0; }
+static double ms_since(uint64_t t0)
+{
+    return (double)(gw_mono_us() - t0) / 1000.0;
+}
 
 /* CPU time of this thread, in microseconds: the figures stay meaningful on a loaded machine. */
 static uint64_t cpu_us(void)
@@ -44,7 +47,8 @@ static void fill_rollups(store *st, int gpus, int64_t day0)
     sqlite3_prepare_v2(store_db(st), "INSERT OR REPLACE INTO rollups VALUES(?,?,?,?,?,?)", -1, &ins, NULL);
     for (int g = 0; g < gpus; g++)
         for (int m = M_STR_END; m < M_COUNT; m++) {
-            if (catalog_get((metric_id)m)->flags & MF_BIT) continue;
+            if (catalog_get((metric_id)m)->flags & MF_BIT)
+                continue;
             int dbid = store_metric_id(st, (metric_id)m);
             for (int w = 0; w < 4; w++) {
                 for (int i = 0; i < 360; i++) {
@@ -77,9 +81,13 @@ static double time_query(store *st, hq_request *rq, int reps, size_t *points, do
     uint64_t t0 = gw_mono_us(), c0 = cpu_us();
     for (int i = 0; i < reps; i++) {
         hq_result res;
-        if (hq_run(st, rq, &res, err, sizeof err) != 0) { fprintf(stderr, "bench: %s\n", err); return -1; }
+        if (hq_run(st, rq, &res, err, sizeof err) != 0) {
+            fprintf(stderr, "bench: %s\n", err);
+            return -1;
+        }
         *points = 0;
-        for (size_t k = 0; k < res.n; k++) *points += res.s[k].n;
+        for (size_t k = 0; k < res.n; k++)
+            *points += res.s[k].n;
         hq_free(&res);
     }
     *cpu_ms = (double)(cpu_us() - c0) / 1000.0 / reps;
@@ -96,7 +104,10 @@ typedef struct bench_row {
 static bench_row *read_render_csv(const char *path, size_t *n, int *gpus, int *seconds)
 {
     FILE *f = fopen(path, "r");
-    if (!f) { perror(path); return NULL; }
+    if (!f) {
+        perror(path);
+        return NULL;
+    }
     char *line = NULL;
     size_t cap = 0, count = 0, rows_cap = 0;
     int ids[512], ncols = 0;
@@ -118,7 +129,8 @@ static bench_row *read_render_csv(const char *path, size_t *n, int *gpus, int *s
         if (count == rows_cap) {
             rows_cap = rows_cap ? rows_cap * 2 : 4096;
             bench_row *nr = realloc(rows, rows_cap * sizeof *rows);
-            if (!nr) break;
+            if (!nr)
+                break;
             rows = nr;
         }
         bench_row *r = &rows[count];
@@ -126,13 +138,21 @@ static bench_row *read_render_csv(const char *path, size_t *n, int *gpus, int *s
         char *p = line;
         for (col = 0; col < ncols && p; col++) {
             char *comma = strchr(p, ',');
-            if (comma) *comma = 0;
-            if (col == 0) { double t = strtod(p, NULL); r->s.t_us = (uint64_t)(T0_US + llround(t * 1e6)); if (t > t_max) t_max = t; }
-            else if (col == 1) r->gpu = atoi(p);
-            else if (*p && ids[col] >= 0) sample_set(&r->s, (metric_id)ids[col], strtod(p, NULL));
+            if (comma)
+                *comma = 0;
+            if (col == 0) {
+                double t = strtod(p, NULL);
+                r->s.t_us = (uint64_t)(T0_US + llround(t * 1e6));
+                if (t > t_max)
+                    t_max = t;
+            } else if (col == 1)
+                r->gpu = atoi(p);
+            else if (*p && ids[col] >= 0)
+                sample_set(&r->s, (metric_id)ids[col], strtod(p, NULL));
             p = comma ? comma + 1 : NULL;
         }
-        if (r->gpu >= *gpus) *gpus = r->gpu + 1;
+        if (r->gpu >= *gpus)
+            *gpus = r->gpu + 1;
         count++;
     }
     free(line);
@@ -148,37 +168,60 @@ int history_bench(int argc, char **argv)
     const char *dir = NULL, *csv = NULL;
     int span = 0, record_only = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) dir = argv[++i];
-        else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) csv = argv[++i];
-        else if (strcmp(argv[i], "--span") == 0 && i + 1 < argc) span = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--record-only") == 0) record_only = 1;
-        else { fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N] [--csv GPUSIM_RENDER_CSV] [--span SECONDS] [--record-only]\n"); return 2; }
+        if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
+            dir = argv[++i];
+        else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+            seconds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
+            csv = argv[++i];
+        else if (strcmp(argv[i], "--span") == 0 && i + 1 < argc)
+            span = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--record-only") == 0)
+            record_only = 1;
+        else {
+            fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N] [--csv GPUSIM_RENDER_CSV] [--span "
+                            "SECONDS] [--record-only]\n");
+            return 2;
+        }
     }
-    if (seconds <= 0) seconds = 1;
+    if (seconds <= 0)
+        seconds = 1;
     char tmpl[] = "/tmp/gpuwatch-bench-XXXXXX", path[4200];
-    if (!dir && !(dir = mkdtemp(tmpl))) { perror("bench: mkdtemp"); return 1; }
+    if (!dir && !(dir = mkdtemp(tmpl))) {
+        perror("bench: mkdtemp");
+        return 1;
+    }
     snprintf(path, sizeof path, "%s/history.db", dir);
     unlink(path);
     history_config cfg;
     history_config_defaults(&cfg);
     cfg.path = path;
     cfg.no_thread = 1;
-    if (span > 0) cfg.chunk_span_s = span;
+    if (span > 0)
+        cfg.chunk_span_s = span;
     char err[256];
     history *h = history_open(&cfg, err, sizeof err);
-    if (!h) { fprintf(stderr, "bench: %s\n", err); return 1; }
+    if (!h) {
+        fprintf(stderr, "bench: %s\n", err);
+        return 1;
+    }
 
     size_t nrows = 0;
     bench_row *batch = NULL;
     if (csv) {
         batch = read_render_csv(csv, &nrows, &gpus, &seconds);
-        if (!batch || !nrows || gpus > 64) { fprintf(stderr, "bench: no samples in %s\n", csv); free(batch); return 1; }
+        if (!batch || !nrows || gpus > 64) {
+            fprintf(stderr, "bench: no samples in %s\n", csv);
+            free(batch);
+            return 1;
+        }
     } else {
         hsynth_gpu sg[8];
         batch = malloc((size_t)seconds * 8 * sizeof *batch);
-        if (!batch) return 1;
-        for (int g = 0; g < gpus; g++) hsynth_init(&sg[g], g);
+        if (!batch)
+            return 1;
+        for (int g = 0; g < gpus; g++)
+            hsynth_init(&sg[g], g);
         for (int i = 0; i < seconds; i++)
             for (int g = 0; g < gpus; g++, nrows++) {
                 batch[nrows].gpu = g;
@@ -186,10 +229,11 @@ int history_bench(int argc, char **argv)
             }
     }
     gpu_info info[64];
-    for (int g = 0; g < gpus && g < 64; g++) hsynth_info(g, &info[g]);
+    for (int g = 0; g < gpus && g < 64; g++)
+        hsynth_info(g, &info[g]);
     uint64_t rec_us = 0, t_all = gw_mono_us(), cpu_all = cpu_us(), next_flush = T0_US + 10000000;
     for (size_t k = 0; k < nrows; k++) {
-        if (batch[k].s.t_us >= next_flush) {   /* a flush every 10 s of data */
+        if (batch[k].s.t_us >= next_flush) { /* a flush every 10 s of data */
             history_flush(h);
             next_flush += 10000000;
         }
@@ -203,16 +247,24 @@ int history_bench(int argc, char **argv)
     double all_ms = ms_since(t_all), all_cpu_ms = (double)(cpu_us() - cpu_all) / 1000.0;
     free(batch);
 
-    if (record_only) {                  /* a file for tests: no timings */
+    if (record_only) { /* a file for tests: no timings */
         printf("recorded %.0f values into %s\n", (double)hs.samples, path);
         return 0;
     }
     store *st = store_open(path, 0, err, sizeof err);
-    if (!st) { fprintf(stderr, "bench: %s\n", err); return 1; }
+    if (!st) {
+        fprintf(stderr, "bench: %s\n", err);
+        return 1;
+    }
     int64_t raw_bytes = 0, roll_bytes = 0;
     sqlite3_stmt *q = NULL;
-    sqlite3_prepare_v2(store_db(st), "SELECT (SELECT sum(length(blob)) FROM chunks), (SELECT sum(length(blob)) FROM rollups)", -1, &q, NULL);
-    if (sqlite3_step(q) == SQLITE_ROW) { raw_bytes = sqlite3_column_int64(q, 0); roll_bytes = sqlite3_column_int64(q, 1); }
+    sqlite3_prepare_v2(store_db(st),
+                       "SELECT (SELECT sum(length(blob)) FROM chunks), (SELECT sum(length(blob)) FROM rollups)", -1, &q,
+                       NULL);
+    if (sqlite3_step(q) == SQLITE_ROW) {
+        raw_bytes = sqlite3_column_int64(q, 0);
+        roll_bytes = sqlite3_column_int64(q, 1);
+    }
     sqlite3_finalize(q);
     int64_t fsize = file_size(path) + file_size(strcat(strcpy(err, path), "-wal"));
     double values = (double)hs.samples;
@@ -220,18 +272,29 @@ int history_bench(int argc, char **argv)
     metric_id m = M_TEMP_GPU;
     unsigned char one[HQ_MAX_GPUS] = {1};
     size_t pts = 0, pts24 = 0;
-    hq_request rq = {.metrics = &m, .nmetrics = 1, .gpus = one, .from_us = T0_US,
-                     .to_us = T0_US + (int64_t)seconds * 1000000 - 1, .agg = AGG_AVG, .source = HQ_RAW};
+    hq_request rq = {.metrics = &m,
+                     .nmetrics = 1,
+                     .gpus = one,
+                     .from_us = T0_US,
+                     .to_us = T0_US + (int64_t)seconds * 1000000 - 1,
+                     .agg = AGG_AVG,
+                     .source = HQ_RAW};
     double c1, c1p, c24;
     double q1 = time_query(st, &rq, 50, &pts, &c1);
     metric_id pw = M_POWER_DRAW;
     rq.metrics = &pw;
     size_t ptsp = 0;
     double q1p = time_query(st, &rq, 50, &ptsp, &c1p);
-    int64_t day0 = T0_US - 86400ll * 1000000 * 30;   /* a day a month earlier: roll-ups only */
+    int64_t day0 = T0_US - 86400ll * 1000000 * 30; /* a day a month earlier: roll-ups only */
     fill_rollups(st, gpus, day0);
-    hq_request r24 = {.metrics = &pw, .nmetrics = 1, .gpus = one, .from_us = day0,
-                      .to_us = day0 + 86400ll * 1000000 - 1, .step_us = MINUTE_US, .agg = AGG_AVG, .source = HQ_ROLLUP};
+    hq_request r24 = {.metrics = &pw,
+                      .nmetrics = 1,
+                      .gpus = one,
+                      .from_us = day0,
+                      .to_us = day0 + 86400ll * 1000000 - 1,
+                      .step_us = MINUTE_US,
+                      .agg = AGG_AVG,
+                      .source = HQ_ROLLUP};
     double q24 = time_query(st, &r24, 50, &pts24, &c24);
     store_close(st);
 

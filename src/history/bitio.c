@@ -6,7 +6,7 @@
 
 void hb_put_byte(gw_buf *b, uint8_t v)
 {
-    if (b->len + 1 < b->cap || buf_reserve(b, 1) == 0) {   /* room for the byte and the NUL */
+    if (b->len + 1 < b->cap || buf_reserve(b, 1) == 0) { /* room for the byte and the NUL */
         b->data[b->len++] = (char)v;
         b->data[b->len] = 0;
     }
@@ -28,7 +28,10 @@ void hb_put_u64(gw_buf *b, uint64_t v)
 
 uint8_t hrd_byte(hrd *r)
 {
-    if (r->pos >= r->len) { r->bad = 1; return 0; }
+    if (r->pos >= r->len) {
+        r->bad = 1;
+        return 0;
+    }
     return r->p[r->pos++];
 }
 
@@ -37,9 +40,12 @@ uint64_t hrd_varint(hrd *r)
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
         uint8_t c = hrd_byte(r);
-        if (r->bad) return 0;
-        if (shift < 64) v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) return v;
+        if (r->bad)
+            return 0;
+        if (shift < 64)
+            v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80))
+            return v;
     }
     r->bad = 1;
     return 0;
@@ -63,7 +69,7 @@ void hbw_init(hbit_writer *w, gw_buf *out)
 void hbw_put(hbit_writer *w, uint64_t v, int nbits)
 {
     while (nbits > 0) {
-        int take = nbits > 32 ? 32 : nbits;   /* keeps acc (< 8 bits pending) from overflowing */
+        int take = nbits > 32 ? 32 : nbits; /* keeps acc (< 8 bits pending) from overflowing */
         nbits -= take;
         uint64_t part = (v >> nbits) & ((1ull << take) - 1);
         w->acc = (w->acc << take) | part;
@@ -93,13 +99,17 @@ void hbr_init(hbit_reader *r, hrd *in)
 
 uint64_t hbr_get(hbit_reader *r, int nbits)
 {
-    if (nbits <= 0) return 0;
-    if (nbits > 56) {                   /* keeps the refill below within 64 bits */
+    if (nbits <= 0)
+        return 0;
+    if (nbits > 56) { /* keeps the refill below within 64 bits */
         uint64_t hi = hbr_get(r, nbits - 32);
         return (hi << 32) | hbr_get(r, 32);
     }
-    while (r->nacc < nbits) {           /* whole bytes, only as many as needed */
-        if (r->in->pos >= r->in->len) { r->in->bad = 1; return 0; }
+    while (r->nacc < nbits) { /* whole bytes, only as many as needed */
+        if (r->in->pos >= r->in->len) {
+            r->in->bad = 1;
+            return 0;
+        }
         r->acc = (r->acc << 8) | r->in->p[r->in->pos++];
         r->nacc += 8;
     }
@@ -107,6 +117,12 @@ uint64_t hbr_get(hbit_reader *r, int nbits)
     return (r->acc >> r->nacc) & ((1ull << nbits) - 1);
 }
 
-int hbr_bit(hbit_reader *r) { return (int)hbr_get(r, 1); }
+int hbr_bit(hbit_reader *r)
+{
+    return (int)hbr_get(r, 1);
+}
 
-void hbr_done(hbit_reader *r) { r->nacc = 0; }
+void hbr_done(hbit_reader *r)
+{
+    r->nacc = 0;
+}

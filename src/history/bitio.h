@@ -10,7 +10,7 @@
    These put codec values on top of it. */
 void hb_put_byte(gw_buf *b, uint8_t v);
 void hb_put_varint(gw_buf *b, uint64_t v);
-void hb_put_u64(gw_buf *b, uint64_t v);  /* little endian, 8 bytes */
+void hb_put_u64(gw_buf *b, uint64_t v); /* little endian, 8 bytes */
 
 /* Reading side: a cursor over a byte range; any read past the end sets bad. */
 typedef struct hrd {
@@ -26,13 +26,13 @@ uint64_t hrd_u64(hrd *r);
 /* Bits, most significant first, appended to a gw_buf (whole bytes are flushed as they fill). */
 typedef struct hbit_writer {
     gw_buf *out;
-    uint64_t acc;            /* pending bits, right aligned */
-    int nacc;                /* how many (< 8 after each call) */
+    uint64_t acc; /* pending bits, right aligned */
+    int nacc;     /* how many (< 8 after each call) */
 } hbit_writer;
 
 void hbw_init(hbit_writer *w, gw_buf *out);
-void hbw_put(hbit_writer *w, uint64_t v, int nbits);   /* nbits 0..64 */
-void hbw_flush(hbit_writer *w);                         /* pads the last byte with zeros */
+void hbw_put(hbit_writer *w, uint64_t v, int nbits); /* nbits 0..64 */
+void hbw_flush(hbit_writer *w);                      /* pads the last byte with zeros */
 
 typedef struct hbit_reader {
     hrd *in;
@@ -41,10 +41,13 @@ typedef struct hbit_reader {
 } hbit_reader;
 
 void hbr_init(hbit_reader *r, hrd *in);
-uint64_t hbr_get(hbit_reader *r, int nbits);            /* nbits 0..64; past the end: sets in->bad */
+uint64_t hbr_get(hbit_reader *r, int nbits); /* nbits 0..64; past the end: sets in->bad */
 int hbr_bit(hbit_reader *r);
-void hbr_done(hbit_reader *r);                          /* drops the rest of the partial byte */
+void hbr_done(hbit_reader *r); /* drops the rest of the partial byte */
 
-static inline int bitlen64(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
+static inline int bitlen64(uint64_t v)
+{
+    return v ? 64 - __builtin_clzll(v) : 0;
+}
 
 #endif

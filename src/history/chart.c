@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define YLABEL_W 10                 /* "  12345.6 " then the axis */
+#define YLABEL_W 10 /* "  12345.6 " then the axis */
 
 static const char ascii_marks[] = "*+ox#@%&";
 static const int colors[] = {31, 32, 33, 34, 35, 36, 91, 92};
@@ -18,22 +18,24 @@ int chart_locale_utf8(void)
     const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
     for (int i = 0; i < 3; i++) {
         const char *v = getenv(vars[i]);
-        if (v && *v) return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+        if (v && *v)
+            return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
     }
     return 0;
 }
 
 typedef struct canvas {
-    int w, h;                   /* cells */
-    int dw, dh;                 /* dots */
-    uint8_t *bits;              /* braille bits per cell (utf8) */
-    signed char *owner;         /* series that last drew in a cell, -1 none */
+    int w, h;           /* cells */
+    int dw, dh;         /* dots */
+    uint8_t *bits;      /* braille bits per cell (utf8) */
+    signed char *owner; /* series that last drew in a cell, -1 none */
     int utf8;
 } canvas;
 
 static void dot(canvas *c, int x, int y, int series)
 {
-    if (x < 0 || y < 0 || x >= c->dw || y >= c->dh) return;
+    if (x < 0 || y < 0 || x >= c->dw || y >= c->dh)
+        return;
     int cx = c->utf8 ? x / 2 : x, cy = c->utf8 ? y / 4 : y;
     if (c->utf8) {
         static const uint8_t map[4][2] = {{0x01, 0x08}, {0x02, 0x10}, {0x04, 0x20}, {0x40, 0x80}};
@@ -47,21 +49,37 @@ static void line(canvas *c, int x0, int y0, int x1, int y1, int series)
     int dx = abs(x1 - x0), dy = -abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1, err = dx + dy;
     for (int guard = 0; guard < 100000; guard++) {
         dot(c, x0, y0, series);
-        if (x0 == x1 && y0 == y1) break;
+        if (x0 == x1 && y0 == y1)
+            break;
         int e2 = 2 * err;
-        if (e2 >= dy) { err += dy; x0 += sx; }
-        if (e2 <= dx) { err += dx; y0 += sy; }
+        if (e2 >= dy) {
+            err += dy;
+            x0 += sx;
+        }
+        if (e2 <= dx) {
+            err += dx;
+            y0 += sy;
+        }
     }
 }
 
-static void put_str(gw_buf *b, const char *s) { buf_puts(b, s); }
+static void put_str(gw_buf *b, const char *s)
+{
+    buf_puts(b, s);
+}
 
 static void put_cell(gw_buf *b, const canvas *c, int cx, int cy, const chart_opts *o)
 {
     int own = c->owner[cy * c->w + cx];
-    if (own < 0) { hb_put_byte(b, ' '); return; }
+    if (own < 0) {
+        hb_put_byte(b, ' ');
+        return;
+    }
     char esc[16];
-    if (o->color) { snprintf(esc, sizeof esc, "\033[%dm", colors[own % 8]); put_str(b, esc); }
+    if (o->color) {
+        snprintf(esc, sizeof esc, "\033[%dm", colors[own % 8]);
+        put_str(b, esc);
+    }
     if (c->utf8) {
         unsigned bits = c->bits[cy * c->w + cx];
         uint8_t u[3] = {0xE2, (uint8_t)(0xA0 | (bits >> 6)), (uint8_t)(0x80 | (bits & 0x3F))};
@@ -69,35 +87,51 @@ static void put_cell(gw_buf *b, const canvas *c, int cx, int cy, const chart_opt
     } else {
         hb_put_byte(b, (uint8_t)ascii_marks[own % 8]);
     }
-    if (o->color) put_str(b, "\033[0m");
+    if (o->color)
+        put_str(b, "\033[0m");
 }
 
 static void fmt_value(double v, char *out, size_t n)
 {
-    if (fabs(v) >= 1e6 || (v != 0 && fabs(v) < 1e-2)) snprintf(out, n, "%.3g", v);
-    else if (fabs(v - round(v)) < 1e-9) snprintf(out, n, "%.0f", v);
-    else snprintf(out, n, "%.1f", v);
+    if (fabs(v) >= 1e6 || (v != 0 && fabs(v) < 1e-2))
+        snprintf(out, n, "%.3g", v);
+    else if (fabs(v - round(v)) < 1e-9)
+        snprintf(out, n, "%.0f", v);
+    else
+        snprintf(out, n, "%.1f", v);
 }
 
 char *chart_render(const chart_series *s, int ns, const chart_opts *o)
 {
     int width = o->width > YLABEL_W + 10 ? o->width : 80, height = o->height >= 5 ? o->height : 20;
-    canvas c = {.w = width - YLABEL_W - 1, .h = height - 4, .utf8 = o->utf8};   /* title, axis, times, legend */
+    canvas c = {.w = width - YLABEL_W - 1, .h = height - 4, .utf8 = o->utf8}; /* title, axis, times, legend */
     c.dw = c.utf8 ? c.w * 2 : c.w;
     c.dh = c.utf8 ? c.h * 4 : c.h;
     c.bits = calloc((size_t)(c.w * c.h), 1);
     c.owner = malloc((size_t)(c.w * c.h));
-    if (!c.bits || !c.owner) { free(c.bits); free(c.owner); return NULL; }
+    if (!c.bits || !c.owner) {
+        free(c.bits);
+        free(c.owner);
+        return NULL;
+    }
     memset(c.owner, -1, (size_t)(c.w * c.h));
 
     double lo = INFINITY, hi = -INFINITY;
     for (int k = 0; k < ns; k++)
         for (size_t i = 0; i < s[k].n; i++) {
-            if (s[k].v[i] < lo) lo = s[k].v[i];
-            if (s[k].v[i] > hi) hi = s[k].v[i];
+            if (s[k].v[i] < lo)
+                lo = s[k].v[i];
+            if (s[k].v[i] > hi)
+                hi = s[k].v[i];
         }
-    if (!isfinite(lo) || !isfinite(hi)) { lo = 0; hi = 1; }
-    if (hi - lo < 1e-12) { lo -= 1; hi += 1; }
+    if (!isfinite(lo) || !isfinite(hi)) {
+        lo = 0;
+        hi = 1;
+    }
+    if (hi - lo < 1e-12) {
+        lo -= 1;
+        hi += 1;
+    }
     double span_t = (double)(o->to_us > o->from_us ? o->to_us - o->from_us : 1);
     for (int k = 0; k < ns; k++) {
         int px = 0, py = 0, have = 0;
@@ -105,9 +139,14 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
         for (size_t i = 0; i < s[k].n; i++) {
             int x = (int)llround((double)(s[k].t[i] - o->from_us) / span_t * (c.dw - 1));
             int y = (int)llround((hi - s[k].v[i]) / (hi - lo) * (c.dh - 1));
-            if (have && (o->gap_us <= 0 || s[k].t[i] - pt <= o->gap_us)) line(&c, px, py, x, y, k);
-            else dot(&c, x, y, k);
-            px = x; py = y; pt = s[k].t[i]; have = 1;
+            if (have && (o->gap_us <= 0 || s[k].t[i] - pt <= o->gap_us))
+                line(&c, px, py, x, y, k);
+            else
+                dot(&c, x, y, k);
+            px = x;
+            py = y;
+            pt = s[k].t[i];
+            have = 1;
         }
     }
 
@@ -119,17 +158,20 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
     for (int r = 0; r < c.h; r++) {
         char label[32] = "";
         int tick = r == 0 || r == c.h - 1 || r == (c.h - 1) / 2;
-        if (tick) fmt_value(hi - (hi - lo) * r / (c.h - 1), label, sizeof label);
+        if (tick)
+            fmt_value(hi - (hi - lo) * r / (c.h - 1), label, sizeof label);
         snprintf(tmp, sizeof tmp, "%*s ", YLABEL_W - 1, label);
         put_str(&b, tmp);
         put_str(&b, c.utf8 ? (tick ? "┤" : "│") : (tick ? "+" : "|"));
-        for (int x = 0; x < c.w; x++) put_cell(&b, &c, x, r, o);
+        for (int x = 0; x < c.w; x++)
+            put_cell(&b, &c, x, r, o);
         hb_put_byte(&b, '\n');
     }
     snprintf(tmp, sizeof tmp, "%*s", YLABEL_W, "");
     put_str(&b, tmp);
     put_str(&b, c.utf8 ? "└" : "+");
-    for (int x = 0; x < c.w; x++) put_str(&b, c.utf8 ? "─" : "-");
+    for (int x = 0; x < c.w; x++)
+        put_str(&b, c.utf8 ? "─" : "-");
     hb_put_byte(&b, '\n');
     /* times: left, middle, right */
     char t0[32], t1[32], t2[32];
@@ -144,8 +186,10 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
         row[total] = 0;
         int mid = YLABEL_W + 1 + c.w / 2 - (int)strlen(t1) / 2, right = total - (int)strlen(t2);
         memcpy(row + YLABEL_W + 1, t0, strlen(t0));
-        if (mid > YLABEL_W + 1 + (int)strlen(t0)) memcpy(row + mid, t1, strlen(t1));
-        if (right > mid + (int)strlen(t1)) memcpy(row + right, t2, strlen(t2));
+        if (mid > YLABEL_W + 1 + (int)strlen(t0))
+            memcpy(row + mid, t1, strlen(t1));
+        if (right > mid + (int)strlen(t1))
+            memcpy(row + right, t2, strlen(t2));
         put_str(&b, row);
         free(row);
     }
@@ -153,15 +197,22 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
     snprintf(tmp, sizeof tmp, "%*s", YLABEL_W, "");
     put_str(&b, tmp);
     for (int k = 0; k < ns; k++) {
-        if (o->color) { snprintf(tmp, sizeof tmp, "\033[%dm", colors[k % 8]); put_str(&b, tmp); }
+        if (o->color) {
+            snprintf(tmp, sizeof tmp, "\033[%dm", colors[k % 8]);
+            put_str(&b, tmp);
+        }
         put_str(&b, c.utf8 ? " ⣿ " : (char[]){' ', ascii_marks[k % 8], ' ', 0});
-        if (o->color) put_str(&b, "\033[0m");
+        if (o->color)
+            put_str(&b, "\033[0m");
         put_str(&b, s[k].label ? s[k].label : "");
     }
     hb_put_byte(&b, '\n');
     hb_put_byte(&b, 0);
     free(c.bits);
     free(c.owner);
-    if (b.oom) { buf_release(&b); return NULL; }
+    if (b.oom) {
+        buf_release(&b);
+        return NULL;
+    }
     return b.data;
 }

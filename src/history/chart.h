@@ -14,13 +14,13 @@ typedef struct chart_series {
 } chart_series;
 
 typedef struct chart_opts {
-    int width, height;          /* whole chart, in terminal cells (defaults 80 x 20) */
-    int utf8;                   /* braille and box drawing; 0 = ASCII */
-    int color;                  /* ANSI colours per series */
+    int width, height; /* whole chart, in terminal cells (defaults 80 x 20) */
+    int utf8;          /* braille and box drawing; 0 = ASCII */
+    int color;         /* ANSI colours per series */
     const char *title;
-    const char *unit;           /* y unit, or NULL */
-    int64_t from_us, to_us;     /* x range */
-    int64_t gap_us;             /* points further apart than this are not joined (0 = always joined) */
+    const char *unit;       /* y unit, or NULL */
+    int64_t from_us, to_us; /* x range */
+    int64_t gap_us;         /* points further apart than this are not joined (0 = always joined) */
 } chart_opts;
 
 /* Renders the chart into a malloc'd NUL-terminated text (lines end with \n); NULL when out of memory. */

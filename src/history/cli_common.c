@@ -10,9 +10,12 @@
 void hcli_db_path(const char *opt, char *out, size_t n)
 {
     const char *env = getenv("GPUWATCH_HISTORY_DB");
-    if (opt && *opt) gw_strlcpy(out, opt, n);
-    else if (env && *env) gw_strlcpy(out, env, n);
-    else history_default_path(out, n);
+    if (opt && *opt)
+        gw_strlcpy(out, opt, n);
+    else if (env && *env)
+        gw_strlcpy(out, env, n);
+    else
+        history_default_path(out, n);
 }
 
 store *hcli_open(const char *path)
@@ -23,7 +26,8 @@ store *hcli_open(const char *path)
     }
     char err[512];
     store *st = store_open(path, 1, err, sizeof err);
-    if (!st) fprintf(stderr, "gpuwatch: cannot read the history: %s\n", err);
+    if (!st)
+        fprintf(stderr, "gpuwatch: cannot read the history: %s\n", err);
     return st;
 }
 

@@ -19,26 +19,25 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gpuwatch history [--db PATH] --metric M[,M...] [--gpu LIST] [--pid PID]\n"
-            "                        [--since 1h | --from T --to T] [--step 10s] [--agg avg|min|max|last]\n"
-            "                        [--format table|csv|json|chart] [--source auto|raw|rollup]\n"
-            "       gpuwatch history export [--db PATH] [--since 1h | --from T --to T] [--gpu LIST] --out DIR\n\n"
-            "Range queries on the history the agent records (the file is read directly; no agent needed).\n"
-            "  --db PATH      history file (default $GPUWATCH_HISTORY_DB, /var/lib/gpuwatch/history.db as root,\n"
-            "                 else $XDG_STATE_HOME/gpuwatch/history.db or ~/.local/state/gpuwatch/history.db)\n"
-            "  --metric LIST  catalog field names, e.g. utilization.gpu,power.draw (see gpuwatch query --help)\n"
-            "  --gpu LIST     GPU indexes: 0,2,5-7 (default all)\n"
-            "  --pid PID      one process: memory.used and utilization.gpu (its SM use)\n"
-            "  --since T      start (default 1h); --from T --to T a range. T: RFC 3339 (2025-12-02T11:00:00Z),\n"
-            "                 Unix seconds, a duration before now (2h, -30m) or now\n"
-            "  --step D       bucket width (10s, 1m); 0 = every sample. Default: every sample for csv/json,\n"
-            "                 about 60 rows for table, one bucket per chart column for chart\n"
-            "  --agg A        value of a bucket: avg (default), min, max, last\n"
-            "  --format F     table (default), csv, json, chart (braille; ASCII unless the locale is UTF-8)\n"
-            "  --source S     raw samples or 1-minute roll-ups; auto picks roll-ups when step >= 60 s or the\n"
-            "                 range is older than the raw data kept\n"
-            "  --width N, --height N  chart size (default: the terminal, else 80 x 20)\n");
+    fprintf(f, "usage: gpuwatch history [--db PATH] --metric M[,M...] [--gpu LIST] [--pid PID]\n"
+               "                        [--since 1h | --from T --to T] [--step 10s] [--agg avg|min|max|last]\n"
+               "                        [--format table|csv|json|chart] [--source auto|raw|rollup]\n"
+               "       gpuwatch history export [--db PATH] [--since 1h | --from T --to T] [--gpu LIST] --out DIR\n\n"
+               "Range queries on the history the agent records (the file is read directly; no agent needed).\n"
+               "  --db PATH      history file (default $GPUWATCH_HISTORY_DB, /var/lib/gpuwatch/history.db as root,\n"
+               "                 else $XDG_STATE_HOME/gpuwatch/history.db or ~/.local/state/gpuwatch/history.db)\n"
+               "  --metric LIST  catalog field names, e.g. utilization.gpu,power.draw (see gpuwatch query --help)\n"
+               "  --gpu LIST     GPU indexes: 0,2,5-7 (default all)\n"
+               "  --pid PID      one process: memory.used and utilization.gpu (its SM use)\n"
+               "  --since T      start (default 1h); --from T --to T a range. T: RFC 3339 (2025-12-02T11:00:00Z),\n"
+               "                 Unix seconds, a duration before now (2h, -30m) or now\n"
+               "  --step D       bucket width (10s, 1m); 0 = every sample. Default: every sample for csv/json,\n"
+               "                 about 60 rows for table, one bucket per chart column for chart\n"
+               "  --agg A        value of a bucket: avg (default), min, max, last\n"
+               "  --format F     table (default), csv, json, chart (braille; ASCII unless the locale is UTF-8)\n"
+               "  --source S     raw samples or 1-minute roll-ups; auto picks roll-ups when step >= 60 s or the\n"
+               "                 range is older than the raw data kept\n"
+               "  --width N, --height N  chart size (default: the terminal, else 80 x 20)\n");
 }
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_CHART } out_format;
@@ -47,7 +46,8 @@ typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_CHART } out_format;
 static int64_t nice_step(int64_t span_us, int buckets)
 {
     double s = (double)span_us / 1e6 / buckets;
-    if (s <= 1) return 1000000;
+    if (s <= 1)
+        return 1000000;
     double p = pow(10, floor(log10(s)));
     double m = s / p <= 1 ? 1 : s / p <= 2 ? 2 : s / p <= 5 ? 5 : 10;
     return (int64_t)(m * p) * 1000000;
@@ -55,10 +55,14 @@ static int64_t nice_step(int64_t span_us, int buckets)
 
 static void format_cell(const metric_def *d, double v, char *out, size_t n)
 {
-    if (d->kind == MK_BITMASK && v == floor(v) && v >= 0) snprintf(out, n, "0x%llX", (unsigned long long)v);
-    else if (v == floor(v) && fabs(v) < 1e15) snprintf(out, n, "%.0f", v);
-    else if (fabs(v) >= 100) snprintf(out, n, "%.1f", v);
-    else snprintf(out, n, "%.2f", v);
+    if (d->kind == MK_BITMASK && v == floor(v) && v >= 0)
+        snprintf(out, n, "0x%llX", (unsigned long long)v);
+    else if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(out, n, "%.0f", v);
+    else if (fabs(v) >= 100)
+        snprintf(out, n, "%.1f", v);
+    else
+        snprintf(out, n, "%.2f", v);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -69,20 +73,28 @@ static int cmp_i64(const void *a, const void *b)
 
 static void series_name(const hq_series *s, char *out, size_t n)
 {
-    if (s->pid) snprintf(out, n, "gpu%d pid %u %s", s->gpu, s->pid, catalog_get(s->metric)->field);
-    else snprintf(out, n, "gpu%d %s", s->gpu, catalog_get(s->metric)->field);
+    if (s->pid)
+        snprintf(out, n, "gpu%d pid %u %s", s->gpu, s->pid, catalog_get(s->metric)->field);
+    else
+        snprintf(out, n, "gpu%d %s", s->gpu, catalog_get(s->metric)->field);
 }
 
 static void print_table(const hq_result *r)
 {
     size_t total = 0;
-    for (size_t i = 0; i < r->n; i++) total += r->s[i].n;
+    for (size_t i = 0; i < r->n; i++)
+        total += r->s[i].n;
     int64_t *ts = malloc((total ? total : 1) * sizeof *ts);
     size_t *pos = calloc(r->n ? r->n : 1, sizeof *pos);
-    if (!ts || !pos) { free(ts); free(pos); return; }
+    if (!ts || !pos) {
+        free(ts);
+        free(pos);
+        return;
+    }
     size_t k = 0;
     for (size_t i = 0; i < r->n; i++)
-        for (size_t j = 0; j < r->s[i].n; j++) ts[k++] = r->s[i].t[j];
+        for (size_t j = 0; j < r->s[i].n; j++)
+            ts[k++] = r->s[i].t[j];
     qsort(ts, total, sizeof *ts, cmp_i64);
     printf("%-24s", "time");
     for (size_t i = 0; i < r->n; i++) {
@@ -92,7 +104,8 @@ static void print_table(const hq_result *r)
     }
     printf("\n");
     for (size_t a = 0; a < total; a++) {
-        if (a && ts[a] == ts[a - 1]) continue;
+        if (a && ts[a] == ts[a - 1])
+            continue;
         char tb[40];
         tp_format_rfc3339(ts[a], tb, sizeof tb);
         printf("%-24s", tb);
@@ -101,7 +114,8 @@ static void print_table(const hq_result *r)
             char name[160];
             series_name(s, name, sizeof name);
             int w = (int)(strlen(name) > 12 ? strlen(name) : 12);
-            while (pos[i] < s->n && s->t[pos[i]] < ts[a]) pos[i]++;
+            while (pos[i] < s->n && s->t[pos[i]] < ts[a])
+                pos[i]++;
             if (pos[i] < s->n && s->t[pos[i]] == ts[a]) {
                 char cell[64];
                 format_cell(catalog_get(s->metric), s->v[pos[i]], cell, sizeof cell);
@@ -126,9 +140,9 @@ static void print_csv(const hq_result *r)
             tp_format_rfc3339(s->t[j], tb, sizeof tb);
             hq_format_value(s->v[j], vb, sizeof vb);
             char pid[16] = "";
-            if (s->pid) snprintf(pid, sizeof pid, "%u", s->pid);
-            printf("%s,%.6f,%d,%s,%s,%s\n", tb, (double)s->t[j] / 1e6, s->gpu, pid,
-                   catalog_get(s->metric)->field, vb);
+            if (s->pid)
+                snprintf(pid, sizeof pid, "%u", s->pid);
+            printf("%s,%.6f,%d,%s,%s,%s\n", tb, (double)s->t[j] / 1e6, s->gpu, pid, catalog_get(s->metric)->field, vb);
         }
     }
 }
@@ -154,22 +168,32 @@ static int print_charts(const hq_result *r, const hq_request *rq, int width, int
         char labels[HQ_MAX_GPUS][32];
         int ns = 0;
         for (size_t i = 0; i < r->n && ns < HQ_MAX_GPUS; i++) {
-            if (r->s[i].metric != rq->metrics[m]) continue;
+            if (r->s[i].metric != rq->metrics[m])
+                continue;
             snprintf(labels[ns], sizeof labels[ns], "gpu%d", r->s[i].gpu);
             cs[ns] = (chart_series){labels[ns], r->s[i].t, r->s[i].v, r->s[i].n};
             ns++;
         }
         const metric_def *d = catalog_get(rq->metrics[m]);
         char title[200], step[32];
-        if (rq->step_us) snprintf(step, sizeof step, "%s per %gs", aggs[rq->agg], (double)rq->step_us / 1e6);
-        else snprintf(step, sizeof step, "every sample");
+        if (rq->step_us)
+            snprintf(step, sizeof step, "%s per %gs", aggs[rq->agg], (double)rq->step_us / 1e6);
+        else
+            snprintf(step, sizeof step, "every sample");
         snprintf(title, sizeof title, "%s%s%s, %s%s", d->field, rq->pid ? " of pid " : "", "", step,
                  ns ? "" : " (no data in this range)");
-        chart_opts o = {.width = width, .height = height, .utf8 = utf8, .color = isatty(STDOUT_FILENO),
-                        .title = title, .unit = d->unit, .from_us = rq->from_us, .to_us = rq->to_us,
+        chart_opts o = {.width = width,
+                        .height = height,
+                        .utf8 = utf8,
+                        .color = isatty(STDOUT_FILENO),
+                        .title = title,
+                        .unit = d->unit,
+                        .from_us = rq->from_us,
+                        .to_us = rq->to_us,
                         .gap_us = rq->step_us ? 3 * rq->step_us : 5000000};
         char *text = chart_render(cs, ns, &o);
-        if (!text) return -1;
+        if (!text)
+            return -1;
         fputs(text, stdout);
         free(text);
     }
@@ -187,22 +211,33 @@ static int parse_metric_list(const char *list, metric_id *ids, int max)
             fprintf(stderr, "gpuwatch: unknown metric '%s' (numeric catalog field names, e.g. utilization.gpu)\n", tok);
             return -1;
         }
-        if (n < max) ids[n++] = d->id;
+        if (n < max)
+            ids[n++] = d->id;
     }
     return n;
 }
 
 int cmd_history(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "bench") == 0) return history_bench(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "export") == 0) return history_export_cmd(argc - 1, argv + 1);
-    static const struct option opts[] = {
-        {"db", required_argument, 0, 'd'}, {"metric", required_argument, 0, 'm'}, {"gpu", required_argument, 0, 'g'},
-        {"pid", required_argument, 0, 'p'}, {"since", required_argument, 0, 's'}, {"from", required_argument, 0, 'f'},
-        {"to", required_argument, 0, 't'}, {"step", required_argument, 0, 'S'}, {"agg", required_argument, 0, 'a'},
-        {"format", required_argument, 0, 'F'}, {"source", required_argument, 0, 'r'},
-        {"width", required_argument, 0, 'W'}, {"height", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    if (argc > 1 && strcmp(argv[1], "bench") == 0)
+        return history_bench(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "export") == 0)
+        return history_export_cmd(argc - 1, argv + 1);
+    static const struct option opts[] = {{"db", required_argument, 0, 'd'},
+                                         {"metric", required_argument, 0, 'm'},
+                                         {"gpu", required_argument, 0, 'g'},
+                                         {"pid", required_argument, 0, 'p'},
+                                         {"since", required_argument, 0, 's'},
+                                         {"from", required_argument, 0, 'f'},
+                                         {"to", required_argument, 0, 't'},
+                                         {"step", required_argument, 0, 'S'},
+                                         {"agg", required_argument, 0, 'a'},
+                                         {"format", required_argument, 0, 'F'},
+                                         {"source", required_argument, 0, 'r'},
+                                         {"width", required_argument, 0, 'W'},
+                                         {"height", required_argument, 0, 'H'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *db = NULL, *metrics = NULL, *gpus = NULL, *since = NULL, *from = NULL, *to = NULL, *step = NULL;
     hq_request rq = {.agg = AGG_AVG};
     out_format fmt = FMT_TABLE;
@@ -218,7 +253,10 @@ int cmd_history(int argc, char **argv)
         case 'p': {
             char *end;
             unsigned long v = strtoul(optarg, &end, 10);
-            if (*end || !v || v > 0xFFFFFFFFul) { fprintf(stderr, "gpuwatch: bad --pid '%s'\n", optarg); return GW_EXIT_USAGE; }
+            if (*end || !v || v > 0xFFFFFFFFul) {
+                fprintf(stderr, "gpuwatch: bad --pid '%s'\n", optarg);
+                return GW_EXIT_USAGE;
+            }
             rq.pid = (unsigned)v;
             break;
         }
@@ -227,20 +265,36 @@ int cmd_history(int argc, char **argv)
         case 't': to = optarg; break;
         case 'S': step = optarg; break;
         case 'a':
-            if (hq_parse_agg(optarg, &rq.agg) != 0) { fprintf(stderr, "gpuwatch: --agg is avg, min, max or last\n"); return GW_EXIT_USAGE; }
+            if (hq_parse_agg(optarg, &rq.agg) != 0) {
+                fprintf(stderr, "gpuwatch: --agg is avg, min, max or last\n");
+                return GW_EXIT_USAGE;
+            }
             break;
         case 'F':
-            if (strcmp(optarg, "table") == 0) fmt = FMT_TABLE;
-            else if (strcmp(optarg, "csv") == 0) fmt = FMT_CSV;
-            else if (strcmp(optarg, "json") == 0) fmt = FMT_JSON;
-            else if (strcmp(optarg, "chart") == 0) fmt = FMT_CHART;
-            else { fprintf(stderr, "gpuwatch: --format is table, csv, json or chart\n"); return GW_EXIT_USAGE; }
+            if (strcmp(optarg, "table") == 0)
+                fmt = FMT_TABLE;
+            else if (strcmp(optarg, "csv") == 0)
+                fmt = FMT_CSV;
+            else if (strcmp(optarg, "json") == 0)
+                fmt = FMT_JSON;
+            else if (strcmp(optarg, "chart") == 0)
+                fmt = FMT_CHART;
+            else {
+                fprintf(stderr, "gpuwatch: --format is table, csv, json or chart\n");
+                return GW_EXIT_USAGE;
+            }
             break;
         case 'r':
-            if (strcmp(optarg, "auto") == 0) rq.source = HQ_AUTO;
-            else if (strcmp(optarg, "raw") == 0) rq.source = HQ_RAW;
-            else if (strcmp(optarg, "rollup") == 0) rq.source = HQ_ROLLUP;
-            else { fprintf(stderr, "gpuwatch: --source is auto, raw or rollup\n"); return GW_EXIT_USAGE; }
+            if (strcmp(optarg, "auto") == 0)
+                rq.source = HQ_AUTO;
+            else if (strcmp(optarg, "raw") == 0)
+                rq.source = HQ_RAW;
+            else if (strcmp(optarg, "rollup") == 0)
+                rq.source = HQ_ROLLUP;
+            else {
+                fprintf(stderr, "gpuwatch: --source is auto, raw or rollup\n");
+                return GW_EXIT_USAGE;
+            }
             break;
         case 'W': width = atoi(optarg); break;
         case 'H': height = atoi(optarg); break;
@@ -251,24 +305,42 @@ int cmd_history(int argc, char **argv)
             return GW_EXIT_USAGE;
         }
     }
-    if (optind < argc) { fprintf(stderr, "gpuwatch: history: unexpected '%s'\n", argv[optind]); return GW_EXIT_USAGE; }
+    if (optind < argc) {
+        fprintf(stderr, "gpuwatch: history: unexpected '%s'\n", argv[optind]);
+        return GW_EXIT_USAGE;
+    }
     metric_id ids[M_COUNT];
-    if (!metrics && rq.pid) metrics = "memory.used,utilization.gpu";
-    if (!metrics) { fprintf(stderr, "gpuwatch: history needs --metric (e.g. --metric utilization.gpu)\n"); usage(stderr); return GW_EXIT_USAGE; }
-    if ((rq.nmetrics = parse_metric_list(metrics, ids, M_COUNT)) <= 0) return GW_EXIT_USAGE;
+    if (!metrics && rq.pid)
+        metrics = "memory.used,utilization.gpu";
+    if (!metrics) {
+        fprintf(stderr, "gpuwatch: history needs --metric (e.g. --metric utilization.gpu)\n");
+        usage(stderr);
+        return GW_EXIT_USAGE;
+    }
+    if ((rq.nmetrics = parse_metric_list(metrics, ids, M_COUNT)) <= 0)
+        return GW_EXIT_USAGE;
     rq.metrics = ids;
     unsigned char sel[HQ_MAX_GPUS];
     if (gpus) {
-        if (gw_parse_index_list(gpus, sel, HQ_MAX_GPUS) != 0) { fprintf(stderr, "gpuwatch: bad --gpu '%s'\n", gpus); return GW_EXIT_USAGE; }
+        if (gw_parse_index_list(gpus, sel, HQ_MAX_GPUS) != 0) {
+            fprintf(stderr, "gpuwatch: bad --gpu '%s'\n", gpus);
+            return GW_EXIT_USAGE;
+        }
         rq.gpus = sel;
     }
-    if (hcli_range(since, from, to, &rq.from_us, &rq.to_us) != 0) return GW_EXIT_USAGE;
+    if (hcli_range(since, from, to, &rq.from_us, &rq.to_us) != 0)
+        return GW_EXIT_USAGE;
     int term_w, term_h;
     terminal_size(&term_w, &term_h);
-    if (width <= 0) width = term_w;
-    if (height <= 0) height = term_h;
+    if (width <= 0)
+        width = term_w;
+    if (height <= 0)
+        height = term_h;
     if (step) {
-        if (tp_parse_step(step, &rq.step_us) != 0) { fprintf(stderr, "gpuwatch: bad --step '%s'\n", step); return GW_EXIT_USAGE; }
+        if (tp_parse_step(step, &rq.step_us) != 0) {
+            fprintf(stderr, "gpuwatch: bad --step '%s'\n", step);
+            return GW_EXIT_USAGE;
+        }
     } else if (fmt == FMT_TABLE) {
         rq.step_us = nice_step(rq.to_us - rq.from_us, 60);
     } else if (fmt == FMT_CHART) {
@@ -277,7 +349,8 @@ int cmd_history(int argc, char **argv)
     char path[4096];
     hcli_db_path(db, path, sizeof path);
     store *st = hcli_open(path);
-    if (!st) return 1;
+    if (!st)
+        return 1;
     hq_result res;
     char err[300];
     if (hq_run(st, &rq, &res, err, sizeof err) != 0) {
@@ -287,13 +360,19 @@ int cmd_history(int argc, char **argv)
     }
     int rc = 0;
     if (fmt == FMT_TABLE) {
-        if (!res.n) printf("no data for these metrics and GPUs between the times given\n");
-        else print_table(&res);
+        if (!res.n)
+            printf("no data for these metrics and GPUs between the times given\n");
+        else
+            print_table(&res);
     } else if (fmt == FMT_CSV) {
         print_csv(&res);
     } else if (fmt == FMT_JSON) {
         char *text = hq_result_json(st, &rq, &res, 1);
-        if (text) { puts(text); free(text); } else rc = 1;
+        if (text) {
+            puts(text);
+            free(text);
+        } else
+            rc = 1;
     } else {
         rc = print_charts(&res, &rq, width, height) != 0;
     }

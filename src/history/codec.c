@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RICE_ESC_Q 24          /* quotients from here on escape to a raw 64-bit value */
+#define RICE_ESC_Q 24 /* quotients from here on escape to a raw 64-bit value */
 #define MAX_DECIMALS 6
 
 /* ---------- integer series ---------- */
@@ -36,7 +36,7 @@ static void rice_put(hbit_writer *w, uint64_t z, int k)
         hbw_put(w, z, 64);
         return;
     }
-    hbw_put(w, ((1ull << q) - 1) << 1, (int)q + 1);   /* q ones then a zero */
+    hbw_put(w, ((1ull << q) - 1) << 1, (int)q + 1); /* q ones then a zero */
     hbw_put(w, z & ((1ull << k) - 1), k);
 }
 
@@ -45,13 +45,17 @@ static uint64_t rice_get(hbit_reader *r, int k)
     uint64_t q = 0;
     while (q < RICE_ESC_Q && hbr_bit(r))
         q++;
-    if (r->in->bad) return 0;
+    if (r->in->bad)
+        return 0;
     if (q == RICE_ESC_Q)
         return hbr_get(r, 64);
     return (q << k) | hbr_get(r, k);
 }
 
-static uint64_t gamma_bits(uint64_t run) { return 2 * (uint64_t)bitlen64(run) - 1; }
+static uint64_t gamma_bits(uint64_t run)
+{
+    return 2 * (uint64_t)bitlen64(run) - 1;
+}
 
 static void gamma_put(hbit_writer *w, uint64_t run)
 {
@@ -65,7 +69,10 @@ static uint64_t gamma_get(hbit_reader *r)
     int zeros = 0;
     while (zeros < 64 && !hbr_bit(r))
         zeros++;
-    if (zeros >= 64 || r->in->bad) { r->in->bad = 1; return 0; }
+    if (zeros >= 64 || r->in->bad) {
+        r->in->bad = 1;
+        return 0;
+    }
     return (1ull << zeros) | hbr_get(r, zeros);
 }
 
@@ -94,25 +101,32 @@ static rice_choice choose_rice(const uint64_t *zz, size_t m)
         if (zz[i]) {
             sum_nz += (double)(zz[i] - 1);
             nz++;
-            if (run) { run_bits += 1 + gamma_bits(run); run = 0; }
+            if (run) {
+                run_bits += 1 + gamma_bits(run);
+                run = 0;
+            }
         } else {
             run++;
         }
     }
-    if (run) run_bits += 1 + gamma_bits(run);
+    if (run)
+        run_bits += 1 + gamma_bits(run);
     int kp = k_near_mean(sum_all, m), kz = k_near_mean(sum_nz, nz);
     uint64_t cp[4] = {0}, cz[4] = {run_bits, run_bits, run_bits, run_bits};
     for (size_t i = 0; i < m; i++) {
         uint64_t z = zz[i];
         for (int c = 0; c < 4; c++) {
             cp[c] += rice_bits(z, kp + c);
-            if (z) cz[c] += 1 + rice_bits(z - 1, kz + c);
+            if (z)
+                cz[c] += 1 + rice_bits(z - 1, kz + c);
         }
     }
     rice_choice best = {0, kp, cp[0]};
     for (int c = 0; c < 4; c++) {
-        if (cp[c] < best.bits) best = (rice_choice){0, kp + c, cp[c]};
-        if (cz[c] < best.bits) best = (rice_choice){1, kz + c, cz[c]};
+        if (cp[c] < best.bits)
+            best = (rice_choice){0, kp + c, cp[c]};
+        if (cz[c] < best.bits)
+            best = (rice_choice){1, kz + c, cz[c]};
     }
     return best;
 }
@@ -123,7 +137,10 @@ static void int_series_put(gw_buf *out, const int64_t *x, size_t m)
     if (m < 2)
         return;
     uint64_t *zz = malloc(2 * (m - 1) * sizeof *zz);
-    if (!zz) { out->oom = 1; return; }
+    if (!zz) {
+        out->oom = 1;
+        return;
+    }
     uint64_t *cand[2] = {zz, zz + (m - 1)};
     residuals(x, m, 1, cand[0]);
     residuals(x, m, 2, cand[1]);
@@ -137,12 +154,14 @@ static void int_series_put(gw_buf *out, const int64_t *x, size_t m)
     for (size_t i = 0; i < m - 1;) {
         if (b_zrun && r[i] == 0) {
             size_t j = i;
-            while (j < m - 1 && r[j] == 0) j++;
+            while (j < m - 1 && r[j] == 0)
+                j++;
             hbw_put(&w, 0, 1);
             gamma_put(&w, j - i);
             i = j;
         } else {
-            if (b_zrun) hbw_put(&w, 1, 1);
+            if (b_zrun)
+                hbw_put(&w, 1, 1);
             rice_put(&w, b_zrun ? r[i] - 1 : r[i], b_k);
             i++;
         }
@@ -153,9 +172,11 @@ static void int_series_put(gw_buf *out, const int64_t *x, size_t m)
 
 static int int_series_get(hrd *in, int64_t *x, size_t m)
 {
-    if (m == 0) return 0;
+    if (m == 0)
+        return 0;
     x[0] = num_unzigzag(hrd_varint(in));
-    if (m < 2) return in->bad ? -1 : 0;
+    if (m < 2)
+        return in->bad ? -1 : 0;
     uint8_t p = hrd_byte(in);
     int order = (p >> 7) + 1, zrun = (p >> 6) & 1, k = p & 63;
     hbit_reader r;
@@ -165,7 +186,10 @@ static int int_series_get(hrd *in, int64_t *x, size_t m)
         uint64_t run = 1, z = 0;
         if (zrun && !hbr_bit(&r)) {
             run = gamma_get(&r);
-            if (run > m - i) { in->bad = 1; break; }
+            if (run > m - i) {
+                in->bad = 1;
+                break;
+            }
         } else {
             z = rice_get(&r, k) + (zrun ? 1 : 0);
         }
@@ -191,7 +215,8 @@ void codec_put_times(gw_buf *out, const int64_t *t, size_t n)
 int codec_get_times(hrd *in, int64_t *t, size_t max, size_t *n)
 {
     uint64_t cnt = hrd_varint(in);
-    if (in->bad || cnt > max) return -1;
+    if (in->bad || cnt > max)
+        return -1;
     *n = (size_t)cnt;
     return int_series_get(in, t, *n);
 }
@@ -208,7 +233,10 @@ size_t codec_peek_count(const hrd *in)
 static const double pow10_tab[MAX_DECIMALS + 1] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
 
 /* Integer k with v == k / 10^d exactly (bit for bit), or -1 when there is none. */
-static int to_scaled(double v, int d, int64_t *k) { return num_to_scaled(v, pow10_tab[d], k); }
+static int to_scaled(double v, int d, int64_t *k)
+{
+    return num_to_scaled(v, pow10_tab[d], k);
+}
 
 /* Smallest number of decimals that represents every value exactly, or -1. */
 static int find_decimals(const double *v, size_t m)
@@ -217,8 +245,10 @@ static int find_decimals(const double *v, size_t m)
         size_t i;
         int64_t k;
         for (i = 0; i < m; i++)
-            if (to_scaled(v[i], d, &k) != 0) break;
-        if (i == m) return d;
+            if (to_scaled(v[i], d, &k) != 0)
+                break;
+        if (i == m)
+            return d;
     }
     return -1;
 }
@@ -233,15 +263,18 @@ static void xor_put(gw_buf *out, const double *v, size_t m)
     for (size_t i = 1; i < m; i++) {
         uint64_t cur = num_bits(v[i]), x = cur ^ prev;
         prev = cur;
-        if (!x) { hbw_put(&w, 0, 1); continue; }
+        if (!x) {
+            hbw_put(&w, 0, 1);
+            continue;
+        }
         int l = __builtin_clzll(x), t = __builtin_ctzll(x);
         if (lead >= 0 && l >= lead && t >= trail) {
-            hbw_put(&w, 2, 2);                                   /* '10': same window */
+            hbw_put(&w, 2, 2); /* '10': same window */
             hbw_put(&w, x >> trail, 64 - lead - trail);
         } else {
             lead = l;
             trail = t;
-            hbw_put(&w, 3, 2);                                   /* '11': new window */
+            hbw_put(&w, 3, 2); /* '11': new window */
             hbw_put(&w, (uint64_t)lead, 6);
             hbw_put(&w, (uint64_t)(64 - lead - trail - 1), 6);
             hbw_put(&w, x >> trail, 64 - lead - trail);
@@ -263,7 +296,10 @@ static int xor_get(hrd *in, double *v, size_t m)
                 lead = (int)hbr_get(&r, 6);
                 int len = (int)hbr_get(&r, 6) + 1;
                 trail = 64 - lead - len;
-                if (trail < 0) { in->bad = 1; break; }
+                if (trail < 0) {
+                    in->bad = 1;
+                    break;
+                }
             } else if (lead < 0) {
                 in->bad = 1;
                 break;
@@ -281,14 +317,21 @@ static void presence_put(gw_buf *out, const uint8_t *present, size_t n)
 {
     size_t runs = 0;
     for (size_t i = 0; present && i < n; i++)
-        if (!present[i]) { runs = 1; break; }
-    if (!runs) { hb_put_byte(out, 0); return; }
+        if (!present[i]) {
+            runs = 1;
+            break;
+        }
+    if (!runs) {
+        hb_put_byte(out, 0);
+        return;
+    }
     hb_put_byte(out, 1);
     int state = 1;
     size_t i = 0;
     while (i < n) {
         size_t j = i;
-        while (j < n && (present[j] != 0) == state) j++;
+        while (j < n && (present[j] != 0) == state)
+            j++;
         hb_put_varint(out, j - i);
         i = j;
         state = !state;
@@ -299,18 +342,23 @@ static int presence_get(hrd *in, uint8_t *present, size_t n, size_t *count)
 {
     uint8_t flag = hrd_byte(in);
     if (flag == 0) {
-        if (present) memset(present, 1, n);
+        if (present)
+            memset(present, 1, n);
         *count = n;
         return in->bad ? -1 : 0;
     }
-    if (flag != 1) return -1;
+    if (flag != 1)
+        return -1;
     size_t i = 0, cnt = 0;
     int state = 1;
     while (i < n && !in->bad) {
         uint64_t len = hrd_varint(in);
-        if (len > n - i) return -1;
-        if (present) memset(present + i, state, (size_t)len);
-        if (state) cnt += (size_t)len;
+        if (len > n - i)
+            return -1;
+        if (present)
+            memset(present + i, state, (size_t)len);
+        if (state)
+            cnt += (size_t)len;
         i += (size_t)len;
         state = !state;
     }
@@ -321,10 +369,14 @@ static int presence_get(hrd *in, uint8_t *present, size_t n, size_t *count)
 void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size_t n)
 {
     double *vals = malloc((n ? n : 1) * sizeof *vals);
-    if (!vals) { out->oom = 1; return; }
+    if (!vals) {
+        out->oom = 1;
+        return;
+    }
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (!present || present[i]) vals[m++] = v[i];
+        if (!present || present[i])
+            vals[m++] = v[i];
     int constant = m > 0;
     for (size_t i = 1; i < m && constant; i++)
         constant = num_bits(vals[i]) == num_bits(vals[0]);
@@ -337,7 +389,11 @@ void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size
         hb_put_u64(out, num_bits(vals[0]));
     } else if (mode == COL_INT) {
         int64_t *k = malloc(m * sizeof *k);
-        if (!k) { out->oom = 1; free(vals); return; }
+        if (!k) {
+            out->oom = 1;
+            free(vals);
+            return;
+        }
         for (size_t i = 0; i < m; i++)
             to_scaled(vals[i], d, &k[i]);
         hb_put_byte(out, (uint8_t)d);
@@ -355,10 +411,14 @@ void codec_put_const_run(gw_buf *out, double v, size_t from, size_t end, size_t 
     if (from == 0 && end == n) {
         hb_put_byte(out, 0);
     } else {
-        hb_put_byte(out, 1);            /* runs alternate present/absent, present first */
-        if (from > 0) { hb_put_varint(out, 0); hb_put_varint(out, from); }
+        hb_put_byte(out, 1); /* runs alternate present/absent, present first */
+        if (from > 0) {
+            hb_put_varint(out, 0);
+            hb_put_varint(out, from);
+        }
         hb_put_varint(out, end - from);
-        if (end < n) hb_put_varint(out, n - end);
+        if (end < n)
+            hb_put_varint(out, n - end);
     }
     hb_put_u64(out, num_bits(v));
 }
@@ -366,12 +426,15 @@ void codec_put_const_run(gw_buf *out, double v, size_t from, size_t end, size_t 
 int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n)
 {
     uint8_t mode = hrd_byte(in);
-    if (in->bad) return -1;
+    if (in->bad)
+        return -1;
     if (mode == COL_EMPTY) {
-        if (present) memset(present, 0, n);
+        if (present)
+            memset(present, 0, n);
         return 0;
     }
-    if (mode > COL_XOR) return -1;
+    if (mode > COL_XOR)
+        return -1;
     uint8_t *pres = present ? present : malloc(n ? n : 1);
     double *vals = malloc((n ? n : 1) * sizeof *vals);
     size_t m = 0;
@@ -380,7 +443,8 @@ int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n)
         goto out;
     if (mode == COL_CONST) {
         double c = num_double(hrd_u64(in));
-        for (size_t i = 0; i < m; i++) vals[i] = c;
+        for (size_t i = 0; i < m; i++)
+            vals[i] = c;
         rc = in->bad ? -1 : 0;
     } else if (mode == COL_INT) {
         int d = hrd_byte(in);
@@ -396,11 +460,16 @@ int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n)
     }
     if (rc == 0)
         for (size_t i = 0, j = 0; i < n; i++)
-            if (pres[i]) v[i] = vals[j++];
+            if (pres[i])
+                v[i] = vals[j++];
 out:
-    if (pres != present) free(pres);
+    if (pres != present)
+        free(pres);
     free(vals);
     return rc;
 }
 
-int codec_column_mode(const uint8_t *col) { return col[0]; }
+int codec_column_mode(const uint8_t *col)
+{
+    return col[0];
+}

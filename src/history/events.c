@@ -19,21 +19,27 @@ static void detect_xid(history *h, int gpu, const gpu_sample *prev, const gpu_sa
         newer = cc > pc;
     else if (have_last && sample_get(prev, M_XID_LAST, &pc))
         newer = last != pc && last != 0;
-    if (!newer) return;
+    if (!newer)
+        return;
     char detail[64];
-    if (have_last) snprintf(detail, sizeof detail, "xid=%.0f", last);
-    else snprintf(detail, sizeof detail, "xid=unknown");
+    if (have_last)
+        snprintf(detail, sizeof detail, "xid=%.0f", last);
+    else
+        snprintf(detail, sizeof detail, "xid=unknown");
     hist_queue_event(h, (int64_t)cur->t_us, gpu, "xid", detail);
 }
 
 static void detect_throttle(history *h, int gpu, const gpu_sample *prev, const gpu_sample *cur)
 {
-    if (!sample_has(prev, M_CER_ACTIVE) || !sample_has(cur, M_CER_ACTIVE)) return;
+    if (!sample_has(prev, M_CER_ACTIVE) || !sample_has(cur, M_CER_ACTIVE))
+        return;
     uint64_t was = (uint64_t)prev->v[M_CER_ACTIVE], now = (uint64_t)cur->v[M_CER_ACTIVE];
-    if (was == now) return;
+    if (was == now)
+        return;
     for (int m = M_STR_END; m < M_COUNT; m++) {
         const metric_def *d = catalog_get((metric_id)m);
-        if (!(d->flags & MF_BIT) || d->parent != M_CER_ACTIVE || m == M_CER_GPU_IDLE) continue;
+        if (!(d->flags & MF_BIT) || d->parent != M_CER_ACTIVE || m == M_CER_GPU_IDLE)
+            continue;
         int a = (was & d->bit) != 0, b = (now & d->bit) != 0;
         if (a != b)
             hist_queue_event(h, (int64_t)cur->t_us, gpu, b ? "throttle_start" : "throttle_end", reason_name(d));
@@ -44,13 +50,17 @@ void hist_detect_events(history *h, int gpu, const gpu_sample *prev, const gpu_s
 {
     int lost = cur->status == GPU_LOST;
     if (!prev) {
-        if (lost) hist_queue_event(h, (int64_t)cur->t_us, gpu, "gpu_lost", "");
+        if (lost)
+            hist_queue_event(h, (int64_t)cur->t_us, gpu, "gpu_lost", "");
         return;
     }
     int was_lost = prev->status == GPU_LOST;
-    if (lost && !was_lost) hist_queue_event(h, (int64_t)cur->t_us, gpu, "gpu_lost", "");
-    if (!lost && was_lost) hist_queue_event(h, (int64_t)cur->t_us, gpu, "gpu_back", "");
-    if (cur->status != GPU_OK || prev->status != GPU_OK) return;
+    if (lost && !was_lost)
+        hist_queue_event(h, (int64_t)cur->t_us, gpu, "gpu_lost", "");
+    if (!lost && was_lost)
+        hist_queue_event(h, (int64_t)cur->t_us, gpu, "gpu_back", "");
+    if (cur->status != GPU_OK || prev->status != GPU_OK)
+        return;
     detect_xid(h, gpu, prev, cur);
     detect_throttle(h, gpu, prev, cur);
 }

@@ -7,8 +7,8 @@
 
 /* Writes dir/scenario.yaml and its CSV files for [from, to] of the selected GPUs (sel NULL = all).
  * Returns 0, or -1 with a message in err. */
-int history_export(store *st, int64_t from_us, int64_t to_us, const unsigned char *sel, const char *dir,
-                   char *err, size_t n);
+int history_export(store *st, int64_t from_us, int64_t to_us, const unsigned char *sel, const char *dir, char *err,
+                   size_t n);
 int history_export_cmd(int argc, char **argv);
 
 #endif

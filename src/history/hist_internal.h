@@ -7,21 +7,21 @@
 #include "history/store.h"
 
 #define HIST_MAX_GPUS 64
-#define HIST_MAX_SLOTS 4096         /* a chunk is sealed early when it reaches this many samples */
-#define HIST_MAX_PROCS 512          /* open per-process series kept in memory */
-#define HIST_RAW_SLOTS 64           /* an open group keeps its newest slots raw, older ones coded */
-#define HIST_RAW_MIN 16             /* raw slots first allocated (doubled up to HIST_RAW_SLOTS) */
+#define HIST_MAX_SLOTS 4096 /* a chunk is sealed early when it reaches this many samples */
+#define HIST_MAX_PROCS 512  /* open per-process series kept in memory */
+#define HIST_RAW_SLOTS 64   /* an open group keeps its newest slots raw, older ones coded */
+#define HIST_RAW_MIN 16     /* raw slots first allocated (doubled up to HIST_RAW_SLOTS) */
 
 /* One metric's values in an open chunk group. A metric that stays constant (most of them) takes
  * no arrays: it is the run [from, end) of one value; arrays are made at its first change or gap. */
 enum { HCOL_NONE, HCOL_CONST, HCOL_ARRAY };
 typedef struct hcol {
-    int state;                      /* HCOL_*: nothing yet in this group / one constant run / arrays */
+    int state; /* HCOL_*: nothing yet in this group / one constant run / arrays */
     double cval;
     size_t from, end;
-    double *v;                      /* HCOL_ARRAY: raw slots [zn, n), at v[slot - zn] */
+    double *v; /* HCOL_ARRAY: raw slots [zn, n), at v[slot - zn] */
     uint8_t *pres;
-    gw_buf z;                       /* HCOL_ARRAY: slots [base, zn), one codec segment per HIST_RAW_SLOTS */
+    gw_buf z; /* HCOL_ARRAY: slots [base, zn), one codec segment per HIST_RAW_SLOTS */
 } hcol;
 
 /* The open chunk group of a GPU: one timeline and a column per stored metric. Slots [0, base) are
@@ -30,25 +30,25 @@ typedef struct hcol {
  * coded (spill.c). A constant column (HCOL_CONST) keeps its run over all slots: a run's value
  * and bounds cost nothing to keep. */
 typedef struct hgroup {
-    int64_t window;                 /* t / chunk span of the first sample */
-    size_t n, cap;                  /* cap: raw slots allocated (0, or HIST_RAW_MIN doubled) */
-    size_t base;                    /* slots [0, base) are in the file only */
-    size_t writing;                 /* a piece of slots [base, writing) is being written: no spilling
+    int64_t window; /* t / chunk span of the first sample */
+    size_t n, cap;  /* cap: raw slots allocated (0, or HIST_RAW_MIN doubled) */
+    size_t base;    /* slots [0, base) are in the file only */
+    size_t writing; /* a piece of slots [base, writing) is being written: no spilling
                                        meanwhile, so that the commit can drop exactly those (0: none) */
-    size_t zn;                      /* slots [base, zn) are coded; (zn - base) is a multiple of HIST_RAW_SLOTS */
+    size_t zn;      /* slots [base, zn) are coded; (zn - base) is a multiple of HIST_RAW_SLOTS */
     int64_t t_first, t_last;
-    int64_t *t;                     /* raw slots, at t[slot - zn] */
-    gw_buf zt;                      /* times of slots [base, zn), one codec segment per HIST_RAW_SLOTS */
+    int64_t *t; /* raw slots, at t[slot - zn] */
+    gw_buf zt;  /* times of slots [base, zn), one codec segment per HIST_RAW_SLOTS */
     hcol col[M_COUNT];
 } hgroup;
 
 typedef struct hgpu {
     int used;
-    unsigned seals;                 /* groups sealed so far: tells the writer that g is a new group */
+    unsigned seals; /* groups sealed so far: tells the writer that g is a new group */
     hgroup g;
     gpu_info info;
     int have_info, info_dirty;
-    gpu_sample prev;                /* for events: the previous sample */
+    gpu_sample prev; /* for events: the previous sample */
     int have_prev;
 } hgpu;
 
@@ -74,47 +74,47 @@ typedef struct pend {
     unsigned pid;
     int64_t t_start, t_end, n;
     int ncols;
-    metric_id *ids;                 /* PEND_GROUP: metric of each blob after the timeline */
-    gw_buf *blobs;                  /* PEND_GROUP: timeline + ncols columns; PEND_PROC: one blob */
-    hgroup *tail;                   /* PEND_GROUP, no blobs: a sealed group whose first slots are in the
+    metric_id *ids;               /* PEND_GROUP: metric of each blob after the timeline */
+    gw_buf *blobs;                /* PEND_GROUP: timeline + ncols columns; PEND_PROC: one blob */
+    hgroup *tail;                 /* PEND_GROUP, no blobs: a sealed group whose first slots are in the
                                        file; the writer completes it from its pieces (open_pieces.c) */
-    int64_t open_from;              /* final: its pieces start from here (the group's or series' first slot) */
-    hproc *ptail;                   /* PEND_PROC, no blobs: the same for a process series */
-    char kind_s[32], detail[224];   /* PEND_EVENT */
-    gpu_proc proc;                  /* PEND_PROC_META */
-    gpu_info info;                  /* PEND_GPU */
+    int64_t open_from;            /* final: its pieces start from here (the group's or series' first slot) */
+    hproc *ptail;                 /* PEND_PROC, no blobs: the same for a process series */
+    char kind_s[32], detail[224]; /* PEND_EVENT */
+    gpu_proc proc;                /* PEND_PROC_META */
+    gpu_info info;                /* PEND_GPU */
     size_t bytes;
 } pend;
 
 struct history {
     history_config cfg;
     char path[4096];
-    pthread_mutex_t mu;             /* ingest state and the pending queue */
-    pthread_mutex_t flush_mu;       /* one flush at a time */
+    pthread_mutex_t mu;       /* ingest state and the pending queue */
+    pthread_mutex_t flush_mu; /* one flush at a time */
     pthread_cond_t wake;
     pthread_t thread;
     int thread_on, stopping;
-    int sealed;                     /* a chunk was sealed since the writer last woke */
-    hgpu *gpus[HIST_MAX_GPUS];      /* allocated at a GPU's first sample */
-    hproc *procs[HIST_MAX_PROCS];   /* allocated while a series is open */
-    pend *head, *tail;              /* oldest first */
+    int sealed;                   /* a chunk was sealed since the writer last woke */
+    hgpu *gpus[HIST_MAX_GPUS];    /* allocated at a GPU's first sample */
+    hproc *procs[HIST_MAX_PROCS]; /* allocated while a series is open */
+    pend *head, *tail;            /* oldest first */
     size_t pending_bytes;
-    int64_t latest_t;               /* newest recorded timestamp (data time, for retention) */
+    int64_t latest_t; /* newest recorded timestamp (data time, for retention) */
     int64_t last_prune_t;
-    store *st;                      /* NULL while the file cannot be opened */
-    int failing;                    /* last write failed (logged once per episode) */
-    int drop_logged;                /* "buffer full" was logged in this failure episode */
-    int recovered;                  /* open chunks of an earlier run were sealed */
+    store *st;       /* NULL while the file cannot be opened */
+    int failing;     /* last write failed (logged once per episode) */
+    int drop_logged; /* "buffer full" was logged in this failure episode */
+    int recovered;   /* open chunks of an earlier run were sealed */
     history_stats stats;
 };
 
 /* ingest.c */
-void hist_seal_gpu(history *h, int g);          /* seals the open group of a GPU into the queue */
+void hist_seal_gpu(history *h, int g); /* seals the open group of a GPU into the queue */
 void hist_seal_proc(history *h, hproc *p);
-void hist_queue(history *h, pend *p);           /* appends; drops the oldest past max_buffer */
+void hist_queue(history *h, pend *p); /* appends; drops the oldest past max_buffer */
 void hist_pend_free(pend *p);
-void hist_group_free(hgroup *grp);              /* its arrays and buffers (not grp itself) */
-void hist_proc_free(hproc *p);                  /* its arrays (not p itself); p is zeroed */
+void hist_group_free(hgroup *grp); /* its arrays and buffers (not grp itself) */
+void hist_proc_free(hproc *p);     /* its arrays (not p itself); p is zeroed */
 void hist_free_memory(history *h);
 /* After a piece of the slots [base, upto) was committed: drops them from memory. */
 void hist_group_drop(hgroup *grp, size_t upto);
@@ -123,15 +123,15 @@ void hist_proc_drop(hproc *p, size_t upto);
 /* open_pieces.c: a checkpoint writes the slots memory holds, [base, n), as a piece (a chunk of
  * open_chunks, or of proc_chunks for a series); once committed, memory drops them. A sealed group
  * or series is then merged from its pieces and memory on the writer thread (hist_encode_*_final). */
-pend *hist_encode_group(const hgroup *grp, int gpu, int final);  /* slots [base, n); NULL: none or OOM */
-pend *hist_encode_proc(const hproc *p, int final);               /* the same for a series */
+pend *hist_encode_group(const hgroup *grp, int gpu, int final); /* slots [base, n); NULL: none or OOM */
+pend *hist_encode_proc(const hproc *p, int final);              /* the same for a series */
 pend *hist_encode_group_final(store *st, const hgroup *grp, int gpu);
 pend *hist_encode_proc_final(store *st, const hproc *p);
 
 /* spill.c: the coded older part of an open group */
-int hist_spill(hgroup *grp);                    /* codes the HIST_RAW_SLOTS raw slots; 0 or -1 */
-int hist_spill_const(const hgroup *grp, hcol *c); /* codes a constant run's slots [base, zn) into c->z */
-int hist_unspill_times(const hgroup *grp, int64_t *t);   /* slots [base, n), at t[slot] */
+int hist_spill(hgroup *grp);                           /* codes the HIST_RAW_SLOTS raw slots; 0 or -1 */
+int hist_spill_const(const hgroup *grp, hcol *c);      /* codes a constant run's slots [base, zn) into c->z */
+int hist_unspill_times(const hgroup *grp, int64_t *t); /* slots [base, n), at t[slot] */
 int hist_unspill_col(const hgroup *grp, const hcol *c, double *v, uint8_t *pres); /* the same */
 
 /* events.c: events derived from a GPU's previous and new sample (called under h->mu). */

@@ -23,12 +23,18 @@ void history_config_defaults(history_config *c)
 void history_default_path(char *out, size_t n)
 {
     const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-    if (geteuid() == 0) snprintf(out, n, "/var/lib/gpuwatch/history.db");
-    else if (xdg && *xdg) snprintf(out, n, "%s/gpuwatch/history.db", xdg);
-    else snprintf(out, n, "%s/.local/state/gpuwatch/history.db", home && *home ? home : ".");
+    if (geteuid() == 0)
+        snprintf(out, n, "/var/lib/gpuwatch/history.db");
+    else if (xdg && *xdg)
+        snprintf(out, n, "%s/gpuwatch/history.db", xdg);
+    else
+        snprintf(out, n, "%s/.local/state/gpuwatch/history.db", home && *home ? home : ".");
 }
 
-const char *history_path(const history *h) { return h->path; }
+const char *history_path(const history *h)
+{
+    return h->path;
+}
 
 /* mkdir -p of the folder holding path. */
 static void make_parent_dirs(const char *path)
@@ -36,18 +42,22 @@ static void make_parent_dirs(const char *path)
     char tmp[4096];
     gw_strlcpy(tmp, path, sizeof tmp);
     for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/') continue;
+        if (*p != '/')
+            continue;
         *p = 0;
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return;
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+            return;
         *p = '/';
     }
 }
 
 void history_round_end(history *h)
 {
-    if (!h) return;
+    if (!h)
+        return;
     pthread_mutex_lock(&h->mu);
-    if (h->sealed && h->thread_on) pthread_cond_signal(&h->wake);
+    if (h->sealed && h->thread_on)
+        pthread_cond_signal(&h->wake);
     h->sealed = 0;
     pthread_mutex_unlock(&h->mu);
 }
@@ -62,9 +72,13 @@ static void *writer_main(void *arg)
         double secs = h->cfg.flush_interval_s;
         ts.tv_sec += (time_t)secs;
         ts.tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
-        if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
         pthread_cond_timedwait(&h->wake, &h->mu, &ts);
-        if (h->stopping) break;
+        if (h->stopping)
+            break;
         pthread_mutex_unlock(&h->mu);
         history_flush(h);
         pthread_mutex_lock(&h->mu);
@@ -76,17 +90,26 @@ static void *writer_main(void *arg)
 history *history_open(const history_config *cfg, char *err, size_t n)
 {
     history_config c;
-    if (cfg) c = *cfg; else history_config_defaults(&c);
+    if (cfg)
+        c = *cfg;
+    else
+        history_config_defaults(&c);
     if (c.flush_interval_s <= 0 || c.raw_retention_s <= 0 || c.rollup_retention_s <= 0 || c.chunk_span_s <= 0) {
         snprintf(err, n, "history: flush_interval, retentions and chunk span must be positive");
         return NULL;
     }
-    if (c.max_buffer == 0) c.max_buffer = 64u << 20;
+    if (c.max_buffer == 0)
+        c.max_buffer = 64u << 20;
     history *h = calloc(1, sizeof *h);
-    if (!h) { snprintf(err, n, "history: out of memory"); return NULL; }
+    if (!h) {
+        snprintf(err, n, "history: out of memory");
+        return NULL;
+    }
     h->cfg = c;
-    if (c.path && *c.path) gw_strlcpy(h->path, c.path, sizeof h->path);
-    else history_default_path(h->path, sizeof h->path);
+    if (c.path && *c.path)
+        gw_strlcpy(h->path, c.path, sizeof h->path);
+    else
+        history_default_path(h->path, sizeof h->path);
     h->cfg.path = h->path;
     pthread_mutex_init(&h->mu, NULL);
     pthread_mutex_init(&h->flush_mu, NULL);
@@ -96,7 +119,7 @@ history *history_open(const history_config *cfg, char *err, size_t n)
     if (sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
         signal(SIGXFSZ, SIG_IGN);
     make_parent_dirs(h->path);
-    history_flush(h);                  /* opens the file now when it can (logged when not) */
+    history_flush(h); /* opens the file now when it can (logged when not) */
     if (!c.no_thread) {
         if (pthread_create(&h->thread, NULL, writer_main, h) != 0) {
             snprintf(err, n, "history: cannot start the writer thread");
@@ -110,7 +133,8 @@ history *history_open(const history_config *cfg, char *err, size_t n)
 
 void history_close(history *h)
 {
-    if (!h) return;
+    if (!h)
+        return;
     if (h->thread_on) {
         pthread_mutex_lock(&h->mu);
         h->stopping = 1;
@@ -120,9 +144,11 @@ void history_close(history *h)
     }
     pthread_mutex_lock(&h->mu);
     for (int g = 0; g < HIST_MAX_GPUS; g++)
-        if (h->gpus[g] && h->gpus[g]->g.n) hist_seal_gpu(h, g);
+        if (h->gpus[g] && h->gpus[g]->g.n)
+            hist_seal_gpu(h, g);
     for (int i = 0; i < HIST_MAX_PROCS; i++)
-        if (h->procs[i] && h->procs[i]->n) hist_seal_proc(h, h->procs[i]);
+        if (h->procs[i] && h->procs[i]->n)
+            hist_seal_proc(h, h->procs[i]);
     pthread_mutex_unlock(&h->mu);
     if (history_flush(h) != 0)
         gw_log(GW_LOG_WARN, "history: closing with unwritten data", "path=%s buffered_bytes=%zu", h->path,
@@ -153,23 +179,26 @@ size_t history_open_slots(history *h)
     size_t n = 0;
     pthread_mutex_lock(&h->mu);
     for (int g = 0; g < HIST_MAX_GPUS; g++)
-        if (h->gpus[g]) n += h->gpus[g]->g.n - h->gpus[g]->g.base;
+        if (h->gpus[g])
+            n += h->gpus[g]->g.n - h->gpus[g]->g.base;
     for (int i = 0; i < HIST_MAX_PROCS; i++)
-        if (h->procs[i]) n += h->procs[i]->n - h->procs[i]->base;
+        if (h->procs[i])
+            n += h->procs[i]->n - h->procs[i]->base;
     pthread_mutex_unlock(&h->mu);
     return n;
 }
 
 void history_set_limits(history *h, const history_config *cfg)
 {
-    if (cfg->flush_interval_s <= 0 || cfg->raw_retention_s <= 0 || cfg->rollup_retention_s <= 0) return;
+    if (cfg->flush_interval_s <= 0 || cfg->raw_retention_s <= 0 || cfg->rollup_retention_s <= 0)
+        return;
     pthread_mutex_lock(&h->flush_mu);
     pthread_mutex_lock(&h->mu);
     h->cfg.flush_interval_s = cfg->flush_interval_s;
     h->cfg.raw_retention_s = cfg->raw_retention_s;
     h->cfg.rollup_retention_s = cfg->rollup_retention_s;
     h->cfg.max_size = cfg->max_size;
-    pthread_cond_signal(&h->wake);      /* the writer waits with the new interval from now on */
+    pthread_cond_signal(&h->wake); /* the writer waits with the new interval from now on */
     pthread_mutex_unlock(&h->mu);
     pthread_mutex_unlock(&h->flush_mu);
 }

@@ -10,14 +10,14 @@
 #include "sample.h"
 
 typedef struct history_config {
-    const char *path;             /* SQLite file; NULL = history_default_path() */
-    double flush_interval_s;      /* history.flush_interval, default 10 s */
-    double raw_retention_s;       /* history.raw_retention, default 7 d */
-    double rollup_retention_s;    /* history.rollup_retention, default 90 d */
-    uint64_t max_size;            /* history.max_size in bytes, 0 = no cap */
-    size_t max_buffer;            /* bytes kept in memory while writes fail (default 64 MiB) */
-    int chunk_span_s;             /* chunk window, default 600 s (10 min) */
-    int no_thread;                /* 1: no writer thread; the caller calls history_flush (tests, bench) */
+    const char *path;          /* SQLite file; NULL = history_default_path() */
+    double flush_interval_s;   /* history.flush_interval, default 10 s */
+    double raw_retention_s;    /* history.raw_retention, default 7 d */
+    double rollup_retention_s; /* history.rollup_retention, default 90 d */
+    uint64_t max_size;         /* history.max_size in bytes, 0 = no cap */
+    size_t max_buffer;         /* bytes kept in memory while writes fail (default 64 MiB) */
+    int chunk_span_s;          /* chunk window, default 600 s (10 min) */
+    int no_thread;             /* 1: no writer thread; the caller calls history_flush (tests, bench) */
 } history_config;
 
 typedef struct history history;
@@ -57,11 +57,11 @@ void history_set_limits(history *h, const history_config *cfg);
 
 /* Statistics for logs, health and the bench. */
 typedef struct history_stats {
-    uint64_t samples;             /* metric values recorded */
-    uint64_t dropped;             /* values dropped from memory after long write failures */
+    uint64_t samples; /* metric values recorded */
+    uint64_t dropped; /* values dropped from memory after long write failures */
     uint64_t flushes, flush_errors;
-    size_t buffered;              /* bytes waiting in memory */
-    int writable;                 /* the last flush succeeded */
+    size_t buffered; /* bytes waiting in memory */
+    int writable;    /* the last flush succeeded */
 } history_stats;
 void history_get_stats(history *h, history_stats *out);
 /* Slots of open groups and series held in memory: those since the last committed checkpoint
@@ -72,8 +72,7 @@ size_t history_open_slots(history *h);
  * (metric=a,b gpu=0,1 pid= start= end= step= agg=). Returns a malloc'd JSON text (Prometheus-like
  * matrix), and sets *status to the HTTP status (200, 400 with {"status":"error",...}). */
 char *history_query_range_json(const char *db_path, const char *metric, const char *gpu, const char *pid,
-                               const char *start, const char *end, const char *step, const char *agg,
-                               int *status);
+                               const char *start, const char *end, const char *step, const char *agg, int *status);
 /* Path of the file an open history writes to. */
 const char *history_path(const history *h);
 

@@ -10,8 +10,8 @@
 
 typedef struct hist_plugin {
     history *h;
-    pthread_mutex_t ver_mu;      /* seen, version */
-    history_stats seen;          /* the statistics at the last metrics_version call */
+    pthread_mutex_t ver_mu; /* seen, version */
+    history_stats seen;     /* the statistics at the last metrics_version call */
     uint64_t version;
 } hist_plugin;
 
@@ -20,42 +20,57 @@ static int parse_size(const char *s, uint64_t *out)
 {
     char *end;
     double v = strtod(s, &end);
-    if (end == s || v < 0) return -1;
-    while (isspace((unsigned char)*end)) end++;
+    if (end == s || v < 0)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
     double mult = 1;
-    if (!*end || !strcasecmp(end, "b")) mult = 1;
-    else if (!strcasecmp(end, "k") || !strcasecmp(end, "kb")) mult = 1e3;
-    else if (!strcasecmp(end, "kib")) mult = 1024.0;
-    else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb")) mult = 1e6;
-    else if (!strcasecmp(end, "mib")) mult = 1048576.0;
-    else if (!strcasecmp(end, "g") || !strcasecmp(end, "gb")) mult = 1e9;
-    else if (!strcasecmp(end, "gib")) mult = 1073741824.0;
-    else if (!strcasecmp(end, "t") || !strcasecmp(end, "tb")) mult = 1e12;
-    else return -1;
+    if (!*end || !strcasecmp(end, "b"))
+        mult = 1;
+    else if (!strcasecmp(end, "k") || !strcasecmp(end, "kb"))
+        mult = 1e3;
+    else if (!strcasecmp(end, "kib"))
+        mult = 1024.0;
+    else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb"))
+        mult = 1e6;
+    else if (!strcasecmp(end, "mib"))
+        mult = 1048576.0;
+    else if (!strcasecmp(end, "g") || !strcasecmp(end, "gb"))
+        mult = 1e9;
+    else if (!strcasecmp(end, "gib"))
+        mult = 1073741824.0;
+    else if (!strcasecmp(end, "t") || !strcasecmp(end, "tb"))
+        mult = 1e12;
+    else
+        return -1;
     *out = (uint64_t)(v * mult);
     return 0;
 }
 
 int history_settings_read(gw_config *cfg, history_config *out, char *path, size_t n, int *enabled)
 {
-    static const char *keys[] = {"enabled", "path", "flush_interval", "raw_retention", "rollup_retention",
+    static const char *keys[] = {"enabled",  "path", "flush_interval", "raw_retention", "rollup_retention",
                                  "max_size", NULL};
     int errors = cfg->nerrors;
     history_config_defaults(out);
     yaml_node_t *sec = config_node(cfg, "history");
     if (sec && sec->type != YAML_MAPPING_NODE && !(sec->type == YAML_SCALAR_NODE && !sec->data.scalar.length)) {
-        config_error(cfg, sec, "history: expected a mapping (enabled, path, flush_interval, raw_retention, "
-                                "rollup_retention, max_size)");
+        config_error(cfg, sec,
+                     "history: expected a mapping (enabled, path, flush_interval, raw_retention, "
+                     "rollup_retention, max_size)");
         return -1;
     }
     for (int i = 0; sec && sec->type == YAML_MAPPING_NODE && i < config_map_size(cfg, sec); i++) {
         yaml_node_t *v;
         const char *k = config_map_key(cfg, sec, i, &v);
         int known = 0;
-        for (int j = 0; keys[j] && !known; j++) known = k && !strcmp(k, keys[j]);
+        for (int j = 0; keys[j] && !known; j++)
+            known = k && !strcmp(k, keys[j]);
         if (!known)
-            config_error(cfg, v, "history: unknown key '%s' (enabled, path, flush_interval, raw_retention, "
-                                 "rollup_retention, max_size)", k ? k : "");
+            config_error(cfg, v,
+                         "history: unknown key '%s' (enabled, path, flush_interval, raw_retention, "
+                         "rollup_retention, max_size)",
+                         k ? k : "");
     }
     config_get_bool(cfg, "history.enabled", 1, enabled);
     char def[4096];
@@ -74,8 +89,10 @@ int history_settings_read(gw_config *cfg, history_config *out, char *path, size_
                      "history.rollup_retention: at least history.raw_retention");
     const char *size = config_get_string(cfg, "history.max_size", NULL);
     if (size && parse_size(size, &out->max_size) != 0)
-        config_error(cfg, config_node(cfg, "history.max_size"), "history.max_size: bytes, or a size such as 500MB or 2GiB");
-    if (!*path) config_error(cfg, config_node(cfg, "history.path"), "history.path: empty");
+        config_error(cfg, config_node(cfg, "history.max_size"),
+                     "history.max_size: bytes, or a size such as 500MB or 2GiB");
+    if (!*path)
+        config_error(cfg, config_node(cfg, "history.path"), "history.path: empty");
     out->path = path;
     return cfg->nerrors > errors ? -1 : 0;
 }
@@ -111,19 +128,21 @@ static int write_metrics(void *ctx, gw_buf *out)
     hist_plugin *p = ctx;
     history_stats st;
     history_get_stats(p->h, &st);
-    buf_printf(out,
-               "# HELP gpuwatch_history_samples_total Metric values recorded into the history.\n"
-               "# TYPE gpuwatch_history_samples_total counter\ngpuwatch_history_samples_total %llu\n"
-               "# HELP gpuwatch_history_dropped_samples_total Values dropped from memory while the file could not be written.\n"
-               "# TYPE gpuwatch_history_dropped_samples_total counter\ngpuwatch_history_dropped_samples_total %llu\n"
-               "# HELP gpuwatch_history_flush_errors_total History flushes that failed (disk full, read-only file...).\n"
-               "# TYPE gpuwatch_history_flush_errors_total counter\ngpuwatch_history_flush_errors_total %llu\n"
-               "# HELP gpuwatch_history_writable 1 when the last history flush succeeded.\n"
-               "# TYPE gpuwatch_history_writable gauge\ngpuwatch_history_writable %d\n"
-               "# HELP gpuwatch_history_buffered_bytes Encoded history waiting in memory to be written.\n"
-               "# TYPE gpuwatch_history_buffered_bytes gauge\ngpuwatch_history_buffered_bytes %zu\n",
-               (unsigned long long)st.samples, (unsigned long long)st.dropped, (unsigned long long)st.flush_errors,
-               st.writable, st.buffered);
+    buf_printf(
+        out,
+        "# HELP gpuwatch_history_samples_total Metric values recorded into the history.\n"
+        "# TYPE gpuwatch_history_samples_total counter\ngpuwatch_history_samples_total %llu\n"
+        "# HELP gpuwatch_history_dropped_samples_total Values dropped from memory while the file could not be "
+        "written.\n"
+        "# TYPE gpuwatch_history_dropped_samples_total counter\ngpuwatch_history_dropped_samples_total %llu\n"
+        "# HELP gpuwatch_history_flush_errors_total History flushes that failed (disk full, read-only file...).\n"
+        "# TYPE gpuwatch_history_flush_errors_total counter\ngpuwatch_history_flush_errors_total %llu\n"
+        "# HELP gpuwatch_history_writable 1 when the last history flush succeeded.\n"
+        "# TYPE gpuwatch_history_writable gauge\ngpuwatch_history_writable %d\n"
+        "# HELP gpuwatch_history_buffered_bytes Encoded history waiting in memory to be written.\n"
+        "# TYPE gpuwatch_history_buffered_bytes gauge\ngpuwatch_history_buffered_bytes %zu\n",
+        (unsigned long long)st.samples, (unsigned long long)st.dropped, (unsigned long long)st.flush_errors,
+        st.writable, st.buffered);
     return 0;
 }
 
@@ -148,7 +167,8 @@ static uint64_t metrics_version(void *ctx)
 static int handle_http(void *ctx, const agent_request *req, agent_response *resp)
 {
     hist_plugin *p = ctx;
-    if (strcmp(req->path, "/api/v1/query_range") != 0) return 0;
+    if (strcmp(req->path, "/api/v1/query_range") != 0)
+        return 0;
     int status = 400;
     char *json = history_query_range_json(history_path(p->h), req->param(req, "metric"), req->param(req, "gpu"),
                                           req->param(req, "pid"), req->param(req, "start"), req->param(req, "end"),
@@ -188,13 +208,15 @@ int history_agent_attach(agent *a, gw_config *cfg)
     history_config hc;
     char path[4096], err[512];
     int enabled;
-    if (history_settings_read(cfg, &hc, path, sizeof path, &enabled) != 0) return -1;
+    if (history_settings_read(cfg, &hc, path, sizeof path, &enabled) != 0)
+        return -1;
     if (!enabled) {
         gw_log(GW_LOG_INFO, "history off (history.enabled: false)", NULL);
         return 0;
     }
     hist_plugin *p = calloc(1, sizeof *p);
-    if (!p) return -1;
+    if (!p)
+        return -1;
     pthread_mutex_init(&p->ver_mu, NULL);
     p->h = history_open(&hc, err, sizeof err);
     if (!p->h) {
@@ -205,9 +227,16 @@ int history_agent_attach(agent *a, gw_config *cfg)
     }
     gw_log(GW_LOG_INFO, "history recording", "path=%s flush_interval_s=%g raw_retention_s=%g rollup_retention_s=%g",
            path, hc.flush_interval_s, hc.raw_retention_s, hc.rollup_retention_s);
-    agent_hooks h = {.name = "history", .ctx = p, .on_sample = on_sample, .on_processes = on_processes,
-                     .on_tick = on_tick, .on_reload = on_reload, .write_metrics = write_metrics,
-                     .metrics_version = metrics_version, .handle_http = handle_http, .on_stop = on_stop};
+    agent_hooks h = {.name = "history",
+                     .ctx = p,
+                     .on_sample = on_sample,
+                     .on_processes = on_processes,
+                     .on_tick = on_tick,
+                     .on_reload = on_reload,
+                     .write_metrics = write_metrics,
+                     .metrics_version = metrics_version,
+                     .handle_http = handle_http,
+                     .on_stop = on_stop};
     if (agent_add_hooks(a, &h) != 0) {
         on_stop(p);
         return -1;

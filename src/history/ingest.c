@@ -13,13 +13,20 @@ static int stored_metric(int m)
 
 void hist_pend_free(pend *p)
 {
-    if (!p) return;
+    if (!p)
+        return;
     for (int i = 0; p->blobs && i < p->ncols + 1; i++)
         buf_release(&p->blobs[i]);
     free(p->blobs);
     free(p->ids);
-    if (p->tail) { hist_group_free(p->tail); free(p->tail); }
-    if (p->ptail) { hist_proc_free(p->ptail); free(p->ptail); }
+    if (p->tail) {
+        hist_group_free(p->tail);
+        free(p->tail);
+    }
+    if (p->ptail) {
+        hist_proc_free(p->ptail);
+        free(p->ptail);
+    }
     free(p);
 }
 
@@ -30,9 +37,13 @@ static uint64_t pend_values(const pend *p)
 
 void hist_queue(history *h, pend *p)
 {
-    if (!p) return;
+    if (!p)
+        return;
     p->next = NULL;
-    if (h->tail) h->tail->next = p; else h->head = p;
+    if (h->tail)
+        h->tail->next = p;
+    else
+        h->head = p;
     h->tail = p;
     h->pending_bytes += p->bytes;
     int dropped = 0;
@@ -45,9 +56,10 @@ void hist_queue(history *h, pend *p)
         dropped++;
     }
     if (dropped && !h->drop_logged)
-        gw_log(GW_LOG_WARN, "history: memory buffer full, oldest data dropped", "items=%d buffered_bytes=%zu",
-               dropped, h->pending_bytes);
-    if (dropped) h->drop_logged = 1;
+        gw_log(GW_LOG_WARN, "history: memory buffer full, oldest data dropped", "items=%d buffered_bytes=%zu", dropped,
+               h->pending_bytes);
+    if (dropped)
+        h->drop_logged = 1;
 }
 
 void hist_group_free(hgroup *grp)
@@ -71,7 +83,8 @@ void hist_seal_gpu(history *h, int g)
     pend *p = NULL;
     if (grp->base == 0) {
         p = hist_encode_group(grp, g, 1);
-        if (p) p->open_from = grp->t_first;
+        if (p)
+            p->open_from = grp->t_first;
     } else if ((p = calloc(1, sizeof *p)) && (p->tail = malloc(sizeof *p->tail))) {
         p->kind = PEND_GROUP;
         p->gpu = g;
@@ -80,7 +93,7 @@ void hist_seal_gpu(history *h, int g)
         p->t_end = grp->t_last;
         p->n = (int64_t)grp->n;
         *p->tail = *grp;
-        memset(grp, 0, sizeof *grp);        /* the arrays and buffers now belong to the tail */
+        memset(grp, 0, sizeof *grp); /* the arrays and buffers now belong to the tail */
         p->bytes = sizeof *p + sizeof *p->tail + (p->tail->n - p->tail->base) * 16;
     } else {
         free(p);
@@ -96,11 +109,14 @@ void hist_seal_gpu(history *h, int g)
 static int col_materialize(hgroup *grp, hcol *c, size_t i)
 {
     double *v = realloc(c->v, grp->cap * sizeof *v);
-    if (v) c->v = v;
+    if (v)
+        c->v = v;
     uint8_t *pres = v ? realloc(c->pres, grp->cap) : NULL;
-    if (!pres) return -1;
+    if (!pres)
+        return -1;
     c->pres = pres;
-    if (grp->zn > grp->base && hist_spill_const(grp, c) != 0) return -1;
+    if (grp->zn > grp->base && hist_spill_const(grp, c) != 0)
+        return -1;
     memset(c->pres, 0, i - grp->zn);
     if (c->state == HCOL_CONST)
         for (size_t k = c->from > grp->zn ? c->from : grp->zn; k < c->end; k++) {
@@ -115,15 +131,22 @@ static int col_materialize(hgroup *grp, hcol *c, size_t i)
 static int group_resize(hgroup *grp, size_t cap)
 {
     int64_t *t = realloc(grp->t, cap * sizeof *t);
-    if (!t) return -1;
+    if (!t)
+        return -1;
     grp->t = t;
     for (int m = M_STR_END; m < M_COUNT; m++) {
         hcol *c = &grp->col[m];
-        if (c->state != HCOL_ARRAY) continue;
+        if (c->state != HCOL_ARRAY)
+            continue;
         double *v = realloc(c->v, cap * sizeof *v);
-        if (v) c->v = v;
+        if (v)
+            c->v = v;
         uint8_t *pres = v ? realloc(c->pres, cap) : NULL;
-        if (!pres) { if (cap > grp->cap) return -1; continue; }   /* a failed shrink keeps the larger one */
+        if (!pres) {
+            if (cap > grp->cap)
+                return -1;
+            continue;
+        } /* a failed shrink keeps the larger one */
         c->pres = pres;
     }
     grp->cap = cap;
@@ -136,7 +159,8 @@ static int group_resize(hgroup *grp, size_t cap)
 static int group_grow(hgroup *grp)
 {
     size_t raw = grp->n - grp->zn;
-    if (raw < grp->cap) return 0;
+    if (raw < grp->cap)
+        return 0;
     if (grp->cap < HIST_RAW_SLOTS || grp->writing)
         return group_resize(grp, grp->cap ? grp->cap * 2 : HIST_RAW_MIN);
     return hist_spill(grp);
@@ -145,37 +169,44 @@ static int group_grow(hgroup *grp)
 void hist_group_drop(hgroup *grp, size_t upto)
 {
     /* nothing was coded since the piece was encoded (`writing`), so it holds every coded slot */
-    if (upto > grp->n || upto < grp->zn) return;
+    if (upto > grp->n || upto < grp->zn)
+        return;
     buf_release(&grp->zt);
     size_t k = upto - grp->zn, raw = grp->n - grp->zn;
     memmove(grp->t, grp->t + k, (raw - k) * sizeof *grp->t);
     for (int m = M_STR_END; m < M_COUNT; m++) {
         hcol *c = &grp->col[m];
         buf_release(&c->z);
-        if (c->state != HCOL_ARRAY) continue;
+        if (c->state != HCOL_ARRAY)
+            continue;
         memmove(c->v, c->v + k, (raw - k) * sizeof *c->v);
         memmove(c->pres, c->pres + k, raw - k);
     }
     grp->zn = grp->base = upto;
-    if (grp->cap > HIST_RAW_MIN && raw - k <= HIST_RAW_MIN / 2) group_resize(grp, HIST_RAW_MIN);
+    if (grp->cap > HIST_RAW_MIN && raw - k <= HIST_RAW_MIN / 2)
+        group_resize(grp, HIST_RAW_MIN);
 }
 
 static int same_info(const gpu_info *a, const gpu_info *b)
 {
-    if (a->index != b->index || memcmp(&a->str_present, &b->str_present, sizeof a->str_present)) return 0;
+    if (a->index != b->index || memcmp(&a->str_present, &b->str_present, sizeof a->str_present))
+        return 0;
     for (int m = 0; m < M_STR_END; m++)
-        if (mset_has(&a->str_present, (metric_id)m) && strncmp(a->str[m], b->str[m], GW_STR_LEN)) return 0;
+        if (mset_has(&a->str_present, (metric_id)m) && strncmp(a->str[m], b->str[m], GW_STR_LEN))
+            return 0;
     return 1;
 }
 
 static void note_info(history *h, int gpu, const gpu_info *info, int64_t t)
 {
     hgpu *G = h->gpus[gpu];
-    if (G->have_info && same_info(&G->info, info)) return;
+    if (G->have_info && same_info(&G->info, info))
+        return;
     G->info = *info;
     G->have_info = 1;
     pend *p = calloc(1, sizeof *p);
-    if (!p) return;
+    if (!p)
+        return;
     p->kind = PEND_GPU;
     p->gpu = gpu;
     p->t_start = t;
@@ -187,7 +218,8 @@ static void note_info(history *h, int gpu, const gpu_info *info, int64_t t)
 
 void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_sample *s)
 {
-    if (!h || !s || gpu < 0 || gpu >= HIST_MAX_GPUS) return;
+    if (!h || !s || gpu < 0 || gpu >= HIST_MAX_GPUS)
+        return;
     pthread_mutex_lock(&h->mu);
     if (!h->gpus[gpu] && !(h->gpus[gpu] = calloc(1, sizeof *h->gpus[gpu]))) {
         pthread_mutex_unlock(&h->mu);
@@ -196,7 +228,8 @@ void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_
     hgpu *G = h->gpus[gpu];
     G->used = 1;
     int64_t t = (int64_t)s->t_us;
-    if (info) note_info(h, gpu, info, t);
+    if (info)
+        note_info(h, gpu, info, t);
     hist_detect_events(h, gpu, G->have_prev ? &G->prev : NULL, s);
     G->prev = *s;
     G->have_prev = 1;
@@ -216,14 +249,16 @@ void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_
         pthread_mutex_unlock(&h->mu);
         return;
     }
-    size_t i = grp->n, ri = i - grp->zn;   /* slot, and its index among the raw ones */
+    size_t i = grp->n, ri = i - grp->zn; /* slot, and its index among the raw ones */
     grp->t[ri] = t;
     grp->t_last = t;
     for (int m = M_STR_END; m < M_COUNT; m++) {
-        if (!stored_metric(m)) continue;
+        if (!stored_metric(m))
+            continue;
         hcol *c = &grp->col[m];
         int has = sample_has(s, (metric_id)m);
-        if (has) h->stats.samples++;
+        if (has)
+            h->stats.samples++;
         if (c->state == HCOL_NONE) {
             if (has) {
                 c->state = HCOL_CONST;
@@ -234,15 +269,24 @@ void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_
             continue;
         }
         if (c->state == HCOL_CONST) {
-            if (!has) continue;
-            if (c->end == i && memcmp(&c->cval, &s->v[m], sizeof(double)) == 0) { c->end++; continue; }
-            if (col_materialize(grp, c, i) != 0) { c->state = HCOL_NONE; continue; }
+            if (!has)
+                continue;
+            if (c->end == i && memcmp(&c->cval, &s->v[m], sizeof(double)) == 0) {
+                c->end++;
+                continue;
+            }
+            if (col_materialize(grp, c, i) != 0) {
+                c->state = HCOL_NONE;
+                continue;
+            }
         }
         c->pres[ri] = (uint8_t)has;
-        if (has) c->v[ri] = s->v[m];
+        if (has)
+            c->v[ri] = s->v[m];
     }
     grp->n++;
-    if (t > h->latest_t) h->latest_t = t;
+    if (t > h->latest_t)
+        h->latest_t = t;
     pthread_mutex_unlock(&h->mu);
 }
 
@@ -253,7 +297,7 @@ void hist_seal_proc(history *h, hproc *p)
     pend *q = NULL;
     if (p->base == 0) {
         q = hist_encode_proc(p, 1);
-        p->n = 0;                           /* the arrays stay for the next series */
+        p->n = 0; /* the arrays stay for the next series */
     } else if ((q = calloc(1, sizeof *q)) && (q->ptail = malloc(sizeof *q->ptail))) {
         q->kind = PEND_PROC;
         q->gpu = p->gpu;
@@ -262,7 +306,7 @@ void hist_seal_proc(history *h, hproc *p)
         q->t_start = p->t_first;
         q->t_end = p->last_t;
         q->n = (int64_t)p->n;
-        *q->ptail = *p;                     /* the arrays now belong to the tail */
+        *q->ptail = *p; /* the arrays now belong to the tail */
         p->t = NULL, p->mem = p->sm = NULL, p->pm = p->ps = NULL;
         p->n = p->cap = 0;
         q->bytes = sizeof *q + sizeof *q->ptail + (q->ptail->n - q->ptail->base) * 26;
@@ -277,7 +321,11 @@ void hist_seal_proc(history *h, hproc *p)
 
 void hist_proc_free(hproc *p)
 {
-    free(p->t); free(p->mem); free(p->sm); free(p->pm); free(p->ps);
+    free(p->t);
+    free(p->mem);
+    free(p->sm);
+    free(p->pm);
+    free(p->ps);
     memset(p, 0, sizeof *p);
 }
 
@@ -287,14 +335,21 @@ static hproc *proc_slot(history *h, int gpu, const gpu_proc *gp)
     int free_i = -1;
     for (int i = 0; i < HIST_MAX_PROCS; i++) {
         hproc *p = h->procs[i];
-        if (!p) { if (free_i < 0) free_i = i; continue; }
-        if (p->gpu == gpu && p->meta.pid == gp->pid && p->meta.start_time_s == gp->start_time_s) return p;
-        if (!oldest || p->last_t < oldest->last_t) oldest = p;
+        if (!p) {
+            if (free_i < 0)
+                free_i = i;
+            continue;
+        }
+        if (p->gpu == gpu && p->meta.pid == gp->pid && p->meta.start_time_s == gp->start_time_s)
+            return p;
+        if (!oldest || p->last_t < oldest->last_t)
+            oldest = p;
     }
     if (free_i >= 0) {
         free_slot = h->procs[free_i] = calloc(1, sizeof *free_slot);
-        if (!free_slot) return NULL;
-    } else {                    /* full: the least recently seen series is sealed and reused */
+        if (!free_slot)
+            return NULL;
+    } else { /* full: the least recently seen series is sealed and reused */
         hist_seal_proc(h, oldest);
         hist_proc_free(oldest);
         free_slot = oldest;
@@ -313,25 +368,44 @@ static int proc_resize(hproc *p, size_t cap)
 {
     int grow = cap > p->cap;
     void *a;
-    if ((a = realloc(p->t, cap * sizeof *p->t))) p->t = a; else if (grow) return -1;
-    if ((a = realloc(p->mem, cap * sizeof *p->mem))) p->mem = a; else if (grow) return -1;
-    if ((a = realloc(p->sm, cap * sizeof *p->sm))) p->sm = a; else if (grow) return -1;
-    if ((a = realloc(p->pm, cap))) p->pm = a; else if (grow) return -1;
-    if ((a = realloc(p->ps, cap))) p->ps = a; else if (grow) return -1;
+    if ((a = realloc(p->t, cap * sizeof *p->t)))
+        p->t = a;
+    else if (grow)
+        return -1;
+    if ((a = realloc(p->mem, cap * sizeof *p->mem)))
+        p->mem = a;
+    else if (grow)
+        return -1;
+    if ((a = realloc(p->sm, cap * sizeof *p->sm)))
+        p->sm = a;
+    else if (grow)
+        return -1;
+    if ((a = realloc(p->pm, cap)))
+        p->pm = a;
+    else if (grow)
+        return -1;
+    if ((a = realloc(p->ps, cap)))
+        p->ps = a;
+    else if (grow)
+        return -1;
     p->cap = cap;
     return 0;
 }
 
 static int proc_grow(hproc *p)
 {
-    if (p->n - p->base < p->cap) return 0;
-    return proc_resize(p, p->cap ? p->cap + p->cap / 2 : 16);   /* 1.5x: a 10-minute series at 1 Hz ends near 609, not 1024 */
+    if (p->n - p->base < p->cap)
+        return 0;
+    return proc_resize(p, p->cap ? p->cap + p->cap / 2
+                                 : 16); /* 1.5x: a 10-minute series at 1 Hz ends near 609, not 1024 */
 }
 
 void hist_proc_drop(hproc *p, size_t upto)
 {
-    if (upto > p->n) upto = p->n;
-    if (upto <= p->base) return;
+    if (upto > p->n)
+        upto = p->n;
+    if (upto <= p->base)
+        return;
     size_t k = upto - p->base, left = p->n - upto;
     memmove(p->t, p->t + k, left * sizeof *p->t);
     memmove(p->mem, p->mem + k, left * sizeof *p->mem);
@@ -339,13 +413,15 @@ void hist_proc_drop(hproc *p, size_t upto)
     memmove(p->pm, p->pm + k, left);
     memmove(p->ps, p->ps + k, left);
     p->base = upto;
-    if (p->cap > 16 && left <= 8) proc_resize(p, 16);   /* the arrays grew for a flush interval of slots */
+    if (p->cap > 16 && left <= 8)
+        proc_resize(p, 16); /* the arrays grew for a flush interval of slots */
 }
 
 static void queue_proc_meta(history *h, hproc *p, int64_t t)
 {
     pend *q = calloc(1, sizeof *q);
-    if (!q) return;
+    if (!q)
+        return;
     q->kind = PEND_PROC_META;
     q->gpu = p->gpu;
     q->t_start = t;
@@ -357,14 +433,16 @@ static void queue_proc_meta(history *h, hproc *p, int64_t t)
 
 void history_record_processes(history *h, int gpu, uint64_t t_us, const gpu_proc *procs, int n)
 {
-    if (!h || gpu < 0 || gpu >= HIST_MAX_GPUS || n < 0) return;
+    if (!h || gpu < 0 || gpu >= HIST_MAX_GPUS || n < 0)
+        return;
     int64_t t = (int64_t)t_us;
     int64_t window = t / ((int64_t)h->cfg.chunk_span_s * 1000000);
     pthread_mutex_lock(&h->mu);
     /* series of this GPU whose process is gone end here */
     for (int i = 0; i < HIST_MAX_PROCS; i++) {
         hproc *p = h->procs[i];
-        if (!p || p->gpu != gpu) continue;
+        if (!p || p->gpu != gpu)
+            continue;
         int seen = 0;
         for (int j = 0; j < n && !seen; j++)
             seen = procs[j].pid == p->meta.pid && procs[j].start_time_s == p->meta.start_time_s;
@@ -377,16 +455,23 @@ void history_record_processes(history *h, int gpu, uint64_t t_us, const gpu_proc
     }
     for (int j = 0; j < n; j++) {
         hproc *p = proc_slot(h, gpu, &procs[j]);
-        if (!p || (p->n && t <= p->last_t)) continue;
+        if (!p || (p->n && t <= p->last_t))
+            continue;
         if (strcmp(p->meta.name, procs[j].name) || strcmp(p->meta.user, procs[j].user) ||
             strcmp(p->meta.container, procs[j].container) || strcmp(p->meta.cmdline, procs[j].cmdline)) {
             p->meta = procs[j];
             p->meta_dirty = 1;
         }
-        if (p->meta_dirty) queue_proc_meta(h, p, t);
-        if (p->n && (window != p->window || p->n >= HIST_MAX_SLOTS)) hist_seal_proc(h, p);
-        if (p->n == 0) { p->window = window; p->t_first = t; }
-        if (proc_grow(p) != 0) continue;
+        if (p->meta_dirty)
+            queue_proc_meta(h, p, t);
+        if (p->n && (window != p->window || p->n >= HIST_MAX_SLOTS))
+            hist_seal_proc(h, p);
+        if (p->n == 0) {
+            p->window = window;
+            p->t_first = t;
+        }
+        if (proc_grow(p) != 0)
+            continue;
         size_t k = p->n - p->base;
         p->t[k] = t;
         p->pm[k] = (uint8_t)(procs[j].has_mem != 0);
@@ -396,14 +481,16 @@ void history_record_processes(history *h, int gpu, uint64_t t_us, const gpu_proc
         p->n++;
         p->last_t = t;
     }
-    if (t > h->latest_t) h->latest_t = t;
+    if (t > h->latest_t)
+        h->latest_t = t;
     pthread_mutex_unlock(&h->mu);
 }
 
 void hist_queue_event(history *h, int64_t t, int gpu, const char *kind, const char *detail)
 {
     pend *p = calloc(1, sizeof *p);
-    if (!p) return;
+    if (!p)
+        return;
     p->kind = PEND_EVENT;
     p->gpu = gpu;
     p->t_start = t;
@@ -415,7 +502,8 @@ void hist_queue_event(history *h, int64_t t, int gpu, const char *kind, const ch
 
 void history_record_event(history *h, uint64_t t_us, int gpu, const char *kind, const char *detail)
 {
-    if (!h) return;
+    if (!h)
+        return;
     pthread_mutex_lock(&h->mu);
     hist_queue_event(h, (int64_t)t_us, gpu, kind, detail);
     pthread_mutex_unlock(&h->mu);
@@ -424,7 +512,8 @@ void history_record_event(history *h, uint64_t t_us, int gpu, const char *kind, 
 void hist_free_memory(history *h)
 {
     for (int g = 0; g < HIST_MAX_GPUS; g++) {
-        if (!h->gpus[g]) continue;
+        if (!h->gpus[g])
+            continue;
         hist_group_free(&h->gpus[g]->g);
         free(h->gpus[g]);
         h->gpus[g] = NULL;

@@ -7,20 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HQ_LOOKBACK_US (86400ll * 1000000)   /* no chunk spans more than a day */
+#define HQ_LOOKBACK_US (86400ll * 1000000) /* no chunk spans more than a day */
 
 int hq_parse_agg(const char *s, hq_agg *out)
 {
     static const char *names[] = {"avg", "min", "max", "last"};
     for (int i = 0; i < 4; i++)
-        if (strcmp(s, names[i]) == 0) { *out = (hq_agg)i; return 0; }
+        if (strcmp(s, names[i]) == 0) {
+            *out = (hq_agg)i;
+            return 0;
+        }
     return -1;
 }
 
 /* Folds points (or minute records) into buckets of one series. */
 typedef struct folder {
     const hq_request *rq;
-    int64_t lo, hi;                /* the part of [from, to] this pass may fill */
+    int64_t lo, hi; /* the part of [from, to] this pass may fill */
     hq_series *out;
     int open;
     int64_t bucket;
@@ -34,9 +37,13 @@ static void emit(folder *f, int64_t t, double v)
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 256;
         int64_t *nt = realloc(s->t, cap * sizeof *nt);
-        if (nt) s->t = nt;
+        if (nt)
+            s->t = nt;
         double *nv = nt ? realloc(s->v, cap * sizeof *nv) : NULL;
-        if (!nv) { f->oom = 1; return; }
+        if (!nv) {
+            f->oom = 1;
+            return;
+        }
         s->v = nv;
         s->cap = cap;
     }
@@ -46,28 +53,39 @@ static void emit(folder *f, int64_t t, double v)
 
 static void fold_close(folder *f)
 {
-    if (!f->open) return;
-    double v = f->rq->agg == AGG_MIN ? f->min : f->rq->agg == AGG_MAX ? f->max
-             : f->rq->agg == AGG_LAST ? f->last : f->sum / f->n;
+    if (!f->open)
+        return;
+    double v = f->rq->agg == AGG_MIN    ? f->min
+               : f->rq->agg == AGG_MAX  ? f->max
+               : f->rq->agg == AGG_LAST ? f->last
+                                        : f->sum / f->n;
     emit(f, f->bucket, v);
     f->open = 0;
 }
 
 static void fold(folder *f, int64_t t, double n, double min, double max, double sum, double last)
 {
-    if (t < f->lo || t > f->hi) return;
+    if (t < f->lo || t > f->hi)
+        return;
     int64_t step = f->rq->step_us;
     int64_t b = step > 0 ? f->rq->from_us + (t - f->rq->from_us) / step * step : t;
-    if (f->open && b != f->bucket) fold_close(f);
+    if (f->open && b != f->bucket)
+        fold_close(f);
     if (!f->open) {
         f->open = 1;
         f->bucket = b;
-        f->n = n; f->min = min; f->max = max; f->sum = sum; f->last = last;
+        f->n = n;
+        f->min = min;
+        f->max = max;
+        f->sum = sum;
+        f->last = last;
         return;
     }
     f->n += n;
-    if (min < f->min) f->min = min;
-    if (max > f->max) f->max = max;
+    if (min < f->min)
+        f->min = min;
+    if (max > f->max)
+        f->max = max;
     f->sum += sum;
     f->last = last;
 }
@@ -85,17 +103,23 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
 {
     const metric_def *d = catalog_get(m);
     int dbid = store_metric_id(st, d->flags & MF_BIT ? d->parent : m);
-    if (!dbid) return 0;
+    if (!dbid)
+        return 0;
     sqlite3_stmt *q = NULL;
     char sql[1000], part[2][400];
     const char *tables[2] = {"chunks", "open_chunks"};
     for (int i = 0; i < 2; i++)
-        snprintf(part[i], sizeof part[i], "SELECT t.blob, c.blob, t.t_start FROM %s t JOIN %s c ON c.gpu=t.gpu"
+        snprintf(part[i], sizeof part[i],
+                 "SELECT t.blob, c.blob, t.t_start FROM %s t JOIN %s c ON c.gpu=t.gpu"
                  " AND c.metric=?2 AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3"
-                 " AND t.t_start<=?4 AND t.t_end>=?5", tables[i], tables[i]);
-    if (open_only) snprintf(sql, sizeof sql, "%s ORDER BY 3", part[1]);
-    else snprintf(sql, sizeof sql, "%s UNION ALL %s ORDER BY 3", part[0], part[1]);
-    if (sqlite3_prepare_v2(store_db(st), sql, -1, &q, NULL) != SQLITE_OK) return -1;
+                 " AND t.t_start<=?4 AND t.t_end>=?5",
+                 tables[i], tables[i]);
+    if (open_only)
+        snprintf(sql, sizeof sql, "%s ORDER BY 3", part[1]);
+    else
+        snprintf(sql, sizeof sql, "%s UNION ALL %s ORDER BY 3", part[0], part[1]);
+    if (sqlite3_prepare_v2(store_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+        return -1;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int(q, 2, dbid);
     sqlite3_bind_int64(q, 3, f->lo - HQ_LOOKBACK_US);
@@ -110,16 +134,24 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
         hrd tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
         hrd cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
         size_t cnt = codec_peek_count(&tr), n = 0;
-        if (cnt > CODEC_MAX_COUNT) continue;   /* corrupt */
+        if (cnt > CODEC_MAX_COUNT)
+            continue; /* corrupt */
         if (cnt > cap) {
             cap = cnt;
-            free(t); free(v); free(pres);
+            free(t);
+            free(v);
+            free(pres);
             t = malloc(cap * sizeof *t);
             v = malloc(cap * sizeof *v);
             pres = malloc(cap);
-            if (!t || !v || !pres) { rc = -1; cap = 0; break; }
+            if (!t || !v || !pres) {
+                rc = -1;
+                cap = 0;
+                break;
+            }
         }
-        if (codec_get_times(&tr, t, cnt, &n) != 0 || codec_get_column(&cr, v, pres, n) != 0) continue;
+        if (codec_get_times(&tr, t, cnt, &n) != 0 || codec_get_column(&cr, v, pres, n) != 0)
+            continue;
         for (size_t i = 0; i < n; i++)
             if (pres[i]) {
                 double x = derive(m, v[i]);
@@ -127,7 +159,9 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
             }
     }
     sqlite3_finalize(q);
-    free(t); free(v); free(pres);
+    free(t);
+    free(v);
+    free(pres);
     return rc;
 }
 
@@ -137,8 +171,10 @@ static int fold_rollup_rows(store *st, int gpu, metric_id m, folder *f)
     int dbid = store_metric_id(st, m);
     if (dbid) {
         sqlite3_stmt *q = NULL;
-        if (sqlite3_prepare_v2(store_db(st), "SELECT blob FROM rollups WHERE gpu=? AND metric=? AND t_start>=?"
-                               " AND t_start<=? ORDER BY t_start", -1, &q, NULL) != SQLITE_OK)
+        if (sqlite3_prepare_v2(store_db(st),
+                               "SELECT blob FROM rollups WHERE gpu=? AND metric=? AND t_start>=?"
+                               " AND t_start<=? ORDER BY t_start",
+                               -1, &q, NULL) != SQLITE_OK)
             return -1;
         sqlite3_bind_int(q, 1, gpu);
         sqlite3_bind_int(q, 2, dbid);
@@ -147,7 +183,8 @@ static int fold_rollup_rows(store *st, int gpu, metric_id m, folder *f)
         while (sqlite3_step(q) == SQLITE_ROW) {
             rmin *r = NULL;
             size_t n = 0;
-            if (rollup_decode(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), &r, &n) != 0) continue;
+            if (rollup_decode(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), &r, &n) != 0)
+                continue;
             for (size_t i = 0; i < n; i++)
                 fold(f, r[i].t, r[i].n, r[i].min, r[i].max, r[i].sum, r[i].last);
             free(r);
@@ -168,8 +205,10 @@ static int fold_rollups(store *st, int gpu, metric_id m, folder *f)
 static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
 {
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_db(st), "SELECT blob FROM proc_chunks WHERE gpu=? AND pid=? AND t_start>=?"
-                           " AND t_start<=? AND t_end>=? ORDER BY t_start", -1, &q, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(store_db(st),
+                           "SELECT blob FROM proc_chunks WHERE gpu=? AND pid=? AND t_start>=?"
+                           " AND t_start<=? AND t_end>=? ORDER BY t_start",
+                           -1, &q, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int64(q, 2, pid);
@@ -180,15 +219,20 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
     while (sqlite3_step(q) == SQLITE_ROW) {
         hrd rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
         size_t cnt = codec_peek_count(&rd), n = 0;
-        if (cnt > CODEC_MAX_COUNT) continue;
+        if (cnt > CODEC_MAX_COUNT)
+            continue;
         int64_t *t = malloc((cnt + 1) * sizeof *t);
         double *v = malloc((cnt + 1) * sizeof *v);
         uint8_t *pres = malloc(cnt + 1);
         int ok = t && v && pres && codec_get_times(&rd, t, cnt, &n) == 0 && codec_get_column(&rd, v, pres, n) == 0;
-        if (ok && m == M_UTIL_GPU) ok = codec_get_column(&rd, v, pres, n) == 0;
+        if (ok && m == M_UTIL_GPU)
+            ok = codec_get_column(&rd, v, pres, n) == 0;
         for (size_t i = 0; ok && i < n; i++)
-            if (pres[i]) fold(f, t[i], 1, v[i], v[i], v[i], v[i]);
-        free(t); free(v); free(pres);
+            if (pres[i])
+                fold(f, t[i], 1, v[i], v[i], v[i], v[i]);
+        free(t);
+        free(v);
+        free(pres);
     }
     sqlite3_finalize(q);
     return rc;
@@ -199,13 +243,18 @@ int hq_gpus(store *st, unsigned char *sel)
     memset(sel, 0, HQ_MAX_GPUS);
     sqlite3_stmt *q = NULL;
     int n = 0;
-    if (sqlite3_prepare_v2(store_db(st), "SELECT idx FROM gpus UNION SELECT DISTINCT gpu FROM chunks WHERE metric=0"
+    if (sqlite3_prepare_v2(store_db(st),
+                           "SELECT idx FROM gpus UNION SELECT DISTINCT gpu FROM chunks WHERE metric=0"
                            " UNION SELECT DISTINCT gpu FROM open_chunks WHERE metric=0"
-                           " UNION SELECT DISTINCT gpu FROM rollups UNION SELECT DISTINCT gpu FROM procs", -1, &q, NULL) != SQLITE_OK)
+                           " UNION SELECT DISTINCT gpu FROM rollups UNION SELECT DISTINCT gpu FROM procs",
+                           -1, &q, NULL) != SQLITE_OK)
         return 0;
     while (sqlite3_step(q) == SQLITE_ROW) {
         int g = sqlite3_column_int(q, 0);
-        if (g >= 0 && g < HQ_MAX_GPUS && !sel[g]) { sel[g] = 1; n++; }
+        if (g >= 0 && g < HQ_MAX_GPUS && !sel[g]) {
+            sel[g] = 1;
+            n++;
+        }
     }
     sqlite3_finalize(q);
     return n;
@@ -216,11 +265,13 @@ static int64_t oldest_raw(store *st, int gpu)
 {
     sqlite3_stmt *q = NULL;
     int64_t t = INT64_MAX;
-    if (sqlite3_prepare_v2(store_db(st), "SELECT min(x) FROM (SELECT min(t_start) AS x FROM chunks WHERE gpu=?1"
+    if (sqlite3_prepare_v2(store_db(st),
+                           "SELECT min(x) FROM (SELECT min(t_start) AS x FROM chunks WHERE gpu=?1"
                            " AND metric=0 UNION ALL SELECT min(t_start) FROM open_chunks WHERE gpu=?1 AND metric=0)",
                            -1, &q, NULL) == SQLITE_OK) {
         sqlite3_bind_int(q, 1, gpu);
-        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) t = sqlite3_column_int64(q, 0);
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+            t = sqlite3_column_int64(q, 0);
     }
     sqlite3_finalize(q);
     return t;
@@ -230,8 +281,10 @@ static int64_t oldest_raw(store *st, int gpu)
  * range older than the raw data kept and raw samples for the rest. */
 static int fold_series(store *st, const hq_request *rq, int g, metric_id m, folder *f, int *used_rollups)
 {
-    if (rq->pid) return fold_proc(st, g, rq->pid, m, f);
-    if (rq->source == HQ_RAW) return fold_raw(st, g, m, 0, f);
+    if (rq->pid)
+        return fold_proc(st, g, rq->pid, m, f);
+    if (rq->source == HQ_RAW)
+        return fold_raw(st, g, m, 0, f);
     if (rq->source == HQ_ROLLUP || rq->step_us >= MINUTE_US) {
         *used_rollups = 1;
         return fold_rollups(st, g, m, f);
@@ -241,8 +294,10 @@ static int fold_series(store *st, const hq_request *rq, int g, metric_id m, fold
         f->hi = raw_start == INT64_MAX ? rq->to_us : raw_start - 1;
         size_t before = f->out->n + (size_t)f->open;
         int rc = fold_rollup_rows(st, g, m, f);
-        if (rc) return rc;
-        if (f->out->n + (size_t)f->open > before) *used_rollups = 1;
+        if (rc)
+            return rc;
+        if (f->out->n + (size_t)f->open > before)
+            *used_rollups = 1;
         f->lo = raw_start;
         f->hi = rq->to_us;
     }
@@ -251,7 +306,10 @@ static int fold_series(store *st, const hq_request *rq, int g, metric_id m, fold
 
 void hq_free(hq_result *r)
 {
-    for (size_t i = 0; i < r->n; i++) { free(r->s[i].t); free(r->s[i].v); }
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->s[i].t);
+        free(r->s[i].v);
+    }
     free(r->s);
     memset(r, 0, sizeof *r);
 }
@@ -259,8 +317,14 @@ void hq_free(hq_result *r)
 int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (rq->from_us > rq->to_us) { snprintf(err, errlen, "the range is empty (from is after to)"); return -1; }
-    if (rq->step_us < 0) { snprintf(err, errlen, "step must not be negative"); return -1; }
+    if (rq->from_us > rq->to_us) {
+        snprintf(err, errlen, "the range is empty (from is after to)");
+        return -1;
+    }
+    if (rq->step_us < 0) {
+        snprintf(err, errlen, "step must not be negative");
+        return -1;
+    }
     for (int i = 0; i < rq->nmetrics; i++) {
         metric_id m = rq->metrics[i];
         if (metric_is_string(m)) {
@@ -268,16 +332,21 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
             return -1;
         }
         if (rq->pid && m != M_MEM_USED && m != M_UTIL_GPU) {
-            snprintf(err, errlen, "per-process history has memory.used and utilization.gpu, not %s", catalog_get(m)->field);
+            snprintf(err, errlen, "per-process history has memory.used and utilization.gpu, not %s",
+                     catalog_get(m)->field);
             return -1;
         }
     }
     unsigned char all[HQ_MAX_GPUS];
     hq_gpus(st, all);
     out->s = calloc((size_t)rq->nmetrics * HQ_MAX_GPUS, sizeof *out->s);
-    if (!out->s) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!out->s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     for (int g = 0; g < HQ_MAX_GPUS; g++) {
-        if (!all[g] || (rq->gpus && !rq->gpus[g])) continue;
+        if (!all[g] || (rq->gpus && !rq->gpus[g]))
+            continue;
         for (int i = 0; i < rq->nmetrics; i++) {
             hq_series *s = &out->s[out->n];
             s->gpu = g;
@@ -292,8 +361,13 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
                 hq_free(out);
                 return -1;
             }
-            if (s->n) out->n++;
-            else { free(s->t); free(s->v); memset(s, 0, sizeof *s); }
+            if (s->n)
+                out->n++;
+            else {
+                free(s->t);
+                free(s->v);
+                memset(s, 0, sizeof *s);
+            }
         }
     }
     return 0;

@@ -16,10 +16,10 @@ typedef enum { HQ_AUTO, HQ_RAW, HQ_ROLLUP } hq_source;
 typedef struct hq_request {
     const metric_id *metrics;
     int nmetrics;
-    const unsigned char *gpus;     /* gpus[i] != 0 selects GPU i (HQ_MAX_GPUS entries); NULL = all */
-    unsigned pid;                  /* != 0: that process's series (memory.used, utilization.gpu) */
-    int64_t from_us, to_us;        /* inclusive */
-    int64_t step_us;               /* 0: every point (raw) or every minute (roll-ups) */
+    const unsigned char *gpus; /* gpus[i] != 0 selects GPU i (HQ_MAX_GPUS entries); NULL = all */
+    unsigned pid;              /* != 0: that process's series (memory.used, utilization.gpu) */
+    int64_t from_us, to_us;    /* inclusive */
+    int64_t step_us;           /* 0: every point (raw) or every minute (roll-ups) */
     hq_agg agg;
     hq_source source;
 } hq_request;
@@ -29,7 +29,7 @@ typedef struct hq_series {
     metric_id metric;
     unsigned pid;
     size_t n, cap;
-    int64_t *t;                    /* bucket start (or the sample's time) */
+    int64_t *t; /* bucket start (or the sample's time) */
     double *v;
 } hq_series;
 

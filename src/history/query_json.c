@@ -12,7 +12,8 @@ void hq_format_value(double v, char *out, size_t n)
 {
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(out, n, "%.*g", prec, v);
-        if (strtod(out, NULL) == v) return;
+        if (strtod(out, NULL) == v)
+            return;
     }
 }
 
@@ -20,7 +21,8 @@ void hq_format_value(double v, char *out, size_t n)
 static void gpu_labels(store *st, int gpu, cJSON *labels)
 {
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_db(st), "SELECT uuid, name, pci_bus_id FROM gpus WHERE idx=?", -1, &q, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(store_db(st), "SELECT uuid, name, pci_bus_id FROM gpus WHERE idx=?", -1, &q, NULL) !=
+        SQLITE_OK)
         return;
     sqlite3_bind_int(q, 1, gpu);
     if (sqlite3_step(q) == SQLITE_ROW) {
@@ -54,7 +56,8 @@ char *hq_result_json(store *st, const hq_request *rq, const hq_result *r, int pr
             snprintf(num, sizeof num, "%u", s->pid);
             cJSON_AddStringToObject(labels, "pid", num);
         }
-        if (d->unit) cJSON_AddStringToObject(labels, "unit", d->unit);
+        if (d->unit)
+            cJSON_AddStringToObject(labels, "unit", d->unit);
         gpu_labels(st, s->gpu, labels);
         cJSON *values = cJSON_AddArrayToObject(item, "values");
         for (size_t k = 0; k < s->n; k++) {
@@ -90,16 +93,20 @@ static int parse_metrics(const char *list, metric_id *out, int max, char *err, s
     int k = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const metric_def *d = catalog_find(tok);
-        if (!d || metric_is_string(d->id)) { snprintf(err, n, "unknown or non-numeric metric '%s'", tok); return -1; }
-        if (k < max) out[k++] = d->id;
+        if (!d || metric_is_string(d->id)) {
+            snprintf(err, n, "unknown or non-numeric metric '%s'", tok);
+            return -1;
+        }
+        if (k < max)
+            out[k++] = d->id;
     }
-    if (!k) snprintf(err, n, "no metric given");
+    if (!k)
+        snprintf(err, n, "no metric given");
     return k ? k : -1;
 }
 
 char *history_query_range_json(const char *db_path, const char *metric, const char *gpu, const char *pid,
-                               const char *start, const char *end, const char *step, const char *agg,
-                               int *status)
+                               const char *start, const char *end, const char *step, const char *agg, int *status)
 {
     char err[300] = "";
     metric_id ids[M_COUNT];
@@ -107,18 +114,30 @@ char *history_query_range_json(const char *db_path, const char *metric, const ch
     int64_t now = (int64_t)gw_now_us();
     hq_request rq = {.metrics = ids, .agg = AGG_AVG, .to_us = now, .from_us = now - 3600ll * 1000000};
     *status = 400;
-    if (!metric || !*metric) snprintf(err, sizeof err, "metric is required");
-    else if ((rq.nmetrics = parse_metrics(metric, ids, M_COUNT, err, sizeof err)) < 0) {}
-    else if (gpu && *gpu && gw_parse_index_list(gpu, sel, HQ_MAX_GPUS) != 0) snprintf(err, sizeof err, "bad gpu list '%s'", gpu);
-    else if (start && *start && tp_parse_time(start, now, &rq.from_us) != 0) snprintf(err, sizeof err, "bad start '%s'", start);
-    else if (end && *end && tp_parse_time(end, now, &rq.to_us) != 0) snprintf(err, sizeof err, "bad end '%s'", end);
-    else if (step && *step && tp_parse_step(step, &rq.step_us) != 0) snprintf(err, sizeof err, "bad step '%s'", step);
-    else if (agg && *agg && hq_parse_agg(agg, &rq.agg) != 0) snprintf(err, sizeof err, "bad agg '%s' (avg, min, max, last)", agg);
-    else if (pid && *pid && (rq.pid = (unsigned)strtoul(pid, NULL, 10)) == 0) snprintf(err, sizeof err, "bad pid '%s'", pid);
-    if (err[0]) return hq_error_json(err);
-    if (gpu && *gpu) rq.gpus = sel;
+    if (!metric || !*metric)
+        snprintf(err, sizeof err, "metric is required");
+    else if ((rq.nmetrics = parse_metrics(metric, ids, M_COUNT, err, sizeof err)) < 0) {
+    } else if (gpu && *gpu && gw_parse_index_list(gpu, sel, HQ_MAX_GPUS) != 0)
+        snprintf(err, sizeof err, "bad gpu list '%s'", gpu);
+    else if (start && *start && tp_parse_time(start, now, &rq.from_us) != 0)
+        snprintf(err, sizeof err, "bad start '%s'", start);
+    else if (end && *end && tp_parse_time(end, now, &rq.to_us) != 0)
+        snprintf(err, sizeof err, "bad end '%s'", end);
+    else if (step && *step && tp_parse_step(step, &rq.step_us) != 0)
+        snprintf(err, sizeof err, "bad step '%s'", step);
+    else if (agg && *agg && hq_parse_agg(agg, &rq.agg) != 0)
+        snprintf(err, sizeof err, "bad agg '%s' (avg, min, max, last)", agg);
+    else if (pid && *pid && (rq.pid = (unsigned)strtoul(pid, NULL, 10)) == 0)
+        snprintf(err, sizeof err, "bad pid '%s'", pid);
+    if (err[0])
+        return hq_error_json(err);
+    if (gpu && *gpu)
+        rq.gpus = sel;
     store *st = store_open(db_path, 1, err, sizeof err);
-    if (!st) { *status = 503; return hq_error_json(err); }
+    if (!st) {
+        *status = 503;
+        return hq_error_json(err);
+    }
     hq_result res;
     char *text;
     if (hq_run(st, &rq, &res, err, sizeof err) != 0) {

@@ -7,7 +7,7 @@
 #include "history/bitio.h"
 
 typedef struct rmin {
-    int64_t t;              /* minute start, microseconds */
+    int64_t t; /* minute start, microseconds */
     double n, min, max, sum, last;
 } rmin;
 

@@ -12,7 +12,7 @@
 struct store {
     sqlite3 *db;
     int readonly;
-    int dbid[M_COUNT];          /* catalog id -> metrics.id (0 = not looked up / unknown) */
+    int dbid[M_COUNT]; /* catalog id -> metrics.id (0 = not looked up / unknown) */
     int looked[M_COUNT];
     sqlite3_stmt *put_chunk, *put_open, *put_proc_chunk, *get_pieces;
 };
@@ -42,29 +42,41 @@ static const char *schema =
     "CREATE INDEX IF NOT EXISTS events_t ON events(t);"
     "INSERT OR IGNORE INTO meta VALUES('format', '1');";
 
-int store_exec(store *s, const char *sql) { return sqlite3_exec(s->db, sql, NULL, NULL, NULL); }
-sqlite3 *store_db(store *s) { return s->db; }
+int store_exec(store *s, const char *sql)
+{
+    return sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+}
+sqlite3 *store_db(store *s)
+{
+    return s->db;
+}
 
 /* SQLite gives the -wal and -shm files the database's mode when it creates them, so a run on a
  * read-only file leaves read-only ones behind; once the file is writable again, so are they. */
 static void fix_sidecar_modes(const char *path)
 {
     struct stat db;
-    if (stat(path, &db) != 0 || access(path, W_OK) != 0) return;
+    if (stat(path, &db) != 0 || access(path, W_OK) != 0)
+        return;
     const char *sfx[] = {"-wal", "-shm"};
     for (int i = 0; i < 2; i++) {
         char side[4200];
         snprintf(side, sizeof side, "%s%s", path, sfx[i]);
-        if (access(side, F_OK) == 0 && access(side, W_OK) != 0) chmod(side, db.st_mode & 0666);
+        if (access(side, F_OK) == 0 && access(side, W_OK) != 0)
+            chmod(side, db.st_mode & 0666);
     }
 }
 
 store *store_open(const char *path, int readonly, char *err, size_t n)
 {
     store *s = calloc(1, sizeof *s);
-    if (!s) { snprintf(err, n, "out of memory"); return NULL; }
+    if (!s) {
+        snprintf(err, n, "out of memory");
+        return NULL;
+    }
     s->readonly = readonly;
-    if (!readonly) fix_sidecar_modes(path);
+    if (!readonly)
+        fix_sidecar_modes(path);
     int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK) {
@@ -89,7 +101,8 @@ store *store_open(const char *path, int readonly, char *err, size_t n)
     }
     if (rc != SQLITE_OK) {
         snprintf(err, n, "%s: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-        if (rc == SQLITE_READONLY) snprintf(err, n, "%s: file is read-only", path);
+        if (rc == SQLITE_READONLY)
+            snprintf(err, n, "%s: file is read-only", path);
         store_close(s);
         return NULL;
     }
@@ -98,7 +111,8 @@ store *store_open(const char *path, int readonly, char *err, size_t n)
 
 void store_close(store *s)
 {
-    if (!s) return;
+    if (!s)
+        return;
     sqlite3_finalize(s->put_chunk);
     sqlite3_finalize(s->put_open);
     sqlite3_finalize(s->put_proc_chunk);
@@ -109,20 +123,24 @@ void store_close(store *s)
 
 int store_metric_id(store *s, metric_id m)
 {
-    if (m < M_STR_END || m >= M_COUNT) return 0;
-    if (s->looked[m] && s->dbid[m]) return s->dbid[m];
+    if (m < M_STR_END || m >= M_COUNT)
+        return 0;
+    if (s->looked[m] && s->dbid[m])
+        return s->dbid[m];
     const char *field = catalog_get(m)->field;
     sqlite3_stmt *st = NULL;
     int id = 0;
     if (sqlite3_prepare_v2(s->db, "SELECT id FROM metrics WHERE field=?", -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, field, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int(st, 0);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            id = sqlite3_column_int(st, 0);
     }
     sqlite3_finalize(st);
     if (!id && !s->readonly &&
         sqlite3_prepare_v2(s->db, "INSERT INTO metrics(field) VALUES(?)", -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, field, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_DONE) id = (int)sqlite3_last_insert_rowid(s->db);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            id = (int)sqlite3_last_insert_rowid(s->db);
         sqlite3_finalize(st);
     }
     s->looked[m] = 1;
@@ -133,14 +151,19 @@ int store_metric_id(store *s, metric_id m)
 int store_metric_of(store *s, int dbid)
 {
     for (int m = M_STR_END; m < M_COUNT; m++)
-        if (s->looked[m] && s->dbid[m] == dbid) return m;
+        if (s->looked[m] && s->dbid[m] == dbid)
+            return m;
     sqlite3_stmt *st = NULL;
     int out = -1;
     if (sqlite3_prepare_v2(s->db, "SELECT field FROM metrics WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int(st, 1, dbid);
         if (sqlite3_step(st) == SQLITE_ROW) {
             const metric_def *d = catalog_find((const char *)sqlite3_column_text(st, 0));
-            if (d) { out = (int)d->id; s->dbid[d->id] = dbid; s->looked[d->id] = 1; }
+            if (d) {
+                out = (int)d->id;
+                s->dbid[d->id] = dbid;
+                s->looked[d->id] = 1;
+            }
         }
     }
     sqlite3_finalize(st);
@@ -154,8 +177,8 @@ static int step_done(sqlite3_stmt *st)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int put_series(store *s, sqlite3_stmt **cache, const char *sql, int gpu, int64_t key,
-                      int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob)
+static int put_series(store *s, sqlite3_stmt **cache, const char *sql, int gpu, int64_t key, int64_t t_start,
+                      int64_t t_end, int64_t n, const gw_buf *blob)
 {
     if (!*cache && sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, cache, NULL) != SQLITE_OK)
         return sqlite3_errcode(s->db);
@@ -188,7 +211,8 @@ static int get_rows(store *s, sqlite3_stmt **cache, const char *sql, int gpu, in
 {
     sqlite3_stmt *st = cache ? *cache : NULL;
     int rc = st ? SQLITE_OK : sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK) return rc;
+    if (rc != SQLITE_OK)
+        return rc;
     sqlite3_bind_int(st, 1, gpu);
     sqlite3_bind_int64(st, 2, key);
     sqlite3_bind_int64(st, 3, from);
@@ -207,29 +231,34 @@ static int get_rows(store *s, sqlite3_stmt **cache, const char *sql, int gpu, in
 int store_get_pieces(store *s, int gpu, int dbid, int64_t from, int64_t to,
                      void (*fn)(void *ctx, int64_t t_start, const void *blob, size_t len), void *ctx)
 {
-    return get_rows(s, &s->get_pieces, "SELECT t_start, blob FROM open_chunks WHERE gpu=?1 AND metric=?2 AND t_start BETWEEN ?3 AND ?4"
-                       " ORDER BY t_start", gpu, dbid, from, to, fn, ctx);
+    return get_rows(s, &s->get_pieces,
+                    "SELECT t_start, blob FROM open_chunks WHERE gpu=?1 AND metric=?2 AND t_start BETWEEN ?3 AND ?4"
+                    " ORDER BY t_start",
+                    gpu, dbid, from, to, fn, ctx);
 }
 
 int store_get_proc_pieces(store *s, int gpu, unsigned pid, int64_t from, int64_t to,
                           void (*fn)(void *ctx, int64_t t_start, const void *blob, size_t len), void *ctx)
 {
-    return get_rows(s, NULL, "SELECT t_start, blob FROM proc_chunks WHERE gpu=?1 AND pid=?2 AND t_start BETWEEN ?3 AND ?4"
-                       " ORDER BY t_start", gpu, pid, from, to, fn, ctx);
+    return get_rows(s, NULL,
+                    "SELECT t_start, blob FROM proc_chunks WHERE gpu=?1 AND pid=?2 AND t_start BETWEEN ?3 AND ?4"
+                    " ORDER BY t_start",
+                    gpu, pid, from, to, fn, ctx);
 }
 
 int store_drop_proc_pieces(store *s, int gpu, unsigned pid, int64_t from, int64_t to)
 {
-    return get_rows(s, NULL, "DELETE FROM proc_chunks WHERE gpu=?1 AND pid=?2 AND t_start BETWEEN ?3 AND ?4",
-                    gpu, pid, from, to, NULL, NULL);
+    return get_rows(s, NULL, "DELETE FROM proc_chunks WHERE gpu=?1 AND pid=?2 AND t_start BETWEEN ?3 AND ?4", gpu, pid,
+                    from, to, NULL, NULL);
 }
 
 int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob)
 {
-    return put_series(s, &s->put_proc_chunk,
-                      "INSERT INTO proc_chunks(gpu, pid, t_start, t_end, n, blob) VALUES(?,?,?,?,?,?)"
-                      " ON CONFLICT(gpu, pid, t_start) DO UPDATE SET t_end=excluded.t_end, n=excluded.n, blob=excluded.blob",
-                      gpu, pid, t_start, t_end, n, blob);
+    return put_series(
+        s, &s->put_proc_chunk,
+        "INSERT INTO proc_chunks(gpu, pid, t_start, t_end, n, blob) VALUES(?,?,?,?,?,?)"
+        " ON CONFLICT(gpu, pid, t_start) DO UPDATE SET t_end=excluded.t_end, n=excluded.n, blob=excluded.blob",
+        gpu, pid, t_start, t_end, n, blob);
 }
 
 static int run_stmt(store *s, const char *sql, sqlite3_stmt **out)
@@ -240,10 +269,13 @@ static int run_stmt(store *s, const char *sql, sqlite3_stmt **out)
 int store_put_proc(store *s, int gpu, const gpu_proc *p, int64_t t_us)
 {
     sqlite3_stmt *st = NULL;
-    int rc = run_stmt(s, "INSERT INTO procs VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(gpu, pid, start_time) DO UPDATE SET"
-                         " last_seen=excluded.last_seen, name=excluded.name, command=excluded.command,"
-                         " user=excluded.user, container=excluded.container", &st);
-    if (rc != SQLITE_OK) return rc;
+    int rc = run_stmt(s,
+                      "INSERT INTO procs VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(gpu, pid, start_time) DO UPDATE SET"
+                      " last_seen=excluded.last_seen, name=excluded.name, command=excluded.command,"
+                      " user=excluded.user, container=excluded.container",
+                      &st);
+    if (rc != SQLITE_OK)
+        return rc;
     sqlite3_bind_int(st, 1, gpu);
     sqlite3_bind_int64(st, 2, p->pid);
     sqlite3_bind_int64(st, 3, (int64_t)p->start_time_s);
@@ -261,14 +293,18 @@ int store_put_proc(store *s, int gpu, const gpu_proc *p, int64_t t_us)
 int store_put_gpu(store *s, const gpu_info *info, int64_t t_us)
 {
     sqlite3_stmt *st = NULL;
-    int rc = run_stmt(s, "INSERT INTO gpus VALUES(?,?,?,?,?,?,?) ON CONFLICT(idx) DO UPDATE SET uuid=excluded.uuid,"
-                         " name=excluded.name, serial=excluded.serial, pci_bus_id=excluded.pci_bus_id,"
-                         " last_seen=excluded.last_seen", &st);
-    if (rc != SQLITE_OK) return rc;
+    int rc = run_stmt(s,
+                      "INSERT INTO gpus VALUES(?,?,?,?,?,?,?) ON CONFLICT(idx) DO UPDATE SET uuid=excluded.uuid,"
+                      " name=excluded.name, serial=excluded.serial, pci_bus_id=excluded.pci_bus_id,"
+                      " last_seen=excluded.last_seen",
+                      &st);
+    if (rc != SQLITE_OK)
+        return rc;
     sqlite3_bind_int(st, 1, info->index);
     const metric_id ids[] = {M_UUID, M_NAME, M_SERIAL, M_PCI_BUS_ID};
     for (int i = 0; i < 4; i++)
-        if (mset_has(&info->str_present, ids[i])) sqlite3_bind_text(st, 2 + i, info->str[ids[i]], -1, SQLITE_STATIC);
+        if (mset_has(&info->str_present, ids[i]))
+            sqlite3_bind_text(st, 2 + i, info->str[ids[i]], -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 6, t_us);
     sqlite3_bind_int64(st, 7, t_us);
     rc = step_done(st);
@@ -280,7 +316,8 @@ int store_put_event(store *s, int64_t t_us, int gpu, const char *kind, const cha
 {
     sqlite3_stmt *st = NULL;
     int rc = run_stmt(s, "INSERT INTO events(t, gpu, kind, detail) VALUES(?,?,?,?)", &st);
-    if (rc != SQLITE_OK) return rc;
+    if (rc != SQLITE_OK)
+        return rc;
     sqlite3_bind_int64(st, 1, t_us);
     sqlite3_bind_int(st, 2, gpu);
     sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
@@ -301,7 +338,8 @@ static int merge_rollups(store *s, int gpu, int dbid, const rmin *recs, size_t n
     for (size_t i = 0; i < n && rc == SQLITE_OK;) {
         int64_t w = recs[i].t - (((recs[i].t % ROLLUP_SPAN_US) + ROLLUP_SPAN_US) % ROLLUP_SPAN_US);
         size_t j = i;
-        while (j < n && recs[j].t < w + ROLLUP_SPAN_US) j++;
+        while (j < n && recs[j].t < w + ROLLUP_SPAN_US)
+            j++;
         rmin *old = NULL, *merged = NULL;
         size_t nold = 0;
         sqlite3_bind_int(get, 1, gpu);
@@ -340,23 +378,27 @@ static int merge_rollups(store *s, int gpu, int dbid, const rmin *recs, size_t n
 }
 
 /* Roll-ups of one decoded column, and of the bit metrics derived from it when it is a bitmask. */
-static int rollup_column(store *s, int gpu, metric_id m, const int64_t *t, double *v, const uint8_t *pres,
-                         size_t n, rmin *tmp)
+static int rollup_column(store *s, int gpu, metric_id m, const int64_t *t, double *v, const uint8_t *pres, size_t n,
+                         rmin *tmp)
 {
     int rc = SQLITE_OK;
     size_t k = rollup_minutes(t, v, pres, n, tmp);
-    if (k) rc = merge_rollups(s, gpu, store_metric_id(s, m), tmp, k);
+    if (k)
+        rc = merge_rollups(s, gpu, store_metric_id(s, m), tmp, k);
     if (catalog_get(m)->kind != MK_BITMASK || catalog_get(m)->flags & MF_STATIC)
         return rc;
     double *bits = malloc(n * sizeof *bits);
-    if (!bits) return SQLITE_NOMEM;
+    if (!bits)
+        return SQLITE_NOMEM;
     for (int c = M_STR_END; c < M_COUNT && rc == SQLITE_OK; c++) {
         const metric_def *d = catalog_get((metric_id)c);
-        if (!(d->flags & MF_BIT) || d->parent != m) continue;
+        if (!(d->flags & MF_BIT) || d->parent != m)
+            continue;
         for (size_t i = 0; i < n; i++)
             bits[i] = pres[i] && ((uint64_t)v[i] & d->bit) ? 1.0 : 0.0;
         k = rollup_minutes(t, bits, pres, n, tmp);
-        if (k) rc = merge_rollups(s, gpu, store_metric_id(s, (metric_id)c), tmp, k);
+        if (k)
+            rc = merge_rollups(s, gpu, store_metric_id(s, (metric_id)c), tmp, k);
     }
     free(bits);
     return rc;
@@ -366,9 +408,12 @@ static int rollup_group(store *s, int gpu, int64_t t_start)
 {
     sqlite3_stmt *st = NULL;
     /* metrics drive the loop so each chunk is a primary-key look-up, not a scan of the GPU's rows */
-    int rc = run_stmt(s, "SELECT c.metric, c.blob FROM (SELECT 0 AS id UNION ALL SELECT id FROM metrics) m"
-                         " CROSS JOIN chunks c ON c.gpu=?1 AND c.metric=m.id AND c.t_start=?2 ORDER BY c.metric", &st);
-    if (rc != SQLITE_OK) return rc;
+    int rc = run_stmt(s,
+                      "SELECT c.metric, c.blob FROM (SELECT 0 AS id UNION ALL SELECT id FROM metrics) m"
+                      " CROSS JOIN chunks c ON c.gpu=?1 AND c.metric=m.id AND c.t_start=?2 ORDER BY c.metric",
+                      &st);
+    if (rc != SQLITE_OK)
+        return rc;
     sqlite3_bind_int(st, 1, gpu);
     sqlite3_bind_int64(st, 2, t_start);
     int64_t *t = NULL;
@@ -382,17 +427,23 @@ static int rollup_group(store *s, int gpu, int64_t t_start)
         hrd rd = {sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), 0, 0};
         if (dbid == STORE_TIMELINE) {
             size_t cnt = codec_peek_count(&rd);
-            if (cnt > CODEC_MAX_COUNT) break;
+            if (cnt > CODEC_MAX_COUNT)
+                break;
             t = malloc((cnt + 1) * sizeof *t);
             v = malloc((cnt + 1) * sizeof *v);
             pres = malloc(cnt + 1);
             tmp = malloc((cnt + 1) * sizeof *tmp);
-            if (!t || !v || !pres || !tmp) { rc = SQLITE_NOMEM; break; }
-            if (codec_get_times(&rd, t, cnt, &n) != 0) n = 0;
+            if (!t || !v || !pres || !tmp) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            if (codec_get_times(&rd, t, cnt, &n) != 0)
+                n = 0;
             continue;
         }
         int m = store_metric_of(s, dbid);
-        if (!t || n == 0 || m < 0) continue;
+        if (!t || n == 0 || m < 0)
+            continue;
         if (codec_get_column(&rd, v, pres, n) != 0) {
             gw_log(GW_LOG_WARN, "history: corrupt chunk skipped", "gpu=%d metric=%d t_start=%lld", gpu, dbid,
                    (long long)t_start);
@@ -413,7 +464,8 @@ static int group_stmt(store *s, const char *sql, int gpu, int64_t t_start)
 {
     sqlite3_stmt *st = NULL;
     int rc = run_stmt(s, sql, &st);
-    if (rc != SQLITE_OK) return rc;
+    if (rc != SQLITE_OK)
+        return rc;
     sqlite3_bind_int(st, 1, gpu);
     sqlite3_bind_int64(st, 2, t_start);
     rc = step_done(st);
@@ -426,8 +478,10 @@ static int group_stmt(store *s, const char *sql, int gpu, int64_t t_start)
 int store_seal_group(store *s, int gpu, int64_t t_start, int64_t open_from, int64_t t_end)
 {
     sqlite3_stmt *st = NULL;
-    int rc = run_stmt(s, "DELETE FROM open_chunks WHERE gpu=?1 AND" GROUP_METRICS " AND t_start BETWEEN ?2 AND ?3", &st);
-    if (rc != SQLITE_OK) return rc;
+    int rc =
+        run_stmt(s, "DELETE FROM open_chunks WHERE gpu=?1 AND" GROUP_METRICS " AND t_start BETWEEN ?2 AND ?3", &st);
+    if (rc != SQLITE_OK)
+        return rc;
     sqlite3_bind_int(st, 1, gpu);
     sqlite3_bind_int64(st, 2, open_from);
     sqlite3_bind_int64(st, 3, t_end);
@@ -440,15 +494,19 @@ int store_recover_open(store *s, int64_t before_us)
 {
     sqlite3_stmt *st = NULL;
     int rc = run_stmt(s, "SELECT gpu, t_start FROM open_chunks WHERE metric=0 AND t_end<? ORDER BY t_start", &st);
-    if (rc != SQLITE_OK) return rc;
+    if (rc != SQLITE_OK)
+        return rc;
     sqlite3_bind_int64(st, 1, before_us);
     size_t n = 0, cap = 0;
-    int64_t (*groups)[2] = NULL;
+    int64_t(*groups)[2] = NULL;
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
             void *g = realloc(groups, cap * sizeof *groups);
-            if (!g) { rc = SQLITE_NOMEM; break; }
+            if (!g) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
             groups = g;
         }
         groups[n][0] = sqlite3_column_int(st, 0);
@@ -457,10 +515,13 @@ int store_recover_open(store *s, int64_t before_us)
     }
     sqlite3_finalize(st);
     for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
-        rc = group_stmt(s, "INSERT OR REPLACE INTO chunks(gpu, metric, t_start, t_end, n, blob) SELECT gpu, metric,"
-                           " t_start, t_end, n, blob FROM open_chunks WHERE gpu=?1 AND t_start=?2 AND" GROUP_METRICS
-                           " ORDER BY metric", (int)groups[i][0], groups[i][1]);
-        if (rc == SQLITE_OK) rc = store_seal_group(s, (int)groups[i][0], groups[i][1], groups[i][1], groups[i][1]);
+        rc = group_stmt(s,
+                        "INSERT OR REPLACE INTO chunks(gpu, metric, t_start, t_end, n, blob) SELECT gpu, metric,"
+                        " t_start, t_end, n, blob FROM open_chunks WHERE gpu=?1 AND t_start=?2 AND" GROUP_METRICS
+                        " ORDER BY metric",
+                        (int)groups[i][0], groups[i][1]);
+        if (rc == SQLITE_OK)
+            rc = store_seal_group(s, (int)groups[i][0], groups[i][1], groups[i][1], groups[i][1]);
     }
     free(groups);
     return rc;
@@ -486,7 +547,8 @@ static int delete_before(store *s, const char *sql, int64_t cutoff)
 {
     sqlite3_stmt *st = NULL;
     int rc = run_stmt(s, sql, &st);
-    if (rc != SQLITE_OK) return rc;
+    if (rc != SQLITE_OK)
+        return rc;
     sqlite3_bind_int64(st, 1, cutoff);
     rc = step_done(st);
     sqlite3_finalize(st);
@@ -505,12 +567,15 @@ static int delete_groups(store *s, int64_t start_cut, int64_t end_cut)
         sqlite3_bind_int64(sel, 2, end_cut);
     }
     size_t n = 0, cap = 0;
-    int64_t (*groups)[2] = NULL;
+    int64_t(*groups)[2] = NULL;
     while (rc == SQLITE_OK && sqlite3_step(sel) == SQLITE_ROW) {
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
             void *g = realloc(groups, cap * sizeof *groups);
-            if (!g) { rc = SQLITE_NOMEM; break; }
+            if (!g) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
             groups = g;
         }
         groups[n][0] = sqlite3_column_int(sel, 0);
@@ -536,15 +601,18 @@ static int enforce_size(store *s, uint64_t max_size)
         int64_t oldest = pragma_int(s, "SELECT coalesce(min(t_start), -1) FROM chunks WHERE metric=0");
         if (oldest >= 0) {
             int64_t newest = pragma_int(s, "SELECT max(t_start) FROM chunks WHERE metric=0");
-            int64_t cut = oldest + (newest - oldest) / 8 + 1;   /* an eighth of the raw span per round */
+            int64_t cut = oldest + (newest - oldest) / 8 + 1; /* an eighth of the raw span per round */
             rc = delete_groups(s, cut, INT64_MAX);
-            if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM proc_chunks WHERE t_start<?", cut);
+            if (rc == SQLITE_OK)
+                rc = delete_before(s, "DELETE FROM proc_chunks WHERE t_start<?", cut);
         } else {
             oldest = pragma_int(s, "SELECT coalesce(min(t_start), -1) FROM rollups");
-            if (oldest < 0) break;
+            if (oldest < 0)
+                break;
             rc = delete_before(s, "DELETE FROM rollups WHERE t_start<=?", oldest);
         }
-        if (rc == SQLITE_OK) rc = store_exec(s, "PRAGMA incremental_vacuum");
+        if (rc == SQLITE_OK)
+            rc = store_exec(s, "PRAGMA incremental_vacuum");
     }
     return rc;
 }
@@ -554,12 +622,19 @@ int store_prune(store *s, int64_t now_us, int64_t raw_ret_us, int64_t rollup_ret
     int64_t raw_cut = now_us - raw_ret_us, roll_cut = now_us - rollup_ret_us;
     /* open groups left behind (a sealed copy dropped from a full memory buffer) are sealed after a day */
     int rc = store_recover_open(s, now_us - 86400ll * 1000000);
-    if (rc == SQLITE_OK) rc = delete_groups(s, raw_cut, raw_cut);
-    if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM proc_chunks WHERE t_end<?", raw_cut);
-    if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM procs WHERE last_seen<?", raw_cut);
-    if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM rollups WHERE t_end<?", roll_cut);
-    if (rc == SQLITE_OK) rc = delete_before(s, "DELETE FROM events WHERE t<?", roll_cut);
-    if (rc == SQLITE_OK && max_size) rc = enforce_size(s, max_size);
-    else if (rc == SQLITE_OK) rc = store_exec(s, "PRAGMA incremental_vacuum");
+    if (rc == SQLITE_OK)
+        rc = delete_groups(s, raw_cut, raw_cut);
+    if (rc == SQLITE_OK)
+        rc = delete_before(s, "DELETE FROM proc_chunks WHERE t_end<?", raw_cut);
+    if (rc == SQLITE_OK)
+        rc = delete_before(s, "DELETE FROM procs WHERE last_seen<?", raw_cut);
+    if (rc == SQLITE_OK)
+        rc = delete_before(s, "DELETE FROM rollups WHERE t_end<?", roll_cut);
+    if (rc == SQLITE_OK)
+        rc = delete_before(s, "DELETE FROM events WHERE t<?", roll_cut);
+    if (rc == SQLITE_OK && max_size)
+        rc = enforce_size(s, max_size);
+    else if (rc == SQLITE_OK)
+        rc = store_exec(s, "PRAGMA incremental_vacuum");
     return rc;
 }

@@ -9,8 +9,8 @@
 #include "sample.h"
 #include "history/bitio.h"
 
-#define STORE_TIMELINE 0                        /* chunks.metric of a GPU's timestamp column */
-#define ROLLUP_SPAN_US (6ll * 3600 * 1000000)   /* one roll-up row covers 6 hours of minutes */
+#define STORE_TIMELINE 0                      /* chunks.metric of a GPU's timestamp column */
+#define ROLLUP_SPAN_US (6ll * 3600 * 1000000) /* one roll-up row covers 6 hours of minutes */
 #define MINUTE_US 60000000ll
 
 typedef struct store store;
@@ -36,7 +36,8 @@ int store_get_pieces(store *s, int gpu, int dbid, int64_t from, int64_t to,
 int store_get_proc_pieces(store *s, int gpu, unsigned pid, int64_t from, int64_t to,
                           void (*fn)(void *ctx, int64_t t_start, const void *blob, size_t len), void *ctx);
 int store_drop_proc_pieces(store *s, int gpu, unsigned pid, int64_t from, int64_t to);
-int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n, const gw_buf *blob);
+int store_put_proc_chunk(store *s, int gpu, unsigned pid, int64_t t_start, int64_t t_end, int64_t n,
+                         const gw_buf *blob);
 int store_put_proc(store *s, int gpu, const gpu_proc *p, int64_t t_us);
 int store_put_gpu(store *s, const gpu_info *info, int64_t t_us);
 int store_put_event(store *s, int64_t t_us, int gpu, const char *kind, const char *detail);

@@ -14,7 +14,10 @@ static uint64_t rnd(hsynth_gpu *g)
     return g->rng;
 }
 
-static double unif(hsynth_gpu *g) { return (double)(rnd(g) >> 11) / 9007199254740992.0; }
+static double unif(hsynth_gpu *g)
+{
+    return (double)(rnd(g) >> 11) / 9007199254740992.0;
+}
 
 static double gauss(hsynth_gpu *g)
 {
@@ -43,7 +46,10 @@ void hsynth_info(int gpu, gpu_info *out)
 }
 
 /* As a backend converts milliwatts: an integer count of thousandths divided by 1000. */
-static double q(double v, double unit) { return round(v / unit) / (1 / unit); }
+static double q(double v, double unit)
+{
+    return round(v / unit) / (1 / unit);
+}
 
 void hsynth_sample(hsynth_gpu *g, int gpu, int64_t t_us, gpu_sample *s)
 {
@@ -77,11 +83,14 @@ void hsynth_sample(hsynth_gpu *g, int gpu, int64_t t_us, gpu_sample *s)
     util = util > 100 ? 100 : util < 90 ? 90 : util;
     g->temp += (0.5 - unif(g)) * 0.2 + (68 + gpu - g->temp) * 0.01;
     double power = 640 + gauss(g) * 15 + (util - 97) * 5;
-    if (g->capped ? unif(g) < 0.2 : unif(g) < 0.01) g->capped = !g->capped;
-    if (g->capped) power = 700 + gauss(g) * 2;
+    if (g->capped ? unif(g) < 0.2 : unif(g) < 0.01)
+        g->capped = !g->capped;
+    if (g->capped)
+        power = 700 + gauss(g) * 2;
     power = q(power, 0.001);
     g->energy_mj += round(power * 1000);
-    if (g->capped) g->viol_us += 1e6;
+    if (g->capped)
+        g->viol_us += 1e6;
     sample_set(s, M_PSTATE, 0);
     sample_set(s, M_TEMP_GPU, round(g->temp));
     sample_set(s, M_TEMP_MEMORY, round(g->temp + 8));

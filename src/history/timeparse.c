@@ -13,7 +13,8 @@ static int digits(const char *s, int n, int *out)
 {
     int v = 0;
     for (int i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)s[i])) return -1;
+        if (!isdigit((unsigned char)s[i]))
+            return -1;
         v = v * 10 + (s[i] - '0');
     }
     *out = v;
@@ -30,28 +31,33 @@ static int parse_rfc3339(const char *s, int64_t *out)
     double frac = 0;
     int offset_s = 0;
     if (*p == 'T' || *p == 't' || *p == ' ') {
-        if (digits(p + 1, 2, &h) || p[3] != ':' || digits(p + 4, 2, &m)) return -1;
+        if (digits(p + 1, 2, &h) || p[3] != ':' || digits(p + 4, 2, &m))
+            return -1;
         p += 6;
         if (*p == ':') {
-            if (digits(p + 1, 2, &sec)) return -1;
+            if (digits(p + 1, 2, &sec))
+                return -1;
             p += 3;
         }
         if (*p == '.') {
             char *end;
             frac = strtod(p, &end);
-            if (end == p + 1) return -1;
+            if (end == p + 1)
+                return -1;
             p = end;
         }
         if (*p == 'Z' || *p == 'z') {
             p++;
         } else if (*p == '+' || *p == '-') {
             int oh, om;
-            if (digits(p + 1, 2, &oh) || p[3] != ':' || digits(p + 4, 2, &om)) return -1;
+            if (digits(p + 1, 2, &oh) || p[3] != ':' || digits(p + 4, 2, &om))
+                return -1;
             offset_s = (oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
             p += 6;
         }
     }
-    if (*p || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60) return -1;
+    if (*p || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
+        return -1;
     struct tm tm = {.tm_year = Y - 1900, .tm_mon = M - 1, .tm_mday = D, .tm_hour = h, .tm_min = m, .tm_sec = sec};
     time_t t = timegm(&tm);
     *out = ((int64_t)t - offset_s) * 1000000 + (int64_t)llround(frac * 1e6);
@@ -61,28 +67,37 @@ static int parse_rfc3339(const char *s, int64_t *out)
 int tp_parse_step(const char *s, int64_t *out_us)
 {
     double secs;
-    if (gw_parse_duration(s, &secs) != 0 || secs > 1e9) return -1;
+    if (gw_parse_duration(s, &secs) != 0 || secs > 1e9)
+        return -1;
     *out_us = (int64_t)llround(secs * 1e6);
     return 0;
 }
 
 int tp_parse_time(const char *s, int64_t now_us, int64_t *out_us)
 {
-    if (!s || !*s) return -1;
-    if (strcmp(s, "now") == 0) { *out_us = now_us; return 0; }
-    if (parse_rfc3339(s, out_us) == 0) return 0;
+    if (!s || !*s)
+        return -1;
+    if (strcmp(s, "now") == 0) {
+        *out_us = now_us;
+        return 0;
+    }
+    if (parse_rfc3339(s, out_us) == 0)
+        return 0;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (!errno && end != s && *end == 0 && s[0] != '-' && s[0] != '+') {   /* bare number: Unix seconds */
-        if (v < 0 || v > 1e11) return -1;
+    if (!errno && end != s && *end == 0 && s[0] != '-' && s[0] != '+') { /* bare number: Unix seconds */
+        if (v < 0 || v > 1e11)
+            return -1;
         *out_us = (int64_t)llround(v * 1e6);
         return 0;
     }
     int64_t d;
     const char *dur = s[0] == '-' ? s + 1 : s;
-    if (!isdigit((unsigned char)dur[0]) && dur[0] != '.') return -1;
-    if (tp_parse_step(dur, &d) != 0) return -1;
+    if (!isdigit((unsigned char)dur[0]) && dur[0] != '.')
+        return -1;
+    if (tp_parse_step(dur, &d) != 0)
+        return -1;
     *out_us = now_us - d;
     return 0;
 }
@@ -95,8 +110,10 @@ void tp_format_rfc3339(int64_t t_us, char *out, size_t n)
     gmtime_r(&secs, &tm);
     char base[32];
     strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (us) snprintf(out, n, "%s.%03dZ", base, (int)(us / 1000));
-    else snprintf(out, n, "%sZ", base);
+    if (us)
+        snprintf(out, n, "%s.%03dZ", base, (int)(us / 1000));
+    else
+        snprintf(out, n, "%sZ", base);
 }
 
 void tp_format_local(int64_t t_us, int64_t span_us, char *out, size_t n)

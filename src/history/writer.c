@@ -13,7 +13,8 @@ static int write_group(store *st, const pend *p)
     int rc = store_put_chunk(st, p->final, p->gpu, STORE_TIMELINE, p->t_start, p->t_end, p->n, &p->blobs[0]);
     for (int i = 0; i < p->ncols && rc == SQLITE_OK; i++) {
         int dbid = store_metric_id(st, p->ids[i]);
-        if (!dbid) return SQLITE_ERROR;
+        if (!dbid)
+            return SQLITE_ERROR;
         rc = store_put_chunk(st, p->final, p->gpu, dbid, p->t_start, p->t_end, p->n, &p->blobs[i + 1]);
     }
     if (rc == SQLITE_OK && p->final)
@@ -28,10 +29,11 @@ static int write_one(store *st, const pend *p);
 static int write_tail(store *st, const pend *p)
 {
     pend *full = p->tail ? hist_encode_group_final(st, p->tail, p->gpu) : hist_encode_proc_final(st, p->ptail);
-    if (!full) {                        /* nothing left to write, or out of memory */
+    if (!full) { /* nothing left to write, or out of memory */
         size_t held = p->tail ? p->tail->n - p->tail->base : p->ptail->n - p->ptail->base;
         if (held)
-            gw_log(GW_LOG_WARN, "history: a sealed chunk could not be merged; its pieces stay open until the next start",
+            gw_log(GW_LOG_WARN,
+                   "history: a sealed chunk could not be merged; its pieces stay open until the next start",
                    "gpu=%d t_start=%lld", p->gpu, (long long)p->t_start);
         return SQLITE_OK;
     }
@@ -42,24 +44,22 @@ static int write_tail(store *st, const pend *p)
 
 static int write_one(store *st, const pend *p)
 {
-    if (p->tail || p->ptail) return write_tail(st, p);
+    if (p->tail || p->ptail)
+        return write_tail(st, p);
     switch (p->kind) {
-    case PEND_GROUP:
-        return write_group(st, p);
+    case PEND_GROUP: return write_group(st, p);
     case PEND_PROC: {
         int rc = p->final ? store_drop_proc_pieces(st, p->gpu, p->pid, p->open_from, p->t_end) : SQLITE_OK;
-        if (rc == SQLITE_OK) rc = store_put_proc_chunk(st, p->gpu, p->pid, p->t_start, p->t_end, p->n, &p->blobs[0]);
+        if (rc == SQLITE_OK)
+            rc = store_put_proc_chunk(st, p->gpu, p->pid, p->t_start, p->t_end, p->n, &p->blobs[0]);
         char sql[160];
         snprintf(sql, sizeof sql, "UPDATE procs SET last_seen=max(last_seen, %lld) WHERE gpu=%d AND pid=%u",
                  (long long)p->t_end, p->gpu, p->pid);
         return rc == SQLITE_OK ? store_exec(st, sql) : rc;
     }
-    case PEND_EVENT:
-        return store_put_event(st, p->t_start, p->gpu, p->kind_s, p->detail);
-    case PEND_PROC_META:
-        return store_put_proc(st, p->gpu, &p->proc, p->t_start);
-    case PEND_GPU:
-        return store_put_gpu(st, &p->info, p->t_start);
+    case PEND_EVENT: return store_put_event(st, p->t_start, p->gpu, p->kind_s, p->detail);
+    case PEND_PROC_META: return store_put_proc(st, p->gpu, &p->proc, p->t_start);
+    case PEND_GPU: return store_put_gpu(st, &p->info, p->t_start);
     }
     return SQLITE_OK;
 }
@@ -68,11 +68,11 @@ static int write_one(store *st, const pend *p)
  * slots when the group is still the same one (not sealed meanwhile). */
 typedef struct ckpt {
     int done;
-    unsigned seals;                 /* groups: the GPU's seal count when encoded */
-    unsigned pid;                   /* series: which one */
+    unsigned seals; /* groups: the GPU's seal count when encoded */
+    unsigned pid;   /* series: which one */
     uint64_t start_time;
     int64_t t_first;
-    size_t n;                       /* slots [0, n) are in the file */
+    size_t n; /* slots [0, n) are in the file */
 } ckpt;
 
 /* The piece of GPU g's open group (the slots memory holds), encoded under h->mu. */
@@ -94,7 +94,8 @@ static pend *checkpoint_proc(history *h, int i, ckpt *ck)
     pthread_mutex_lock(&h->mu);
     hproc *q = h->procs[i];
     pend *p = q && q->n > q->base ? hist_encode_proc(q, 0) : NULL;
-    if (p) *ck = (ckpt){1, 0, q->meta.pid, q->meta.start_time_s, q->t_first, q->n};
+    if (p)
+        *ck = (ckpt){1, 0, q->meta.pid, q->meta.start_time_s, q->t_first, q->n};
     pthread_mutex_unlock(&h->mu);
     return p;
 }
@@ -119,15 +120,19 @@ static void end_checkpoints(history *h, const ckpt *ck, int committed)
 {
     pthread_mutex_lock(&h->mu);
     for (int i = 0; i < HIST_MAX_GPUS + HIST_MAX_PROCS; i++) {
-        if (!ck[i].done) continue;
+        if (!ck[i].done)
+            continue;
         if (i < HIST_MAX_GPUS) {
             hgpu *G = h->gpus[i];
-            if (!G || G->seals != ck[i].seals || G->g.t_first != ck[i].t_first) continue;
+            if (!G || G->seals != ck[i].seals || G->g.t_first != ck[i].t_first)
+                continue;
             G->g.writing = 0;
-            if (committed) hist_group_drop(&G->g, ck[i].n);
+            if (committed)
+                hist_group_drop(&G->g, ck[i].n);
         } else if (committed) {
             hproc *q = h->procs[i - HIST_MAX_GPUS];
-            if (q && q->meta.pid == ck[i].pid && q->meta.start_time_s == ck[i].start_time && q->t_first == ck[i].t_first)
+            if (q && q->meta.pid == ck[i].pid && q->meta.start_time_s == ck[i].start_time &&
+                q->t_first == ck[i].t_first)
                 hist_proc_drop(q, ck[i].n);
         }
     }
@@ -138,13 +143,17 @@ static void end_checkpoints(history *h, const ckpt *ck, int committed)
 static int write_all(history *h, const pend *list)
 {
     ckpt *ck = calloc(HIST_MAX_GPUS + HIST_MAX_PROCS, sizeof *ck);
-    if (!ck) return SQLITE_NOMEM;
+    if (!ck)
+        return SQLITE_NOMEM;
     int rc = store_exec(h->st, "BEGIN IMMEDIATE");
     for (const pend *p = list; p && rc == SQLITE_OK; p = p->next)
         rc = write_one(h->st, p);
-    if (rc == SQLITE_OK) rc = write_checkpoints(h, ck);
-    if (rc == SQLITE_OK) rc = store_exec(h->st, "COMMIT");
-    if (rc != SQLITE_OK) store_exec(h->st, "ROLLBACK");
+    if (rc == SQLITE_OK)
+        rc = write_checkpoints(h, ck);
+    if (rc == SQLITE_OK)
+        rc = store_exec(h->st, "COMMIT");
+    if (rc != SQLITE_OK)
+        store_exec(h->st, "ROLLBACK");
     end_checkpoints(h, ck, rc == SQLITE_OK);
     free(ck);
     return rc;
@@ -163,7 +172,8 @@ static void free_list(pend *p)
  * open (its checkpoints at a crash or kill). */
 static int ensure_store(history *h)
 {
-    if (h->st) return 0;
+    if (h->st)
+        return 0;
     char err[512];
     h->st = store_open(h->path, 0, err, sizeof err);
     if (!h->st) {
@@ -174,8 +184,10 @@ static int ensure_store(history *h)
     }
     if (!h->recovered) {
         int rc = store_exec(h->st, "BEGIN IMMEDIATE");
-        if (rc == SQLITE_OK) rc = store_recover_open(h->st, INT64_MAX);
-        if (rc == SQLITE_OK) rc = store_exec(h->st, "COMMIT");
+        if (rc == SQLITE_OK)
+            rc = store_recover_open(h->st, INT64_MAX);
+        if (rc == SQLITE_OK)
+            rc = store_exec(h->st, "COMMIT");
         if (rc != SQLITE_OK) {
             store_exec(h->st, "ROLLBACK");
             store_close(h->st);
@@ -191,14 +203,16 @@ static int prune_locked(history *h, int64_t now_us);
 
 static void maybe_prune(history *h, int64_t latest)
 {
-    if (latest - h->last_prune_t < 60 * 1000000ll) return;
+    if (latest - h->last_prune_t < 60 * 1000000ll)
+        return;
     h->last_prune_t = latest;
     prune_locked(h, latest);
 }
 
 int history_flush(history *h)
 {
-    if (!h) return -1;
+    if (!h)
+        return -1;
     pthread_mutex_lock(&h->flush_mu);
     pthread_mutex_lock(&h->mu);
     pend *list = h->head;
@@ -212,7 +226,8 @@ int history_flush(history *h)
     pthread_mutex_lock(&h->mu);
     h->stats.flushes++;
     if (rc == SQLITE_OK) {
-        if (h->failing) gw_log(GW_LOG_INFO, "history: writing again", "path=%s", h->path);
+        if (h->failing)
+            gw_log(GW_LOG_INFO, "history: writing again", "path=%s", h->path);
         h->failing = 0;
         h->drop_logged = 0;
         h->stats.writable = 1;
@@ -221,7 +236,7 @@ int history_flush(history *h)
         maybe_prune(h, latest);
         pthread_mutex_unlock(&h->flush_mu);
 #ifdef __GLIBC__
-        malloc_trim(0);             /* the encoded chunks just freed: give the pages back (long-running agent) */
+        malloc_trim(0); /* the encoded chunks just freed: give the pages back (long-running agent) */
 #endif
         return 0;
     }
@@ -232,15 +247,17 @@ int history_flush(history *h)
             gw_log(GW_LOG_ERROR, "history: write failed; buffering in memory and retrying at each flush",
                    "path=%s err=\"%s\"", h->path, sqlite3_errstr(rc));
         h->failing = 1;
-        store_close(h->st);         /* reopened at the next flush: a chmod or freed space is then seen */
+        store_close(h->st); /* reopened at the next flush: a chmod or freed space is then seen */
         h->st = NULL;
     }
     /* put the unwritten items back in front of what arrived meanwhile, then enforce the bound */
     if (list) {
         pend *last = list;
-        while (last->next) last = last->next;
+        while (last->next)
+            last = last->next;
         last->next = h->head;
-        if (!h->tail) h->tail = last;
+        if (!h->tail)
+            h->tail = last;
         h->head = list;
         h->pending_bytes += list_bytes;
         while (h->pending_bytes > h->cfg.max_buffer && h->head && h->head->next) {
@@ -262,12 +279,14 @@ int history_flush(history *h)
 
 static int prune_locked(history *h, int64_t now_us)
 {
-    if (!h->st) return -1;
+    if (!h->st)
+        return -1;
     int rc = store_exec(h->st, "BEGIN IMMEDIATE");
     if (rc == SQLITE_OK)
         rc = store_prune(h->st, now_us, (int64_t)(h->cfg.raw_retention_s * 1e6),
                          (int64_t)(h->cfg.rollup_retention_s * 1e6), h->cfg.max_size);
-    if (rc == SQLITE_OK) rc = store_exec(h->st, "COMMIT");
+    if (rc == SQLITE_OK)
+        rc = store_exec(h->st, "COMMIT");
     if (rc != SQLITE_OK) {
         store_exec(h->st, "ROLLBACK");
         gw_log(GW_LOG_WARN, "history: pruning failed", "err=\"%s\"", sqlite3_errstr(rc));
@@ -278,7 +297,8 @@ static int prune_locked(history *h, int64_t now_us)
 
 int history_prune(history *h, uint64_t now_us)
 {
-    if (!h) return -1;
+    if (!h)
+        return -1;
     pthread_mutex_lock(&h->flush_mu);
     int rc = ensure_store(h) == 0 ? prune_locked(h, (int64_t)now_us) : -1;
     pthread_mutex_unlock(&h->flush_mu);

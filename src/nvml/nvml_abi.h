@@ -74,19 +74,26 @@ typedef struct {
     char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];          /* @36 */
 } nvmlPciInfo_t;                                             /* 68 B */
 
-typedef struct { unsigned int gpu; unsigned int memory; } nvmlUtilization_t;
+typedef struct {
+    unsigned int gpu;
+    unsigned int memory;
+} nvmlUtilization_t;
 
-typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct {
+    unsigned long long total, free, used;
+} nvmlMemory_t;
 typedef struct {
     unsigned int version;
     unsigned long long total;
     unsigned long long reserved;
     unsigned long long free;
     unsigned long long used;
-} nvmlMemory_v2_t;                                           /* 40 B */
+} nvmlMemory_v2_t; /* 40 B */
 #define nvmlMemory_v2 NVML_STRUCT_VERSION(sizeof(nvmlMemory_v2_t), 2)
 
-typedef struct { unsigned long long bar1Total, bar1Free, bar1Used; } nvmlBAR1Memory_t;
+typedef struct {
+    unsigned long long bar1Total, bar1Free, bar1Used;
+} nvmlBAR1Memory_t;
 
 typedef enum { NVML_TEMPERATURE_GPU = 0 } nvmlTemperatureSensors_t;
 typedef enum {
@@ -95,11 +102,15 @@ typedef enum {
     NVML_TEMPERATURE_THRESHOLD_MEM_MAX = 2,
     NVML_TEMPERATURE_THRESHOLD_GPU_MAX = 3
 } nvmlTemperatureThresholds_t;
-typedef struct { unsigned int version; nvmlTemperatureSensors_t sensorType; int temperature; } nvmlTemperature_v1_t;
+typedef struct {
+    unsigned int version;
+    nvmlTemperatureSensors_t sensorType;
+    int temperature;
+} nvmlTemperature_v1_t;
 #define nvmlTemperature_v1 NVML_STRUCT_VERSION(sizeof(nvmlTemperature_v1_t), 1)
 
 typedef enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_CLOCK_VIDEO = 3 } nvmlClockType_t;
-typedef unsigned int nvmlPstates_t;        /* 0..15, 32 = unknown */
+typedef unsigned int nvmlPstates_t; /* 0..15, 32 = unknown */
 #define NVML_PSTATE_UNKNOWN 32
 typedef unsigned int nvmlDeviceArchitecture_t;
 typedef unsigned int nvmlBrandType_t;
@@ -110,38 +121,50 @@ typedef enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCO
 typedef enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 } nvmlEccCounterType_t;
 
 typedef enum { NVML_PERF_POLICY_POWER = 0, NVML_PERF_POLICY_THERMAL = 1 } nvmlPerfPolicyType_t;
-typedef struct { unsigned long long referenceTime; unsigned long long violationTime; } nvmlViolationTime_t;
+typedef struct {
+    unsigned long long referenceTime;
+    unsigned long long violationTime;
+} nvmlViolationTime_t;
 
 /* Clock event ("throttle") reason bits. */
-#define nvmlClocksEventReasonGpuIdle                0x0000000000000001ULL
+#define nvmlClocksEventReasonGpuIdle 0x0000000000000001ULL
 #define nvmlClocksEventReasonApplicationsClocksSetting 0x0000000000000002ULL
-#define nvmlClocksEventReasonSwPowerCap             0x0000000000000004ULL
-#define nvmlClocksThrottleReasonHwSlowdown          0x0000000000000008ULL
-#define nvmlClocksEventReasonSyncBoost              0x0000000000000010ULL
-#define nvmlClocksEventReasonSwThermalSlowdown      0x0000000000000020ULL
-#define nvmlClocksThrottleReasonHwThermalSlowdown   0x0000000000000040ULL
+#define nvmlClocksEventReasonSwPowerCap 0x0000000000000004ULL
+#define nvmlClocksThrottleReasonHwSlowdown 0x0000000000000008ULL
+#define nvmlClocksEventReasonSyncBoost 0x0000000000000010ULL
+#define nvmlClocksEventReasonSwThermalSlowdown 0x0000000000000020ULL
+#define nvmlClocksThrottleReasonHwThermalSlowdown 0x0000000000000040ULL
 #define nvmlClocksThrottleReasonHwPowerBrakeSlowdown 0x0000000000000080ULL
-#define nvmlClocksEventReasonDisplayClockSetting    0x0000000000000100ULL
+#define nvmlClocksEventReasonDisplayClockSetting 0x0000000000000100ULL
 
 /* Field values. */
 typedef enum {
-    NVML_VALUE_TYPE_DOUBLE = 0, NVML_VALUE_TYPE_UNSIGNED_INT = 1, NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
-    NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3, NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
-    NVML_VALUE_TYPE_SIGNED_INT = 5, NVML_VALUE_TYPE_UNSIGNED_SHORT = 6
+    NVML_VALUE_TYPE_DOUBLE = 0,
+    NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+    NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+    NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+    NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+    NVML_VALUE_TYPE_SIGNED_INT = 5,
+    NVML_VALUE_TYPE_UNSIGNED_SHORT = 6
 } nvmlValueType_t;
 typedef union {
-    double dVal; int siVal; unsigned int uiVal; unsigned long ulVal;
-    unsigned long long ullVal; signed long long sllVal; unsigned short usVal;
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    signed long long sllVal;
+    unsigned short usVal;
 } nvmlValue_t;
 typedef struct {
-    unsigned int fieldId;       /* @0 */
-    unsigned int scopeId;       /* @4 */
-    long long timestamp;        /* @8 */
-    long long latencyUsec;      /* @16 */
-    nvmlValueType_t valueType;  /* @24 */
-    nvmlReturn_t nvmlReturn;    /* @28 */
-    nvmlValue_t value;          /* @32 */
-} nvmlFieldValue_t;             /* 40 B */
+    unsigned int fieldId;      /* @0 */
+    unsigned int scopeId;      /* @4 */
+    long long timestamp;       /* @8 */
+    long long latencyUsec;     /* @16 */
+    nvmlValueType_t valueType; /* @24 */
+    nvmlReturn_t nvmlReturn;   /* @28 */
+    nvmlValue_t value;         /* @32 */
+} nvmlFieldValue_t;            /* 40 B */
 
 #define NVML_FI_DEV_ECC_SBE_VOL_TOTAL 3
 #define NVML_FI_DEV_ECC_DBE_VOL_TOTAL 4
@@ -165,57 +188,66 @@ typedef struct {
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 271
 
 /* Processes. */
-typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvmlProcessInfo_v1_t;          /* 16 B */
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t; /* 16 B */
 typedef struct {
     unsigned int pid;                 /* @0 */
     unsigned long long usedGpuMemory; /* @8 */
     unsigned int gpuInstanceId;       /* @16 */
     unsigned int computeInstanceId;   /* @20 */
-} nvmlProcessInfo_t;                                                                                  /* 24 B */
+} nvmlProcessInfo_t;                  /* 24 B */
 typedef struct {
     unsigned int pid;
     unsigned long long usedGpuMemory;
     unsigned int gpuInstanceId;
     unsigned int computeInstanceId;
     unsigned long long usedGpuCcProtectedMemory;
-} nvmlProcessDetail_v1_t;                                                                             /* 32 B */
+} nvmlProcessDetail_v1_t; /* 32 B */
 typedef struct {
-    unsigned int version; unsigned int mode; unsigned int numProcArrayEntries;
+    unsigned int version;
+    unsigned int mode;
+    unsigned int numProcArrayEntries;
     nvmlProcessDetail_v1_t *procArray;
-} nvmlProcessDetailList_t;                                                                            /* 24 B */
+} nvmlProcessDetailList_t; /* 24 B */
 typedef struct {
-    unsigned int pid;                 /* @0 */
-    unsigned long long timeStamp;     /* @8 */
-    unsigned int smUtil;              /* @16 */
-    unsigned int memUtil;             /* @20 */
-    unsigned int encUtil;             /* @24 */
-    unsigned int decUtil;             /* @28 */
-} nvmlProcessUtilizationSample_t;                                                                     /* 32 B */
+    unsigned int pid;             /* @0 */
+    unsigned long long timeStamp; /* @8 */
+    unsigned int smUtil;          /* @16 */
+    unsigned int memUtil;         /* @20 */
+    unsigned int encUtil;         /* @24 */
+    unsigned int decUtil;         /* @28 */
+} nvmlProcessUtilizationSample_t; /* 32 B */
 
 /* Events. */
 typedef struct {
-    nvmlDevice_t device;              /* @0 */
-    unsigned long long eventType;     /* @8 */
-    unsigned long long eventData;     /* @16 */
-    unsigned int gpuInstanceId;       /* @24 */
-    unsigned int computeInstanceId;   /* @28 */
-} nvmlEventData_t;                                                                                    /* 32 B */
+    nvmlDevice_t device;            /* @0 */
+    unsigned long long eventType;   /* @8 */
+    unsigned long long eventData;   /* @16 */
+    unsigned int gpuInstanceId;     /* @24 */
+    unsigned int computeInstanceId; /* @28 */
+} nvmlEventData_t;                  /* 32 B */
 #define nvmlEventTypeSingleBitEccError 0x0000000000000001ULL
 #define nvmlEventTypeDoubleBitEccError 0x0000000000000002ULL
-#define nvmlEventTypeXidCriticalError  0x0000000000000008ULL
+#define nvmlEventTypeXidCriticalError 0x0000000000000008ULL
 
 /* GPM (Hopper+). Only metrics[0..numMetrics-1] is ever touched, so the array size here
  * (NVML 12.0-12.4's 98) is a floor, not a promise about the library's own maximum. */
 #define NVML_GPM_METRIC_MAX 98
 #define NVML_GPM_METRICS_GET_VERSION 1
 #define NVML_GPM_SUPPORT_VERSION 1
-typedef struct { char *shortName; char *longName; char *unit; } nvmlGpmMetricMetricInfo_t;
 typedef struct {
-    unsigned int metricId;            /* @0 */
-    nvmlReturn_t nvmlReturn;          /* @4 */
-    double value;                     /* @8 */
+    char *shortName;
+    char *longName;
+    char *unit;
+} nvmlGpmMetricMetricInfo_t;
+typedef struct {
+    unsigned int metricId;                /* @0 */
+    nvmlReturn_t nvmlReturn;              /* @4 */
+    double value;                         /* @8 */
     nvmlGpmMetricMetricInfo_t metricInfo; /* @16 */
-} nvmlGpmMetric_t;                                                                                    /* 40 B */
+} nvmlGpmMetric_t;                        /* 40 B */
 typedef struct {
     unsigned int version;
     unsigned int numMetrics;
@@ -223,7 +255,10 @@ typedef struct {
     nvmlGpmSample_t sample2;
     nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
 } nvmlGpmMetricsGet_t;
-typedef struct { unsigned int version; unsigned int isSupportedDevice; } nvmlGpmSupport_t;
+typedef struct {
+    unsigned int version;
+    unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
 #define NVML_GPM_METRIC_GRAPHICS_UTIL 1
 #define NVML_GPM_METRIC_SM_UTIL 2
 #define NVML_GPM_METRIC_SM_OCCUPANCY 3

@@ -24,12 +24,11 @@ static backend_status init_failure(backend *b, const char *call, nvmlReturn_t rc
                  errstr(b, rc));
         return BK_ERR_PERMISSION;
     case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
-        snprintf(err, errlen, "NVML library and NVIDIA kernel driver versions differ (%s: %s): reload the driver or reboot",
-                 call, errstr(b, rc));
+        snprintf(err, errlen,
+                 "NVML library and NVIDIA kernel driver versions differ (%s: %s): reload the driver or reboot", call,
+                 errstr(b, rc));
         return BK_ERR_OTHER;
-    default:
-        snprintf(err, errlen, "NVML could not start (%s: %s)", call, errstr(b, rc));
-        return BK_ERR_OTHER;
+    default: snprintf(err, errlen, "NVML could not start (%s: %s)", call, errstr(b, rc)); return BK_ERR_OTHER;
     }
 }
 
@@ -146,7 +145,10 @@ gpu_status nv_probe(backend *b, nv_gpu *g)
     return GPU_OK;
 }
 
-static int nv_gpu_count(backend *b) { return b->count; }
+static int nv_gpu_count(backend *b)
+{
+    return b->count;
+}
 
 static gpu_status nv_read_info_op(backend *b, int gpu, gpu_info *info, gpu_sample *statics)
 {
@@ -183,7 +185,10 @@ static int nv_read_processes_op(backend *b, int gpu, gpu_proc *out, int max)
     return n;
 }
 
-static void nv_versions(backend *b, backend_versions *out) { *out = b->versions; }
+static void nv_versions(backend *b, backend_versions *out)
+{
+    *out = b->versions;
+}
 
 const backend_ops nvml_backend_ops = {
     .name = "nvml",

@@ -6,11 +6,11 @@
 static const struct nv_field {
     unsigned fid;
     metric_id id;
-    double scale;           /* NVML unit -> catalog unit */
+    double scale; /* NVML unit -> catalog unit */
 } fields[] = {
     {NVML_FI_DEV_MEMORY_TEMP, M_TEMP_MEMORY, 1},
-    {NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION, M_ENERGY, 1},             /* mJ */
-    {NVML_FI_DEV_POWER_INSTANT, M_POWER_DRAW_INSTANT, 0.001},        /* mW -> W */
+    {NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION, M_ENERGY, 1},      /* mJ */
+    {NVML_FI_DEV_POWER_INSTANT, M_POWER_DRAW_INSTANT, 0.001}, /* mW -> W */
     {NVML_FI_DEV_PCIE_REPLAY_COUNTER, M_PCIE_REPLAY, 1},
     {NVML_FI_DEV_ECC_SBE_VOL_TOTAL, M_ECC_SBE_VOL, 1},
     {NVML_FI_DEV_ECC_DBE_VOL_TOTAL, M_ECC_DBE_VOL, 1},
@@ -20,7 +20,7 @@ static const struct nv_field {
     {NVML_FI_DEV_REMAPPED_UNC, M_REMAP_UNC, 1},
     {NVML_FI_DEV_REMAPPED_PENDING, M_REMAP_PENDING, 1},
     {NVML_FI_DEV_REMAPPED_FAILURE, M_REMAP_FAILURE, 1},
-    {NVML_FI_DEV_PERF_POLICY_POWER, M_VIOL_POWER, 0.001},            /* ns -> us */
+    {NVML_FI_DEV_PERF_POLICY_POWER, M_VIOL_POWER, 0.001}, /* ns -> us */
     {NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN, M_VIOL_THERMAL, 0.001},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
@@ -44,7 +44,7 @@ static void read_fallbacks(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
     nvD dev = r->g->dev;
-    nv_unsupported(r, M_TEMP_MEMORY);        /* only a field value gives these two */
+    nv_unsupported(r, M_TEMP_MEMORY); /* only a field value gives these two */
     nv_unsupported(r, M_POWER_DRAW_INSTANT);
     unsigned long long ull = 0;
     if (f->GetTotalEnergyConsumption && nv_need(r, M_ENERGY) &&
@@ -54,24 +54,30 @@ static void read_fallbacks(nv_rd *r)
     if (f->GetPcieReplayCounter && nv_need(r, M_PCIE_REPLAY) &&
         nv_check1(r, NV_GetPcieReplayCounter, f->GetPcieReplayCounter(dev, &u), M_PCIE_REPLAY))
         nv_set(r, M_PCIE_REPLAY, u);
-    static const struct { nvmlMemoryErrorType_t e; nvmlEccCounterType_t c; metric_id id; } ecc[] = {
-        {NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, M_ECC_SBE_VOL},
-        {NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, M_ECC_DBE_VOL},
-        {NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC, M_ECC_SBE_AGG},
-        {NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, M_ECC_DBE_AGG}};
+    static const struct {
+        nvmlMemoryErrorType_t e;
+        nvmlEccCounterType_t c;
+        metric_id id;
+    } ecc[] = {{NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, M_ECC_SBE_VOL},
+               {NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, M_ECC_DBE_VOL},
+               {NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC, M_ECC_SBE_AGG},
+               {NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, M_ECC_DBE_AGG}};
     for (size_t i = 0; i < 4 && f->GetTotalEccErrors; i++)
         if (nv_need(r, ecc[i].id) &&
             nv_check1(r, NV_GetTotalEccErrors, f->GetTotalEccErrors(dev, ecc[i].e, ecc[i].c, &ull), ecc[i].id))
             nv_set(r, ecc[i].id, (double)ull);
     static const metric_id remap[] = {M_REMAP_COR, M_REMAP_UNC, M_REMAP_PENDING, M_REMAP_FAILURE};
     unsigned rw[4] = {0};
-    if (f->GetRemappedRows && (nv_need(r, M_REMAP_COR) || nv_need(r, M_REMAP_UNC) || nv_need(r, M_REMAP_PENDING) ||
-                               nv_need(r, M_REMAP_FAILURE)) &&
+    if (f->GetRemappedRows &&
+        (nv_need(r, M_REMAP_COR) || nv_need(r, M_REMAP_UNC) || nv_need(r, M_REMAP_PENDING) ||
+         nv_need(r, M_REMAP_FAILURE)) &&
         nv_check(r, NV_GetRemappedRows, f->GetRemappedRows(dev, &rw[0], &rw[1], &rw[2], &rw[3]), remap, 4))
         for (int i = 0; i < 4; i++)
             nv_set(r, remap[i], rw[i]);
-    static const struct { nvmlPerfPolicyType_t p; metric_id id; } viol[] = {
-        {NVML_PERF_POLICY_POWER, M_VIOL_POWER}, {NVML_PERF_POLICY_THERMAL, M_VIOL_THERMAL}};
+    static const struct {
+        nvmlPerfPolicyType_t p;
+        metric_id id;
+    } viol[] = {{NVML_PERF_POLICY_POWER, M_VIOL_POWER}, {NVML_PERF_POLICY_THERMAL, M_VIOL_THERMAL}};
     for (size_t i = 0; i < 2 && f->GetViolationStatus; i++) {
         nvmlViolationTime_t vt;
         if (nv_need(r, viol[i].id) &&

@@ -13,11 +13,15 @@
  * of 1/1000, which the ring and history store as a small integer change instead of a 64-bit XOR. */
 static double gpm_milli(double v)
 {
-    if (!isfinite(v) || fabs(v) >= 1e12) return v;
+    if (!isfinite(v) || fabs(v) >= 1e12)
+        return v;
     return round(v * 1000.0) / 1000.0;
 }
 
-static const struct { unsigned gpm_id; metric_id id; } gpm_map[NV_GPM_IDS] = {
+static const struct {
+    unsigned gpm_id;
+    metric_id id;
+} gpm_map[NV_GPM_IDS] = {
     {NVML_GPM_METRIC_GRAPHICS_UTIL, M_GPM_GR_ACTIVE},
     {NVML_GPM_METRIC_SM_UTIL, M_GPM_SM_ACTIVE},
     {NVML_GPM_METRIC_SM_OCCUPANCY, M_GPM_SM_OCCUPANCY},

@@ -114,7 +114,10 @@ static void read_numa(nv_rd *r)
 
 static void read_thresholds(nv_rd *r)
 {
-    static const struct { nvmlTemperatureThresholds_t t; metric_id id; } th[] = {
+    static const struct {
+        nvmlTemperatureThresholds_t t;
+        metric_id id;
+    } th[] = {
         {NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, M_TEMP_SLOWDOWN},
         {NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, M_TEMP_SHUTDOWN},
         {NVML_TEMPERATURE_THRESHOLD_MEM_MAX, M_TEMP_MEM_MAX},
@@ -122,19 +125,23 @@ static void read_thresholds(nv_rd *r)
     };
     for (size_t i = 0; i < sizeof th / sizeof th[0] && r->b->fn.GetTemperatureThreshold; i++) {
         unsigned v = 0;
-        if (nv_need(r, th[i].id) &&
-            nv_check1(r, NV_GetTemperatureThreshold, r->b->fn.GetTemperatureThreshold(r->g->dev, th[i].t, &v), th[i].id))
+        if (nv_need(r, th[i].id) && nv_check1(r, NV_GetTemperatureThreshold,
+                                              r->b->fn.GetTemperatureThreshold(r->g->dev, th[i].t, &v), th[i].id))
             nv_set(r, th[i].id, v);
     }
 }
 
 static void read_max_clocks(nv_rd *r)
 {
-    static const struct { nvmlClockType_t t; metric_id id; } ck[] = {
+    static const struct {
+        nvmlClockType_t t;
+        metric_id id;
+    } ck[] = {
         {NVML_CLOCK_GRAPHICS, M_CLOCK_MAX_GR}, {NVML_CLOCK_SM, M_CLOCK_MAX_SM}, {NVML_CLOCK_MEM, M_CLOCK_MAX_MEM}};
     for (size_t i = 0; i < sizeof ck / sizeof ck[0] && r->b->fn.GetMaxClockInfo; i++) {
         unsigned v = 0;
-        if (nv_need(r, ck[i].id) && nv_check1(r, NV_GetMaxClockInfo, r->b->fn.GetMaxClockInfo(r->g->dev, ck[i].t, &v), ck[i].id))
+        if (nv_need(r, ck[i].id) &&
+            nv_check1(r, NV_GetMaxClockInfo, r->b->fn.GetMaxClockInfo(r->g->dev, ck[i].t, &v), ck[i].id))
             nv_set(r, ck[i].id, v);
     }
 }
@@ -177,7 +184,8 @@ static void read_misc_statics(nv_rd *r)
         nv_check1(r, NV_GetSupportedClocksEventReasons, f->GetSupportedClocksEventReasons(dev, &mask), M_CER_SUPPORTED))
         nv_set(r, M_CER_SUPPORTED, (double)mask);
     nvmlEnableState_t cur = NVML_FEATURE_DISABLED, pend = NVML_FEATURE_DISABLED;
-    if (f->GetEccMode && nv_need(r, M_ECC_MODE) && nv_check1(r, NV_GetEccMode, f->GetEccMode(dev, &cur, &pend), M_ECC_MODE))
+    if (f->GetEccMode && nv_need(r, M_ECC_MODE) &&
+        nv_check1(r, NV_GetEccMode, f->GetEccMode(dev, &cur, &pend), M_ECC_MODE))
         nv_set(r, M_ECC_MODE, cur == NVML_FEATURE_ENABLED);
 }
 

@@ -10,7 +10,7 @@
 #define NV_MAX_NAMES 3
 
 typedef struct nv_sym_def {
-    size_t offset;                    /* of the pointer in nvml_fns */
+    size_t offset; /* of the pointer in nvml_fns */
     int required;
     const char *names[NV_MAX_NAMES + 1];
 } nv_sym_def;

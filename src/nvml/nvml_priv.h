@@ -7,18 +7,18 @@
 #include "backend.h"
 #include "nvml_syms.h"
 
-#define NV_GPM_IDS 9          /* GPM metrics gpuwatch reads (see nvml_gpm.c) */
-#define NV_MAX_ERR_KINDS 128  /* distinct (function, error) pairs counted */
+#define NV_GPM_IDS 9         /* GPM metrics gpuwatch reads (see nvml_gpm.c) */
+#define NV_MAX_ERR_KINDS 128 /* distinct (function, error) pairs counted */
 
 /* One GPU. All backend state is under backend.lock (each op takes it), except the error counters. */
 typedef struct nv_gpu {
     int index;
-    nvmlDevice_t dev;              /* NULL until a handle was obtained */
-    int lost;                      /* the last call said GPU_IS_LOST (or no handle yet) */
-    metric_set unsup;              /* NOT_SUPPORTED: never asked again */
-    int mem_v1;                    /* MemoryInfo_v2 refused: use the v1 call */
-    int temp_plain;                /* TemperatureV refused: use GetTemperature */
-    int fields_off;                /* GetFieldValues refused: use the single getters */
+    nvmlDevice_t dev; /* NULL until a handle was obtained */
+    int lost;         /* the last call said GPU_IS_LOST (or no handle yet) */
+    metric_set unsup; /* NOT_SUPPORTED: never asked again */
+    int mem_v1;       /* MemoryInfo_v2 refused: use the v1 call */
+    int temp_plain;   /* TemperatureV refused: use GetTemperature */
+    int fields_off;   /* GetFieldValues refused: use the single getters */
     unsigned pci_domain, pci_bus, pci_device;
     int have_pci;
     /* XID events */
@@ -26,20 +26,20 @@ typedef struct nv_gpu {
     unsigned xid_last;
     uint64_t xid_count;
     /* GPM */
-    int gpm_support;               /* 0 unknown, 1 yes, -1 no */
-    int gpm_alloc;                 /* gpm_prev and gpm_cur are allocated */
+    int gpm_support; /* 0 unknown, 1 yes, -1 no */
+    int gpm_alloc;   /* gpm_prev and gpm_cur are allocated */
     nvmlGpmSample_t gpm_prev, gpm_cur;
-    uint64_t gpm_prev_us;          /* monotonic time of gpm_prev, 0 = none */
+    uint64_t gpm_prev_us; /* monotonic time of gpm_prev, 0 = none */
     double gpm_val[NV_GPM_IDS];
-    unsigned gpm_have;             /* bit i: gpm_val[i] holds a value */
-    nvmlGpmMetricsGet_t gpm_get;   /* scratch for nvmlGpmMetricsGet */
+    unsigned gpm_have;           /* bit i: gpm_val[i] holds a value */
+    nvmlGpmMetricsGet_t gpm_get; /* scratch for nvmlGpmMetricsGet */
     /* processes (scratch, grown on demand, never shrunk) */
     unsigned char *pbuf;
-    size_t pbuf_cap;               /* bytes */
+    size_t pbuf_cap; /* bytes */
     nvmlProcessUtilizationSample_t *ubuf;
-    unsigned ubuf_cap;             /* entries */
+    unsigned ubuf_cap; /* entries */
     unsigned long long putil_last_ts;
-    unsigned proc_unsup;           /* PROC_* bits of lists NOT_SUPPORTED, and NV_PROC_UTIL_UNSUP */
+    unsigned proc_unsup; /* PROC_* bits of lists NOT_SUPPORTED, and NV_PROC_UTIL_UNSUP */
 } nv_gpu;
 
 #define NV_PROC_UTIL_UNSUP 0x100u
@@ -53,18 +53,18 @@ typedef struct nv_err_kind {
 struct backend {
     void *lib;
     nvml_fns fn;
-    const char *sym_name[NV_SYM_COUNT];    /* name resolved, NULL when absent */
+    const char *sym_name[NV_SYM_COUNT];      /* name resolved, NULL when absent */
     unsigned char sym_variant[NV_SYM_COUNT]; /* index of that name in its list */
     int inited;
     int count;
     nv_gpu *gpus;
     backend_versions versions;
-    metric_set dynamic;                    /* metrics read per sample (not MF_STATIC, not strings) */
-    metric_id bit_ids[16];                 /* MF_BIT metrics (their parent is read for them) */
+    metric_set dynamic;    /* metrics read per sample (not MF_STATIC, not strings) */
+    metric_id bit_ids[16]; /* MF_BIT metrics (their parent is read for them) */
     int n_bit_ids;
-    pthread_mutex_t lock;                  /* one op at a time: reads may come from several threads */
-    nvmlEventSet_t events;                 /* NULL when events are unavailable */
-    pthread_mutex_t err_lock;              /* the counters only: error_counts does not wait for a read */
+    pthread_mutex_t lock;     /* one op at a time: reads may come from several threads */
+    nvmlEventSet_t events;    /* NULL when events are unavailable */
+    pthread_mutex_t err_lock; /* the counters only: error_counts does not wait for a read */
     nv_err_kind errs[NV_MAX_ERR_KINDS];
     int n_errs;
 };
@@ -89,7 +89,10 @@ int nv_error_counts(backend *b, backend_error_count *out, int max);
  * FUNCTION_NOT_FOUND mark the metrics unsupported on this GPU; GPU_IS_LOST marks the GPU lost; every
  * other failure is counted. */
 int nv_check(nv_rd *r, nv_sym sym, nvmlReturn_t rc, const metric_id *ids, int n);
-static inline int nv_check1(nv_rd *r, nv_sym sym, nvmlReturn_t rc, metric_id id) { return nv_check(r, sym, rc, &id, 1); }
+static inline int nv_check1(nv_rd *r, nv_sym sym, nvmlReturn_t rc, metric_id id)
+{
+    return nv_check(r, sym, rc, &id, 1);
+}
 
 /* The library does not do this call (as opposed to failing it this once): use an older one from now on. */
 static inline int nv_refused(nvmlReturn_t rc)
@@ -104,11 +107,20 @@ static inline int nv_need(const nv_rd *r, metric_id id)
 {
     return !r->g->lost && mset_has(&r->want, id) && !mset_has(&r->g->unsup, id);
 }
-static inline void nv_set(nv_rd *r, metric_id id, double v) { sample_set(r->out, id, v); }
+static inline void nv_set(nv_rd *r, metric_id id, double v)
+{
+    sample_set(r->out, id, v);
+}
 /* raw x scale, where a scale below 1 (0.001: mW -> W) divides by its inverse: 286082 / 1000.0 is the
  * double nearest 286.082 (what the text "286.082" reads as), which 286082 * 0.001 need not be. */
-static inline double nv_scaled(double raw, double scale) { return scale < 1 ? raw / (1.0 / scale) : raw * scale; }
-static inline void nv_unsupported(nv_rd *r, metric_id id) { mset_add(&r->g->unsup, id); }
+static inline double nv_scaled(double raw, double scale)
+{
+    return scale < 1 ? raw / (1.0 / scale) : raw * scale;
+}
+static inline void nv_unsupported(nv_rd *r, metric_id id)
+{
+    mset_add(&r->g->unsup, id);
+}
 
 /* nvml_backend.c */
 /* Gets a (new) handle for a GPU marked lost, one cheap call: GPU_OK when it can be read again. */
@@ -123,7 +135,7 @@ typedef nvmlReturn_t (*nv_u32_fn)(nvmlDevice_t, unsigned int *);
 /* The common getter shape: one unsigned int, times scale (e.g. mW -> W). */
 void nv_read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale);
 gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sample *out);
-void nv_read_memory(nv_rd *r);  /* the wanted ones of memory total/reserved/used/free */
+void nv_read_memory(nv_rd *r); /* the wanted ones of memory total/reserved/used/free */
 void nv_read_fields(nv_rd *r);
 
 /* nvml_events.c */

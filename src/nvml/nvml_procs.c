@@ -5,8 +5,8 @@
 #include "nvml_priv.h"
 #include "util.h"
 
-#define NV_LIST_TRIES 4      /* the list may grow between the two calls: ask again, a few times */
-#define NV_LIST_SLACK 8      /* room for processes starting between the calls */
+#define NV_LIST_TRIES 4 /* the list may grow between the two calls: ask again, a few times */
+#define NV_LIST_SLACK 8 /* room for processes starting between the calls */
 
 typedef nvmlReturn_t (*nv_list_fn)(nvmlDevice_t, unsigned int *, void *);
 

@@ -86,7 +86,8 @@ static void read_temperature(nv_rd *r)
         r->g->temp_plain = 1; /* the deprecated call still answers on every driver */
     }
     unsigned v = 0;
-    if (f->GetTemperature && nv_check1(r, NV_GetTemperature, f->GetTemperature(r->g->dev, NVML_TEMPERATURE_GPU, &v), M_TEMP_GPU))
+    if (f->GetTemperature &&
+        nv_check1(r, NV_GetTemperature, f->GetTemperature(r->g->dev, NVML_TEMPERATURE_GPU, &v), M_TEMP_GPU))
         nv_set(r, M_TEMP_GPU, v);
 }
 
@@ -129,9 +130,13 @@ static void read_power_and_state(nv_rd *r)
 
 static void read_clocks(nv_rd *r)
 {
-    static const struct { nvmlClockType_t t; metric_id id; } ck[] = {
-        {NVML_CLOCK_GRAPHICS, M_CLOCK_GR}, {NVML_CLOCK_SM, M_CLOCK_SM},
-        {NVML_CLOCK_MEM, M_CLOCK_MEM}, {NVML_CLOCK_VIDEO, M_CLOCK_VIDEO}};
+    static const struct {
+        nvmlClockType_t t;
+        metric_id id;
+    } ck[] = {{NVML_CLOCK_GRAPHICS, M_CLOCK_GR},
+              {NVML_CLOCK_SM, M_CLOCK_SM},
+              {NVML_CLOCK_MEM, M_CLOCK_MEM},
+              {NVML_CLOCK_VIDEO, M_CLOCK_VIDEO}};
     const nvml_fns *f = &r->b->fn;
     for (size_t i = 0; i < sizeof ck / sizeof ck[0] && f->GetClockInfo; i++) {
         unsigned v = 0;
@@ -149,11 +154,14 @@ static void read_pcie(nv_rd *r)
     const nvml_fns *f = &r->b->fn;
     nv_read_u32(r, NV_GetCurrPcieLinkGeneration, f->GetCurrPcieLinkGeneration, M_PCIE_GEN_CUR, 1);
     nv_read_u32(r, NV_GetCurrPcieLinkWidth, f->GetCurrPcieLinkWidth, M_PCIE_WIDTH_CUR, 1);
-    static const struct { nvmlPcieUtilCounter_t c; metric_id id; } tp[] = {
-        {NVML_PCIE_UTIL_RX_BYTES, M_PCIE_RX}, {NVML_PCIE_UTIL_TX_BYTES, M_PCIE_TX}};
+    static const struct {
+        nvmlPcieUtilCounter_t c;
+        metric_id id;
+    } tp[] = {{NVML_PCIE_UTIL_RX_BYTES, M_PCIE_RX}, {NVML_PCIE_UTIL_TX_BYTES, M_PCIE_TX}};
     for (size_t i = 0; i < 2 && f->GetPcieThroughput; i++) {
         unsigned v = 0; /* KB/s over a 20 ms window */
-        if (nv_need(r, tp[i].id) && nv_check1(r, NV_GetPcieThroughput, f->GetPcieThroughput(r->g->dev, tp[i].c, &v), tp[i].id))
+        if (nv_need(r, tp[i].id) &&
+            nv_check1(r, NV_GetPcieThroughput, f->GetPcieThroughput(r->g->dev, tp[i].c, &v), tp[i].id))
             nv_set(r, tp[i].id, v);
     }
 }

@@ -16,14 +16,18 @@ typedef struct local_alerts {
 } local_alerts;
 
 /* ---- the engine reads top's ring and GPU identities ---- */
-static int src_count(void *ctx) { return ring_gpus(((local_alerts *)ctx)->m->hist); }
+static int src_count(void *ctx)
+{
+    return ring_gpus(((local_alerts *)ctx)->m->hist);
+}
 
 static int src_info(void *ctx, int gpu, gpu_info *out)
 {
     top_model *m = ((local_alerts *)ctx)->m;
     pthread_mutex_lock(&m->lock);
     int ok = gpu >= 0 && gpu < m->ngpus;
-    if (ok) *out = m->gpus[gpu].info;
+    if (ok)
+        *out = m->gpus[gpu].info;
     pthread_mutex_unlock(&m->lock);
     return ok;
 }
@@ -42,14 +46,16 @@ static int src_latest(void *ctx, int gpu, int64_t now_us, gpu_sample *out)
 static const char *label_of(const alert_view *v, const char *name)
 {
     for (int i = 0; i < v->nlabels; i++)
-        if (strcmp(v->label_names[i], name) == 0) return v->label_values[i];
+        if (strcmp(v->label_names[i], name) == 0)
+            return v->label_values[i];
     return NULL;
 }
 
 static const char *annotation_of(const alert_view *v, const char *name)
 {
     for (int i = 0; i < v->nannotations; i++)
-        if (strcmp(v->annotation_names[i], name) == 0) return v->annotation_values[i];
+        if (strcmp(v->annotation_names[i], name) == 0)
+            return v->annotation_values[i];
     return NULL;
 }
 
@@ -63,7 +69,8 @@ static void eval_after_refresh(void *ctx, top_model *m)
     int n = 0;
     for (int i = 0; i < l.n && n < TOP_MAX_ALERTS; i++) {
         const alert_view *v = &l.v[i];
-        if (v->state == ALERT_INACTIVE) continue;
+        if (v->state == ALERT_INACTIVE)
+            continue;
         top_alert_line_make(&lines[n++], v->alertname, label_of(v, "severity"), alert_state_name(v->state),
                             annotation_of(v, "summary"));
     }
@@ -78,15 +85,24 @@ static void eval_after_refresh(void *ctx, top_model *m)
 int top_alerts_local_start(top_source *src, top_model *m, const struct top_thresholds *th, char *why, size_t n)
 {
     char *path = alerts_default_rules_path();
-    if (!path) { snprintf(why, n, "no default alert rules file found"); return -1; }
+    if (!path) {
+        snprintf(why, n, "no default alert rules file found");
+        return -1;
+    }
     local_alerts *la = calloc(1, sizeof *la);
     la->e = la ? alert_engine_new() : NULL;
-    if (!la || !la->e) { free(la); free(path); snprintf(why, n, "out of memory"); return -1; }
+    if (!la || !la->e) {
+        free(la);
+        free(path);
+        snprintf(why, n, "out of memory");
+        return -1;
+    }
     char *errs = NULL;
     size_t errlen = 0;
     FILE *ef = open_memstream(&errs, &errlen);
     int bad = ef ? alert_engine_load(la->e, path, ef) : 1;
-    if (ef) fclose(ef);
+    if (ef)
+        fclose(ef);
     if (bad) {
         snprintf(why, n, "alert rules %s: %s", path, errs && *errs ? errs : "cannot be read");
         free(errs);
@@ -103,8 +119,8 @@ int top_alerts_local_start(top_source *src, top_model *m, const struct top_thres
     alert_engine_set_threshold(la->e, "GPUMemoryTemperatureWarning", th->hbm_warn);
     alert_engine_set_threshold(la->e, "GPUMemoryTemperatureCritical", th->hbm_crit);
     la->m = m;
-    la->src = (alert_source){.ctx = la, .gpu_count = src_count, .gpu_info = src_info, .each = src_each,
-                             .latest = src_latest};
+    la->src =
+        (alert_source){.ctx = la, .gpu_count = src_count, .gpu_info = src_info, .each = src_each, .latest = src_latest};
     src->after = eval_after_refresh;
     src->actx = la;
     return 0;
@@ -113,7 +129,8 @@ int top_alerts_local_start(top_source *src, top_model *m, const struct top_thres
 void top_alerts_local_stop(top_source *src)
 {
     local_alerts *la = src->actx;
-    if (!la) return;
+    if (!la)
+        return;
     alert_engine_free(la->e);
     free(la);
     src->after = NULL;

@@ -14,26 +14,25 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-        "usage: gpuwatch top [OPTIONS]\n"
-        "Live view of the GPUs, their history and their processes. Not on a terminal, or with\n"
-        "--once, prints one plain-text snapshot and exits.\n\n"
-        "  -d, --interval SEC     refresh interval (default 1; 0.1 to 60; also 100ms, 2s)\n"
-        "  --once                 print one snapshot and exit\n"
-        "  --layout MODE          auto (default), full or compact (one line per GPU)\n"
-        "  --temp-warn C          core temperature warning (default 80)\n"
-        "  --temp-crit C          core temperature critical (default 90)\n"
-        "  --hbm-warn C           HBM temperature warning (default 95)\n"
-        "  --hbm-crit C           HBM temperature critical (default 105)\n"
-        "  --ascii                no Unicode characters (automatic on vt100 and non-UTF-8 locales)\n"
-        "  --no-color             no colours (also when NO_COLOR is set)\n"
-        "  --host HOST:PORT       read a remote gpuwatch agent's JSON API instead of local GPUs\n"
-        "  --tls                  use https to the agent\n"
-        "  --cacert FILE          CA certificate to verify the agent with\n"
-        "  --insecure             do not verify the agent's certificate\n"
-        "  --user USER            basic-auth user\n"
-        "  --password-file FILE   basic-auth password (first line of FILE)\n"
-        "\nkeys: ? or F1 help, q quit (the help screen lists them all)\n");
+    fprintf(f, "usage: gpuwatch top [OPTIONS]\n"
+               "Live view of the GPUs, their history and their processes. Not on a terminal, or with\n"
+               "--once, prints one plain-text snapshot and exits.\n\n"
+               "  -d, --interval SEC     refresh interval (default 1; 0.1 to 60; also 100ms, 2s)\n"
+               "  --once                 print one snapshot and exit\n"
+               "  --layout MODE          auto (default), full or compact (one line per GPU)\n"
+               "  --temp-warn C          core temperature warning (default 80)\n"
+               "  --temp-crit C          core temperature critical (default 90)\n"
+               "  --hbm-warn C           HBM temperature warning (default 95)\n"
+               "  --hbm-crit C           HBM temperature critical (default 105)\n"
+               "  --ascii                no Unicode characters (automatic on vt100 and non-UTF-8 locales)\n"
+               "  --no-color             no colours (also when NO_COLOR is set)\n"
+               "  --host HOST:PORT       read a remote gpuwatch agent's JSON API instead of local GPUs\n"
+               "  --tls                  use https to the agent\n"
+               "  --cacert FILE          CA certificate to verify the agent with\n"
+               "  --insecure             do not verify the agent's certificate\n"
+               "  --user USER            basic-auth user\n"
+               "  --password-file FILE   basic-auth password (first line of FILE)\n"
+               "\nkeys: ? or F1 help, q quit (the help screen lists them all)\n");
 }
 
 static int num_arg(const char *opt, const char *v, double lo, double hi, double *out)
@@ -52,7 +51,8 @@ static int num_arg(const char *opt, const char *v, double lo, double hi, double 
 static int want_ascii(void)
 {
     const char *cs = nl_langinfo(CODESET);
-    if (!cs || strcmp(cs, "UTF-8") != 0) return 1;
+    if (!cs || strcmp(cs, "UTF-8") != 0)
+        return 1;
     const char *term = getenv("TERM");
     return term && (strncmp(term, "vt1", 3) == 0 || strncmp(term, "vt2", 3) == 0 || strcmp(term, "dumb") == 0);
 }
@@ -62,34 +62,68 @@ static int parse(int argc, char **argv, top_opts *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int used = 1;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); exit(0); }
-        else if (!strcmp(a, "--once")) { o->once = 1; used = 0; }
-        else if (!strcmp(a, "--ascii")) { o->ascii = 1; used = 0; }
-        else if (!strcmp(a, "--no-color")) { o->no_color = 1; used = 0; }
-        else if (!strcmp(a, "--tls")) { o->remote.tls = 1; used = 0; }
-        else if (!strcmp(a, "--insecure")) { o->remote.insecure = 1; used = 0; }
-        else if (!v) { fprintf(stderr, "gpuwatch top: unknown option or missing value: '%s'\n", a); return -1; }
-        else if (!strcmp(a, "-d") || !strcmp(a, "--interval")) {
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--once")) {
+            o->once = 1;
+            used = 0;
+        } else if (!strcmp(a, "--ascii")) {
+            o->ascii = 1;
+            used = 0;
+        } else if (!strcmp(a, "--no-color")) {
+            o->no_color = 1;
+            used = 0;
+        } else if (!strcmp(a, "--tls")) {
+            o->remote.tls = 1;
+            used = 0;
+        } else if (!strcmp(a, "--insecure")) {
+            o->remote.insecure = 1;
+            used = 0;
+        } else if (!v) {
+            fprintf(stderr, "gpuwatch top: unknown option or missing value: '%s'\n", a);
+            return -1;
+        } else if (!strcmp(a, "-d") || !strcmp(a, "--interval")) {
             if (gw_parse_duration(v, &o->interval_s) != 0 || o->interval_s < 0.1 || o->interval_s > 60) {
                 fprintf(stderr, "gpuwatch top: --interval needs 0.1 to 60 seconds (got '%s')\n", v);
                 return -1;
             }
+        } else if (!strcmp(a, "--temp-warn")) {
+            if (num_arg(a, v, 0, 200, &o->th.temp_warn))
+                return -1;
+        } else if (!strcmp(a, "--temp-crit")) {
+            if (num_arg(a, v, 0, 200, &o->th.temp_crit))
+                return -1;
+        } else if (!strcmp(a, "--hbm-warn")) {
+            if (num_arg(a, v, 0, 200, &o->th.hbm_warn))
+                return -1;
+        } else if (!strcmp(a, "--hbm-crit")) {
+            if (num_arg(a, v, 0, 200, &o->th.hbm_crit))
+                return -1;
+        } else if (!strcmp(a, "--layout")) {
+            if (!strcmp(v, "auto"))
+                o->layout = LAYOUT_AUTO;
+            else if (!strcmp(v, "full"))
+                o->layout = LAYOUT_FULL;
+            else if (!strcmp(v, "compact"))
+                o->layout = LAYOUT_COMPACT;
+            else {
+                fprintf(stderr, "gpuwatch top: --layout is auto, full or compact (got '%s')\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--host")) {
+            o->remote.host = v;
+            o->remote_on = 1;
+        } else if (!strcmp(a, "--cacert"))
+            o->remote.cacert = v;
+        else if (!strcmp(a, "--user"))
+            o->remote.user = v;
+        else if (!strcmp(a, "--password-file"))
+            o->remote.password_file = v;
+        else {
+            fprintf(stderr, "gpuwatch top: unknown option '%s'\n", a);
+            return -1;
         }
-        else if (!strcmp(a, "--temp-warn")) { if (num_arg(a, v, 0, 200, &o->th.temp_warn)) return -1; }
-        else if (!strcmp(a, "--temp-crit")) { if (num_arg(a, v, 0, 200, &o->th.temp_crit)) return -1; }
-        else if (!strcmp(a, "--hbm-warn")) { if (num_arg(a, v, 0, 200, &o->th.hbm_warn)) return -1; }
-        else if (!strcmp(a, "--hbm-crit")) { if (num_arg(a, v, 0, 200, &o->th.hbm_crit)) return -1; }
-        else if (!strcmp(a, "--layout")) {
-            if (!strcmp(v, "auto")) o->layout = LAYOUT_AUTO;
-            else if (!strcmp(v, "full")) o->layout = LAYOUT_FULL;
-            else if (!strcmp(v, "compact")) o->layout = LAYOUT_COMPACT;
-            else { fprintf(stderr, "gpuwatch top: --layout is auto, full or compact (got '%s')\n", v); return -1; }
-        }
-        else if (!strcmp(a, "--host")) { o->remote.host = v; o->remote_on = 1; }
-        else if (!strcmp(a, "--cacert")) o->remote.cacert = v;
-        else if (!strcmp(a, "--user")) o->remote.user = v;
-        else if (!strcmp(a, "--password-file")) o->remote.password_file = v;
-        else { fprintf(stderr, "gpuwatch top: unknown option '%s'\n", a); return -1; }
         i += used;
     }
     if (o->th.temp_warn > o->th.temp_crit || o->th.hbm_warn > o->th.hbm_crit) {
@@ -107,16 +141,23 @@ int cmd_top(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
     top_opts o = {.interval_s = 1.0, .th = {80, 90, 95, 105}, .layout = LAYOUT_AUTO};
-    if (parse(argc, argv, &o) != 0) return GW_EXIT_USAGE;
+    if (parse(argc, argv, &o) != 0)
+        return GW_EXIT_USAGE;
     const char *nc = getenv("NO_COLOR");
-    if (nc && *nc) o.no_color = 1;
-    if (want_ascii()) o.ascii = 1;
-    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) o.once = 1;
+    if (nc && *nc)
+        o.no_color = 1;
+    if (want_ascii())
+        o.ascii = 1;
+    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+        o.once = 1;
     /* The alerts engine logs state changes; on the screen they belong to the panel, not stderr. */
     gw_log_set_level(o.once ? GW_LOG_WARN : GW_LOG_ERROR);
 
     static top_model m;
-    if (top_model_init(&m) != 0) { fprintf(stderr, "gpuwatch top: out of memory\n"); return 1; }
+    if (top_model_init(&m) != 0) {
+        fprintf(stderr, "gpuwatch top: out of memory\n");
+        return 1;
+    }
     top_source src = {0};
     char err[256] = "";
     int st = o.remote_on ? top_source_remote(&src, &m, &o.remote, err, sizeof err)
@@ -133,7 +174,8 @@ int cmd_top(int argc, char **argv)
     int rc = 0;
     if (o.once) {
         src.refresh(src.ctx, &m);
-        if (src.after) src.after(src.actx, &m);
+        if (src.after)
+            src.after(src.actx, &m);
         top_snapshot(stdout, &m, &o);
         rc = m.error[0] && m.ngpus == 0 ? 1 : 0;
     } else {

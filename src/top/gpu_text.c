@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static int get(const gpu_sample *s, metric_id id, double *v) { return sample_get(s, id, v); }
+static int get(const gpu_sample *s, metric_id id, double *v)
+{
+    return sample_get(s, id, v);
+}
 
 void gpu_text_make(const top_gpu *g, const top_thresholds *th, int stale, int ascii, gpu_text *t)
 {
@@ -14,10 +17,14 @@ void gpu_text_make(const top_gpu *g, const top_thresholds *th, int stale, int as
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", g->info.str[M_NAME][0] ? g->info.str[M_NAME] : "(unknown GPU)");
     snprintf(t->bus, sizeof t->bus, "%s", g->info.str[M_PCI_BUS_ID]);
-    if (g->lost) snprintf(t->state, sizeof t->state, "LOST");
-    else if (stale) snprintf(t->state, sizeof t->state, "STALE");
-    else if (!g->have_sample) snprintf(t->state, sizeof t->state, "WAIT");
-    if (get(s, M_PSTATE, &a)) snprintf(t->pstate, sizeof t->pstate, "P%.0f", a);
+    if (g->lost)
+        snprintf(t->state, sizeof t->state, "LOST");
+    else if (stale)
+        snprintf(t->state, sizeof t->state, "STALE");
+    else if (!g->have_sample)
+        snprintf(t->state, sizeof t->state, "WAIT");
+    if (get(s, M_PSTATE, &a))
+        snprintf(t->pstate, sizeof t->pstate, "P%.0f", a);
 
     snprintf(t->util, sizeof t->util, "N/A");
     if (get(s, M_UTIL_GPU, &a)) {
@@ -54,15 +61,20 @@ void gpu_text_make(const top_gpu *g, const top_thresholds *th, int stale, int as
         t->hbm_lvl = fmt_level(a, th->hbm_warn, th->hbm_crit);
     }
     snprintf(t->sm_clk, sizeof t->sm_clk, "N/A");
-    if (get(s, M_CLOCK_SM, &a)) snprintf(t->sm_clk, sizeof t->sm_clk, "%.0f MHz", a);
+    if (get(s, M_CLOCK_SM, &a))
+        snprintf(t->sm_clk, sizeof t->sm_clk, "%.0f MHz", a);
     snprintf(t->mem_clk, sizeof t->mem_clk, "N/A");
-    if (get(s, M_CLOCK_MEM, &a)) snprintf(t->mem_clk, sizeof t->mem_clk, "%.0f MHz", a);
+    if (get(s, M_CLOCK_MEM, &a))
+        snprintf(t->mem_clk, sizeof t->mem_clk, "%.0f MHz", a);
     snprintf(t->fan, sizeof t->fan, "N/A");
-    if (get(s, M_FAN_SPEED, &a)) snprintf(t->fan, sizeof t->fan, "%.0f%%", a);
+    if (get(s, M_FAN_SPEED, &a))
+        snprintf(t->fan, sizeof t->fan, "%.0f%%", a);
 
     char rx[16] = "N/A", tx[16] = "N/A";
-    if (get(s, M_PCIE_RX, &a)) fmt_kbs(rx, sizeof rx, a);
-    if (get(s, M_PCIE_TX, &a)) fmt_kbs(tx, sizeof tx, a);
+    if (get(s, M_PCIE_RX, &a))
+        fmt_kbs(rx, sizeof rx, a);
+    if (get(s, M_PCIE_TX, &a))
+        fmt_kbs(tx, sizeof tx, a);
     snprintf(t->pcie, sizeof t->pcie, "rx %s tx %s", rx, tx);
 
     if (get(s, M_CER_ACTIVE, &a) && a >= 0)
@@ -84,11 +96,14 @@ void gpu_text_make(const top_gpu *g, const top_thresholds *th, int stale, int as
     }
     if (get(s, M_ECC_SBE_VOL, &a) && a > 0 && pos < sizeof t->marks) {
         pos += (size_t)snprintf(t->marks + pos, sizeof t->marks - pos, "ECC SBE %.0f ", a);
-        if (t->marks_lvl < LVL_WARN) t->marks_lvl = LVL_WARN;
+        if (t->marks_lvl < LVL_WARN)
+            t->marks_lvl = LVL_WARN;
     }
     if (get(s, M_REMAP_PENDING, &a) && a > 0 && pos < sizeof t->marks) {
         pos += (size_t)snprintf(t->marks + pos, sizeof t->marks - pos, "REMAP PENDING ");
-        if (t->marks_lvl < LVL_WARN) t->marks_lvl = LVL_WARN;
+        if (t->marks_lvl < LVL_WARN)
+            t->marks_lvl = LVL_WARN;
     }
-    if (pos > 0 && pos < sizeof t->marks) t->marks[pos - 1] = 0;
+    if (pos > 0 && pos < sizeof t->marks)
+        t->marks[pos - 1] = 0;
 }

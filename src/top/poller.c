@@ -28,9 +28,10 @@ static void *poll_main(void *arg)
             p->kicked = 0;
             pthread_mutex_unlock(&p->mu);
             p->src->refresh(p->src->ctx, p->m);
-            if (p->src->after) p->src->after(p->src->actx, p->m);
+            if (p->src->after)
+                p->src->after(p->src->actx, p->m);
             ssize_t w = write(p->pipefd[1], "x", 1);
-            (void)w;                           /* a full pipe already wakes the UI */
+            (void)w; /* a full pipe already wakes the UI */
             pthread_mutex_lock(&p->mu);
         }
         struct timespec until;
@@ -38,9 +39,13 @@ static void *poll_main(void *arg)
         uint64_t ns = (uint64_t)(p->interval_s * 1e9);
         until.tv_sec += (time_t)(ns / 1000000000u);
         until.tv_nsec += (long)(ns % 1000000000u);
-        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
         while (!p->stop && !p->kicked)
-            if (pthread_cond_timedwait(&p->cv, &p->mu, &until) == ETIMEDOUT) break;
+            if (pthread_cond_timedwait(&p->cv, &p->mu, &until) == ETIMEDOUT)
+                break;
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -49,7 +54,8 @@ static void *poll_main(void *arg)
 top_poller *top_poller_start(top_source *src, top_model *m, double interval_s)
 {
     top_poller *p = calloc(1, sizeof *p);
-    if (!p) return NULL;
+    if (!p)
+        return NULL;
     p->src = src;
     p->m = m;
     p->interval_s = interval_s;
@@ -59,8 +65,7 @@ top_poller *top_poller_start(top_source *src, top_model *m, double interval_s)
     pthread_cond_init(&p->cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&p->mu, NULL);
-    if (pipe2(p->pipefd, O_NONBLOCK | O_CLOEXEC) != 0 ||
-        pthread_create(&p->thread, NULL, poll_main, p) != 0) {
+    if (pipe2(p->pipefd, O_NONBLOCK | O_CLOEXEC) != 0 || pthread_create(&p->thread, NULL, poll_main, p) != 0) {
         pthread_cond_destroy(&p->cv);
         pthread_mutex_destroy(&p->mu);
         free(p);
@@ -90,12 +95,19 @@ void top_poller_pause(top_poller *p, int paused)
 {
     pthread_mutex_lock(&p->mu);
     p->paused = paused;
-    if (!paused) p->kicked = 1;            /* fresh data as soon as the user resumes */
+    if (!paused)
+        p->kicked = 1; /* fresh data as soon as the user resumes */
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
 }
-void top_poller_kick(top_poller *p) { set_and_signal(p, &p->kicked, 1); }
-int top_poller_fd(top_poller *p) { return p->pipefd[0]; }
+void top_poller_kick(top_poller *p)
+{
+    set_and_signal(p, &p->kicked, 1);
+}
+int top_poller_fd(top_poller *p)
+{
+    return p->pipefd[0];
+}
 
 void top_poller_drain(top_poller *p)
 {
@@ -106,7 +118,8 @@ void top_poller_drain(top_poller *p)
 
 void top_poller_stop(top_poller *p)
 {
-    if (!p) return;
+    if (!p)
+        return;
     set_and_signal(p, &p->stop, 1);
     pthread_join(p->thread, NULL);
     close(p->pipefd[0]);

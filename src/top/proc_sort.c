@@ -10,15 +10,19 @@ const char *const proc_col_names[PC_COUNT] = {
 
 int proc_matches(const gpu_proc *p, const char *filter)
 {
-    if (!filter || !*filter) return 1;
+    if (!filter || !*filter)
+        return 1;
     char num[32];
     snprintf(num, sizeof num, "%u", p->pid);
-    if (strstr(num, filter)) return 1;
+    if (strstr(num, filter))
+        return 1;
     snprintf(num, sizeof num, "gpu%d", p->gpu);
-    if (strcasecmp(num, filter) == 0) return 1;
+    if (strcasecmp(num, filter) == 0)
+        return 1;
     const char *texts[] = {p->user, p->container, p->name, p->cmdline};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
-        if (strcasestr(texts[i], filter)) return 1;
+        if (strcasestr(texts[i], filter))
+            return 1;
     return 0;
 }
 
@@ -64,26 +68,33 @@ static int compare(const void *a, const void *b, void *vctx)
     const char *tx = text_key(x, c->col);
     if (tx) {
         const char *ty = text_key(y, c->col);
-        if (!*tx != !*ty) return *tx ? -1 : 1;          /* empty last */
+        if (!*tx != !*ty)
+            return *tx ? -1 : 1; /* empty last */
         r = strcasecmp(tx, ty);
     } else {
         double vx, vy;
         int hx = num_key(x, c->col, c->now_s, &vx), hy = num_key(y, c->col, c->now_s, &vy);
-        if (hx != hy) return hx ? -1 : 1;                /* missing last */
-        if (hx) r = (vx > vy) - (vx < vy);
+        if (hx != hy)
+            return hx ? -1 : 1; /* missing last */
+        if (hx)
+            r = (vx > vy) - (vx < vy);
     }
-    if (c->desc) r = -r;
-    if (r) return r;
-    if (x->gpu != y->gpu) return x->gpu - y->gpu;
+    if (c->desc)
+        r = -r;
+    if (r)
+        return r;
+    if (x->gpu != y->gpu)
+        return x->gpu - y->gpu;
     return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-int proc_order(const gpu_proc *procs, int n, const char *filter, int gpu, proc_col col, int desc,
-               uint64_t now_s, int *order)
+int proc_order(const gpu_proc *procs, int n, const char *filter, int gpu, proc_col col, int desc, uint64_t now_s,
+               int *order)
 {
     int k = 0;
     for (int i = 0; i < n; i++)
-        if ((gpu < 0 || procs[i].gpu == gpu) && proc_matches(&procs[i], filter)) order[k++] = i;
+        if ((gpu < 0 || procs[i].gpu == gpu) && proc_matches(&procs[i], filter))
+            order[k++] = i;
     sort_ctx c = {procs, col, desc, now_s};
     qsort_r(order, (size_t)k, sizeof *order, compare, &c);
     return k;

@@ -11,16 +11,26 @@ void proc_cells(const gpu_proc *p, uint64_t now_s, char cells[PC_COUNT][PROC_CEL
     snprintf(cells[PC_PID], PROC_CELL, "%u", p->pid);
     snprintf(cells[PC_USER], PROC_CELL, "%s", p->user[0] ? p->user : "-");
     snprintf(cells[PC_CONTAINER], PROC_CELL, "%s", p->container[0] ? p->container : "-");
-    if (p->has_mem) fmt_mib(cells[PC_GPUMEM], PROC_CELL, p->mem_mib);
-    else snprintf(cells[PC_GPUMEM], PROC_CELL, "N/A");
-    if (p->has_sm) snprintf(cells[PC_SM], PROC_CELL, "%.0f", p->sm_util);
-    else snprintf(cells[PC_SM], PROC_CELL, "N/A");
-    if (p->has_cpu) snprintf(cells[PC_CPU], PROC_CELL, "%.0f", p->cpu_percent);
-    else snprintf(cells[PC_CPU], PROC_CELL, "N/A");
-    if (p->has_rss) fmt_mib(cells[PC_HOSTMEM], PROC_CELL, p->rss_mib);
-    else snprintf(cells[PC_HOSTMEM], PROC_CELL, "N/A");
-    if (p->start_time_s && now_s >= p->start_time_s) fmt_duration(cells[PC_TIME], PROC_CELL, now_s - p->start_time_s);
-    else snprintf(cells[PC_TIME], PROC_CELL, "-");
+    if (p->has_mem)
+        fmt_mib(cells[PC_GPUMEM], PROC_CELL, p->mem_mib);
+    else
+        snprintf(cells[PC_GPUMEM], PROC_CELL, "N/A");
+    if (p->has_sm)
+        snprintf(cells[PC_SM], PROC_CELL, "%.0f", p->sm_util);
+    else
+        snprintf(cells[PC_SM], PROC_CELL, "N/A");
+    if (p->has_cpu)
+        snprintf(cells[PC_CPU], PROC_CELL, "%.0f", p->cpu_percent);
+    else
+        snprintf(cells[PC_CPU], PROC_CELL, "N/A");
+    if (p->has_rss)
+        fmt_mib(cells[PC_HOSTMEM], PROC_CELL, p->rss_mib);
+    else
+        snprintf(cells[PC_HOSTMEM], PROC_CELL, "N/A");
+    if (p->start_time_s && now_s >= p->start_time_s)
+        fmt_duration(cells[PC_TIME], PROC_CELL, now_s - p->start_time_s);
+    else
+        snprintf(cells[PC_TIME], PROC_CELL, "-");
     const char *cmd = p->cmdline[0] ? p->cmdline : p->name[0] ? p->name : "?";
     snprintf(cells[PC_CMD], PROC_CELL, "%s", cmd);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 typedef struct gpu_hist {
-    gpu_sample *s;                /* TOP_HISTORY samples, by time */
+    gpu_sample *s; /* TOP_HISTORY samples, by time */
     int n;
 } gpu_hist;
 
@@ -14,10 +14,13 @@ typedef struct gpu_hist {
 static gpu_sample *hist_at(gpu_hist *h, uint64_t t)
 {
     for (int i = h->n - 1; i >= 0 && i >= h->n - 4; i--)
-        if (h->s[i].t_us == t) return &h->s[i];
+        if (h->s[i].t_us == t)
+            return &h->s[i];
     for (int i = 0; i < h->n; i++)
-        if (h->s[i].t_us == t) return &h->s[i];
-    if (h->n >= TOP_HISTORY) return NULL;
+        if (h->s[i].t_us == t)
+            return &h->s[i];
+    if (h->n >= TOP_HISTORY)
+        return NULL;
     gpu_sample *s = &h->s[h->n++];
     memset(s, 0, sizeof *s);
     s->t_us = t;
@@ -33,18 +36,24 @@ static int by_time(const void *a, const void *b)
 static void add_series(const cJSON *root, metric_id id, gpu_hist *h, int ngpus)
 {
     const cJSON *ser;
-    cJSON_ArrayForEach(ser, cJSON_GetObjectItemCaseSensitive(root, "series")) {
+    cJSON_ArrayForEach(ser, cJSON_GetObjectItemCaseSensitive(root, "series"))
+    {
         double g;
-        if (!jnum(ser, "gpu", &g) || g < 0 || g >= ngpus) continue;
+        if (!jnum(ser, "gpu", &g) || g < 0 || g >= ngpus)
+            continue;
         const cJSON *pts = cJSON_GetObjectItemCaseSensitive(ser, "samples");
         int total = cJSON_GetArraySize(pts), skip = total - TOP_HISTORY, k = 0;
         const cJSON *pt;
-        cJSON_ArrayForEach(pt, pts) {
-            if (k++ < skip) continue;                     /* keep the newest */
+        cJSON_ArrayForEach(pt, pts)
+        {
+            if (k++ < skip)
+                continue; /* keep the newest */
             const cJSON *t = cJSON_GetArrayItem(pt, 0), *v = cJSON_GetArrayItem(pt, 1);
-            if (!cJSON_IsNumber(t)) continue;
+            if (!cJSON_IsNumber(t))
+                continue;
             gpu_sample *s = hist_at(&h[(int)g], (uint64_t)(t->valuedouble * 1e6));
-            if (s && cJSON_IsNumber(v)) sample_set(s, id, v->valuedouble);
+            if (s && cJSON_IsNumber(v))
+                sample_set(s, id, v->valuedouble);
         }
     }
 }
@@ -55,20 +64,23 @@ void remote_prefill_history(remote_http *c, ring *r, int ngpus)
     static const metric_id ids[] = {M_UTIL_GPU, M_MEM_USED, M_POWER_DRAW, M_TEMP_GPU, M_TEMP_MEMORY};
     gpu_hist *h = calloc((size_t)ngpus, sizeof *h);
     int ok = h != NULL;
-    for (int g = 0; ok && g < ngpus; g++) ok = (h[g].s = calloc(TOP_HISTORY, sizeof *h[g].s)) != NULL;
+    for (int g = 0; ok && g < ngpus; g++)
+        ok = (h[g].s = calloc(TOP_HISTORY, sizeof *h[g].s)) != NULL;
     for (size_t i = 0; ok && i < sizeof ids / sizeof ids[0]; i++) {
         char path[160], err[512];
         snprintf(path, sizeof path, "/api/v1/samples?metric=%s&since=15m", catalog_get(ids[i])->field);
         cJSON *root = remote_get_json(c, path, err, sizeof err);
-        if (!root) break;
+        if (!root)
+            break;
         add_series(root, ids[i], h, ngpus);
         cJSON_Delete(root);
     }
     for (int g = 0; ok && g < ngpus; g++) {
         qsort(h[g].s, (size_t)h[g].n, sizeof *h[g].s, by_time);
-        for (int i = 0; i < h[g].n; i++) ring_push(r, g, &h[g].s[i]);
+        for (int i = 0; i < h[g].n; i++)
+            ring_push(r, g, &h[g].s[i]);
     }
-    for (int g = 0; h && g < ngpus; g++) free(h[g].s);
+    for (int g = 0; h && g < ngpus; g++)
+        free(h[g].s);
     free(h);
 }
-

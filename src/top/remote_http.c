@@ -10,9 +10,11 @@ static size_t on_data(char *p, size_t size, size_t n, void *vctx)
 {
     remote_http *c = vctx;
     size_t add = size * n;
-    if (c->len + add > (64u << 20)) return 0;             /* refuse absurd bodies */
+    if (c->len + add > (64u << 20))
+        return 0; /* refuse absurd bodies */
     char *nb = realloc(c->body, c->len + add + 1);
-    if (!nb) return 0;
+    if (!nb)
+        return 0;
     memcpy(nb + c->len, p, add);
     c->body = nb;
     c->len += add;
@@ -23,8 +25,12 @@ static size_t on_data(char *p, size_t size, size_t n, void *vctx)
 static int read_password(const char *file, char *out, size_t n, char *err, size_t errlen)
 {
     FILE *f = fopen(file, "r");
-    if (!f) { snprintf(err, errlen, "--password-file %s: cannot read it", file); return -1; }
-    if (!fgets(out, (int)n, f)) out[0] = 0;
+    if (!f) {
+        snprintf(err, errlen, "--password-file %s: cannot read it", file);
+        return -1;
+    }
+    if (!fgets(out, (int)n, f))
+        out[0] = 0;
     fclose(f);
     out[strcspn(out, "\r\n")] = 0;
     return 0;
@@ -48,13 +54,15 @@ int remote_http_open(remote_http *h, const top_remote_opts *o, char *err, size_t
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 5000L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_USERAGENT, "gpuwatch-top");
-    if (o->cacert) curl_easy_setopt(c, CURLOPT_CAINFO, o->cacert);
+    if (o->cacert)
+        curl_easy_setopt(c, CURLOPT_CAINFO, o->cacert);
     if (o->insecure) {
         curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
     }
     if (o->user) {
-        if (read_password(o->password_file, h->password, sizeof h->password, err, errlen) != 0) return -1;
+        if (read_password(o->password_file, h->password, sizeof h->password, err, errlen) != 0)
+            return -1;
         curl_easy_setopt(c, CURLOPT_USERNAME, o->user);
         curl_easy_setopt(c, CURLOPT_PASSWORD, h->password);
     }
@@ -91,7 +99,8 @@ cJSON *remote_get_json(remote_http *c, const char *path, char *err, size_t errle
         return NULL;
     }
     cJSON *root = c->body ? cJSON_Parse(c->body) : NULL;
-    if (!root) snprintf(err, errlen, "agent %s%s: the answer is not JSON", c->base, path);
+    if (!root)
+        snprintf(err, errlen, "agent %s%s: the answer is not JSON", c->base, path);
     return root;
 }
 
@@ -104,8 +113,13 @@ const char *jstr(const cJSON *o, const char *key)
 int jnum(const cJSON *o, const char *key, double *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (cJSON_IsNumber(v)) { *out = v->valuedouble; return 1; }
-    if (cJSON_IsBool(v)) { *out = cJSON_IsTrue(v) ? 1 : 0; return 1; }
+    if (cJSON_IsNumber(v)) {
+        *out = v->valuedouble;
+        return 1;
+    }
+    if (cJSON_IsBool(v)) {
+        *out = cJSON_IsTrue(v) ? 1 : 0;
+        return 1;
+    }
     return 0;
 }
-

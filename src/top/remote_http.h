@@ -8,8 +8,8 @@
 #include "top_model.h"
 
 typedef struct remote_http {
-    void *curl;                   /* CURL * */
-    char base[128];               /* http(s)://HOST:PORT */
+    void *curl;     /* CURL * */
+    char base[128]; /* http(s)://HOST:PORT */
     char password[256];
     char *body;
     size_t len;

@@ -8,7 +8,7 @@
 typedef struct local_ctx {
     sampler s;
     metric_set want;
-    gpu_sample *tmp;             /* one per GPU, filled without the model lock */
+    gpu_sample *tmp; /* one per GPU, filled without the model lock */
     gpu_proc *procs;
 } local_ctx;
 
@@ -16,14 +16,15 @@ typedef struct local_ctx {
 static void wanted(metric_set *w)
 {
     static const metric_id ids[] = {
-        M_PSTATE, M_FAN_SPEED, M_TEMP_GPU, M_TEMP_MEMORY, M_UTIL_GPU, M_UTIL_MEMORY,
-        M_MEM_USED, M_MEM_FREE, M_MEM_RESERVED, M_POWER_DRAW, M_POWER_LIMIT, M_POWER_ENFORCED_LIMIT,
-        M_CLOCK_GR, M_CLOCK_SM, M_CLOCK_MEM, M_CER_ACTIVE, M_PCIE_GEN_CUR, M_PCIE_WIDTH_CUR,
-        M_PCIE_RX, M_PCIE_TX, M_ECC_SBE_VOL, M_ECC_DBE_VOL, M_REMAP_PENDING, M_REMAP_FAILURE,
+        M_PSTATE,   M_FAN_SPEED, M_TEMP_GPU,     M_TEMP_MEMORY, M_UTIL_GPU,      M_UTIL_MEMORY,
+        M_MEM_USED, M_MEM_FREE,  M_MEM_RESERVED, M_POWER_DRAW,  M_POWER_LIMIT,   M_POWER_ENFORCED_LIMIT,
+        M_CLOCK_GR, M_CLOCK_SM,  M_CLOCK_MEM,    M_CER_ACTIVE,  M_PCIE_GEN_CUR,  M_PCIE_WIDTH_CUR,
+        M_PCIE_RX,  M_PCIE_TX,   M_ECC_SBE_VOL,  M_ECC_DBE_VOL, M_REMAP_PENDING, M_REMAP_FAILURE,
         M_XID_LAST, M_XID_COUNT,
     };
     memset(w, 0, sizeof *w);
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) mset_add(w, ids[i]);
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        mset_add(w, ids[i]);
 }
 
 static int local_refresh(void *vctx, top_model *m)
@@ -34,7 +35,8 @@ static int local_refresh(void *vctx, top_model *m)
         sampler_read(&c->s, i, &c->want, &c->tmp[i]);
     for (int i = 0; i < n && np < TOP_MAX_PROCS; i++) {
         int k = sampler_read_processes(&c->s, i, c->procs + np, TOP_MAX_PROCS - np);
-        if (k > 0) np += k;
+        if (k > 0)
+            np += k;
     }
     uint64_t now = gw_mono_us();
     pthread_mutex_lock(&m->lock);
@@ -70,9 +72,15 @@ static void local_close(void *vctx)
 int top_source_local(top_source *src, top_model *m, char *err, size_t errlen)
 {
     local_ctx *c = calloc(1, sizeof *c);
-    if (!c) { gw_strlcpy(err, "out of memory", errlen); return BK_ERR_OTHER; }
+    if (!c) {
+        gw_strlcpy(err, "out of memory", errlen);
+        return BK_ERR_OTHER;
+    }
     backend_status st = sampler_open(&c->s, err, errlen);
-    if (st != BK_OK) { free(c); return st; }
+    if (st != BK_OK) {
+        free(c);
+        return st;
+    }
     int n = c->s.count > TOP_MAX_GPUS ? TOP_MAX_GPUS : c->s.count;
     c->s.count = n;
     c->tmp = calloc((size_t)(n ? n : 1), sizeof *c->tmp);
@@ -86,7 +94,8 @@ int top_source_local(top_source *src, top_model *m, char *err, size_t errlen)
     wanted(&c->want);
     m->versions = c->s.versions;
     m->ngpus = n;
-    for (int i = 0; i < n; i++) m->gpus[i].info = c->s.gpus[i].info;
+    for (int i = 0; i < n; i++)
+        m->gpus[i].info = c->s.gpus[i].info;
     src->ctx = c;
     src->refresh = local_refresh;
     src->close = local_close;

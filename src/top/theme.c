@@ -10,7 +10,8 @@ static int ascii_only;
 void theme_init(int no_color, int ascii)
 {
     ascii_only = ascii;
-    for (int i = 0; i < TR_ROLES; i++) roles[i] = A_NORMAL;
+    for (int i = 0; i < TR_ROLES; i++)
+        roles[i] = A_NORMAL;
     roles[TR_TITLE] = A_BOLD;
     roles[TR_BANNER] = A_REVERSE | A_BOLD;
     roles[TR_WARN] = A_BOLD;
@@ -18,14 +19,24 @@ void theme_init(int no_color, int ascii)
     roles[TR_SELECTED] = A_REVERSE;
     roles[TR_HEADER] = A_REVERSE;
     roles[TR_DIM] = A_DIM;
-    if (no_color || !has_colors() || start_color() == ERR) return;
+    if (no_color || !has_colors() || start_color() == ERR)
+        return;
     use_default_colors();
-    static const struct { theme_role r; short fg, bg; attr_t extra; } pal[] = {
-        {TR_TITLE, COLOR_CYAN, -1, A_BOLD},       {TR_BANNER, COLOR_BLACK, COLOR_YELLOW, A_BOLD},
-        {TR_OK, COLOR_GREEN, -1, 0},              {TR_WARN, COLOR_YELLOW, -1, A_BOLD},
-        {TR_CRIT, COLOR_WHITE, COLOR_RED, A_BOLD}, {TR_BAR_UTIL, COLOR_GREEN, -1, 0},
-        {TR_BAR_MEM, COLOR_CYAN, -1, 0},          {TR_SERIES_A, COLOR_GREEN, -1, 0},
-        {TR_SERIES_B, COLOR_MAGENTA, -1, 0},      {TR_HEADER, COLOR_BLACK, COLOR_CYAN, 0},
+    static const struct {
+        theme_role r;
+        short fg, bg;
+        attr_t extra;
+    } pal[] = {
+        {TR_TITLE, COLOR_CYAN, -1, A_BOLD},
+        {TR_BANNER, COLOR_BLACK, COLOR_YELLOW, A_BOLD},
+        {TR_OK, COLOR_GREEN, -1, 0},
+        {TR_WARN, COLOR_YELLOW, -1, A_BOLD},
+        {TR_CRIT, COLOR_WHITE, COLOR_RED, A_BOLD},
+        {TR_BAR_UTIL, COLOR_GREEN, -1, 0},
+        {TR_BAR_MEM, COLOR_CYAN, -1, 0},
+        {TR_SERIES_A, COLOR_GREEN, -1, 0},
+        {TR_SERIES_B, COLOR_MAGENTA, -1, 0},
+        {TR_HEADER, COLOR_BLACK, COLOR_CYAN, 0},
     };
     for (size_t i = 0; i < sizeof pal / sizeof pal[0]; i++) {
         short pair = (short)(i + 1);
@@ -34,7 +45,10 @@ void theme_init(int no_color, int ascii)
     }
 }
 
-attr_t theme_attr(theme_role r) { return roles[r]; }
+attr_t theme_attr(theme_role r)
+{
+    return roles[r];
+}
 
 attr_t theme_level(top_level l)
 {
@@ -43,10 +57,13 @@ attr_t theme_level(top_level l)
 
 int draw_text(int y, int x, int maxcols, attr_t a, const char *s)
 {
-    if (maxcols <= 0 || y < 0 || y >= LINES || x >= COLS) return 0;
-    if (x + maxcols > COLS) maxcols = COLS - x;
+    if (maxcols <= 0 || y < 0 || y >= LINES || x >= COLS)
+        return 0;
+    if (x + maxcols > COLS)
+        maxcols = COLS - x;
     char buf[1024], plain[1024];
-    if (ascii_only) s = fmt_ascii(plain, sizeof plain, s);
+    if (ascii_only)
+        s = fmt_ascii(plain, sizeof plain, s);
     fmt_fit(buf, sizeof buf, s, maxcols);
     attron(a);
     mvaddstr(y, x, buf);

@@ -6,13 +6,25 @@
 #include "top_ui.h"
 
 typedef enum {
-    TR_NORMAL, TR_TITLE, TR_BANNER, TR_DIM, TR_OK, TR_WARN, TR_CRIT, TR_BAR_UTIL, TR_BAR_MEM,
-    TR_SERIES_A, TR_SERIES_B, TR_SELECTED, TR_HEADER, TR_ROLES
+    TR_NORMAL,
+    TR_TITLE,
+    TR_BANNER,
+    TR_DIM,
+    TR_OK,
+    TR_WARN,
+    TR_CRIT,
+    TR_BAR_UTIL,
+    TR_BAR_MEM,
+    TR_SERIES_A,
+    TR_SERIES_B,
+    TR_SELECTED,
+    TR_HEADER,
+    TR_ROLES
 } theme_role;
 
-void theme_init(int no_color, int ascii);   /* ascii: draw_text turns text into ASCII */
+void theme_init(int no_color, int ascii); /* ascii: draw_text turns text into ASCII */
 attr_t theme_attr(theme_role r);
-attr_t theme_level(top_level l);     /* TR_OK / TR_WARN / TR_CRIT (bold / reverse without colour) */
+attr_t theme_level(top_level l); /* TR_OK / TR_WARN / TR_CRIT (bold / reverse without colour) */
 
 /* Writes s at (y, x) cut to maxcols columns; returns the columns written. */
 int draw_text(int y, int x, int maxcols, attr_t a, const char *s);

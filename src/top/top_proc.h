@@ -5,7 +5,7 @@
 #include "top_ui.h"
 
 #define PROC_CELL 256
-extern const int proc_col_width[PC_COUNT];   /* 0 = the rest of the line */
+extern const int proc_col_width[PC_COUNT]; /* 0 = the rest of the line */
 void proc_cells(const gpu_proc *p, uint64_t now_s, char cells[PC_COUNT][PROC_CELL]);
 int proc_col_right(proc_col c);
 /* Which columns fit in `cols`: the least needed (host memory, time, CPU, container) are dropped

@@ -14,14 +14,19 @@ static void draw_header(const top_model *m, const top_ui *u, const top_layout *l
     int x = draw_text(0, 0, cols, theme_attr(TR_TITLE), "gpuwatch top  ");
     draw_text(0, x, cols - x, A_NORMAL, head);
     x = 0;
-    if (m->versions.simulated) x += draw_text(1, x, cols, theme_attr(TR_BANNER), " SIMULATED GPUs ") + 2;
-    if (u->paused) x += draw_text(1, x, cols - x, theme_attr(TR_WARN), "PAUSED") + 2;
+    if (m->versions.simulated)
+        x += draw_text(1, x, cols, theme_attr(TR_BANNER), " SIMULATED GPUs ") + 2;
+    if (u->paused)
+        x += draw_text(1, x, cols - x, theme_attr(TR_WARN), "PAUSED") + 2;
     x += draw_fmt(1, x, cols - x, theme_attr(TR_DIM), "every %gs", u->o->interval_s) + 2;
     if (l->gpu_shown < m->ngpus)
         x += draw_fmt(1, x, cols - x, theme_attr(TR_WARN), "GPUs %d-%d of %d shown (g: next)", l->gpu_first,
-                      l->gpu_first + l->gpu_shown - 1, m->ngpus) + 2;
-    if (m->error[0]) draw_text(1, x, cols - x, theme_attr(TR_CRIT), m->error);
-    else if (m->updated_us == 0) draw_text(1, x, cols - x, theme_attr(TR_DIM), "reading GPUs...");
+                      l->gpu_first + l->gpu_shown - 1, m->ngpus) +
+             2;
+    if (m->error[0])
+        draw_text(1, x, cols - x, theme_attr(TR_CRIT), m->error);
+    else if (m->updated_us == 0)
+        draw_text(1, x, cols - x, theme_attr(TR_DIM), "reading GPUs...");
 }
 
 /* The alerts, worst first; when they do not all fit, the last line says how many more. */
@@ -40,8 +45,8 @@ static void draw_alerts(const top_alert_line *al, int n, const top_layout *l, in
     for (int i = 0; i < shown; i++)
         draw_text(l->alert_y + i, 0, cols, theme_level((top_level)al[i].level), al[i].text);
     if (shown < n)
-        draw_fmt(l->alert_y + shown, 0, cols, theme_attr(TR_WARN), "+%d more alert%s (gpuwatch top --once lists them all)",
-                 n - shown, n - shown == 1 ? "" : "s");
+        draw_fmt(l->alert_y + shown, 0, cols, theme_attr(TR_WARN),
+                 "+%d more alert%s (gpuwatch top --once lists them all)", n - shown, n - shown == 1 ? "" : "s");
 }
 
 static void draw_footer(top_ui *u, int y, int cols)
@@ -68,7 +73,10 @@ void draw_view(top_model *m, top_ui *u)
 {
     int rows = LINES, cols = COLS;
     erase();
-    if (u->help) { draw_help(u); return; }
+    if (u->help) {
+        draw_help(u);
+        return;
+    }
     pthread_mutex_lock(&m->lock);
     top_alert_line alerts[TOP_MAX_ALERTS];
     int nalerts = top_alerts_collect(m, alerts, TOP_MAX_ALERTS);
@@ -77,7 +85,8 @@ void draw_view(top_model *m, top_ui *u)
     u->lay = l;
     draw_header(m, u, &l, cols);
     draw_gpus(m, u, &l, cols);
-    if (l.chart_h) draw_charts(m, u, &l, cols);
+    if (l.chart_h)
+        draw_charts(m, u, &l, cols);
     draw_alerts(alerts, nalerts, &l, cols);
     draw_procs(m, u, &l, cols);
     pthread_mutex_unlock(&m->lock);

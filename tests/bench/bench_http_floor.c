@@ -19,7 +19,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 {
     (void)cls, (void)url, (void)method, (void)version, (void)data, (void)data_len;
     static int seen;
-    if (*state != &seen) {   /* headers first; answer on the second call, as the agent does */
+    if (*state != &seen) { /* headers first; answer on the second call, as the agent does */
         *state = &seen;
         return MHD_YES;
     }
@@ -55,9 +55,9 @@ int main(int argc, char **argv)
         body[i] = (char)('a' + i % 26);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO, 0, NULL,
-                                            NULL, answer, NULL, MHD_OPTION_THREAD_POOL_SIZE, 1,
-                                            MHD_OPTION_CONNECTION_LIMIT, 1000, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_END);
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO, 0, NULL, NULL, answer, NULL,
+        MHD_OPTION_THREAD_POOL_SIZE, 1, MHD_OPTION_CONNECTION_LIMIT, 1000, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_END);
     const union MHD_DaemonInfo *info = d ? MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT) : NULL;
     if (!info) {
         fprintf(stderr, "bench_http_floor: cannot listen\n");
@@ -68,6 +68,6 @@ int main(int argc, char **argv)
         return 1;
     fprintf(f, "%u\n", (unsigned)info->port);
     fclose(f);
-    pause();   /* until killed */
+    pause(); /* until killed */
     return 0;
 }

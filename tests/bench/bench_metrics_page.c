@@ -53,7 +53,8 @@ int main(int argc, char **argv)
     setenv("GPUSIM_SCENARIO", argv[1], 1);
     gw_log_set_level(GW_LOG_ERROR);
     char yaml[4200];
-    snprintf(yaml, sizeof yaml, "listen: 127.0.0.1:0\nlog:\n  level: error\nhistory:\n  path: %s/history.db\n", argv[2]);
+    snprintf(yaml, sizeof yaml, "listen: 127.0.0.1:0\nlog:\n  level: error\nhistory:\n  path: %s/history.db\n",
+             argv[2]);
     gw_config *cfg = malloc(sizeof *cfg);
     config_init(cfg);
     agent_cli cli = {0};
@@ -64,7 +65,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_metrics_page: cannot start the agent\n");
         return 1;
     }
-    sleep(2);   /* two sampling rounds: the page is whole */
+    sleep(2); /* two sampling rounds: the page is whole */
     double id = per_scrape(a, 0, 100000), gz = per_scrape(a, 1, 100000);
     agent_stop(a);
     free(a);

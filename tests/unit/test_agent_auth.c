@@ -17,17 +17,17 @@ static void test_parse(void **st)
     assert_int_equal(auth_parse_basic("Basic YWxpY2U6czNjcmV0", u, sizeof u, p, sizeof p), 0); /* alice:s3cret */
     assert_string_equal(u, "alice");
     assert_string_equal(p, "s3cret");
-    assert_int_equal(auth_parse_basic("basic   YTpiOmM=  ", u, sizeof u, p, sizeof p), 0);      /* a:b:c */
+    assert_int_equal(auth_parse_basic("basic   YTpiOmM=  ", u, sizeof u, p, sizeof p), 0); /* a:b:c */
     assert_string_equal(u, "a");
     assert_string_equal(p, "b:c");
-    assert_int_equal(auth_parse_basic("Basic Og==", u, sizeof u, p, sizeof p), 0);              /* ":" */
+    assert_int_equal(auth_parse_basic("Basic Og==", u, sizeof u, p, sizeof p), 0); /* ":" */
     assert_string_equal(u, "");
     assert_int_equal(auth_parse_basic(NULL, u, sizeof u, p, sizeof p), -1);
     assert_int_equal(auth_parse_basic("Bearer abc", u, sizeof u, p, sizeof p), -1);
-    assert_int_equal(auth_parse_basic("Basic YWxpY2U", u, sizeof u, p, sizeof p), -1);         /* bad length */
-    assert_int_equal(auth_parse_basic("Basic YW*pY2U6", u, sizeof u, p, sizeof p), -1);        /* bad char */
-    assert_int_equal(auth_parse_basic("Basic YWxpY2U=", u, sizeof u, p, sizeof p), -1);        /* no colon */
-    assert_int_equal(auth_parse_basic("Basic YWxpY2U6czNjcmV0", u, 3, p, sizeof p), -1);       /* too long */
+    assert_int_equal(auth_parse_basic("Basic YWxpY2U", u, sizeof u, p, sizeof p), -1);   /* bad length */
+    assert_int_equal(auth_parse_basic("Basic YW*pY2U6", u, sizeof u, p, sizeof p), -1);  /* bad char */
+    assert_int_equal(auth_parse_basic("Basic YWxpY2U=", u, sizeof u, p, sizeof p), -1);  /* no colon */
+    assert_int_equal(auth_parse_basic("Basic YWxpY2U6czNjcmV0", u, 3, p, sizeof p), -1); /* too long */
     assert_int_equal(auth_parse_basic("Basic =YWx", u, sizeof u, p, sizeof p), -1);
 }
 
@@ -45,10 +45,10 @@ static void test_hash_and_check(void **st)
     cfg_user users[] = {{"alice", hash}};
     assert_int_equal(auth_set_users(a, users, 1), 0);
     assert_true(auth_enabled(a));
-    assert_true(auth_check(a, "Basic YWxpY2U6czNjcmV0"));     /* alice:s3cret */
-    assert_true(auth_check(a, "Basic YWxpY2U6czNjcmV0"));     /* cached */
-    assert_false(auth_check(a, "Basic YWxpY2U6czNjcmV1"));    /* alice:s3creu */
-    assert_false(auth_check(a, "Basic Ym9iOnMzY3JldA=="));    /* bob:s3cret */
+    assert_true(auth_check(a, "Basic YWxpY2U6czNjcmV0"));  /* alice:s3cret */
+    assert_true(auth_check(a, "Basic YWxpY2U6czNjcmV0"));  /* cached */
+    assert_false(auth_check(a, "Basic YWxpY2U6czNjcmV1")); /* alice:s3creu */
+    assert_false(auth_check(a, "Basic Ym9iOnMzY3JldA==")); /* bob:s3cret */
     assert_false(auth_check(a, NULL));
     /* a new user list empties the cache */
     cfg_user other[] = {{"bob", hash}};
@@ -69,26 +69,26 @@ static void test_fast_and_slow(void **st)
     auth_set_users(a, users, 1);
     auth_cred c;
     assert_int_equal(auth_check_fast(a, "Bearer x", &c), AUTH_DENY);
-    assert_int_equal(auth_check_fast(a, "Basic YWxpY2U6czNjcmV0", &c), AUTH_VERIFY);   /* not cached yet */
+    assert_int_equal(auth_check_fast(a, "Basic YWxpY2U6czNjcmV0", &c), AUTH_VERIFY); /* not cached yet */
     assert_true(c.known);
     assert_string_equal(c.hash, hash);
     assert_true(auth_check_slow(a, &c));
-    assert_int_equal(c.pass[0], 0);                                                   /* wiped */
-    assert_int_equal(auth_check_fast(a, "Basic YWxpY2U6czNjcmV0", &c), AUTH_ALLOW);    /* cached */
+    assert_int_equal(c.pass[0], 0);                                                 /* wiped */
+    assert_int_equal(auth_check_fast(a, "Basic YWxpY2U6czNjcmV0", &c), AUTH_ALLOW); /* cached */
     /* an unknown user goes through bcrypt too (a dummy hash), and is refused */
-    assert_int_equal(auth_check_fast(a, "Basic Ym9iOnMzY3JldA==", &c), AUTH_VERIFY);   /* bob:s3cret */
+    assert_int_equal(auth_check_fast(a, "Basic Ym9iOnMzY3JldA==", &c), AUTH_VERIFY); /* bob:s3cret */
     assert_false(c.known);
     assert_memory_equal(c.hash, "$2b$10$", 7);
     assert_false(auth_check_slow(a, &c));
     /* a check that ends after the users were replaced does not fill the new cache */
     assert_int_equal(auth_check_fast(a, "Basic YWxpY2U6czNjcmV0", &c), AUTH_ALLOW);
-    auth_set_users(a, users, 1);                                                      /* empties the cache */
+    auth_set_users(a, users, 1); /* empties the cache */
     assert_int_equal(auth_check_fast(a, "Basic YWxpY2U6czNjcmV0", &c), AUTH_VERIFY);
     char other[128];
     assert_int_equal(auth_hash_password("s3cret", other, sizeof other), 0);
     cfg_user replaced[] = {{"alice", other}};
     auth_set_users(a, replaced, 1);
-    assert_false(auth_check_slow(a, &c));                      /* the old hash is no longer alice's */
+    assert_false(auth_check_slow(a, &c)); /* the old hash is no longer alice's */
     auth_free(a);
 }
 
@@ -149,9 +149,9 @@ static void test_work_queue(void **st)
         j[i].job.run = run_test_job;
     set_gate(1);
     assert_int_equal(wq_submit(q, &j[0].job), 0);
-    wait_until(&jd.inside, 1);                 /* the thread holds job 0: the queue is empty */
+    wait_until(&jd.inside, 1); /* the thread holds job 0: the queue is empty */
     for (int i = 1; i < N; i++)
-        assert_int_equal(wq_submit(q, &j[i].job), i <= 2 ? 0 : -1);   /* two fit in the queue */
+        assert_int_equal(wq_submit(q, &j[i].job), i <= 2 ? 0 : -1); /* two fit in the queue */
     set_gate(0);
     wait_until(&jd.ran, 3);
     for (int i = 0; i < 3; i++) {
@@ -159,7 +159,7 @@ static void test_work_queue(void **st)
         assert_false(j[i].cancelled);
     }
     for (int i = 3; i < N; i++)
-        assert_int_equal(j[i].order, 0);       /* refused: never run */
+        assert_int_equal(j[i].order, 0); /* refused: never run */
     unsigned long ran, refused;
     wq_counts(q, &ran, &refused);
     assert_int_equal(ran, 3);
@@ -177,7 +177,7 @@ static void test_work_queue(void **st)
     assert_int_equal(j[4].order, 5);
     assert_int_equal(j[5].order, 6);
     test_job late = {.job.run = run_test_job};
-    assert_int_equal(wq_submit(q, &late.job), -1);   /* stopped: refused, never run */
+    assert_int_equal(wq_submit(q, &late.job), -1); /* stopped: refused, never run */
     assert_int_equal(late.order, 0);
     wq_free(q);
 }

@@ -38,27 +38,26 @@ static void test_defaults(void **st)
 static void test_good(void **st)
 {
     (void)st;
-    const char *text =
-        "listen: 127.0.0.1:9500\n"
-        "interval: 250ms\n"
-        "ring_duration: 5m\n"
-        "exporter:\n"
-        "  series: dcgm\n"
-        "  metrics: [DCGM_FI_DEV_GPU_TEMP, memory.used, gpuwatch_power_draw_watts]\n"
-        "  process_series_limit: 7\n"
-        "tls:\n"
-        "  cert_file: /etc/c.pem\n"
-        "  key_file: /etc/k.pem\n"
-        "basic_auth_users:\n"
-        "  alice: $2y$10$abcdefghijklmnopqrstuu0123456789012345678901234567890\n"
-        "log:\n"
-        "  level: debug\n"
-        "history:\n"
-        "  path: /var/lib/gpuwatch/history.db\n"
-        "  retention: 30d\n"
-        "  enabled: yes\n"
-        "alerts:\n"
-        "  rules: [a.yaml]\n";
+    const char *text = "listen: 127.0.0.1:9500\n"
+                       "interval: 250ms\n"
+                       "ring_duration: 5m\n"
+                       "exporter:\n"
+                       "  series: dcgm\n"
+                       "  metrics: [DCGM_FI_DEV_GPU_TEMP, memory.used, gpuwatch_power_draw_watts]\n"
+                       "  process_series_limit: 7\n"
+                       "tls:\n"
+                       "  cert_file: /etc/c.pem\n"
+                       "  key_file: /etc/k.pem\n"
+                       "basic_auth_users:\n"
+                       "  alice: $2y$10$abcdefghijklmnopqrstuu0123456789012345678901234567890\n"
+                       "log:\n"
+                       "  level: debug\n"
+                       "history:\n"
+                       "  path: /var/lib/gpuwatch/history.db\n"
+                       "  retention: 30d\n"
+                       "  enabled: yes\n"
+                       "alerts:\n"
+                       "  rules: [a.yaml]\n";
     gw_config c;
     config_init(&c);
     assert_int_equal(config_load_string(&c, text, "good.yaml"), 0);
@@ -98,20 +97,19 @@ static void test_good(void **st)
 static void test_errors(void **st)
 {
     (void)st;
-    const char *text =
-        "listen: nonsense\n"                 /* 1 */
-        "interval: 10ms\n"                   /* 2 */
-        "bogus: 1\n"                         /* 3 */
-        "exporter:\n"                        /* 4 */
-        "  series: all\n"                    /* 5 */
-        "  metrics: [NOT_A_METRIC]\n"        /* 6 */
-        "  color: red\n"                     /* 7 */
-        "tls:\n"                             /* 8 */
-        "  cert_file: /x.pem\n"              /* 9 */
-        "basic_auth_users:\n"                /* 10 */
-        "  bob: plaintext\n"                 /* 11 */
-        "log: {level: loud}\n"               /* 12 */
-        "interval: 2s\n";                    /* 13 */
+    const char *text = "listen: nonsense\n"          /* 1 */
+                       "interval: 10ms\n"            /* 2 */
+                       "bogus: 1\n"                  /* 3 */
+                       "exporter:\n"                 /* 4 */
+                       "  series: all\n"             /* 5 */
+                       "  metrics: [NOT_A_METRIC]\n" /* 6 */
+                       "  color: red\n"              /* 7 */
+                       "tls:\n"                      /* 8 */
+                       "  cert_file: /x.pem\n"       /* 9 */
+                       "basic_auth_users:\n"         /* 10 */
+                       "  bob: plaintext\n"          /* 11 */
+                       "log: {level: loud}\n"        /* 12 */
+                       "interval: 2s\n";             /* 13 */
     gw_config c;
     config_init(&c);
     int n = config_load_string(&c, text, "bad.yaml");

@@ -109,7 +109,8 @@ static void test_dcgm_and_native(void **st)
     assert_non_null(strstr(p, "gpuwatch_gpu_info{gpu=\"1\",uuid=\"GPU-bbbb\",name=\"NVIDIA H100 80GB HBM3\""));
     /* processes */
     assert_int_equal(count(p, "gpuwatch_process_memory_bytes{"), 3);
-    assert_non_null(strstr(p, "gpuwatch_process_memory_bytes{gpu=\"0\",pid=\"100\",user=\"alice\",command=\"python3\",container=\"\"} 2097152\n"));
+    assert_non_null(strstr(p, "gpuwatch_process_memory_bytes{gpu=\"0\",pid=\"100\",user=\"alice\",command=\"python3\","
+                              "container=\"\"} 2097152\n"));
     assert_int_equal(count(p, "gpuwatch_process_sm_utilization_ratio{"), 1);
     /* every family has HELP and TYPE exactly once */
     for (const char *line = p; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
@@ -167,7 +168,8 @@ static void test_health(void **st)
     gw_buf b;
     buf_init(&b);
     expo_write_round_health(&b, &snap);
-    assert_non_null(strstr(b.data, "gpuwatch_nvml_errors_total{function=\"nvmlDeviceGetPowerUsage\",code=\"Unknown \\\"x\\\"\"} 3\n"));
+    assert_non_null(strstr(
+        b.data, "gpuwatch_nvml_errors_total{function=\"nvmlDeviceGetPowerUsage\",code=\"Unknown \\\"x\\\"\"} 3\n"));
     assert_non_null(strstr(b.data, "# TYPE gpuwatch_nvml_errors_total counter\n"));
     assert_null(strstr(b.data, "gpuwatch_up"));
     snap.errors = NULL;
@@ -239,9 +241,33 @@ static void check_value(double v)
 static void test_value_like_printf(void **st)
 {
     (void)st;
-    static const double fixed[] = {0, -0.0, 1, -1, 9, 10, 4242, -123456789, 9007199254740991.0, 1e15, 0.5, -0.5,
-                                    0.0001, 0.000099, 0.000028, 2.8e-05, 0.067478, 0.1 * 3, 1e-7, 1.000001,
-                                    999999999.999999, 1e9 + 0.5, 123456789.123456, 0.1, 0.25, 1e20, -2.5e-3};
+    static const double fixed[] = {0,
+                                   -0.0,
+                                   1,
+                                   -1,
+                                   9,
+                                   10,
+                                   4242,
+                                   -123456789,
+                                   9007199254740991.0,
+                                   1e15,
+                                   0.5,
+                                   -0.5,
+                                   0.0001,
+                                   0.000099,
+                                   0.000028,
+                                   2.8e-05,
+                                   0.067478,
+                                   0.1 * 3,
+                                   1e-7,
+                                   1.000001,
+                                   999999999.999999,
+                                   1e9 + 0.5,
+                                   123456789.123456,
+                                   0.1,
+                                   0.25,
+                                   1e20,
+                                   -2.5e-3};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         check_value(fixed[i]);
     /* whole microseconds over the fast path's range and beyond, both signs, and arbitrary doubles */

@@ -40,13 +40,13 @@ static void check_inflates(const unsigned char *z, size_t zlen, const char *gpus
     assert_non_null(out);
     z_stream s;
     memset(&s, 0, sizeof s);
-    assert_int_equal(inflateInit2(&s, 16 + 15), Z_OK);   /* gzip wrapper: checks CRC and ISIZE */
+    assert_int_equal(inflateInit2(&s, 16 + 15), Z_OK); /* gzip wrapper: checks CRC and ISIZE */
     s.next_in = (Bytef *)(uintptr_t)z;
     s.avail_in = (uInt)zlen;
     s.next_out = out;
     s.avail_out = (uInt)(want + 16);
     assert_int_equal(inflate(&s, Z_FINISH), Z_STREAM_END);
-    assert_int_equal(s.avail_in, 0);   /* nothing after the trailer */
+    assert_int_equal(s.avail_in, 0); /* nothing after the trailer */
     assert_int_equal(s.total_out, want);
     if (gpus_len)
         assert_memory_equal(out, gpus, gpus_len);
@@ -90,14 +90,22 @@ static void check_roundtrip(size_t gpus_len, size_t tail_len)
     free(tail);
 }
 
-static void test_empty_tail(void **st) { (void)st; check_roundtrip(132000, 0); }
-static void test_small_tail(void **st) { (void)st; check_roundtrip(132000, 900); }
+static void test_empty_tail(void **st)
+{
+    (void)st;
+    check_roundtrip(132000, 0);
+}
+static void test_small_tail(void **st)
+{
+    (void)st;
+    check_roundtrip(132000, 900);
+}
 static void test_big_tail(void **st)
 {
     (void)st;
-    check_roundtrip(5000, 65535);        /* exactly one full stored block */
-    check_roundtrip(5000, 65536);        /* one full block and one of a byte */
-    check_roundtrip(5000, 200000);       /* four blocks */
+    check_roundtrip(5000, 65535);  /* exactly one full stored block */
+    check_roundtrip(5000, 65536);  /* one full block and one of a byte */
+    check_roundtrip(5000, 200000); /* four blocks */
 }
 static void test_empty_gpus(void **st)
 {
@@ -162,9 +170,8 @@ static void test_accept_encoding(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_empty_tail),  cmocka_unit_test(test_small_tail),
-        cmocka_unit_test(test_big_tail),    cmocka_unit_test(test_empty_gpus),
-        cmocka_unit_test(test_compresses),  cmocka_unit_test(test_accept_encoding),
+        cmocka_unit_test(test_empty_tail), cmocka_unit_test(test_small_tail), cmocka_unit_test(test_big_tail),
+        cmocka_unit_test(test_empty_gpus), cmocka_unit_test(test_compresses), cmocka_unit_test(test_accept_encoding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

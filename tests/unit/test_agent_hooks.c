@@ -34,7 +34,11 @@ static void on_processes(void *ctx, int gpu, const gpu_proc *p, int n)
     (void)gpu, (void)p, (void)n;
     atomic_fetch_add(&((counters *)ctx)->processes, 1);
 }
-static void on_tick(void *ctx, uint64_t now) { (void)now; atomic_fetch_add(&((counters *)ctx)->ticks, 1); }
+static void on_tick(void *ctx, uint64_t now)
+{
+    (void)now;
+    atomic_fetch_add(&((counters *)ctx)->ticks, 1);
+}
 static void on_reload(void *ctx, gw_config *cfg)
 {
     assert_string_equal(config_get_string(cfg, "history.path", ""), "/tmp/h.db");
@@ -57,7 +61,10 @@ static int handle_http(void *ctx, const agent_request *req, agent_response *resp
     buf_printf(&resp->body, "{\"x\":\"%s\"}", x ? x : "");
     return 1;
 }
-static void on_stop(void *ctx) { atomic_fetch_add(&((counters *)ctx)->stops, 1); }
+static void on_stop(void *ctx)
+{
+    atomic_fetch_add(&((counters *)ctx)->stops, 1);
+}
 
 /* A hook with metrics_version: its text is kept by the agent until the version moves. */
 typedef struct {
@@ -67,12 +74,16 @@ typedef struct {
 static int versioned_write(void *ctx, gw_buf *out)
 {
     versioned *v = ctx;
-    buf_printf(out, "# HELP hooktest_kept A value kept between scrapes.\n# TYPE hooktest_kept gauge\nhooktest_kept %d\n",
+    buf_printf(out,
+               "# HELP hooktest_kept A value kept between scrapes.\n# TYPE hooktest_kept gauge\nhooktest_kept %d\n",
                atomic_load(&v->value));
     atomic_fetch_add(&v->writes, 1);
     return 0;
 }
-static uint64_t versioned_version(void *ctx) { return (uint64_t)atomic_load(&((versioned *)ctx)->version); }
+static uint64_t versioned_version(void *ctx)
+{
+    return (uint64_t)atomic_load(&((versioned *)ctx)->version);
+}
 
 static size_t collect(char *p, size_t sz, size_t n, void *ud)
 {
@@ -115,13 +126,20 @@ static void test_hooks(void **st)
     agent *a = calloc(1, sizeof *a);
     assert_int_equal(agent_init(a, cfg, &cli), 0);
     counters c = {0};
-    agent_hooks h = {.name = "test", .ctx = &c, .on_sample = on_sample, .on_processes = on_processes,
-                     .on_tick = on_tick, .on_reload = on_reload, .write_metrics = write_metrics,
-                     .handle_http = handle_http, .on_stop = on_stop};
+    agent_hooks h = {.name = "test",
+                     .ctx = &c,
+                     .on_sample = on_sample,
+                     .on_processes = on_processes,
+                     .on_tick = on_tick,
+                     .on_reload = on_reload,
+                     .write_metrics = write_metrics,
+                     .handle_http = handle_http,
+                     .on_stop = on_stop};
     assert_int_equal(agent_add_hooks(a, &h), 0);
     versioned v = {0};
     atomic_store(&v.value, 7);
-    agent_hooks kept = {.name = "kept", .ctx = &v, .write_metrics = versioned_write, .metrics_version = versioned_version};
+    agent_hooks kept = {
+        .name = "kept", .ctx = &v, .write_metrics = versioned_write, .metrics_version = versioned_version};
     assert_int_equal(agent_add_hooks(a, &kept), 0);
     char err[256];
     assert_int_equal(agent_start(a, err, sizeof err), 0);
@@ -130,7 +148,7 @@ static void test_hooks(void **st)
     for (int i = 0; i < 200 && atomic_load(&c.ticks) < 3; i++)
         usleep(20000);
     assert_true(atomic_load(&c.ticks) >= 3);
-    assert_true(atomic_load(&c.samples) >= 6);       /* 2 GPUs per tick */
+    assert_true(atomic_load(&c.samples) >= 6); /* 2 GPUs per tick */
     assert_true(atomic_load(&c.processes) >= 6);
     assert_int_equal(atomic_load(&c.last_temp), 61);
     assert_non_null(agent_ring(a));
@@ -148,7 +166,7 @@ static void test_hooks(void **st)
 
     /* The unversioned hook writes on every scrape; the versioned one only when its version moved. */
     int scrapes = atomic_load(&c.scrapes), writes = atomic_load(&v.writes);
-    atomic_store(&v.value, 8);   /* the version has not moved: scrapes still show the kept text */
+    atomic_store(&v.value, 8); /* the version has not moved: scrapes still show the kept text */
     for (int i = 0; i < 3; i++) {
         assert_int_equal(get(port, "/metrics", &body), 200);
         assert_non_null(strstr(body.data, "\nhooktest_kept 7\n"));
@@ -168,7 +186,8 @@ static void test_hooks(void **st)
 
     gw_config *fresh = malloc(sizeof *fresh);
     config_init(fresh);
-    assert_int_equal(config_load_string(fresh, "listen: 127.0.0.1:0\ninterval: 200ms\nhistory:\n  path: /tmp/h.db\n", "t2.yaml"), 0);
+    assert_int_equal(
+        config_load_string(fresh, "listen: 127.0.0.1:0\ninterval: 200ms\nhistory:\n  path: /tmp/h.db\n", "t2.yaml"), 0);
     agent_reload(a, fresh);
     assert_int_equal(atomic_load(&c.reloads), 1);
     assert_true(agent_interval(a) == 0.2);

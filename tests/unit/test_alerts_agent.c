@@ -68,19 +68,18 @@ static long get(int port, const char *path, gw_buf *body)
     return code;
 }
 
-static const char *RULES =
-    "groups:\n"
-    "  - name: t\n"
-    "    interval: 100ms\n"
-    "    rules:\n"
-    "      - alert: Warm\n"
-    "        condition: {metric: temperature.gpu, op: \">\", threshold: 60}\n"
-    "        labels: {severity: info}\n"
-    "        annotations: {summary: \"GPU {{ $labels.gpu }} at {{ $value }}\"}\n"
-    "      - alert: BigProcess\n"
-    "        scope: process\n"
-    "        gpus: [1]\n"
-    "        condition: {metric: process.memory, op: \">\", threshold: 1000}\n";
+static const char *RULES = "groups:\n"
+                           "  - name: t\n"
+                           "    interval: 100ms\n"
+                           "    rules:\n"
+                           "      - alert: Warm\n"
+                           "        condition: {metric: temperature.gpu, op: \">\", threshold: 60}\n"
+                           "        labels: {severity: info}\n"
+                           "        annotations: {summary: \"GPU {{ $labels.gpu }} at {{ $value }}\"}\n"
+                           "      - alert: BigProcess\n"
+                           "        scope: process\n"
+                           "        gpus: [1]\n"
+                           "        condition: {metric: process.memory, op: \">\", threshold: 1000}\n";
 
 static gw_config *config_with(const char *rules_path, const char *extra)
 {
@@ -92,7 +91,8 @@ static gw_config *config_with(const char *rules_path, const char *extra)
     config_init(cfg);
     assert_int_equal(config_load_string(cfg, text, "t.yaml"), 0);
     alerts_config_check(cfg);
-    for (int i = 0; i < cfg->nerrors; i++) fprintf(stderr, "%s\n", cfg->errors[i]);
+    for (int i = 0; i < cfg->nerrors; i++)
+        fprintf(stderr, "%s\n", cfg->errors[i]);
     assert_int_equal(cfg->nerrors, 0);
     return cfg;
 }
@@ -106,7 +106,7 @@ static void test_plugin_in_agent(void **st)
         return;
     }
     setenv("GPUWATCH_NVML_LIB", lib, 1);
-    setenv("GPUSIM_SCENARIO", GW_SOURCE_DIR "/tests/scenarios/agent_two.yaml", 1);   /* 61 C, pid 4242 2 GiB */
+    setenv("GPUSIM_SCENARIO", GW_SOURCE_DIR "/tests/scenarios/agent_two.yaml", 1); /* 61 C, pid 4242 2 GiB */
     gw_log_set_level(GW_LOG_ERROR);
     char rules[] = "/tmp/gw-alerts-rules-XXXXXX";
     int fd = mkstemp(rules);
@@ -117,7 +117,7 @@ static void test_plugin_in_agent(void **st)
     agent_cli cli = {0};
     agent *a = calloc(1, sizeof *a);
     assert_int_equal(agent_init(a, config_with(rules, ""), &cli), 0);
-    assert_int_equal(alerts_agent_set_event_sink(a, sink, NULL), -1);     /* not attached yet */
+    assert_int_equal(alerts_agent_set_event_sink(a, sink, NULL), -1); /* not attached yet */
     assert_int_equal(alerts_agent_attach(a, a->cfg), 0);
     events ev = {.mu = PTHREAD_MUTEX_INITIALIZER};
     assert_int_equal(alerts_agent_set_event_sink(a, sink, &ev), 0);
@@ -126,11 +126,13 @@ static void test_plugin_in_agent(void **st)
     int port = http_port(a->http);
     for (int i = 0; i < 250 && count(&ev) < 3; i++)
         usleep(20000);
-    assert_int_equal(count(&ev), 3);              /* Warm on gpu 0 and 1, BigProcess on gpu 1 */
+    assert_int_equal(count(&ev), 3); /* Warm on gpu 0 and 1, BigProcess on gpu 1 */
     int warm = 0, big = 0;
     for (int i = 0; i < 3; i++) {
-        if (strstr(ev.detail[i], "alertname=Warm state=firing severity=info value=61 summary=\"GPU ")) warm++;
-        if (strstr(ev.detail[i], "alertname=BigProcess state=firing") && ev.gpu[i] == 1) big++;
+        if (strstr(ev.detail[i], "alertname=Warm state=firing severity=info value=61 summary=\"GPU "))
+            warm++;
+        if (strstr(ev.detail[i], "alertname=BigProcess state=firing") && ev.gpu[i] == 1)
+            big++;
     }
     assert_int_equal(warm, 2);
     assert_int_equal(big, 1);
@@ -142,8 +144,11 @@ static void test_plugin_in_agent(void **st)
     assert_non_null(strstr(body.data, "\"command\":\"python3\""));
     assert_non_null(strstr(body.data, "\"pid\":\"4242\""));
     assert_int_equal(get(port, "/metrics", &body), 200);
-    assert_non_null(strstr(body.data, "gpuwatch_alert{alertname=\"Warm\",gpu=\"1\",severity=\"info\",alertstate=\"firing\"} 1\n"));
-    assert_non_null(strstr(body.data, "gpuwatch_alert{alertname=\"BigProcess\",gpu=\"1\",severity=\"\",pid=\"4242\",alertstate=\"firing\"} 1\n"));
+    assert_non_null(
+        strstr(body.data, "gpuwatch_alert{alertname=\"Warm\",gpu=\"1\",severity=\"info\",alertstate=\"firing\"} 1\n"));
+    assert_non_null(strstr(
+        body.data,
+        "gpuwatch_alert{alertname=\"BigProcess\",gpu=\"1\",severity=\"\",pid=\"4242\",alertstate=\"firing\"} 1\n"));
 
     /* A reload with a higher threshold: the engine is rebuilt and Warm no longer holds. */
     agent_reload(a, config_with(rules, "  thresholds: {Warm: 70}\n"));
@@ -171,19 +176,20 @@ static void test_config_check(void **st)
     (void)st;
     char rules[] = "/tmp/gw-alerts-bad-XXXXXX";
     int fd = mkstemp(rules);
-    const char *bad = "groups:\n- name: g\n  rules:\n  - alert: X\n    condition: {metric: nope, op: \">\", threshold: 1}\n";
+    const char *bad =
+        "groups:\n- name: g\n  rules:\n  - alert: X\n    condition: {metric: nope, op: \">\", threshold: 1}\n";
     assert_int_equal(write(fd, bad, strlen(bad)), (ssize_t)strlen(bad));
     close(fd);
     char text[1024];
     snprintf(text, sizeof text,
-             "alerts:\n"                                                  /* 1 */
-             "  colour: blue\n"                                           /* 2 */
-             "  rule_files: [%s, /nonexistent/rules.yaml]\n"              /* 3 */
-             "  receivers:\n"                                             /* 4 */
-             "    - {name: a, type: pager}\n"                             /* 5 */
-             "    - {name: b, type: exec, command: \"notify --all\"}\n"   /* 6 */
-             "    - {name: c, type: webhook, url: ftp://x}\n"             /* 7 */
-             "  thresholds: {GPUTemperatureWarning: hot}\n",              /* 8 */
+             "alerts:\n"                                                /* 1 */
+             "  colour: blue\n"                                         /* 2 */
+             "  rule_files: [%s, /nonexistent/rules.yaml]\n"            /* 3 */
+             "  receivers:\n"                                           /* 4 */
+             "    - {name: a, type: pager}\n"                           /* 5 */
+             "    - {name: b, type: exec, command: \"notify --all\"}\n" /* 6 */
+             "    - {name: c, type: webhook, url: ftp://x}\n"           /* 7 */
+             "  thresholds: {GPUTemperatureWarning: hot}\n",            /* 8 */
              rules);
     gw_config cfg;
     config_init(&cfg);

@@ -31,7 +31,8 @@ static int state_of(alert_engine *e, const char *name, const char *gpu, alert_vi
     for (int i = 0; i < l.n; i++) {
         const char *g = "";
         for (int k = 0; k < l.v[i].nlabels; k++)
-            if (strcmp(l.v[i].label_names[k], "gpu") == 0) g = l.v[i].label_values[k];
+            if (strcmp(l.v[i].label_names[k], "gpu") == 0)
+                g = l.v[i].label_values[k];
         if (strcmp(l.v[i].alertname, name) == 0 && strcmp(g, gpu) == 0) {
             st = (int)l.v[i].state;
             if (copy) {
@@ -58,7 +59,8 @@ static void run_minutes(alert_engine *e, synth *y, int last, int *states, const 
 static void temps(synth *y, const double *v, int n)
 {
     for (int k = 0; k < n; k++)
-        if (!isnan(v[k])) synth_set(y, 0, k, M_TEMP_GPU, v[k]);
+        if (!isnan(v[k]))
+            synth_set(y, 0, k, M_TEMP_GPU, v[k]);
 }
 
 #define NONE -1
@@ -70,7 +72,8 @@ static const char *hot_rule(const char *extra)
 {
     static char buf[512];
     snprintf(buf, sizeof buf,
-             "groups:\n- name: g\n  rules:\n  - alert: Hot\n    condition: {metric: temperature.gpu, op: \">\", threshold: 85}\n%s",
+             "groups:\n- name: g\n  rules:\n  - alert: Hot\n    condition: {metric: temperature.gpu, op: \">\", "
+             "threshold: 85}\n%s",
              extra);
     return buf;
 }
@@ -85,10 +88,11 @@ static void test_for_duration(void **st)
     temps(&y, v, 25);
     int s[25];
     run_minutes(e, &y, 24, s, "Hot");
-    int want[25] = {NONE, NONE, PEND, PEND, PEND, FIRE, FIRE, RESV, RESV, RESV, RESV, RESV, RESV, RESV, RESV,
-                    RESV, RESV, RESV, RESV, RESV, RESV, RESV, RESV, NONE, NONE};
+    int want[25] = {NONE, NONE, PEND, PEND, PEND, FIRE, FIRE, RESV, RESV, RESV, RESV, RESV, RESV,
+                    RESV, RESV, RESV, RESV, RESV, RESV, RESV, RESV, RESV, RESV, NONE, NONE};
     for (int m = 0; m < 25; m++) {
-        if (s[m] != want[m]) fail_msg("minute %d: state %d, want %d", m, s[m], want[m]);
+        if (s[m] != want[m])
+            fail_msg("minute %d: state %d, want %d", m, s[m], want[m]);
     }
     alert_engine_free(e);
     synth_free(&y);
@@ -135,7 +139,8 @@ static void test_keep_firing_for(void **st)
     /* false at 2: kept at 2 and 3, resolved at 4; true at 5 again: fires (new alert); kept 6, 7; resolved 8. */
     int want[10] = {FIRE, FIRE, FIRE, FIRE, RESV, FIRE, FIRE, FIRE, RESV, RESV};
     for (int m = 0; m < 10; m++)
-        if (s[m] != want[m]) fail_msg("minute %d: state %d, want %d", m, s[m], want[m]);
+        if (s[m] != want[m])
+            fail_msg("minute %d: state %d, want %d", m, s[m], want[m]);
     alert_engine_free(e);
     synth_free(&y);
 }
@@ -152,7 +157,8 @@ static void test_pending_reset(void **st)
     run_minutes(e, &y, 5, s, "Hot");
     int want[6] = {PEND, PEND, NONE, PEND, PEND, FIRE};
     for (int m = 0; m < 6; m++)
-        if (s[m] != want[m]) fail_msg("minute %d: state %d, want %d", m, s[m], want[m]);
+        if (s[m] != want[m])
+            fail_msg("minute %d: state %d, want %d", m, s[m], want[m]);
     alert_engine_free(e);
     synth_free(&y);
 }
@@ -162,7 +168,8 @@ static double reduced(const char *reduce, const double *v, int n)
 {
     char yaml[512];
     snprintf(yaml, sizeof yaml,
-             "groups:\n- name: g\n  rules:\n  - alert: R\n    condition: {metric: temperature.gpu, reduce: %s, window: 5m, op: \">\", threshold: -1e9}\n",
+             "groups:\n- name: g\n  rules:\n  - alert: R\n    condition: {metric: temperature.gpu, reduce: %s, window: "
+             "5m, op: \">\", threshold: -1e9}\n",
              reduce);
     alert_engine *e = engine_with(yaml);
     synth y;
@@ -186,7 +193,8 @@ static void test_reduces(void **st)
 {
     (void)st;
     double v[11];
-    for (int k = 0; k <= 10; k++) v[k] = k;      /* window (5m, 10m]: 6 7 8 9 10 */
+    for (int k = 0; k <= 10; k++)
+        v[k] = k; /* window (5m, 10m]: 6 7 8 9 10 */
     assert_float_equal(reduced("last", v, 11), 10, 1e-9);
     assert_float_equal(reduced("avg", v, 11), 8, 1e-9);
     assert_float_equal(reduced("min", v, 11), 6, 1e-9);
@@ -195,11 +203,11 @@ static void test_reduces(void **st)
     assert_float_equal(reduced("increase", v, 11), 4, 1e-9);
     assert_float_equal(reduced("rate", v, 11), 4.0 / 240, 1e-12);
     assert_float_equal(reduced("changes", v, 11), 4, 1e-9);
-    double reset[11] = {0, 0, 0, 0, 0, 0, 10, 20, 5, 15, 15};  /* counter restarted at 8m */
+    double reset[11] = {0, 0, 0, 0, 0, 0, 10, 20, 5, 15, 15}; /* counter restarted at 8m */
     assert_float_equal(reduced("increase", reset, 11), 10 + 5 + 10, 1e-9);
     assert_float_equal(reduced("changes", reset, 11), 3, 1e-9);
     double one[11] = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 7};
-    assert_true(isnan(reduced("increase", one, 11)));           /* one sample: no increase */
+    assert_true(isnan(reduced("increase", one, 11))); /* one sample: no increase */
     assert_float_equal(reduced("avg", one, 11), 7, 1e-9);
 }
 
@@ -238,9 +246,9 @@ static void test_combined_and_ratio(void **st)
     alert_engine_eval(e, &src, 0, 1);
     alert_view a;
     assert_int_equal(state_of(e, "BusyLowPower", "0", &a), FIRE);
-    assert_float_equal(a.value, 95, 1e-9);                  /* $value: the first condition's */
+    assert_float_equal(a.value, 95, 1e-9); /* $value: the first condition's */
     alert_view_free(&a);
-    assert_int_equal(state_of(e, "BusyLowPower", "1", NULL), NONE);   /* power absent: unknown */
+    assert_int_equal(state_of(e, "BusyLowPower", "1", NULL), NONE); /* power absent: unknown */
     assert_int_equal(state_of(e, "AnyHot", "0", &a), FIRE);
     assert_float_equal(a.value, 99, 1e-9);
     alert_view_free(&a);
@@ -250,7 +258,7 @@ static void test_combined_and_ratio(void **st)
     alert_view_free(&a);
     assert_int_equal(state_of(e, "MemFull", "1", NULL), NONE);
     assert_int_equal(state_of(e, "OverLimit", "0", NULL), NONE);
-    assert_int_equal(state_of(e, "OverLimit", "1", NULL), NONE);     /* no power.draw */
+    assert_int_equal(state_of(e, "OverLimit", "1", NULL), NONE); /* no power.draw */
     assert_int_equal(state_of(e, "Headroom", "0", &a), FIRE);
     assert_float_equal(a.value, 300, 1e-9);
     alert_view_free(&a);
@@ -266,14 +274,15 @@ static void test_absent_data(void **st)
     synth_init(&y, 1, 0, MIN);
     double v[] = {90, 90, 90, 90};
     temps(&y, v, 4);
-    for (int k = 4; k <= 10; k++)            /* samples go on, without a temperature */
+    for (int k = 4; k <= 10; k++) /* samples go on, without a temperature */
         synth_set(&y, 0, k, M_UTIL_GPU, 50);
     int s[11];
     run_minutes(e, &y, 10, s, "Hot");
     /* the last reading (3m) counts for 5 minutes: still firing at 7m, resolved at 8m. */
     int want[11] = {FIRE, FIRE, FIRE, FIRE, FIRE, FIRE, FIRE, FIRE, RESV, RESV, RESV};
     for (int m = 0; m < 11; m++)
-        if (s[m] != want[m]) fail_msg("minute %d: state %d, want %d", m, s[m], want[m]);
+        if (s[m] != want[m])
+            fail_msg("minute %d: state %d, want %d", m, s[m], want[m]);
     alert_engine_free(e);
     synth_free(&y);
 }
@@ -281,15 +290,16 @@ static void test_absent_data(void **st)
 static void test_lost_and_stale(void **st)
 {
     (void)st;
-    alert_engine *e = engine_with(
-        "groups:\n- name: g\n  rules:\n"
-        "  - alert: Lost\n    condition: {metric: gpu.lost, op: \"==\", threshold: 1}\n"
-        "  - alert: Stale\n    condition: {metric: sample.age, op: \">\", threshold: 120}\n");
+    alert_engine *e = engine_with("groups:\n- name: g\n  rules:\n"
+                                  "  - alert: Lost\n    condition: {metric: gpu.lost, op: \"==\", threshold: 1}\n"
+                                  "  - alert: Stale\n    condition: {metric: sample.age, op: \">\", threshold: 120}\n");
     synth y;
     synth_init(&y, 2, 0, MIN);
-    for (int k = 0; k <= 2; k++) synth_set(&y, 0, k, M_TEMP_GPU, 50);
+    for (int k = 0; k <= 2; k++)
+        synth_set(&y, 0, k, M_TEMP_GPU, 50);
     synth_status(&y, 0, 3, GPU_LOST);
-    for (int k = 0; k <= 1; k++) synth_set(&y, 1, k, M_TEMP_GPU, 50);   /* gpu 1 stops at 1m */
+    for (int k = 0; k <= 1; k++)
+        synth_set(&y, 1, k, M_TEMP_GPU, 50); /* gpu 1 stops at 1m */
     alert_source src;
     synth_source(&y, &src);
     int lost[6], stale[6];
@@ -300,7 +310,7 @@ static void test_lost_and_stale(void **st)
     }
     assert_int_equal(lost[2], NONE);
     assert_int_equal(lost[3], FIRE);
-    assert_int_equal(stale[3], NONE);      /* 120 s is not > 120 */
+    assert_int_equal(stale[3], NONE); /* 120 s is not > 120 */
     assert_int_equal(stale[4], FIRE);
     alert_engine_free(e);
     synth_free(&y);
@@ -352,7 +362,12 @@ static void test_process_scope_and_gpus(void **st)
     synth_free(&y);
 }
 
-typedef struct { int calls; int64_t t[16]; int changed[16], due[16], state[16]; int64_t ends[16]; } recorder;
+typedef struct {
+    int calls;
+    int64_t t[16];
+    int changed[16], due[16], state[16];
+    int64_t ends[16];
+} recorder;
 
 static void record(const alert_list *l, int64_t now, void *arg)
 {
@@ -402,25 +417,29 @@ static void test_group_interval_and_metrics(void **st)
     (void)st;
     alert_engine *e = engine_with(
         "groups:\n- name: fast\n  interval: 10s\n  rules:\n"
-        "  - alert: Hot\n    condition: {metric: temperature.gpu, op: \">\", threshold: 85}\n    labels: {severity: warning}\n"
+        "  - alert: Hot\n    condition: {metric: temperature.gpu, op: \">\", threshold: 85}\n    labels: {severity: "
+        "warning}\n"
         "- name: slow\n  interval: 1m\n  rules:\n"
         "  - alert: Hot2\n    condition: {metric: temperature.gpu, op: \">\", threshold: 85}\n    for: 1m\n");
     synth y;
     synth_init(&y, 1, 0, 10 * 1000000LL);
-    for (int k = 0; k < 20; k++) synth_set(&y, 0, k, M_TEMP_GPU, 90);
+    for (int k = 0; k < 20; k++)
+        synth_set(&y, 0, k, M_TEMP_GPU, 90);
     alert_source src;
     synth_source(&y, &src);
     int evals = 0;
     for (int64_t t = 0; t <= 60 * 1000000LL; t += 10 * 1000000LL)
         evals += alert_engine_eval(e, &src, t, 0);
-    assert_int_equal(evals, 7 + 2);          /* fast at every 10 s, slow at 0 and 60 s */
+    assert_int_equal(evals, 7 + 2); /* fast at every 10 s, slow at 0 and 60 s */
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     alert_engine_write_metrics(e, f);
     fclose(f);
-    assert_non_null(strstr(buf, "gpuwatch_alert{alertname=\"Hot\",gpu=\"0\",severity=\"warning\",alertstate=\"firing\"} 1\n"));
-    assert_non_null(strstr(buf, "gpuwatch_alert{alertname=\"Hot2\",gpu=\"0\",severity=\"\",alertstate=\"firing\"} 1\n"));
+    assert_non_null(
+        strstr(buf, "gpuwatch_alert{alertname=\"Hot\",gpu=\"0\",severity=\"warning\",alertstate=\"firing\"} 1\n"));
+    assert_non_null(
+        strstr(buf, "gpuwatch_alert{alertname=\"Hot2\",gpu=\"0\",severity=\"\",alertstate=\"firing\"} 1\n"));
     free(buf);
     char *json = alert_engine_json(e);
     assert_non_null(strstr(json, "\"state\":\"firing\""));

@@ -17,7 +17,10 @@
 #include "alerts/notify.h"
 #include "util.h"
 
-static char *S(const char *s) { return (char *)s; }
+static char *S(const char *s)
+{
+    return (char *)s;
+}
 
 /* One firing alert that changed state in this evaluation and is due for Alertmanager. */
 static void one_alert(alert_list *l, alert_state st)
@@ -31,7 +34,10 @@ static void one_alert(alert_list *l, alert_state st)
     v->nlabels = 3;
     v->label_names = calloc(4, sizeof(char *));
     v->label_values = calloc(4, sizeof(char *));
-    for (int i = 0; i < 3; i++) { v->label_names[i] = strdup(ln[i]); v->label_values[i] = strdup(lv[i]); }
+    for (int i = 0; i < 3; i++) {
+        v->label_names[i] = strdup(ln[i]);
+        v->label_values[i] = strdup(lv[i]);
+    }
     v->nannotations = 1;
     v->annotation_names = calloc(2, sizeof(char *));
     v->annotation_values = calloc(2, sizeof(char *));
@@ -48,7 +54,8 @@ static void one_alert(alert_list *l, alert_state st)
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
-    if (!f) return NULL;
+    if (!f)
+        return NULL;
     static char buf[8192];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     buf[n] = 0;
@@ -90,7 +97,7 @@ static void test_exec_receiver(void **st)
     notifier_counts(n, "script", &sent, &failed);
     assert_int_equal(sent, 1);
     assert_int_equal(failed, 0);
-    assert_int_equal(atomic_load(&changes), 1);   /* a cached /metrics text learns of the delivery */
+    assert_int_equal(atomic_load(&changes), 1); /* a cached /metrics text learns of the delivery */
     alert_list_free(&l);
     notifier_free(n);
     unlink(out);
@@ -116,9 +123,9 @@ static void test_exec_timeout_and_failure_counted(void **st)
     one_alert(&l, ALERT_FIRING);
     uint64_t t0 = gw_mono_us();
     notifier_dispatch(n, &l, 0);
-    assert_true(gw_mono_us() - t0 < 100000);          /* dispatch never waits for a receiver */
+    assert_true(gw_mono_us() - t0 < 100000); /* dispatch never waits for a receiver */
     assert_int_equal(notifier_flush(n, 10), 0);
-    assert_true(gw_mono_us() - t0 < 5000000);         /* killed after 0.3 s, not 30 s */
+    assert_true(gw_mono_us() - t0 < 5000000); /* killed after 0.3 s, not 30 s */
     unsigned long long sent, failed;
     notifier_counts(n, "slow", &sent, &failed);
     assert_int_equal(failed, 1);
@@ -182,9 +189,9 @@ static void test_hanging_webhook_does_not_delay_others(void **st)
     assert_true(gw_mono_us() - t0 < 500000);
     unsigned long long sent, failed;
     notifier_counts(n, "hang", &sent, &failed);
-    assert_int_equal(failed, 0);                      /* still trying */
+    assert_int_equal(failed, 0); /* still trying */
     assert_int_equal(notifier_flush(n, 10), 0);
-    assert_true(gw_mono_us() - t0 >= 1000000);        /* two attempts of 0.5 s */
+    assert_true(gw_mono_us() - t0 >= 1000000); /* two attempts of 0.5 s */
     notifier_counts(n, "hang", &sent, &failed);
     assert_int_equal(sent, 0);
     assert_int_equal(failed, 1);
@@ -206,7 +213,8 @@ static void test_payloads(void **st)
     assert_non_null(strstr(hook, "\"status\":\"resolved\""));
     assert_non_null(strstr(hook, "\"receiver\":\"team\""));
     assert_non_null(strstr(hook, "\"groupLabels\":{\"alertname\":\"GPUHot\"}"));
-    assert_non_null(strstr(hook, "\"commonLabels\":{\"alertname\":\"GPUHot\",\"gpu\":\"3\",\"severity\":\"critical\"}"));
+    assert_non_null(
+        strstr(hook, "\"commonLabels\":{\"alertname\":\"GPUHot\",\"gpu\":\"3\",\"severity\":\"critical\"}"));
     assert_non_null(strstr(hook, "\"endsAt\":\"2023-11-14T22:18:20.000Z\""));
     assert_non_null(strstr(hook, "\"fingerprint\":\""));
     free(hook);

@@ -31,19 +31,20 @@ static void test_good_file(void **st)
     (void)st;
     ruleset rs = {0};
     errlist e = {0};
-    int n = rules_load_string(&rs, "ok.yaml",
-                              "groups:\n"
-                              "- name: g\n"
-                              "  interval: 30s\n"
-                              "  rules:\n"
-                              "  - alert: A\n"
-                              "    condition: {metric: temperature.gpu, reduce: p95, window: 1h30m, op: \">=\", threshold: 85}\n"
-                              "    for: 90s\n"
-                              "    keep_firing_for: 2m\n"
-                              "    gpus: \"0,2-3\"\n"
-                              "    labels: {severity: critical}\n"
-                              "    annotations: {summary: \"{{ $labels.gpu }} {{ printf \\\"%.1f\\\" $value }}\"}\n",
-                              &e);
+    int n = rules_load_string(
+        &rs, "ok.yaml",
+        "groups:\n"
+        "- name: g\n"
+        "  interval: 30s\n"
+        "  rules:\n"
+        "  - alert: A\n"
+        "    condition: {metric: temperature.gpu, reduce: p95, window: 1h30m, op: \">=\", threshold: 85}\n"
+        "    for: 90s\n"
+        "    keep_firing_for: 2m\n"
+        "    gpus: \"0,2-3\"\n"
+        "    labels: {severity: critical}\n"
+        "    annotations: {summary: \"{{ $labels.gpu }} {{ printf \\\"%.1f\\\" $value }}\"}\n",
+        &e);
     dump(&e);
     assert_int_equal(n, 0);
     assert_int_equal(ruleset_count(&rs), 1);
@@ -65,19 +66,19 @@ static void test_bad_file_every_error_located(void **st)
     ruleset rs = {0};
     errlist e = {0};
     const char *text =
-        "groups:\n"                                                                          /* 1 */
-        "  - name: g\n"                                                                      /* 2 */
-        "    rules:\n"                                                                       /* 3 */
-        "      - alert: A\n"                                                                 /* 4 */
-        "        condition: {metric: temperature.gpuu, op: \">\", threshold: 1}\n"           /* 5 */
-        "        for: 5x\n"                                                                  /* 6 */
-        "      - alert: B\n"                                                                 /* 7 */
-        "        condition: {metric: temperature.gpu, reduce: avg, op: \"=>\", threshold: 1}\n" /* 8 */
-        "        annotations:\n"                                                             /* 9 */
-        "          summary: \"x {{ $foo }}\"\n"                                              /* 10 */
-        "      - alert: C\n"                                                                 /* 11 */
+        "groups:\n"                                                                                      /* 1 */
+        "  - name: g\n"                                                                                  /* 2 */
+        "    rules:\n"                                                                                   /* 3 */
+        "      - alert: A\n"                                                                             /* 4 */
+        "        condition: {metric: temperature.gpuu, op: \">\", threshold: 1}\n"                       /* 5 */
+        "        for: 5x\n"                                                                              /* 6 */
+        "      - alert: B\n"                                                                             /* 7 */
+        "        condition: {metric: temperature.gpu, reduce: avg, op: \"=>\", threshold: 1}\n"          /* 8 */
+        "        annotations:\n"                                                                         /* 9 */
+        "          summary: \"x {{ $foo }}\"\n"                                                          /* 10 */
+        "      - alert: C\n"                                                                             /* 11 */
         "        condition: {metric: process.memory, op: \">\", threshold: memory.used / memory.totl}\n" /* 12 */
-        "        colour: red\n";                                                             /* 13 */
+        "        colour: red\n";                                                                         /* 13 */
     int n = rules_load_string(&rs, "bad.yaml", text, &e);
     assert_int_equal(n, 8);
     assert_true(has_error(&e, "bad.yaml:5:29:", "unknown metric 'temperature.gpuu'"));
@@ -88,7 +89,7 @@ static void test_bad_file_every_error_located(void **st)
     assert_true(has_error(&e, "bad.yaml:11:9:", "scope: process"));
     assert_true(has_error(&e, "bad.yaml:12:65:", "unknown metric 'memory.totl'"));
     assert_true(has_error(&e, "bad.yaml:13:9:", "unknown key 'colour'"));
-    assert_int_equal(ruleset_count(&rs), 0);     /* a file with errors adds nothing */
+    assert_int_equal(ruleset_count(&rs), 0); /* a file with errors adds nothing */
     errlist_free(&e);
     ruleset_free(&rs);
 }
@@ -101,14 +102,22 @@ static void test_yaml_syntax_and_shape(void **st)
     assert_int_equal(rules_load_string(&rs, "s.yaml", "groups:\n  - name: [\n", &e), 1);
     assert_true(has_error(&e, "s.yaml:3:1:", "YAML"));
     errlist_free(&e);
-    assert_true(rules_load_string(&rs, "s.yaml", "groups:\n- name: g\n  rules:\n  - alert: X\n    expr: up == 0\n", &e) > 0);
+    assert_true(
+        rules_load_string(&rs, "s.yaml", "groups:\n- name: g\n  rules:\n  - alert: X\n    expr: up == 0\n", &e) > 0);
     assert_true(has_error(&e, "s.yaml:4:5:", "PromQL"));
     assert_true(has_error(&e, "s.yaml:4:5:", "exactly one of 'condition'"));
     errlist_free(&e);
-    assert_true(rules_load_string(&rs, "s.yaml", "groups:\n- name: g\n  rules:\n  - alert: X\n    condition: {metric: name, op: \">\", threshold: 1}\n", &e) > 0);
+    assert_true(
+        rules_load_string(
+            &rs, "s.yaml",
+            "groups:\n- name: g\n  rules:\n  - alert: X\n    condition: {metric: name, op: \">\", threshold: 1}\n",
+            &e) > 0);
     assert_true(has_error(&e, "s.yaml:5:25:", "text field"));
     errlist_free(&e);
-    assert_true(rules_load_string(&rs, "s.yaml", "groups:\n- name: g\n  rules:\n  - alert: X\n    condition: {metric: sample.age, reduce: max, window: 1m, op: \">\", threshold: 1}\n", &e) > 0);
+    assert_true(rules_load_string(&rs, "s.yaml",
+                                  "groups:\n- name: g\n  rules:\n  - alert: X\n    condition: {metric: sample.age, "
+                                  "reduce: max, window: 1m, op: \">\", threshold: 1}\n",
+                                  &e) > 0);
     assert_true(has_error(&e, "s.yaml:5:25:", "reduce: last"));
     errlist_free(&e);
     ruleset_free(&rs);
@@ -142,7 +151,8 @@ static void expect(const char *src, double value, const char *want)
 static void test_templates(void **st)
 {
     (void)st;
-    expect("GPU {{ $labels.gpu }} ({{ $labels.modelName }}) is at {{ $value }} C", 91, "GPU 3 (NVIDIA H100 80GB HBM3) is at 91 C");
+    expect("GPU {{ $labels.gpu }} ({{ $labels.modelName }}) is at {{ $value }} C", 91,
+           "GPU 3 (NVIDIA H100 80GB HBM3) is at 91 C");
     expect("{{ $labels.alertname }}: {{ printf \"%.1f\" $value }}", 91.26, "GPUHot: 91.3");
     expect("{{printf \"%d\" $value}}%", 95.4, "95%");
     expect("{{ printf \"%5.2f%%\" $value }}", 0.5, " 0.50%");
@@ -199,7 +209,8 @@ static void test_series_notation(void **st)
     assert_int_equal(s.n, 17);
     for (int i = 0; i < s.n; i++) {
         assert_int_equal(s.present[i], want[i] != -1);
-        if (want[i] != -1) assert_float_equal(s.v[i], want[i], 1e-12);
+        if (want[i] != -1)
+            assert_float_equal(s.v[i], want[i], 1e-12);
     }
     series_values_free(&s);
     assert_int_equal(series_expand("1e3 -5 2.5+0.5x1", &s, err, sizeof err), 0);

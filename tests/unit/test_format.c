@@ -65,7 +65,8 @@ static void catalog_dmon_columns(void **state)
         assert_non_null(d->dmon_unit);
         for (int j = i + 1; j < M_COUNT; j++) {
             const metric_def *e = &metric_catalog[j];
-            if (!e->dmon_col) continue;
+            if (!e->dmon_col)
+                continue;
             assert_string_not_equal(d->dmon_col, e->dmon_col);
             assert_false(d->dmon_group == e->dmon_group && d->dmon_pos == e->dmon_pos);
         }
@@ -90,27 +91,27 @@ static void check_value(metric_id id, double v, int units, const char *want)
 static void format_each_fmt(void **state)
 {
     (void)state;
-    check_value(M_MEM_TOTAL, 81559.9, 1, "81559 MiB");          /* MF_FLOOR */
+    check_value(M_MEM_TOTAL, 81559.9, 1, "81559 MiB"); /* MF_FLOOR */
     check_value(M_MEM_USED, 19818.0, 0, "19818");
-    check_value(M_POWER_DRAW, 631.953, 1, "631.95 W");          /* MF_FIXED2 */
+    check_value(M_POWER_DRAW, 631.953, 1, "631.95 W"); /* MF_FIXED2 */
     check_value(M_POWER_LIMIT, 700, 1, "700.00 W");
     check_value(M_POWER_LIMIT, 700, 0, "700.00");
-    check_value(M_UTIL_GPU, 100, 1, "100 %");                   /* MF_INT */
-    check_value(M_TEMP_GPU, 41, 1, "41");                       /* no unit */
-    check_value(M_COMPUTE_CAP, 9.0, 1, "9.0");                  /* MF_FIXED1 */
-    check_value(M_CER_ACTIVE, 1, 1, "0x0000000000000001");      /* MF_HEX64 */
+    check_value(M_UTIL_GPU, 100, 1, "100 %");              /* MF_INT */
+    check_value(M_TEMP_GPU, 41, 1, "41");                  /* no unit */
+    check_value(M_COMPUTE_CAP, 9.0, 1, "9.0");             /* MF_FIXED1 */
+    check_value(M_CER_ACTIVE, 1, 1, "0x0000000000000001"); /* MF_HEX64 */
     check_value(M_CER_SUPPORTED, 0x1FF, 1, "0x00000000000001FF");
-    check_value(M_CER_GPU_IDLE, 1, 1, "Active");                /* MF_ACTIVE */
+    check_value(M_CER_GPU_IDLE, 1, 1, "Active"); /* MF_ACTIVE */
     check_value(M_CER_GPU_IDLE, 0, 1, "Not Active");
-    check_value(M_ECC_MODE, 1, 1, "Enabled");                   /* MF_ENABLED */
+    check_value(M_ECC_MODE, 1, 1, "Enabled"); /* MF_ENABLED */
     check_value(M_MIG_MODE, 0, 1, "Disabled");
-    check_value(M_REMAP_PENDING, 0, 1, "No");                   /* MF_YESNO */
+    check_value(M_REMAP_PENDING, 0, 1, "No"); /* MF_YESNO */
     check_value(M_REMAP_FAILURE, 1, 1, "Yes");
-    check_value(M_PSTATE, 0, 1, "P0");                          /* MF_PSTATE */
+    check_value(M_PSTATE, 0, 1, "P0"); /* MF_PSTATE */
     check_value(M_PSTATE, 8, 1, "P8");
     check_value(M_VIOL_POWER, 0, 1, "0 us");
     check_value(M_CLOCK_SM, 1980, 1, "1980 MHz");
-    check_value(M_UTIL_GPU, 42.5, 0, "42");                     /* %.0f rounds half to even */
+    check_value(M_UTIL_GPU, 42.5, 0, "42"); /* %.0f rounds half to even */
     check_value(M_UTIL_GPU, 43.5, 0, "44");
     check_value(M_ENERGY, 123456789012.0, 1, "123456789012 mJ");
     check_value(M_TEMP_GPU, -5, 1, "-5");
@@ -165,20 +166,20 @@ static void format_cells(void **state)
     fmt_cell(buf, sizeof buf, catalog_get(M_INDEX), &in, &s, 1);
     assert_string_equal(buf, "3");
     fmt_cell(buf, sizeof buf, catalog_get(M_FAN_SPEED), &in, &s, 1);
-    assert_string_equal(buf, "[N/A]");                        /* absent, even with units */
+    assert_string_equal(buf, "[N/A]"); /* absent, even with units */
     fmt_cell(buf, sizeof buf, catalog_get(M_FAN_SPEED), &in, &s, 0);
     assert_string_equal(buf, "[N/A]");
     fmt_cell(buf, sizeof buf, catalog_get(M_CER_SW_POWER_CAP), &in, &s, 1);
-    assert_string_equal(buf, "Active");                       /* bit 0x4 of the mask */
+    assert_string_equal(buf, "Active"); /* bit 0x4 of the mask */
     fmt_cell(buf, sizeof buf, catalog_get(M_CER_HW_SLOWDOWN), &in, &s, 1);
     assert_string_equal(buf, "Not Active");
     s.status = GPU_LOST;
     fmt_cell(buf, sizeof buf, catalog_get(M_MEM_USED), &in, &s, 1);
     assert_string_equal(buf, "[GPU is lost]");
     fmt_cell(buf, sizeof buf, catalog_get(M_NAME), &in, &s, 1);
-    assert_string_equal(buf, "NVIDIA H100 80GB HBM3");       /* read before the loss */
+    assert_string_equal(buf, "NVIDIA H100 80GB HBM3"); /* read before the loss */
     fmt_cell(buf, sizeof buf, catalog_get(M_SERIAL), &in, &s, 1);
-    assert_string_equal(buf, "[GPU is lost]");                /* never read */
+    assert_string_equal(buf, "[GPU is lost]"); /* never read */
 }
 
 static void format_json_types(void **state)
@@ -215,15 +216,18 @@ static void query_csv_line(void **state)
     gpu_sample s;
     make_gpu(&in, &s);
     qfields q;
-    assert_int_equal(qfields_parse("query", "index,gpu_name,memory.used,fan.speed,clocks_throttle_reasons.active,count", &q), 0);
+    assert_int_equal(
+        qfields_parse("query", "index,gpu_name,memory.used,fan.speed,clocks_throttle_reasons.active,count", &q), 0);
     assert_int_equal(q.n, 6);
     qrow r = {&in, &s, 8};
     char cell[FMT_CELL_LEN], line[512] = "", head[512] = "";
     for (int i = 0; i < q.n; i++) {
         qfield_header(cell, sizeof cell, &q.f[i], 1);
-        strcat(head, i ? ", " : ""); strcat(head, cell);
+        strcat(head, i ? ", " : "");
+        strcat(head, cell);
         qfield_cell(cell, sizeof cell, &q.f[i], &r, 1);
-        strcat(line, i ? ", " : ""); strcat(line, cell);
+        strcat(line, i ? ", " : "");
+        strcat(line, cell);
     }
     assert_string_equal(head, "index, name, memory.used [MiB], fan.speed [%], clocks_event_reasons.active, count");
     assert_string_equal(line, "3, NVIDIA H100 80GB HBM3, 19818 MiB, [N/A], 0x0000000000000005, 8");
@@ -231,15 +235,15 @@ static void query_csv_line(void **state)
     qfields_want(&q, &want);
     assert_true(mset_has(&want, M_MEM_USED));
     assert_true(mset_has(&want, M_CER_ACTIVE));
-    assert_false(mset_has(&want, M_POWER_DRAW));      /* only what was asked is read */
+    assert_false(mset_has(&want, M_POWER_DRAW)); /* only what was asked is read */
     assert_int_equal(qfields_parse("query", "index,bogus", &q), CLI_USAGE);
     assert_int_equal(qfields_parse("query", "all", &q), 0);
     int gpm = 0;
     for (int id = 0; id < M_COUNT; id++)
         gpm += (catalog_get((metric_id)id)->flags & MF_GPM) != 0;
     assert_true(gpm > 0);
-    assert_int_equal(q.n, M_COUNT - gpm);               /* all but the GPM rates */
-    assert_int_equal(qfields_parse("query", "gpm.sm_active", &q), 0);  /* those when named */
+    assert_int_equal(q.n, M_COUNT - gpm);                             /* all but the GPM rates */
+    assert_int_equal(qfields_parse("query", "gpm.sm_active", &q), 0); /* those when named */
     assert_int_equal(q.n, 1);
 }
 
@@ -249,7 +253,7 @@ static void timestamp_format(void **state)
     char buf[64];
     setenv("TZ", "UTC", 1);
     tzset();
-    fmt_timestamp(buf, sizeof buf, 1784016758696000ull);  /* 2026-07-14 08:12:38.696 UTC */
+    fmt_timestamp(buf, sizeof buf, 1784016758696000ull); /* 2026-07-14 08:12:38.696 UTC */
     assert_string_equal(buf, "2026/07/14 08:12:38.696");
 }
 
@@ -277,13 +281,14 @@ static void dmon_groups_in_letter_order(void **state)
     (void)state;
     dmon_layout l;
     dmon_layout_init(&l, "pcut", 0, 0);
-    const char *want[] = {"pwr", "gtemp", "mtemp", "mclk", "pclk", "sm", "mem", "enc", "dec", "jpg", "ofa", "rxpci", "txpci"};
+    const char *want[] = {"pwr", "gtemp", "mtemp", "mclk", "pclk",  "sm",   "mem",
+                          "enc", "dec",   "jpg",   "ofa",  "rxpci", "txpci"};
     assert_int_equal(l.ncols, 13);
     for (int i = 0; i < 13; i++)
         assert_string_equal(l.cols[i]->dmon_col, want[i]);
     dmon_layout_init(&l, "pucvmet", 0, 0);
-    const char *all[] = {"pwr", "gtemp", "mtemp", "sm", "mem", "enc", "dec", "jpg", "ofa", "mclk", "pclk",
-                         "pviol", "tviol", "fb", "bar1", "ccpm", "sbecc", "dbecc", "pci", "rxpci", "txpci"};
+    const char *all[] = {"pwr",   "gtemp", "mtemp", "sm",   "mem",  "enc",   "dec",   "jpg", "ofa",   "mclk", "pclk",
+                         "pviol", "tviol", "fb",    "bar1", "ccpm", "sbecc", "dbecc", "pci", "rxpci", "txpci"};
     assert_int_equal(l.ncols, 21);
     for (int i = 0; i < 21; i++)
         assert_string_equal(l.cols[i]->dmon_col, all[i]);
@@ -311,17 +316,21 @@ static void dmon_row_exact(void **state)
     dmon_layout_init(&l, "puc", 0, 0);
     idle_h100(&s, 1000000);
     dmon_plain_row(&l, &b, 0, &s, NULL);
-    assert_string_equal(b.data, "    0     69     41     47      0      0      0      0      0      0   2619    345 \n");
+    assert_string_equal(b.data,
+                        "    0     69     41     47      0      0      0      0      0      0   2619    345 \n");
     buf_clear(&b);
     /* GDDR board (RTX 4080): no memory temperature -> '-' */
     mset_del(&s.present, M_TEMP_MEMORY);
     sample_set(&s, M_CLOCK_MEM, 11251);
     dmon_plain_row(&l, &b, 0, &s, NULL);
-    assert_string_equal(b.data, "    0     69     41      -      0      0      0      0      0      0  11251    345 \n");
+    assert_string_equal(b.data,
+                        "    0     69     41      -      0      0      0      0      0      0  11251    345 \n");
     buf_clear(&b);
     s.status = GPU_LOST;
     dmon_plain_row(&l, &b, 12, &s, NULL);
-    assert_string_equal(b.data, "   12      -      -      -      -      -      -      -      -      -      -      - " DMON_LOST_MARK "\n");
+    assert_string_equal(
+        b.data,
+        "   12      -      -      -      -      -      -      -      -      -      -      - " DMON_LOST_MARK "\n");
     buf_release(&b);
 }
 
@@ -335,16 +344,16 @@ static void dmon_derived_violations(void **state)
     memset(&a, 0, sizeof a);
     memset(&c, 0, sizeof c);
     a.t_us = 1000000;
-    c.t_us = 2000000;                       /* 1 s later */
+    c.t_us = 2000000; /* 1 s later */
     sample_set(&a, M_VIOL_POWER, 5000000);
-    sample_set(&c, M_VIOL_POWER, 5250000);  /* +0.25 s capped -> 25 % */
+    sample_set(&c, M_VIOL_POWER, 5250000); /* +0.25 s capped -> 25 % */
     sample_set(&a, M_VIOL_THERMAL, 10);
-    sample_set(&c, M_VIOL_THERMAL, 10);     /* unchanged -> 0 */
-    sample_set(&c, M_PCIE_RX, 123456);      /* KB/s -> 123 MB/s */
+    sample_set(&c, M_VIOL_THERMAL, 10); /* unchanged -> 0 */
+    sample_set(&c, M_PCIE_RX, 123456);  /* KB/s -> 123 MB/s */
     dmon_plain_header(&l, &b);
     assert_string_equal(b.data, "# gpu  pviol  tviol  rxpci  txpci \n# Idx      %   bool   MB/s   MB/s \n");
     buf_clear(&b);
-    dmon_plain_row(&l, &b, 0, &a, NULL);    /* first row: no interval yet */
+    dmon_plain_row(&l, &b, 0, &a, NULL); /* first row: no interval yet */
     assert_string_equal(b.data, "    0      -      -      -      - \n");
     buf_clear(&b);
     dmon_plain_row(&l, &b, 0, &c, &a);
@@ -364,20 +373,20 @@ static void dmon_time_columns(void **state)
     gpu_sample s;
     setenv("TZ", "UTC", 1);
     tzset();
-    idle_h100(&s, 1786872154000000ull);     /* 2026-08-16 09:22:34 UTC */
+    idle_h100(&s, 1786872154000000ull); /* 2026-08-16 09:22:34 UTC */
     dmon_layout_init(&l, "p", 1, 1);
     dmon_plain_header(&l, &b);
     dmon_plain_row(&l, &b, 0, &s, NULL);
     assert_string_equal(b.data, "#Date        Time         gpu    pwr  gtemp  mtemp \n"
-                             "#YYYYMMDD    HH:MM:SS     Idx      W      C      C \n"
-                             " 20260816    09:22:34       0     69     41     47 \n");
+                                "#YYYYMMDD    HH:MM:SS     Idx      W      C      C \n"
+                                " 20260816    09:22:34       0     69     41     47 \n");
     buf_clear(&b);
     dmon_layout_init(&l, "p", 0, 1);
     dmon_plain_header(&l, &b);
     dmon_plain_row(&l, &b, 0, &s, NULL);
     assert_string_equal(b.data, "#Time        gpu    pwr  gtemp  mtemp \n"
-                             "#HH:MM:SS     Idx      W      C      C \n"
-                             " 09:22:34       0     69     41     47 \n");
+                                "#HH:MM:SS     Idx      W      C      C \n"
+                                " 09:22:34       0     69     41     47 \n");
     buf_release(&b);
 }
 
@@ -427,8 +436,10 @@ static void pmon_header_and_rows(void **state)
     memset(&p, 0, sizeof p);
     p.pid = 11345;
     p.type = PROC_COMPUTE;
-    p.sm_util = 99; p.has_sm = 1;
-    p.mem_util = 10; p.has_memutil = 1;
+    p.sm_util = 99;
+    p.has_sm = 1;
+    p.mem_util = 10;
+    p.has_memutil = 1;
     snprintf(p.name, sizeof p.name, "/root/tools/gpu_burn");
     snprintf(p.user, sizeof p.user, "alice");
     pmon_line line = {.gpu = 0, .proc = &p};
@@ -438,7 +449,7 @@ static void pmon_header_and_rows(void **state)
     assert_string_equal(b.data + strlen(nvrow), "    alice      -                       gpu_burn       \n");
     buf_clear(&b);
 
-    line.proc = NULL;                      /* idle GPU */
+    line.proc = NULL; /* idle GPU */
     pmon_plain_row(&l, &b, &line);
     const char *idle = "    0          -     -      -      -      -      -      -      -";
     assert_memory_equal(b.data, idle, strlen(idle));
@@ -450,7 +461,7 @@ static void pmon_header_and_rows(void **state)
     line.proc = &p;
     pmon_plain_row(&l, &b, &line);
     assert_non_null(strstr(b.data, "   C+G "));
-    assert_non_null(strstr(b.data, " docker_1a2b "));          /* no spaces inside a column */
+    assert_non_null(strstr(b.data, " docker_1a2b "));         /* no spaces inside a column */
     assert_non_null(strstr(b.data, "    plasma-keyboard\n")); /* comm length: 15 */
     buf_release(&b);
 }
@@ -464,7 +475,8 @@ static void pmon_memory_columns(void **state)
     memset(&p, 0, sizeof p);
     p.pid = 7;
     p.type = PROC_COMPUTE;
-    p.mem_mib = 15690.7; p.has_mem = 1;
+    p.mem_mib = 15690.7;
+    p.has_mem = 1;
     pmon_line line = {.gpu = 1, .proc = &p};
     pmon_layout_init(&l, "um", 0, 0);
     pmon_plain_header(&l, &b);
@@ -475,7 +487,7 @@ static void pmon_memory_columns(void **state)
     const char *r = "    1          7     C      -      -      -      -      -      -  15690      -    ";
     assert_memory_equal(b.data, r, strlen(r));
     buf_clear(&b);
-    pmon_layout_init(&l, "m", 0, 0);                /* memory only */
+    pmon_layout_init(&l, "m", 0, 0); /* memory only */
     pmon_plain_row(&l, &b, &line);
     const char *m = "    1          7     C  15690      -    ";
     assert_memory_equal(b.data, m, strlen(m));

@@ -22,7 +22,8 @@ static char scenario_path[4096];
 static void *sym(const char *name)
 {
     void *p = dlsym(lib, name);
-    if (!p) fail_msg("dlsym(%s): %s", name, dlerror());
+    if (!p)
+        fail_msg("dlsym(%s): %s", name, dlerror());
     return p;
 }
 
@@ -38,7 +39,10 @@ static void start_at(const char *t)
     assert_int_equal(F(nvmlInit_v2)(), NVML_SUCCESS);
 }
 
-static void stop(void) { assert_int_equal(F(nvmlShutdown)(), NVML_SUCCESS); }
+static void stop(void)
+{
+    assert_int_equal(F(nvmlShutdown)(), NVML_SUCCESS);
+}
 
 static nvmlDevice_t dev(unsigned i)
 {
@@ -53,7 +57,8 @@ static int setup(void **state)
     const char *path = getenv("GPUSIM_LIB"), *src = getenv("GW_SOURCE_DIR");
     snprintf(scenario_path, sizeof scenario_path, "%s/tests/scenarios/gpusim-abi.yaml", src ? src : GW_SOURCE_DIR);
     lib = dlopen(path ? path : GW_BUILD_DIR "/gpusim/libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) fprintf(stderr, "dlopen: %s\n", dlerror());
+    if (!lib)
+        fprintf(stderr, "dlopen: %s\n", dlerror());
     return lib ? 0 : -1;
 }
 
@@ -68,7 +73,8 @@ static void every_listed_function_resolves(void **state)
 {
     (void)state;
     for (int i = 0; sim_nvml_functions[i]; i++)
-        if (!dlsym(lib, sim_nvml_functions[i])) fail_msg("%s is not exported", sim_nvml_functions[i]);
+        if (!dlsym(lib, sim_nvml_functions[i]))
+            fail_msg("%s is not exported", sim_nvml_functions[i]);
     assert_non_null(dlsym(lib, "gpusimVersion"));
     assert_null(dlsym(lib, "scenario_load")); /* internals stay hidden */
     assert_null(dlsym(lib, "sim_nvml_error_code"));
@@ -112,7 +118,8 @@ static void arguments_are_checked(void **state)
     assert_int_equal(F(nvmlSystemGetDriverVersion)(name, 4), NVML_ERROR_INSUFFICIENT_SIZE);
     assert_int_equal(F(nvmlSystemGetDriverVersion)(name, 80), NVML_SUCCESS);
     assert_string_equal(name, "590.48.01");
-    for (int code = 0; code <= 31; code++) assert_non_null(F(nvmlErrorString)((nvmlReturn_t)code));
+    for (int code = 0; code <= 31; code++)
+        assert_non_null(F(nvmlErrorString)((nvmlReturn_t)code));
     assert_string_equal(F(nvmlErrorString)(NVML_ERROR_GPU_IS_LOST), "GPU is lost");
     assert_string_equal(F(nvmlErrorString)((nvmlReturn_t)12345), "Unknown Error");
     stop();
@@ -154,7 +161,8 @@ static void values_match_the_model(void **state)
     (void)state;
     char err[512];
     scenario *sc = scenario_load(scenario_path, err, sizeof err);
-    if (!sc) fail_msg("%s", err);
+    if (!sc)
+        fail_msg("%s", err);
     start_at("37.5");
     double v;
     unsigned u;
@@ -207,16 +215,24 @@ typedef nvmlReturn_t (*uint_getter)(nvmlDevice_t, unsigned int *);
 static void demo_getters_equal_the_model(void **state)
 {
     (void)state;
-    static const struct { const char *fn; metric_id m; double scale; } getters[] = {
-        {"nvmlDeviceGetPowerUsage", M_POWER_DRAW, 1000}, {"nvmlDeviceGetEnforcedPowerLimit", M_POWER_ENFORCED_LIMIT, 1000},
-        {"nvmlDeviceGetPowerManagementLimit", M_POWER_LIMIT, 1000}, {"nvmlDeviceGetPerformanceState", M_PSTATE, 1},
-        {"nvmlDeviceGetCurrPcieLinkGeneration", M_PCIE_GEN_CUR, 1}, {"nvmlDeviceGetMaxPcieLinkWidth", M_PCIE_WIDTH_MAX, 1},
-        {"nvmlDeviceGetPcieReplayCounter", M_PCIE_REPLAY, 1}, {"nvmlDeviceGetIndex", M_INDEX, 1}};
+    static const struct {
+        const char *fn;
+        metric_id m;
+        double scale;
+    } getters[] = {{"nvmlDeviceGetPowerUsage", M_POWER_DRAW, 1000},
+                   {"nvmlDeviceGetEnforcedPowerLimit", M_POWER_ENFORCED_LIMIT, 1000},
+                   {"nvmlDeviceGetPowerManagementLimit", M_POWER_LIMIT, 1000},
+                   {"nvmlDeviceGetPerformanceState", M_PSTATE, 1},
+                   {"nvmlDeviceGetCurrPcieLinkGeneration", M_PCIE_GEN_CUR, 1},
+                   {"nvmlDeviceGetMaxPcieLinkWidth", M_PCIE_WIDTH_MAX, 1},
+                   {"nvmlDeviceGetPcieReplayCounter", M_PCIE_REPLAY, 1},
+                   {"nvmlDeviceGetIndex", M_INDEX, 1}};
     const char *src = getenv("GW_SOURCE_DIR");
     char demo[4096], err[512];
     snprintf(demo, sizeof demo, "%s/sim/scenarios/demo-8gpu.yaml", src ? src : GW_SOURCE_DIR);
     scenario *sc = scenario_load(demo, err, sizeof err);
-    if (!sc) fail_msg("%s", err);
+    if (!sc)
+        fail_msg("%s", err);
     const char *times[] = {"0", "33.3", "95.25"};
     for (int k = 0; k < 3; k++) {
         setenv("GPUSIM_SCENARIO", demo, 1);
@@ -230,7 +246,8 @@ static void demo_getters_equal_the_model(void **state)
             for (size_t i = 0; i < sizeof getters / sizeof getters[0]; i++) {
                 assert_int_equal(((uint_getter)sym(getters[i].fn))(d, &u), NVML_SUCCESS);
                 assert_int_equal(sim_value(sc, (int)g, getters[i].m, t, &v), 0);
-                if (u != (unsigned)(v * getters[i].scale + 0.5)) fail_msg("%s gpu %u t %g: %u vs %g", getters[i].fn, g, t, u, v);
+                if (u != (unsigned)(v * getters[i].scale + 0.5))
+                    fail_msg("%s gpu %u t %g: %u vs %g", getters[i].fn, g, t, u, v);
             }
             nvmlUtilization_t ut;
             assert_int_equal(F(nvmlDeviceGetUtilizationRates)(d, &ut), NVML_SUCCESS);
@@ -238,8 +255,13 @@ static void demo_getters_equal_the_model(void **state)
             assert_int_equal(ut.gpu, (unsigned)v);
             sim_value(sc, (int)g, M_UTIL_MEMORY, t, &v);
             assert_int_equal(ut.memory, (unsigned)v);
-            static const struct { nvmlClockType_t type; metric_id m; } clocks[] = {
-                {NVML_CLOCK_GRAPHICS, M_CLOCK_GR}, {NVML_CLOCK_SM, M_CLOCK_SM}, {NVML_CLOCK_MEM, M_CLOCK_MEM}, {NVML_CLOCK_VIDEO, M_CLOCK_VIDEO}};
+            static const struct {
+                nvmlClockType_t type;
+                metric_id m;
+            } clocks[] = {{NVML_CLOCK_GRAPHICS, M_CLOCK_GR},
+                          {NVML_CLOCK_SM, M_CLOCK_SM},
+                          {NVML_CLOCK_MEM, M_CLOCK_MEM},
+                          {NVML_CLOCK_VIDEO, M_CLOCK_VIDEO}};
             for (int c = 0; c < 4; c++) {
                 assert_int_equal(F(nvmlDeviceGetClockInfo)(d, clocks[c].type, &u), NVML_SUCCESS);
                 sim_value(sc, (int)g, clocks[c].m, t, &v);
@@ -359,8 +381,10 @@ static void error_every_nth_call_and_delays(void **state)
     (void)state;
     start_at("1");
     unsigned p;
-    nvmlReturn_t want[] = {NVML_SUCCESS, NVML_SUCCESS, NVML_ERROR_UNKNOWN, NVML_SUCCESS, NVML_SUCCESS, NVML_ERROR_UNKNOWN};
-    for (int i = 0; i < 6; i++) assert_int_equal(F(nvmlDeviceGetPowerUsage)(dev(2), &p), want[i]);
+    nvmlReturn_t want[] = {NVML_SUCCESS, NVML_SUCCESS, NVML_ERROR_UNKNOWN,
+                           NVML_SUCCESS, NVML_SUCCESS, NVML_ERROR_UNKNOWN};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(F(nvmlDeviceGetPowerUsage)(dev(2), &p), want[i]);
     assert_int_equal(F(nvmlDeviceGetPowerUsage)(dev(0), &p), NVML_SUCCESS); /* other GPUs unaffected */
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -450,8 +474,10 @@ static void gpm_metrics(void **state)
     mg->numMetrics = 4;
     mg->sample1 = s1;
     mg->sample2 = s2;
-    unsigned ids[] = {NVML_GPM_METRIC_SM_UTIL, NVML_GPM_METRIC_GRAPHICS_UTIL, NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, 77};
-    for (int i = 0; i < 4; i++) mg->metrics[i].metricId = ids[i];
+    unsigned ids[] = {NVML_GPM_METRIC_SM_UTIL, NVML_GPM_METRIC_GRAPHICS_UTIL, NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC,
+                      77};
+    for (int i = 0; i < 4; i++)
+        mg->metrics[i].metricId = ids[i];
     mg->metrics[4].metricId = 0xDEAD;
     mg->metrics[4].value = -7;
     assert_int_equal(F(nvmlGpmMetricsGet)(mg), NVML_SUCCESS);
@@ -477,7 +503,8 @@ static void *hammer(void *arg)
     long failures = 0;
     unsigned gpu = (unsigned)((long)arg % 2) * 2; /* GPUs 0 and 2: GPU 1 gets lost at 10 s */
     nvmlDevice_t d = NULL;
-    if (F(nvmlDeviceGetHandleByIndex_v2)(gpu, &d) != NVML_SUCCESS) return (void *)1L;
+    if (F(nvmlDeviceGetHandleByIndex_v2)(gpu, &d) != NVML_SUCCESS)
+        return (void *)1L;
     for (int i = 0; i < 3000; i++) {
         unsigned v, n = 8;
         nvmlProcessInfo_t p[8];
@@ -497,7 +524,8 @@ static void concurrent_calls(void **state)
     setenv("GPUSIM_T0", "1", 1);
     assert_int_equal(F(nvmlInit_v2)(), NVML_SUCCESS);
     pthread_t th[6];
-    for (long i = 0; i < 6; i++) assert_int_equal(pthread_create(&th[i], NULL, hammer, (void *)i), 0);
+    for (long i = 0; i < 6; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, hammer, (void *)i), 0);
     for (int i = 0; i < 6; i++) {
         void *r;
         pthread_join(th[i], &r);
@@ -553,11 +581,15 @@ static void minimal_variant_lacks_optional_symbols(void **state)
     pid_t pid = fork();
     if (pid == 0) { /* a child, so the two libraries never share a process */
         void *m = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (!m) _exit(10);
-        const char *absent[] = {"nvmlDeviceGetTemperatureV", "nvmlDeviceGetCurrentClocksEventReasons", "nvmlGpmMetricsGet",
-                                "nvmlDeviceGetProcessUtilization", "nvmlDeviceGetFieldValues"};
-        for (int i = 0; i < 5; i++) if (dlsym(m, absent[i])) _exit(20 + i);
-        if (!dlsym(m, "nvmlDeviceGetCurrentClocksThrottleReasons") || !dlsym(m, "nvmlInit_v2")) _exit(30);
+        if (!m)
+            _exit(10);
+        const char *absent[] = {"nvmlDeviceGetTemperatureV", "nvmlDeviceGetCurrentClocksEventReasons",
+                                "nvmlGpmMetricsGet", "nvmlDeviceGetProcessUtilization", "nvmlDeviceGetFieldValues"};
+        for (int i = 0; i < 5; i++)
+            if (dlsym(m, absent[i]))
+                _exit(20 + i);
+        if (!dlsym(m, "nvmlDeviceGetCurrentClocksThrottleReasons") || !dlsym(m, "nvmlInit_v2"))
+            _exit(30);
         _exit(0);
     }
     int status = 0;

@@ -33,8 +33,15 @@ static void test_times(void **state)
     assert_int_equal(t, NOW - 1800000000ll);
     assert_int_equal(tp_parse_time("now", NOW, &t), 0);
     assert_int_equal(t, NOW);
-    const char *bad[] = {"", "yesterday", "2025-13-01T00:00:00Z", "2025-12-02T25:00:00Z", "-", "2h30", "--1h",
-                         "2025-12-02T11:00:00Zjunk", "1e20"};
+    const char *bad[] = {"",
+                         "yesterday",
+                         "2025-13-01T00:00:00Z",
+                         "2025-12-02T25:00:00Z",
+                         "-",
+                         "2h30",
+                         "--1h",
+                         "2025-12-02T11:00:00Zjunk",
+                         "1e20"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(tp_parse_time(bad[i], NOW, &t), -1);
     int64_t step;
@@ -53,8 +60,13 @@ static int count_lines(const char *s, int *max_cols)
     int lines = 0, cols = 0;
     *max_cols = 0;
     for (const char *p = s; *p; p++) {
-        if (*p == '\n') { lines++; if (cols > *max_cols) *max_cols = cols; cols = 0; }
-        else if ((*p & 0xC0) != 0x80) cols++;   /* count characters, not UTF-8 bytes */
+        if (*p == '\n') {
+            lines++;
+            if (cols > *max_cols)
+                *max_cols = cols;
+            cols = 0;
+        } else if ((*p & 0xC0) != 0x80)
+            cols++; /* count characters, not UTF-8 bytes */
     }
     return lines;
 }
@@ -66,26 +78,33 @@ static void test_chart(void **state)
     double a[100], b[100];
     for (int i = 0; i < 100; i++) {
         t[i] = NOW + (int64_t)i * 1000000;
-        a[i] = 40 + i * 0.5;      /* 40 .. 89.5 */
+        a[i] = 40 + i * 0.5; /* 40 .. 89.5 */
         b[i] = 60;
     }
     chart_series s[2] = {{"gpu0", t, a, 100}, {"gpu1", t, b, 100}};
     for (int utf8 = 0; utf8 <= 1; utf8++) {
-        chart_opts o = {.width = 70, .height = 15, .utf8 = utf8, .title = "temperature.gpu", .unit = "C",
-                        .from_us = t[0], .to_us = t[99]};
+        chart_opts o = {.width = 70,
+                        .height = 15,
+                        .utf8 = utf8,
+                        .title = "temperature.gpu",
+                        .unit = "C",
+                        .from_us = t[0],
+                        .to_us = t[99]};
         char *text = chart_render(s, 2, &o);
         assert_non_null(text);
         int cols;
         assert_int_equal(count_lines(text, &cols), 15);
         assert_true(cols <= 70);
         assert_non_null(strstr(text, "temperature.gpu (C)"));
-        assert_non_null(strstr(text, "89.5"));   /* top label: the maximum */
-        assert_non_null(strstr(text, "40"));     /* bottom label: the minimum */
+        assert_non_null(strstr(text, "89.5")); /* top label: the maximum */
+        assert_non_null(strstr(text, "40"));   /* bottom label: the minimum */
         assert_non_null(strstr(text, "gpu0"));
         assert_non_null(strstr(text, "gpu1"));
-        if (utf8) assert_non_null(strstr(text, "\xe2\xa3"));   /* braille block characters */
+        if (utf8)
+            assert_non_null(strstr(text, "\xe2\xa3")); /* braille block characters */
         else {
-            for (const char *p = text; *p; p++) assert_true((unsigned char)*p < 0x80);
+            for (const char *p = text; *p; p++)
+                assert_true((unsigned char)*p < 0x80);
             assert_non_null(strchr(text, '*'));
             assert_non_null(strchr(text, '+'));
         }

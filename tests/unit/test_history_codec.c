@@ -17,7 +17,10 @@ static uint64_t next_rand(void)
     rng ^= rng << 17;
     return rng;
 }
-static double uniform(void) { return (double)(next_rand() >> 11) / 9007199254740992.0; }
+static double uniform(void)
+{
+    return (double)(next_rand() >> 11) / 9007199254740992.0;
+}
 
 /* Encodes then decodes a column and checks every present value bit for bit. Returns the size. */
 static size_t roundtrip(const double *v, const uint8_t *pres, size_t n)
@@ -32,7 +35,8 @@ static size_t roundtrip(const double *v, const uint8_t *pres, size_t n)
     assert_int_equal(rd.pos, b.len);
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(op[i] != 0, pres ? pres[i] != 0 : 1);
-        if (op[i]) assert_memory_equal(&out[i], &v[i], sizeof(double));
+        if (op[i])
+            assert_memory_equal(&out[i], &v[i], sizeof(double));
     }
     size_t len = b.len;
     free(out);
@@ -45,18 +49,20 @@ static void test_constant(void **state)
 {
     (void)state;
     double v[3600];
-    for (int i = 0; i < 3600; i++) v[i] = 81559.0;
+    for (int i = 0; i < 3600; i++)
+        v[i] = 81559.0;
     size_t len = roundtrip(v, NULL, 3600);
-    assert_true(len <= 12);   /* mode, presence, 8-byte value */
+    assert_true(len <= 12); /* mode, presence, 8-byte value */
 }
 
 static void test_integers_noisy(void **state)
 {
     (void)state;
     double v[3600];
-    for (int i = 0; i < 3600; i++) v[i] = 95 + (double)(next_rand() % 5);
+    for (int i = 0; i < 3600; i++)
+        v[i] = 95 + (double)(next_rand() % 5);
     size_t len = roundtrip(v, NULL, 3600);
-    assert_true(len < 3600);   /* < 1 byte per value for a 0..4 spread */
+    assert_true(len < 3600); /* < 1 byte per value for a 0..4 spread */
 }
 
 static void test_counter(void **state)
@@ -64,7 +70,10 @@ static void test_counter(void **state)
     (void)state;
     double v[1000];
     double e = 123456789;
-    for (int i = 0; i < 1000; i++) { e += 650000 + (double)(next_rand() % 2000); v[i] = e; }
+    for (int i = 0; i < 1000; i++) {
+        e += 650000 + (double)(next_rand() % 2000);
+        v[i] = e;
+    }
     roundtrip(v, NULL, 1000);
 }
 
@@ -72,7 +81,8 @@ static void test_decimals(void **state)
 {
     (void)state;
     double v[1000];
-    for (int i = 0; i < 1000; i++) v[i] = (double)(600000 + (int)(next_rand() % 50000)) / 1000.0;
+    for (int i = 0; i < 1000; i++)
+        v[i] = (double)(600000 + (int)(next_rand() % 50000)) / 1000.0;
     size_t len = roundtrip(v, NULL, 1000);
     assert_true(len < 1000 * 3);
 }
@@ -81,12 +91,14 @@ static void test_random_doubles(void **state)
 {
     (void)state;
     double v[1000];
-    for (int i = 0; i < 1000; i++) v[i] = (uniform() - 0.5) * pow(10, (double)(next_rand() % 40) - 20);
+    for (int i = 0; i < 1000; i++)
+        v[i] = (uniform() - 0.5) * pow(10, (double)(next_rand() % 40) - 20);
     roundtrip(v, NULL, 1000);
     for (int i = 0; i < 1000; i++) {
         uint64_t b = next_rand();
         memcpy(&v[i], &b, 8);
-        if (isnan(v[i])) v[i] = 1.5;
+        if (isnan(v[i]))
+            v[i] = 1.5;
     }
     roundtrip(v, NULL, 1000);
 }
@@ -113,7 +125,7 @@ static void test_absent_gaps(void **state)
     }
     roundtrip(v, p, 500);
     memset(p, 0, sizeof p);
-    assert_true(roundtrip(v, p, 500) <= 1);   /* all absent: one byte */
+    assert_true(roundtrip(v, p, 500) <= 1); /* all absent: one byte */
     p[499] = 1;
     roundtrip(v, p, 500);
 }
@@ -123,10 +135,11 @@ static void test_times(void **state)
     (void)state;
     int64_t t[3600], out[3600];
     int64_t base = 1764680000000000ll;
-    for (int i = 0; i < 3600; i++) t[i] = base + (int64_t)i * 1000000;
+    for (int i = 0; i < 3600; i++)
+        t[i] = base + (int64_t)i * 1000000;
     gw_buf b = {0};
     codec_put_times(&b, t, 3600);
-    assert_true(b.len < 32);   /* regular 1 Hz: runs of zero delta-of-deltas */
+    assert_true(b.len < 32); /* regular 1 Hz: runs of zero delta-of-deltas */
     hrd rd = {(const uint8_t *)b.data, b.len, 0, 0};
     size_t n = 0;
     assert_int_equal(codec_peek_count(&rd), 3600);
@@ -134,7 +147,8 @@ static void test_times(void **state)
     assert_int_equal(n, 3600);
     assert_memory_equal(t, out, sizeof t);
     /* jittered, with a gap and a step backwards */
-    for (int i = 0; i < 3600; i++) t[i] = base + (int64_t)i * 1000000 + (int64_t)(next_rand() % 3000);
+    for (int i = 0; i < 3600; i++)
+        t[i] = base + (int64_t)i * 1000000 + (int64_t)(next_rand() % 3000);
     t[100] += 3600000000ll;
     t[200] = t[199] - 5;
     buf_clear(&b);
@@ -152,7 +166,8 @@ static void test_corrupt(void **state)
 {
     (void)state;
     double v[200];
-    for (int i = 0; i < 200; i++) v[i] = uniform();
+    for (int i = 0; i < 200; i++)
+        v[i] = uniform();
     gw_buf b = {0};
     codec_put_column(&b, v, NULL, 200);
     double out[200];
@@ -160,9 +175,10 @@ static void test_corrupt(void **state)
         hrd rd = {(const uint8_t *)b.data, cut, 0, 0};
         assert_int_equal(codec_get_column(&rd, out, NULL, 200), -1);
     }
-    for (int i = 0; i < 200; i++) {   /* random bytes never crash */
+    for (int i = 0; i < 200; i++) { /* random bytes never crash */
         uint8_t junk[64];
-        for (int j = 0; j < 64; j++) junk[j] = (uint8_t)next_rand();
+        for (int j = 0; j < 64; j++)
+            junk[j] = (uint8_t)next_rand();
         hrd rd = {junk, sizeof junk, 0, 0};
         codec_get_column(&rd, out, NULL, 200);
     }
@@ -172,10 +188,10 @@ static void test_corrupt(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_constant), cmocka_unit_test(test_integers_noisy),
-        cmocka_unit_test(test_counter), cmocka_unit_test(test_decimals),
+        cmocka_unit_test(test_constant),       cmocka_unit_test(test_integers_noisy),
+        cmocka_unit_test(test_counter),        cmocka_unit_test(test_decimals),
         cmocka_unit_test(test_random_doubles), cmocka_unit_test(test_special_values),
-        cmocka_unit_test(test_absent_gaps), cmocka_unit_test(test_times),
+        cmocka_unit_test(test_absent_gaps),    cmocka_unit_test(test_times),
         cmocka_unit_test(test_corrupt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,7 +44,8 @@ static history *open_hist(size_t max_buffer)
     history_config_defaults(&cfg);
     cfg.path = path;
     cfg.no_thread = 1;
-    if (max_buffer) cfg.max_buffer = max_buffer;
+    if (max_buffer)
+        cfg.max_buffer = max_buffer;
     char err[256];
     return history_open(&cfg, err, sizeof err);
 }
@@ -55,7 +56,8 @@ static void record_range(history *h, hsynth_gpu *sg, int from, int to, int flush
     for (int i = from; i < to; i++) {
         hsynth_sample(sg, 0, T0 + i * SEC, &s);
         history_record_sample(h, 0, NULL, &s);
-        if (flush_every && i % flush_every == flush_every - 1 && history_flush(h) != 0) (*fails)++;
+        if (flush_every && i % flush_every == flush_every - 1 && history_flush(h) != 0)
+            (*fails)++;
     }
 }
 
@@ -64,7 +66,8 @@ static size_t count_samples(int *ok)
 {
     char err[256];
     store *st = store_open(path, 1, err, sizeof err);
-    if (!st) return 0;
+    if (!st)
+        return 0;
     sqlite3_stmt *q = NULL;
     sqlite3_prepare_v2(store_db(st), "PRAGMA integrity_check", -1, &q, NULL);
     *ok = sqlite3_step(q) == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(q, 0), "ok") == 0;
@@ -76,7 +79,8 @@ static size_t count_samples(int *ok)
     if (hq_run(st, &rq, &r, err, sizeof err) == 0) {
         n = r.n ? r.s[0].n : 0;
         for (size_t i = 1; i < n; i++)
-            if (r.s[0].t[i] != r.s[0].t[i - 1] + SEC) n = 0;   /* a hole or a duplicate */
+            if (r.s[0].t[i] != r.s[0].t[i - 1] + SEC)
+                n = 0; /* a hole or a duplicate */
         hq_free(&r);
     }
     store_close(st);
@@ -89,14 +93,23 @@ static void in_child(void (*fn)(void))
     fflush(NULL);
     pid_t pid = fork();
     assert_true(pid >= 0);
-    if (pid == 0) { fn(); _exit(0); }
+    if (pid == 0) {
+        fn();
+        _exit(0);
+    }
     int status;
     waitpid(pid, &status, 0);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "check failed: %s (line %d)\n", #c, __LINE__); _exit(1); } } while (0)
+#define CHECK(c)                                                           \
+    do {                                                                   \
+        if (!(c)) {                                                        \
+            fprintf(stderr, "check failed: %s (line %d)\n", #c, __LINE__); \
+            _exit(1);                                                      \
+        }                                                                  \
+    } while (0)
 
 static void disk_full_child(void)
 {
@@ -110,15 +123,15 @@ static void disk_full_child(void)
     struct rlimit old, lim;
     getrlimit(RLIMIT_FSIZE, &old);
     lim = old;
-    lim.rlim_cur = 4096;               /* every write past the first page fails with EFBIG */
+    lim.rlim_cur = 4096; /* every write past the first page fails with EFBIG */
     CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
     record_range(h, &sg, 300, 900, 10, &fails);
     history_stats st;
     history_get_stats(h, &st);
-    CHECK(fails == 60);                /* each flush failed ... */
-    CHECK(!st.writable && st.buffered > 0 && st.dropped == 0);   /* ... and everything waits in memory */
+    CHECK(fails == 60);                                        /* each flush failed ... */
+    CHECK(!st.writable && st.buffered > 0 && st.dropped == 0); /* ... and everything waits in memory */
     CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
-    CHECK(history_flush(h) == 0);      /* resumes */
+    CHECK(history_flush(h) == 0); /* resumes */
     history_close(h);
     int ok = 0;
     CHECK(count_samples(&ok) == 900);
@@ -143,7 +156,7 @@ static void bounded_child(void)
     lim = old;
     lim.rlim_cur = 4096;
     CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
-    record_range(h, &sg, 0, 3000, 10, &fails);   /* 5 sealed chunks, more than the 64 KiB buffer */
+    record_range(h, &sg, 0, 3000, 10, &fails); /* 5 sealed chunks, more than the 64 KiB buffer */
     history_stats st;
     history_get_stats(h, &st);
     CHECK(st.dropped > 0 && st.buffered <= 64 * 1024 + 32 * 1024);
@@ -164,7 +177,7 @@ static void test_bounded_buffer(void **state)
 
 static void read_only_child(void)
 {
-    if (geteuid() == 0) {             /* root writes through 0444: become nobody first */
+    if (geteuid() == 0) { /* root writes through 0444: become nobody first */
         CHECK(chown(dir, 65534, 65534) == 0);
         CHECK(setgid(65534) == 0 && setuid(65534) == 0);
     }
@@ -177,7 +190,7 @@ static void read_only_child(void)
     history_close(h);
     CHECK(fails == 0);
     CHECK(chmod(path, 0444) == 0);
-    h = open_hist(0);                  /* a read-only file is no reason to stop */
+    h = open_hist(0); /* a read-only file is no reason to stop */
     CHECK(h);
     record_range(h, &sg, 100, 400, 10, &fails);
     CHECK(fails == 30);

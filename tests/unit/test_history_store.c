@@ -16,10 +16,10 @@
 #include "history/query.h"
 #include "history/synth.h"
 
-#define T0 1764673200000000ll     /* an hour boundary */
+#define T0 1764673200000000ll /* an hour boundary */
 #define SEC 1000000ll
 #define GPUS 2
-#define SECONDS 1500              /* 25 minutes: three chunk windows */
+#define SECONDS 1500 /* 25 minutes: three chunk windows */
 
 static char dir[64], path[128];
 
@@ -44,15 +44,28 @@ static int teardown(void **state)
 static void make_sample(hsynth_gpu *sg, int gpu, int i, gpu_sample *s)
 {
     hsynth_sample(sg, gpu, T0 + i * SEC, s);
-    if (gpu == 1) mset_del(&s->present, M_TEMP_MEMORY);
-    if (gpu == 1 && i >= 100 && i < 120) { s->status = GPU_LOST; memset(&s->present, 0, sizeof s->present); }
-    if (gpu == 0 && i == 300) { sample_set(s, M_XID_LAST, 79); sample_set(s, M_XID_COUNT, 1); }
-    if (gpu == 0 && i > 300) { sample_set(s, M_XID_LAST, 79); sample_set(s, M_XID_COUNT, 1); }
+    if (gpu == 1)
+        mset_del(&s->present, M_TEMP_MEMORY);
+    if (gpu == 1 && i >= 100 && i < 120) {
+        s->status = GPU_LOST;
+        memset(&s->present, 0, sizeof s->present);
+    }
+    if (gpu == 0 && i == 300) {
+        sample_set(s, M_XID_LAST, 79);
+        sample_set(s, M_XID_COUNT, 1);
+    }
+    if (gpu == 0 && i > 300) {
+        sample_set(s, M_XID_LAST, 79);
+        sample_set(s, M_XID_COUNT, 1);
+    }
     /* An open group keeps only its newest slots raw: a constant that starts to vary after many slots
      * were coded, a column that appears late, and a gap in a varying one, all within one chunk. */
-    if (gpu == 0 && i >= 650) sample_set(s, M_PCIE_REPLAY, i >= 1000 ? (double)(i % 7) : 0);
-    if (gpu == 0 && i >= 700 && i < 1100) sample_set(s, M_MIG_MODE, i < 900 ? 1 : 0);
-    if (gpu == 0 && i >= 1300 && i < 1333) mset_del(&s->present, M_GPM_NVLINK_TX);
+    if (gpu == 0 && i >= 650)
+        sample_set(s, M_PCIE_REPLAY, i >= 1000 ? (double)(i % 7) : 0);
+    if (gpu == 0 && i >= 700 && i < 1100)
+        sample_set(s, M_MIG_MODE, i < 900 ? 1 : 0);
+    if (gpu == 0 && i >= 1300 && i < 1333)
+        mset_del(&s->present, M_GPM_NVLINK_TX);
 }
 
 static history *open_hist(double max_buffer)
@@ -61,7 +74,8 @@ static history *open_hist(double max_buffer)
     history_config_defaults(&cfg);
     cfg.path = path;
     cfg.no_thread = 1;
-    if (max_buffer > 0) cfg.max_buffer = (size_t)max_buffer;
+    if (max_buffer > 0)
+        cfg.max_buffer = (size_t)max_buffer;
     char err[256];
     history *h = history_open(&cfg, err, sizeof err);
     assert_non_null(h);
@@ -75,7 +89,8 @@ static gpu_sample *record_every(history *h, int every)
     gpu_sample *want = calloc((size_t)SECONDS * GPUS, sizeof *want);
     hsynth_gpu sg[GPUS];
     gpu_info info;
-    for (int g = 0; g < GPUS; g++) hsynth_init(&sg[g], g);
+    for (int g = 0; g < GPUS; g++)
+        hsynth_init(&sg[g], g);
     for (int i = 0; i < SECONDS; i++)
         for (int g = 0; g < GPUS; g++) {
             gpu_sample *s = &want[i * GPUS + g];
@@ -90,14 +105,24 @@ static gpu_sample *record_every(history *h, int every)
     return want;
 }
 
-static gpu_sample *record_all(history *h) { return record_every(h, 10); }
+static gpu_sample *record_all(history *h)
+{
+    return record_every(h, 10);
+}
 
-static hq_result run_query(store *st, metric_id m, int gpu, int64_t from, int64_t to, int64_t step, hq_agg agg, hq_source src)
+static hq_result run_query(store *st, metric_id m, int gpu, int64_t from, int64_t to, int64_t step, hq_agg agg,
+                           hq_source src)
 {
     unsigned char sel[HQ_MAX_GPUS] = {0};
     sel[gpu] = 1;
-    hq_request rq = {.metrics = &m, .nmetrics = 1, .gpus = sel, .from_us = from, .to_us = to, .step_us = step,
-                     .agg = agg, .source = src};
+    hq_request rq = {.metrics = &m,
+                     .nmetrics = 1,
+                     .gpus = sel,
+                     .from_us = from,
+                     .to_us = to,
+                     .step_us = step,
+                     .agg = agg,
+                     .source = src};
     hq_result r;
     char err[256];
     assert_int_equal(hq_run(st, &rq, &r, err, sizeof err), 0);
@@ -120,14 +145,16 @@ static void check_round_trip(int every)
             size_t k = 0;
             for (int i = 0; i < SECONDS; i++) {
                 double v;
-                if (!sample_get(&want[i * GPUS + g], (metric_id)m, &v)) continue;
+                if (!sample_get(&want[i * GPUS + g], (metric_id)m, &v))
+                    continue;
                 assert_true(r.n == 1 && k < r.s[0].n);
                 assert_int_equal(r.s[0].t[k], T0 + i * SEC);
                 assert_memory_equal(&r.s[0].v[k], &v, sizeof v);
                 k++;
             }
-            assert_int_equal(r.n ? r.s[0].n : 0, k);   /* absent values are not read back (as 0 or otherwise) */
-            if (g == 1 && m == M_TEMP_MEMORY) assert_int_equal(r.n, 0);
+            assert_int_equal(r.n ? r.s[0].n : 0, k); /* absent values are not read back (as 0 or otherwise) */
+            if (g == 1 && m == M_TEMP_MEMORY)
+                assert_int_equal(r.n, 0);
             hq_free(&r);
         }
     store_close(st);
@@ -139,7 +166,8 @@ static void test_round_trip(void **state)
 {
     (void)state;
     const int every[] = {10, 1, 100, 150, 0};
-    for (size_t k = 0; k < sizeof every / sizeof every[0]; k++) check_round_trip(every[k]);
+    for (size_t k = 0; k < sizeof every / sizeof every[0]; k++)
+        check_round_trip(every[k]);
 }
 
 static void test_rollups_and_aggregates(void **state)
@@ -164,9 +192,13 @@ static void test_rollups_and_aggregates(void **state)
                 double n = 0, mn = INFINITY, mx = -INFINITY, sum = 0, last = 0, v;
                 for (int i = (int)b * 60; i < (int)b * 60 + 60; i++)
                     if (sample_get(&want[i * GPUS], ms[k], &v)) {
-                        n++; sum += v; last = v;
-                        if (v < mn) mn = v;
-                        if (v > mx) mx = v;
+                        n++;
+                        sum += v;
+                        last = v;
+                        if (v < mn)
+                            mn = v;
+                        if (v > mx)
+                            mx = v;
                     }
                 double e = agg == AGG_AVG ? sum / n : agg == AGG_MIN ? mn : agg == AGG_MAX ? mx : last;
                 assert_int_equal(raw.s[0].t[b], T0 + (int64_t)b * 60 * SEC);
@@ -202,7 +234,7 @@ static void test_retention(void **state)
     assert_int_equal(r.n, 0);
     hq_free(&r);
     r = run_query(st, M_POWER_DRAW, 0, T0, T0 + SECONDS * SEC, 0, AGG_AVG, HQ_AUTO);
-    assert_int_equal(r.used_rollups, 1);   /* older than the raw data kept: roll-ups */
+    assert_int_equal(r.used_rollups, 1); /* older than the raw data kept: roll-ups */
     assert_int_equal(r.n, 1);
     assert_int_equal(r.s[0].n, SECONDS / 60);
     hq_free(&r);
@@ -231,7 +263,7 @@ static void test_size_cap(void **state)
     store *st = store_open(path, 1, err, sizeof err);
     int64_t used = store_used_bytes(st);
     store_close(st);
-    cfg.max_size = (uint64_t)(used * 3 / 4);   /* a cap a quarter below what the data takes */
+    cfg.max_size = (uint64_t)(used * 3 / 4); /* a cap a quarter below what the data takes */
     h = history_open(&cfg, err, sizeof err);
     assert_int_equal(history_prune(h, (uint64_t)(T0 + SECONDS * SEC)), 0);
     history_close(h);
@@ -270,9 +302,10 @@ static void test_events(void **state)
     assert_int_equal(count_events(st, "gpu_back", 1), 1);
     assert_int_equal(count_events(st, "xid", 0), 1);
     assert_int_equal(count_events(st, "alert", 0), 1);
-    int starts = 0;   /* power-cap episodes in the synthetic data of gpu 0 */
+    int starts = 0; /* power-cap episodes in the synthetic data of gpu 0 */
     for (int i = 1; i < SECONDS; i++)
-        starts += !((uint64_t)want[(i - 1) * GPUS].v[M_CER_ACTIVE] & 4) && ((uint64_t)want[i * GPUS].v[M_CER_ACTIVE] & 4);
+        starts +=
+            !((uint64_t)want[(i - 1) * GPUS].v[M_CER_ACTIVE] & 4) && ((uint64_t)want[i * GPUS].v[M_CER_ACTIVE] & 4);
     assert_true(starts > 0);
     assert_int_equal(count_events(st, "throttle_start", 0), starts);
     store_close(st);
@@ -300,7 +333,7 @@ static void check_processes(int every)
         history_record_processes(h, 0, (uint64_t)(T0 + i * SEC), p, i < 400 ? 2 : 1);
         if (i % every == 0) {
             assert_int_equal(history_flush(h), 0);
-            assert_int_equal(history_open_slots(h), 0);   /* the pieces hold them */
+            assert_int_equal(history_open_slots(h), 0); /* the pieces hold them */
         }
     }
     history_close(h);
@@ -319,7 +352,7 @@ static void check_processes(int every)
     hq_free(&r);
     rq.pid = 4001;
     assert_int_equal(hq_run(st, &rq, &r, err, sizeof err), 0);
-    assert_int_equal(r.n, 1);           /* no SM values: no series */
+    assert_int_equal(r.n, 1); /* no SM values: no series */
     assert_int_equal(r.s[0].n, 400);
     hq_free(&r);
     metric_id bad = M_TEMP_GPU;
@@ -334,7 +367,8 @@ static void test_processes(void **state)
 {
     (void)state;
     const int every[] = {10, 1, 97, 1000};
-    for (size_t k = 0; k < sizeof every / sizeof every[0]; k++) check_processes(every[k]);
+    for (size_t k = 0; k < sizeof every / sizeof every[0]; k++)
+        check_processes(every[k]);
 }
 
 /* The checkpoint of an open chunk deleted behind the writer's back (the file replaced, say):
@@ -351,7 +385,8 @@ static void test_checkpoint_lost(void **state)
         make_sample(&sg, 0, i, &s);
         want[i] = s.v[M_UTIL_GPU];
         history_record_sample(h, 0, NULL, &s);
-        if (i % 10 == 9) assert_int_equal(history_flush(h), 0);
+        if (i % 10 == 9)
+            assert_int_equal(history_flush(h), 0);
         if (i == 299) {
             sqlite3 *db;
             assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
@@ -397,7 +432,8 @@ static void test_kill9(void **state)
             for (int i = start; i < flushed_until + 7; i++) {
                 make_sample(&sg, 0, i, &s);
                 history_record_sample(h, 0, NULL, &s);
-                if (i == flushed_until - 1) history_flush(h);
+                if (i == flushed_until - 1)
+                    history_flush(h);
             }
             kill(getpid(), SIGKILL);
         }
@@ -415,7 +451,8 @@ static void test_kill9(void **state)
         hq_result r = run_query(st, M_UTIL_GPU, 0, T0, T0 + 10000 * SEC, 0, AGG_AVG, HQ_RAW);
         assert_int_equal(r.n, 1);
         assert_int_equal(r.s[0].n, (size_t)flushed_until);
-        for (size_t i = 0; i < r.s[0].n; i++) assert_int_equal(r.s[0].t[i], T0 + (int64_t)i * SEC);
+        for (size_t i = 0; i < r.s[0].n; i++)
+            assert_int_equal(r.s[0].t[i], T0 + (int64_t)i * SEC);
         hq_free(&r);
         store_close(st);
     }

@@ -19,7 +19,7 @@
 #include "util.h"
 
 static const backend_ops *ops = &nvml_backend_ops;
-static backend *cur;      /* the test's open backend, closed by teardown even when the test fails */
+static backend *cur; /* the test's open backend, closed by teardown even when the test fails */
 static sampler cur_sampler;
 static int sampler_is_open;
 
@@ -233,7 +233,7 @@ static void test_dynamic_values(void **state)
         double pstate = get(&s, M_PSTATE);
         assert_true(pstate >= 0 && pstate <= 15);
         get(&s, M_CER_ACTIVE);
-        get(&s, M_CER_SW_POWER_CAP); /* derived from the mask */
+        get(&s, M_CER_SW_POWER_CAP);    /* derived from the mask */
         assert_absent(&s, M_FAN_SPEED); /* H100: no fan */
     }
     assert_int_equal(read_all(b, 2, &s), GPU_OK);
@@ -559,9 +559,10 @@ static void test_missing_symbols(void **state)
     gpu_sample s;
     for (int rep = 0; rep < 2; rep++) {
         assert_int_equal(read_all(b, 1, &s), GPU_OK);
-        assert_int_equal(get(&s, M_TEMP_GPU), 66);              /* TemperatureV missing: GetTemperature */
-        assert_true(fabs(get(&s, M_MEM_USED) - (5000 + 479)) < 0.01); /* MemoryInfo_v2 missing: v1 counts reserved as used */
-        assert_absent(&s, M_MEM_RESERVED);                      /* only v2 knows it */
+        assert_int_equal(get(&s, M_TEMP_GPU), 66); /* TemperatureV missing: GetTemperature */
+        assert_true(fabs(get(&s, M_MEM_USED) - (5000 + 479)) <
+                    0.01);                 /* MemoryInfo_v2 missing: v1 counts reserved as used */
+        assert_absent(&s, M_MEM_RESERVED); /* only v2 knows it */
     }
 }
 

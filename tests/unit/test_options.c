@@ -33,7 +33,7 @@ static int parse(const cli_spec *spec, cli_opts *o, ...)
     int argc = 1;
     va_list ap;
     va_start(ap, o);
-    for (char *a; argc < 31 && (a = va_arg(ap, char *)); )
+    for (char *a; argc < 31 && (a = va_arg(ap, char *));)
         argv[argc++] = a;
     va_end(ap);
     return cli_parse(spec, argc, argv, o);
@@ -58,18 +58,22 @@ static void values(void **state)
 {
     (void)state;
     cli_opts o;
-    assert_int_equal(parse(&dmon_like, &o, "-s", "tpu", "-d", "0.5", "-c", "14", "-i", "0,2", "-o", "DT", NULL), CLI_RUN);
+    assert_int_equal(parse(&dmon_like, &o, "-s", "tpu", "-d", "0.5", "-c", "14", "-i", "0,2", "-o", "DT", NULL),
+                     CLI_RUN);
     assert_string_equal(o.select, "tpu");
     assert_true(o.delay_s == 0.5);
     assert_int_equal(o.count, 14);
     assert_string_equal(o.ids, "0,2");
     assert_true(o.show_date && o.show_time);
-    assert_int_equal(parse(&dmon_like, &o, "--select=ppuu", "--delay", "100ms", "--count=3", "--id", "GPU-x", "-o", "T", NULL), CLI_RUN);
-    assert_string_equal(o.select, "pu");                         /* duplicates dropped */
+    assert_int_equal(
+        parse(&dmon_like, &o, "--select=ppuu", "--delay", "100ms", "--count=3", "--id", "GPU-x", "-o", "T", NULL),
+        CLI_RUN);
+    assert_string_equal(o.select, "pu"); /* duplicates dropped */
     assert_true(o.delay_s > 0.0999 && o.delay_s < 0.1001);
     assert_false(o.show_date);
     assert_true(o.show_time);
-    assert_int_equal(parse(&query_like, &o, "--fields", "index,name", "--format", "csv,noheader,nounits", NULL), CLI_RUN);
+    assert_int_equal(parse(&query_like, &o, "--fields", "index,name", "--format", "csv,noheader,nounits", NULL),
+                     CLI_RUN);
     assert_string_equal(o.fields, "index,name");
     assert_int_equal(o.format, OUT_CSV);
     assert_true(o.noheader && o.nounits);
@@ -88,14 +92,14 @@ static void usage_errors(void **state)
     assert_int_equal(parse(&dmon_like, &o, "-x", NULL), CLI_USAGE);
     assert_int_equal(parse(&dmon_like, &o, "-s", "pz", NULL), CLI_USAGE);
     assert_int_equal(parse(&dmon_like, &o, "-s", "", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "-d", "0.05", NULL), CLI_USAGE);  /* below 0.1 s */
+    assert_int_equal(parse(&dmon_like, &o, "-d", "0.05", NULL), CLI_USAGE); /* below 0.1 s */
     assert_int_equal(parse(&dmon_like, &o, "-d", "abc", NULL), CLI_USAGE);
     assert_int_equal(parse(&dmon_like, &o, "-d", "-1", NULL), CLI_USAGE);
     assert_int_equal(parse(&dmon_like, &o, "-c", "0", NULL), CLI_USAGE);
     assert_int_equal(parse(&dmon_like, &o, "-c", "3x", NULL), CLI_USAGE);
     assert_int_equal(parse(&dmon_like, &o, "-o", "X", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "--format", "table", NULL), CLI_USAGE);  /* not a dmon format */
-    assert_int_equal(parse(&dmon_like, &o, "-d", NULL), CLI_USAGE);              /* missing value */
+    assert_int_equal(parse(&dmon_like, &o, "--format", "table", NULL), CLI_USAGE); /* not a dmon format */
+    assert_int_equal(parse(&dmon_like, &o, "-d", NULL), CLI_USAGE);                /* missing value */
     assert_int_equal(parse(&dmon_like, &o, "extra", NULL), CLI_USAGE);
     assert_int_equal(parse(&dmon_like, &o, "--fields", "index", NULL), CLI_USAGE); /* not a dmon option */
     assert_int_equal(parse(&query_like, &o, "-d", "1", NULL), CLI_USAGE);          /* not a query option */
@@ -158,17 +162,14 @@ static void id_selection(void **state)
     assert_int_equal(session_select(&s, "query", "3-1", sel), CLI_USAGE);
     assert_int_equal(session_select(&s, "query", "GPU-nope", sel), CLI_USAGE);
     assert_int_equal(session_select(&s, "query", "", sel), CLI_USAGE);
-    assert_int_equal(session_select(&s, "query", "1:00.0", sel), CLI_USAGE);  /* 11:00.0 is not 1:00.0 */
+    assert_int_equal(session_select(&s, "query", "1:00.0", sel), CLI_USAGE); /* 11:00.0 is not 1:00.0 */
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(defaults),
-        cmocka_unit_test(values),
-        cmocka_unit_test(usage_errors),
-        cmocka_unit_test(help),
-        cmocka_unit_test(id_selection),
+        cmocka_unit_test(defaults), cmocka_unit_test(values),       cmocka_unit_test(usage_errors),
+        cmocka_unit_test(help),     cmocka_unit_test(id_selection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,17 +36,19 @@ static void test_docker(void **state)
 static void test_containerd_podman(void **state)
 {
     (void)state;
-    expect_container("0::/system.slice/cri-containerd-9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b.scope",
-                     "containerd:9a8b7c6d5e4f");
-    expect_container("0::/machine.slice/libpod-77aa88bb99cc00dd11ee22ff33aa44bb55cc66dd77ee88ff99aa00bb11cc22dd.scope/container\n",
-                     "podman:77aa88bb99cc");
+    expect_container(
+        "0::/system.slice/cri-containerd-9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b.scope",
+        "containerd:9a8b7c6d5e4f");
+    expect_container(
+        "0::/machine.slice/libpod-77aa88bb99cc00dd11ee22ff33aa44bb55cc66dd77ee88ff99aa00bb11cc22dd.scope/container\n",
+        "podman:77aa88bb99cc");
     /* rootless podman under a user manager: the container wins over the user unit */
     expect_container("0::/user.slice/user-1000.slice/user@1000.service/user.slice/"
                      "libpod-aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899.scope\n",
                      "podman:aabbccddeeff");
     /* conmon is podman's monitor, not the container */
-    expect_container("0::/machine.slice/libpod-conmon-aabbccddeeff00112233445566778899aabbccddeeff0011223344556677.scope\n",
-                     "");
+    expect_container(
+        "0::/machine.slice/libpod-conmon-aabbccddeeff00112233445566778899aabbccddeeff0011223344556677.scope\n", "");
 }
 
 static void test_kubernetes(void **state)
@@ -62,7 +64,8 @@ static void test_kubernetes(void **state)
                      "d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3\n",
                      "k8s:pod0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b/d4c3b2a1f0e9");
     /* the pod's sandbox cgroup, no container below it */
-    expect_container("0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod11112222_3333_4444_5555_666677778888.slice\n",
+    expect_container("0::/kubepods.slice/kubepods-besteffort.slice/"
+                     "kubepods-besteffort-pod11112222_3333_4444_5555_666677778888.slice\n",
                      "k8s:pod11112222-3333-4444-5555-666677778888");
 }
 
@@ -161,10 +164,10 @@ static void test_invisible_pid(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_docker),          cmocka_unit_test(test_containerd_podman),
-        cmocka_unit_test(test_kubernetes),      cmocka_unit_test(test_slurm),
+        cmocka_unit_test(test_docker),           cmocka_unit_test(test_containerd_podman),
+        cmocka_unit_test(test_kubernetes),       cmocka_unit_test(test_slurm),
         cmocka_unit_test(test_systemd_and_user), cmocka_unit_test(test_nothing_known),
-        cmocka_unit_test(test_own_process),     cmocka_unit_test(test_invisible_pid),
+        cmocka_unit_test(test_own_process),      cmocka_unit_test(test_invisible_pid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

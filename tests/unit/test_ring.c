@@ -17,8 +17,8 @@ static gpu_sample make(uint64_t t, double temp)
     memset(&s, 0, sizeof s);
     s.t_us = t;
     sample_set(&s, M_TEMP_GPU, temp);
-    sample_set(&s, M_MEM_TOTAL, 81559);          /* static */
-    sample_set(&s, M_ENERGY, 123456789012.0);    /* counter: kept as a double */
+    sample_set(&s, M_MEM_TOTAL, 81559);       /* static */
+    sample_set(&s, M_ENERGY, 123456789012.0); /* counter: kept as a double */
     return s;
 }
 
@@ -123,15 +123,16 @@ static gpu_sample random_sample(uint64_t t, unsigned *seed)
     for (int id = 0; id < M_COUNT; id++) {
         int kind = (id * 7 + (int)(t / 1000000) / 97) % 9;
         if (rand_r(seed) % 20 == 0 || kind == 5)
-            continue;                                            /* absent */
-        double v = kind == 0 ? 81559.0                            /* constant */
-                 : kind == 1 ? (double)(t / 1000000 % 100)        /* integer that moves */
-                 : kind == 2 ? rand_r(seed) / (double)RAND_MAX * 700.0
-                 : kind == 3 ? 1e12 + (double)(t / 1000) * 0.001  /* large counter */
-                 : kind == 4 ? (rand_r(seed) % 3 == 0 ? NAN : -0.0)
-                 : kind == 6 ? (double)(rand_r(seed) % 700000) / 1000.0       /* W from mW */
-                 : kind == 7 ? (double)(rand_r(seed) % 100000000) / 1048576.0 /* MiB from bytes */
-                 : (rand_r(seed) % 2 ? -(double)(rand_r(seed) % 1000) : 4503599627370495.0 - rand_r(seed) % 3);
+            continue;                                        /* absent */
+        double v = kind == 0   ? 81559.0                     /* constant */
+                   : kind == 1 ? (double)(t / 1000000 % 100) /* integer that moves */
+                   : kind == 2 ? rand_r(seed) / (double)RAND_MAX * 700.0
+                   : kind == 3 ? 1e12 + (double)(t / 1000) * 0.001 /* large counter */
+                   : kind == 4 ? (rand_r(seed) % 3 == 0 ? NAN : -0.0)
+                   : kind == 6 ? (double)(rand_r(seed) % 700000) / 1000.0 /* W from mW */
+                   : kind == 7
+                       ? (double)(rand_r(seed) % 100000000) / 1048576.0 /* MiB from bytes */
+                       : (rand_r(seed) % 2 ? -(double)(rand_r(seed) % 1000) : 4503599627370495.0 - rand_r(seed) % 3);
         sample_set(&s, (metric_id)id, v);
     }
     return s;
@@ -144,7 +145,7 @@ static void assert_same(const gpu_sample *a, const gpu_sample *b)
     assert_memory_equal(&a->present, &b->present, sizeof a->present);
     for (int id = 0; id < M_COUNT; id++)
         if (sample_has(a, (metric_id)id))
-            assert_memory_equal(&a->v[id], &b->v[id], sizeof(double));   /* bit-exact, NaN and -0 too */
+            assert_memory_equal(&a->v[id], &b->v[id], sizeof(double)); /* bit-exact, NaN and -0 too */
         else
             assert_true(b->v[id] == 0);
 }
@@ -160,12 +161,12 @@ static void test_codec_round_trip(void **st)
     for (int i = 0; i < 2000; i++) {
         gpu_sample s = random_sample(1700000000000000ull + (uint64_t)i * 1000003u, &seed);
         if (i == 500)
-            s.t_us -= 5000000;                                  /* the clock stepped back */
+            s.t_us -= 5000000; /* the clock stepped back */
         size_t n = scodec_put(buf, &enc, &s);
         assert_true(n > 0 && n <= (size_t)SCODEC_MAX);
         assert_int_equal(scodec_get(buf, n, &dec, &out), n);
         assert_same(&s, &out);
-        assert_int_equal(scodec_get(buf, n - 1, &dec, &out), 0);   /* cut short: refused */
+        assert_int_equal(scodec_get(buf, n - 1, &dec, &out), 0); /* cut short: refused */
         dec = enc;
     }
 }
@@ -199,7 +200,7 @@ static void test_codec_scaled_is_small(void **st)
 static void test_round_trip_wrap(void **st)
 {
     (void)st;
-    enum { CAP = 200, TOTAL = 1000 };                            /* not a multiple of the block */
+    enum { CAP = 200, TOTAL = 1000 }; /* not a multiple of the block */
     static gpu_sample pushed[TOTAL], out[CAP + 10];
     unsigned seed = 42;
     ring *r = ring_new(2, CAP);
@@ -243,13 +244,13 @@ static void test_bytes_grow_and_bound(void **st)
     size_t full = ring_bytes(r);
     print_message("ring_bytes empty %zu full %zu\n", empty, full);
     assert_true(full > empty);
-    assert_true(full < (size_t)8 * 900 * sizeof(gpu_sample) / 2);   /* below whole samples, even for noise */
+    assert_true(full < (size_t)8 * 900 * sizeof(gpu_sample) / 2); /* below whole samples, even for noise */
     for (int i = 900; i < 3000; i++)
         for (int g = 0; g < 8; g++) {
             gpu_sample s = random_sample(1000000ull * (uint64_t)(i + 1), &seed);
             ring_push(r, g, &s);
         }
-    assert_true(ring_bytes(r) < full + full / 4);                  /* bounded once full */
+    assert_true(ring_bytes(r) < full + full / 4); /* bounded once full */
     ring_free(r);
 }
 

@@ -26,7 +26,8 @@ static scenario *parse_ok(const char *text)
 {
     char err[512];
     scenario *sc = parse(text, err, sizeof err);
-    if (!sc) fail_msg("unexpected error: %s", err);
+    if (!sc)
+        fail_msg("unexpected error: %s", err);
     return sc;
 }
 
@@ -50,10 +51,12 @@ static void shipped_scenarios_load(void **state)
     int n = 0;
     for (struct dirent *e; (e = readdir(d));) {
         size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) continue;
+        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0)
+            continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         scenario *sc = scenario_load(path, err, sizeof err);
-        if (!sc) fail_msg("%s: %s", e->d_name, err);
+        if (!sc)
+            fail_msg("%s: %s", e->d_name, err);
         assert_true(sc->ngpus >= 1);
         scenario_free(sc);
         n++;
@@ -63,7 +66,9 @@ static void shipped_scenarios_load(void **state)
 }
 
 /* Each bad input and the "LINE:COL: text" its error must contain. */
-static const struct { const char *yaml, *expect; } bad[] = {
+static const struct {
+    const char *yaml, *expect;
+} bad[] = {
     {"gpus:\n  - preset: h100-sxm\n    colour: red\n", "t.yaml:3:5: unknown key 'colour' in gpu entry"},
     {"gpus:\n  - preset: h999\n", "t.yaml:2:13: unknown preset 'h999'"},
     {"gpus:\n  - metrics:\n      utilisation.gpu: 5\n", "t.yaml:3:7: unknown metric 'utilisation.gpu'"},
@@ -79,11 +84,15 @@ static const struct { const char *yaml, *expect; } bad[] = {
     {"gpus:\n  - preset: l4\nfaults:\n  - {gpu: 3, lost: {from: 1s, to: 2s}}\n", "t.yaml:4:11: no gpu 3"},
     {"gpus:\n  - preset: l4\nfaults:\n  - {function: nvmlDeviceGetPowerUsage, error: NVML_ERROR_BOGUS}\n",
      "t.yaml:4:48: expected an NVML error name"},
-    {"gpus:\n  - preset: l4\nfaults:\n  - {function: nvmlFrobnicate, delay_ms: 5}\n", "t.yaml:4:16: unknown function 'nvmlFrobnicate'"},
-    {"gpus:\n  - preset: l4\n    processes:\n      - {pid: me}\n", "t.yaml:4:15: expected a pid number, 'self' or 'parent'"},
-    {"gpus:\n  - preset: l4\n    processes:\n      - {pid: 5, type: X}\n", "t.yaml:4:24: expected a process type C, G or C+G"},
+    {"gpus:\n  - preset: l4\nfaults:\n  - {function: nvmlFrobnicate, delay_ms: 5}\n",
+     "t.yaml:4:16: unknown function 'nvmlFrobnicate'"},
+    {"gpus:\n  - preset: l4\n    processes:\n      - {pid: me}\n",
+     "t.yaml:4:15: expected a pid number, 'self' or 'parent'"},
+    {"gpus:\n  - preset: l4\n    processes:\n      - {pid: 5, type: X}\n",
+     "t.yaml:4:24: expected a process type C, G or C+G"},
     {"gpus:\n  - preset: l4\n  - preset: [x\n", "t.yaml:4:1: did not find expected"},
-    {"gpus:\n  - metrics:\n      utilization.gpu: {steps: [[10s, 1], [5s, 2]]}\n", "t.yaml:3:44: step times must increase"},
+    {"gpus:\n  - metrics:\n      utilization.gpu: {steps: [[10s, 1], [5s, 2]]}\n",
+     "t.yaml:3:44: step times must increase"},
     {"gpus:\n  - metrics:\n      utilization.gpu: {square: {low: 1, high: 2, period: 4s, duty: 2}}\n",
      "t.yaml:3:69: expected a duty cycle from 0 to 1"},
     {"gpus:\n  - count: 2\n    uuid: GPU-1\n", "t.yaml:3:11: 'uuid' can only be set on an entry with count 1"},
@@ -97,8 +106,10 @@ static void errors_carry_line_and_column(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char err[512] = "";
         scenario *sc = parse(bad[i].yaml, err, sizeof err);
-        if (sc) fail_msg("case %zu parsed but should fail", i);
-        if (!strstr(err, bad[i].expect)) fail_msg("case %zu: got '%s', expected '%s'", i, err, bad[i].expect);
+        if (sc)
+            fail_msg("case %zu parsed but should fail", i);
+        if (!strstr(err, bad[i].expect))
+            fail_msg("case %zu: got '%s', expected '%s'", i, err, bad[i].expect);
     }
 }
 
@@ -117,7 +128,8 @@ static void csv_errors_name_the_csv_line(void **state)
     assert_null(sc);
     char want[300];
     snprintf(want, sizeof want, "%s:4:4: expected a number, got 'oops'", path);
-    if (!strstr(err, want)) fail_msg("got '%s'", err);
+    if (!strstr(err, want))
+        fail_msg("got '%s'", err);
     const char *y2 = "gpus:\n  - metrics:\n      power.draw: {csv: {file: trace.csv, column: watts}}\n";
     assert_null(scenario_parse("s.yaml", dir, y2, strlen(y2), err, sizeof err));
     assert_non_null(strstr(err, "s.yaml:3:51: no column 'watts'"));
@@ -138,7 +150,8 @@ static void csv_generator_interpolates(void **state)
     const char *y = "gpus:\n  - metrics:\n      clocks.sm: {csv: {file: trace.csv, column: clocks.sm}}\n"
                     "      power.draw: {csv: {file: trace.csv, column: power.draw}}\n";
     scenario *sc = scenario_parse("s.yaml", dir, y, strlen(y), err, sizeof err);
-    if (!sc) fail_msg("%s", err);
+    if (!sc)
+        fail_msg("%s", err);
     assert_float_equal(value(sc, 0, "clocks.sm", 0), 1000, 0);
     assert_float_equal(value(sc, 0, "clocks.sm", 5), 1500, 0);
     assert_float_equal(value(sc, 0, "clocks.sm", 15), 1750, 0);
@@ -161,12 +174,15 @@ static void wide_csv_trace_loads(void **state)
     assert_non_null(f);
     int ids[40], n = 0;
     for (int m = M_STR_END; m < M_COUNT && n < 40; m++)
-        if (!(metric_catalog[m].flags & (MF_BIT | MF_STATIC))) ids[n++] = m;
+        if (!(metric_catalog[m].flags & (MF_BIT | MF_STATIC)))
+            ids[n++] = m;
     fputs("t", f);
-    for (int i = 0; i < n; i++) fprintf(f, ",%s", metric_catalog[ids[i]].field);
+    for (int i = 0; i < n; i++)
+        fprintf(f, ",%s", metric_catalog[ids[i]].field);
     for (int r = 0; r < 3600; r++) {
         fprintf(f, "\n%d.000000", r);
-        for (int i = 0; i < n; i++) fprintf(f, ",%d", (r + i) % 90);
+        for (int i = 0; i < n; i++)
+            fprintf(f, ",%d", (r + i) % 90);
     }
     fputs("\n", f);
     fclose(f);
@@ -177,7 +193,8 @@ static void wide_csv_trace_loads(void **state)
                               metric_catalog[ids[i]].field, metric_catalog[ids[i]].field);
     /* Load time is a benchmark figure, not asserted here (tests run on loaded machines). */
     scenario *sc = scenario_parse("s.yaml", dir, yaml, k, err, sizeof err);
-    if (!sc) fail_msg("%s", err);
+    if (!sc)
+        fail_msg("%s", err);
     double v;
     assert_int_equal(sim_value(sc, 0, (metric_id)ids[0], 100, &v), 0);
     assert_float_equal(v, 10, 0);
@@ -189,15 +206,14 @@ static void wide_csv_trace_loads(void **state)
 static void generators_at_exact_times(void **state)
 {
     (void)state;
-    scenario *sc = parse_ok(
-        "gpus:\n  - metrics:\n"
-        "      utilization.gpu: {ramp: {from: 10, to: 90, duration: 80s, start: 20s}}\n"
-        "      utilization.memory: {sine: {mean: 50, amplitude: 20, period: 40s}}\n"
-        "      utilization.encoder: {square: {low: 5, high: 95, period: 10s, duty: 0.3}}\n"
-        "      power.draw: {steps: [[0s, 100], [30s, 650], [90s, 300]]}\n"
-        "      temperature.gpu: {constant: 200, max: 85}\n"
-        "      clocks.mem: 1234\n"
-        "    unsupported: []\n");
+    scenario *sc = parse_ok("gpus:\n  - metrics:\n"
+                            "      utilization.gpu: {ramp: {from: 10, to: 90, duration: 80s, start: 20s}}\n"
+                            "      utilization.memory: {sine: {mean: 50, amplitude: 20, period: 40s}}\n"
+                            "      utilization.encoder: {square: {low: 5, high: 95, period: 10s, duty: 0.3}}\n"
+                            "      power.draw: {steps: [[0s, 100], [30s, 650], [90s, 300]]}\n"
+                            "      temperature.gpu: {constant: 200, max: 85}\n"
+                            "      clocks.mem: 1234\n"
+                            "    unsupported: []\n");
     assert_float_equal(value(sc, 0, "utilization.gpu", 0), 10, 0);
     assert_float_equal(value(sc, 0, "utilization.gpu", 20), 10, 0);
     assert_float_equal(value(sc, 0, "utilization.gpu", 60), 50, 0);
@@ -251,7 +267,8 @@ static void values_do_not_depend_on_query_order(void **state)
     (void)state;
     const char *y = "gpus:\n  - metrics:\n      utilization.gpu: {sine: {mean: 60, amplitude: 40, period: 30s}}\n";
     scenario *a = parse_ok(y), *b = parse_ok(y);
-    for (double t = 0; t < 120; t += 0.37) value(a, 0, "temperature.gpu", t);
+    for (double t = 0; t < 120; t += 0.37)
+        value(a, 0, "temperature.gpu", t);
     const char *fields[] = {"temperature.gpu", "energy.consumed", "power.draw", "clocks.sm"};
     for (size_t i = 0; i < 4; i++)
         assert_true(value(a, 0, fields[i], 119.5) == value(b, 0, fields[i], 119.5));
@@ -285,8 +302,9 @@ static void physical_defaults_move_the_right_way(void **state)
     double de = value(sc, 1, "energy.consumed", 30) - value(sc, 1, "energy.consumed", 20);
     assert_true(fabs(de - p * 10000) < 10);
     /* memory.free = total - reserved - used */
-    assert_float_equal(value(sc, 0, "memory.free", 5),
-                       value(sc, 0, "memory.total", 5) - value(sc, 0, "memory.reserved", 5) - value(sc, 0, "memory.used", 5), 1e-9);
+    assert_float_equal(
+        value(sc, 0, "memory.free", 5),
+        value(sc, 0, "memory.total", 5) - value(sc, 0, "memory.reserved", 5) - value(sc, 0, "memory.used", 5), 1e-9);
     scenario_free(sc);
 }
 
@@ -339,7 +357,8 @@ static void processes_resolve_and_come_and_go(void **state)
     scenario *sc = parse_ok("gpus:\n  - count: 2\n    processes:\n"
                             "      - {pid: self, memory_mib: 100, sm: 40}\n"
                             "      - {pid: parent, memory_mib: 50}\n"
-                            "      - {pid: 1000, pid_stride: 10, memory_mib: {ramp: {from: 0, to: 1000, duration: 10s}}, start: 5s, end: 20s}\n");
+                            "      - {pid: 1000, pid_stride: 10, memory_mib: {ramp: {from: 0, to: 1000, duration: "
+                            "10s}}, start: 5s, end: 20s}\n");
     sim_proc_sample ps[8];
     assert_int_equal(sim_processes(sc, 1, 1, ps, 8), 2);
     assert_int_equal(ps[0].pid, (unsigned)getpid());
@@ -371,8 +390,9 @@ static void extreme_values_are_clamped(void **state)
 static void events_and_lost_windows(void **state)
 {
     (void)state;
-    scenario *sc = parse_ok("gpus:\n  - count: 2\nevents:\n  - {at: 10s, gpu: 1, xid: 79}\n  - {at: 5s, gpu: 1, xid: 48}\n"
-                            "faults:\n  - {gpu: 1, lost: {from: 10s, to: 25s}}\n");
+    scenario *sc =
+        parse_ok("gpus:\n  - count: 2\nevents:\n  - {at: 10s, gpu: 1, xid: 79}\n  - {at: 5s, gpu: 1, xid: 48}\n"
+                 "faults:\n  - {gpu: 1, lost: {from: 10s, to: 25s}}\n");
     assert_false(sim_lost(sc, 1, 9.99));
     assert_true(sim_lost(sc, 1, 10));
     assert_true(sim_lost(sc, 1, 24.9));

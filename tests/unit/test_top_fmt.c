@@ -15,9 +15,9 @@ static void test_bar_unicode(void **st)
     char b[256];
     assert_string_equal(fmt_bar(b, sizeof b, 0.5, 4, 0), "██  ");
     assert_string_equal(fmt_bar(b, sizeof b, 0.0, 3, 0), "   ");
-    assert_string_equal(fmt_bar(b, sizeof b, 1.7, 3, 0), "███");    /* clamped */
+    assert_string_equal(fmt_bar(b, sizeof b, 1.7, 3, 0), "███"); /* clamped */
     assert_string_equal(fmt_bar(b, sizeof b, NAN, 2, 0), "  ");
-    assert_string_equal(fmt_bar(b, sizeof b, 0.5625, 2, 0), "█▏");   /* 9 eighths */
+    assert_string_equal(fmt_bar(b, sizeof b, 0.5625, 2, 0), "█▏"); /* 9 eighths */
     assert_int_equal(fmt_cols(fmt_bar(b, sizeof b, 0.33, 17, 0)), 17);
 }
 
@@ -49,7 +49,7 @@ static void test_throttle_words(void **st)
     char b[256];
     assert_int_equal(fmt_throttle_words(0x4 | 0x20, 0, b, sizeof b), 2);
     assert_string_equal(b, "sw power cap, sw thermal slowdown");
-    assert_int_equal(fmt_throttle_words(0x1, 0, b, sizeof b), 0);     /* idle left out */
+    assert_int_equal(fmt_throttle_words(0x1, 0, b, sizeof b), 0); /* idle left out */
     assert_string_equal(b, "");
     assert_int_equal(fmt_throttle_words(0x1 | 0x40, 1, b, sizeof b), 2);
     assert_string_equal(b, "gpu idle, hw thermal slowdown");
@@ -91,12 +91,12 @@ static void test_widths(void **st)
     assert_int_equal(fmt_cols("abc"), 3);
     assert_int_equal(fmt_cols("65°C"), 4);
     assert_int_equal(fmt_cols("日本"), 4);
-    assert_string_equal(fmt_fit(b, sizeof b, "日本語", 5), "日本");  /* no half characters */
+    assert_string_equal(fmt_fit(b, sizeof b, "日本語", 5), "日本"); /* no half characters */
     assert_string_equal(fmt_fit(b, sizeof b, "█▏xyz", 3), "█▏x");
     assert_string_equal(fmt_fit(b, 3, "abcdef", 10), "ab");
     assert_string_equal(fmt_ascii(b, sizeof b, "core at 92 °C, ok"), "core at 92 C, ok");
     assert_string_equal(fmt_ascii(b, sizeof b, "日x"), "?x");
-    assert_string_equal(fmt_pad(b, sizeof b, "65°C", 6, 0), "65°C  ");  /* by columns, not bytes */
+    assert_string_equal(fmt_pad(b, sizeof b, "65°C", 6, 0), "65°C  "); /* by columns, not bytes */
     assert_string_equal(fmt_pad(b, sizeof b, "7", 3, 1), "  7");
     assert_string_equal(fmt_pad(b, sizeof b, "toolong", 3, 0), "toolong");
 }
@@ -105,8 +105,8 @@ int main(void)
 {
     setlocale(LC_ALL, "C.UTF-8");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bar_unicode), cmocka_unit_test(test_bar_ascii), cmocka_unit_test(test_sparkline),
-        cmocka_unit_test(test_throttle_words), cmocka_unit_test(test_levels), cmocka_unit_test(test_units),
+        cmocka_unit_test(test_bar_unicode),    cmocka_unit_test(test_bar_ascii), cmocka_unit_test(test_sparkline),
+        cmocka_unit_test(test_throttle_words), cmocka_unit_test(test_levels),    cmocka_unit_test(test_units),
         cmocka_unit_test(test_widths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,8 +34,10 @@ static void test_sort_and_filter(void **st)
 {
     (void)st;
     gpu_proc ps[] = {
-        P(0, 300, "alice", 2000, 1, "python train.py"), P(1, 100, "bob", 0, 0, "ollama serve"),
-        P(0, 200, "carol", 9000, 1, "torchrun --nproc 8"), P(1, 400, "Alice", 500, 1, "jupyter"),
+        P(0, 300, "alice", 2000, 1, "python train.py"),
+        P(1, 100, "bob", 0, 0, "ollama serve"),
+        P(0, 200, "carol", 9000, 1, "torchrun --nproc 8"),
+        P(1, 400, "Alice", 500, 1, "jupyter"),
     };
     int order[8];
     int n = proc_order(ps, 4, "", -1, PC_GPUMEM, 1, 0, order);
@@ -43,13 +45,13 @@ static void test_sort_and_filter(void **st)
     assert_int_equal(ps[order[0]].pid, 200);
     assert_int_equal(ps[order[1]].pid, 300);
     assert_int_equal(ps[order[2]].pid, 400);
-    assert_int_equal(ps[order[3]].pid, 100);        /* no value: last, whatever the direction */
+    assert_int_equal(ps[order[3]].pid, 100); /* no value: last, whatever the direction */
     n = proc_order(ps, 4, "", -1, PC_GPUMEM, 0, 0, order);
     assert_int_equal(ps[order[0]].pid, 400);
     assert_int_equal(ps[order[3]].pid, 100);
     n = proc_order(ps, 4, "", -1, PC_PID, 0, 0, order);
     assert_int_equal(ps[order[0]].pid, 100);
-    n = proc_order(ps, 4, "alice", -1, PC_PID, 0, 0, order);   /* case-insensitive */
+    n = proc_order(ps, 4, "alice", -1, PC_PID, 0, 0, order); /* case-insensitive */
     assert_int_equal(n, 2);
     assert_int_equal(ps[order[0]].pid, 300);
     assert_int_equal(ps[order[1]].pid, 400);
@@ -58,7 +60,7 @@ static void test_sort_and_filter(void **st)
     assert_int_equal(ps[order[0]].pid, 200);
     n = proc_order(ps, 4, "gpu1", -1, PC_PID, 0, 0, order);
     assert_int_equal(n, 2);
-    n = proc_order(ps, 4, "", 0, PC_USER, 0, 0, order);          /* GPU 0 only, by user */
+    n = proc_order(ps, 4, "", 0, PC_USER, 0, 0, order); /* GPU 0 only, by user */
     assert_int_equal(n, 2);
     assert_int_equal(ps[order[0]].pid, 300);
     n = proc_order(ps, 4, "nothing-matches", -1, PC_PID, 0, 0, order);
@@ -76,10 +78,10 @@ static void test_layout(void **st)
     assert_int_equal(l.footer_y, 23);
     assert_true(l.proc_y + l.proc_h <= l.footer_y);
 
-    layout_compute(24, 80, 16, LAYOUT_AUTO, CHART_SELECTED, 5, -1, &l);   /* alerts give way */
+    layout_compute(24, 80, 16, LAYOUT_AUTO, CHART_SELECTED, 5, -1, &l); /* alerts give way */
     assert_int_equal(l.gpu_shown, 16);
     assert_int_equal(l.alert_h, 1);
-    layout_compute(40, 120, 2, LAYOUT_AUTO, CHART_SELECTED, 5, -1, &l);   /* room: up to 3 lines */
+    layout_compute(40, 120, 2, LAYOUT_AUTO, CHART_SELECTED, 5, -1, &l); /* room: up to 3 lines */
     assert_int_equal(l.alert_h, 3);
 
     layout_compute(40, 120, 8, LAYOUT_AUTO, CHART_SELECTED, 0, -1, &l);
@@ -90,7 +92,7 @@ static void test_layout(void **st)
     assert_true(l.proc_h >= 6);
 
     layout_compute(24, 80, 8, LAYOUT_AUTO, CHART_SELECTED, 0, -1, &l);
-    assert_true(l.compact);                          /* 8 full panels do not fit */
+    assert_true(l.compact); /* 8 full panels do not fit */
     layout_compute(24, 80, 1, LAYOUT_AUTO, CHART_SELECTED, 0, -1, &l);
     assert_false(l.compact);
     assert_int_equal(l.gpu_lines, 3);
@@ -113,13 +115,16 @@ static void test_visible_columns(void **st)
     (void)st;
     int v[PC_COUNT];
     proc_visible_cols(200, v);
-    for (int c = 0; c < PC_COUNT; c++) assert_true(v[c]);
-    proc_visible_cols(80, v);                        /* 80 columns: command keeps >= 24 */
+    for (int c = 0; c < PC_COUNT; c++)
+        assert_true(v[c]);
+    proc_visible_cols(80, v); /* 80 columns: command keeps >= 24 */
     assert_false(v[PC_HOSTMEM]);
     assert_false(v[PC_TIME]);
     assert_true(v[PC_PID] && v[PC_GPUMEM] && v[PC_CMD] && v[PC_USER]);
     int used = 0;
-    for (int c = 0; c < PC_COUNT; c++) if (v[c]) used += proc_col_width[c] + 1;
+    for (int c = 0; c < PC_COUNT; c++)
+        if (v[c])
+            used += proc_col_width[c] + 1;
     assert_true(80 - used >= 24);
 }
 
@@ -148,11 +153,11 @@ static void test_gpu_text(void **st)
     assert_string_equal(t.util, "62%");
     assert_string_equal(t.mem, "40.0 GiB/80.0 GiB");
     assert_string_equal(t.power, "350/700 W");
-    assert_string_equal(t.fan, "N/A");                /* absent, never 0 */
+    assert_string_equal(t.fan, "N/A"); /* absent, never 0 */
     assert_string_equal(t.throttle, "sw thermal slowdown");
     assert_string_equal(t.marks, "XID 79");
     assert_string_equal(t.state, "");
-    th.temp_warn = 86;                                /* configurable thresholds */
+    th.temp_warn = 86; /* configurable thresholds */
     gpu_text_make(&g, &th, 0, 0, &t);
     assert_int_equal(t.temp_lvl, LVL_OK);
     assert_string_equal(t.temp, "85°C");
@@ -180,7 +185,7 @@ static void test_keys(void **st)
     assert_int_equal(u.sort_desc, 0);
     top_handle_key(&u, '/', 4, NULL);
     assert_true(u.editing_filter);
-    top_handle_key(&u, 'p', 4, NULL);               /* goes to the filter, does not pause */
+    top_handle_key(&u, 'p', 4, NULL); /* goes to the filter, does not pause */
     top_handle_key(&u, 'y', 4, NULL);
     top_handle_key(&u, KEY_BACKSPACE, 4, NULL);
     top_handle_key(&u, '\r', 4, NULL);
@@ -189,7 +194,7 @@ static void test_keys(void **st)
     assert_false(u.paused);
     top_handle_key(&u, '3', 4, NULL);
     assert_int_equal(u.sel_gpu, 3);
-    top_handle_key(&u, '7', 4, NULL);               /* no GPU 7: kept, with a message */
+    top_handle_key(&u, '7', 4, NULL); /* no GPU 7: kept, with a message */
     assert_int_equal(u.sel_gpu, 3);
     assert_non_null(strstr(u.msg, "no GPU 7"));
     top_handle_key(&u, 'g', 4, NULL);
@@ -210,7 +215,7 @@ static void test_keys(void **st)
     assert_string_equal(u.msg, "no signal sent");
     top_handle_key(&u, '?', 4, NULL);
     assert_true(u.help);
-    top_handle_key(&u, 'q', 4, NULL);               /* closes help only */
+    top_handle_key(&u, 'q', 4, NULL); /* closes help only */
     assert_false(u.help);
     assert_false(u.quit);
     top_handle_key(&u, 'q', 4, NULL);
@@ -222,7 +227,10 @@ static void test_signal(void **st)
     (void)st;
     char msg[200];
     pid_t child = fork();
-    if (child == 0) { pause(); _exit(0); }
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
     assert_int_equal(top_signal_process((unsigned)child, SIGTERM, 1, msg, sizeof msg), LVL_WARN);
     assert_non_null(strstr(msg, "remote"));
     assert_int_equal(top_signal_process((unsigned)child, SIGTERM, 0, msg, sizeof msg), LVL_OK);
@@ -242,8 +250,7 @@ int main(void)
     setlocale(LC_ALL, "C.UTF-8");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sort_and_filter), cmocka_unit_test(test_layout), cmocka_unit_test(test_visible_columns),
-        cmocka_unit_test(test_gpu_text),
-        cmocka_unit_test(test_keys), cmocka_unit_test(test_signal),
+        cmocka_unit_test(test_gpu_text),        cmocka_unit_test(test_keys),   cmocka_unit_test(test_signal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
