@@ -6,8 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <limits.h>
-#include "cli/commands.h"
+#include "commands.h"
 #include "module_loader.h"
+#include "nvml_backend.h"
 #include "sampler.h"
 
 typedef struct {
@@ -67,6 +68,7 @@ static int use_simulator(const char *scenario)
 
 int main(int argc, char **argv)
 {
+    backend_register(&nvml_backend_ops);
     int i = 1;
     while (i < argc && argv[i][0] == '-') {
         if (strcmp(argv[i], "--sim") == 0) {

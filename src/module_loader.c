@@ -7,7 +7,7 @@
  *   GW_MODULE_DIR                 (the configured install directory)
  * A module is never unloaded: the process ends with its command. */
 #include "module_loader.h"
-#include "modules/module_api.h"
+#include "module_api.h"
 #include "sampler.h"
 #include <dlfcn.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* agent.c - the agent's lifecycle (init, start, reload, stop), hooks and state snapshots. */
+/* agent.c - the agent's lifecycle (init, start, reload, stop), its plugins and view, state snapshots. */
 #include "agent.h"
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +8,112 @@
 #include "metrics_page.h"
 #include "util.h"
 
-int agent_add_hooks(agent *a, const agent_hooks *h)
+/* ---- the view plugins get: the agent as a sample_source, and its event channel ---- */
+
+static int view_count(void *ctx)
 {
-    if (a->nhooks >= AGENT_MAX_HOOKS)
+    agent *a = ctx;
+    pthread_mutex_lock(&a->state_lock);
+    int n = a->ring ? a->ngpus : 0;
+    pthread_mutex_unlock(&a->state_lock);
+    return n;
+}
+
+static int view_info(void *ctx, int gpu, gpu_info *out)
+{
+    agent *a = ctx;
+    pthread_mutex_lock(&a->state_lock);
+    int ok = gpu >= 0 && gpu < a->ngpus && a->have_info[gpu];
+    if (ok)
+        *out = a->info[gpu];
+    pthread_mutex_unlock(&a->state_lock);
+    return ok;
+}
+
+static void view_each(void *ctx, int gpu, uint64_t since_us, void (*fn)(const gpu_sample *, void *), void *arg)
+{
+    ring *r = agent_ring(ctx);
+    if (r)
+        ring_each(r, gpu, since_us, fn, arg);
+}
+
+static int view_latest(void *ctx, int gpu, int64_t now_us, gpu_sample *out)
+{
+    (void)now_us;
+    ring *r = agent_ring(ctx);
+    return r ? ring_latest(r, gpu, out) : 0;
+}
+
+static int view_procs(void *ctx, int gpu, int64_t now_us, gpu_proc *out, int max)
+{
+    agent *a = ctx;
+    (void)now_us;
+    pthread_mutex_lock(&a->state_lock);
+    int n = gpu >= 0 && gpu < a->ngpus && a->procs ? a->nprocs[gpu] : 0;
+    if (n > max)
+        n = max;
+    if (n)
+        memcpy(out, a->procs[gpu], (size_t)n * sizeof *out);
+    pthread_mutex_unlock(&a->state_lock);
+    return n;
+}
+
+static void view_post_event(const agent_view *v, const agent_event *ev)
+{
+    agent *a = v->agent;
+    char *kind = strdup(ev->kind ? ev->kind : "");
+    char *detail = strdup(ev->detail ? ev->detail : "");
+    pthread_mutex_lock(&a->events_lock);
+    agent_event *grown = kind && detail ? realloc(a->events, (size_t)(a->nevents + 1) * sizeof *grown) : NULL;
+    if (grown) {
+        a->events = grown;
+        grown[a->nevents++] = (agent_event){ev->t_us, ev->gpu, kind, detail};
+    }
+    pthread_mutex_unlock(&a->events_lock);
+    if (!grown) {
+        free(kind);
+        free(detail);
+        gw_log(GW_LOG_WARN, "event dropped: out of memory", "kind=%s", ev->kind);
+    }
+}
+
+void agent_deliver_events(agent *a)
+{
+    pthread_mutex_lock(&a->events_lock);
+    agent_event *ev = a->events;
+    int n = a->nevents;
+    a->events = NULL;
+    a->nevents = 0;
+    pthread_mutex_unlock(&a->events_lock);
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < a->nplugins; k++)
+            if (a->plugins[k].p->on_event)
+                a->plugins[k].p->on_event(a->plugins[k].ctx, &ev[i]);
+        free((char *)ev[i].kind);
+        free((char *)ev[i].detail);
+    }
+    free(ev);
+}
+
+int agent_add_plugin(agent *a, const agent_plugin *p, gw_config *cfg)
+{
+    if (a->nplugins >= AGENT_MAX_PLUGINS) {
+        gw_log(GW_LOG_ERROR, "too many plugins", "name=%s", p->name);
         return -1;
-    a->hooks[a->nhooks++] = *h;
-    gw_log(GW_LOG_DEBUG, "hooks registered", "name=%s", h->name ? h->name : "?");
+    }
+    void *ctx = NULL;
+    if (p->start && p->start(&a->view, cfg, &ctx) != 0) {
+        gw_log(GW_LOG_ERROR, "plugin failed to start", "name=%s", p->name);
+        return -1;
+    }
+    if (!ctx) {
+        gw_log(GW_LOG_DEBUG, "plugin off", "name=%s", p->name);
+        return 0;
+    }
+    a->plugins[a->nplugins].p = p;
+    a->plugins[a->nplugins].ctx = ctx;
+    a->nplugins++;
+    gw_log(GW_LOG_DEBUG, "plugin started", "name=%s", p->name);
     return 0;
 }
 
@@ -56,6 +156,13 @@ int agent_init(agent *a, gw_config *cfg, const agent_cli *cli)
     a->interval_s = cfg->interval;
     a->cfg_gen = 1;
     gw_strlcpy(a->backend_error, "backend not opened yet", sizeof a->backend_error);
+    pthread_mutex_init(&a->events_lock, NULL);
+    a->view = (agent_view){
+        .source = {a, view_count, view_info, view_each, view_latest, view_procs},
+        .hostname = a->hostname,
+        .post_event = view_post_event,
+        .agent = a,
+    };
     a->page = page_cache_new();
     return a->page ? 0 : -1;
 }
@@ -92,9 +199,9 @@ void agent_reload(agent *a, gw_config *cfg)
     pthread_cond_broadcast(&a->wake);
     pthread_mutex_unlock(&a->state_lock);
     http_set_users(a->http, cfg->users, cfg->nusers);
-    for (int h = 0; h < a->nhooks; h++)
-        if (a->hooks[h].on_reload)
-            a->hooks[h].on_reload(a->hooks[h].ctx, cfg);
+    for (int k = 0; k < a->nplugins; k++)
+        if (a->plugins[k].p->on_reload)
+            a->plugins[k].p->on_reload(a->plugins[k].ctx, cfg);
     config_free(old);
     free(old);
     gw_log(GW_LOG_INFO, "configuration reloaded", "interval=%g series=%d metrics=%d users=%d", cfg->interval,
@@ -106,11 +213,13 @@ void agent_stop(agent *a)
     http_stop(a->http);
     a->http = NULL;
     sampler_thread_stop(a);
-    /* Reverse order of registration: a plugin may still hand data to one registered before it
-     * (alerts records its last events into the history) while that one is open. */
-    for (int h = a->nhooks - 1; h >= 0; h--)
-        if (a->hooks[h].on_stop)
-            a->hooks[h].on_stop(a->hooks[h].ctx);
+    for (int k = 0; k < a->nplugins; k++)
+        if (a->plugins[k].p->stop)
+            a->plugins[k].p->stop(a->plugins[k].ctx);
+    agent_deliver_events(a); /* what the plugins posted until they stopped (alerts resolved...) */
+    for (int k = a->nplugins - 1; k >= 0; k--)
+        if (a->plugins[k].p->free)
+            a->plugins[k].p->free(a->plugins[k].ctx);
     if (a->backend_up)
         sampler_close(&a->s);
     ring_free(a->ring);
@@ -121,6 +230,7 @@ void agent_stop(agent *a)
     free(a->info);
     free(a->have_info);
     page_cache_free(a->page);
+    pthread_mutex_destroy(&a->events_lock);
     config_free(a->cfg);
     free(a->cfg);
     pthread_cond_destroy(&a->wake);

@@ -1,10 +1,5 @@
-/* agent.h - the agent's context (config, sampler thread, ring, process lists, HTTP server) and the
- * hooks through which other layers (history, alerts) plug into it without the agent knowing them.
- *
- * Threads: one sampler thread calls on_sample / on_processes / on_tick in that order every round;
- * the HTTP thread calls write_metrics (keep it quick) and the API thread handle_http, concurrently
- * with the sampler and each other, so those two must be thread safe. on_reload runs on the main thread after SIGHUP; on_stop runs once after every
- * thread has stopped, in reverse order of registration (free ctx there). To plug in, add an attach function to src/agent/plugins.c. */
+/* agent.h - the agent's context: config, sampler thread, ring, process lists, HTTP server, and the
+ * plugins it was given (plugin.h), which it calls without knowing what they are. */
 #ifndef GPUWATCH_AGENT_H
 #define GPUWATCH_AGENT_H
 
@@ -13,49 +8,12 @@
 #include "buf.h"
 #include "config.h"
 #include "exposition.h"
+#include "plugin.h"
 #include "ring.h"
 #include "sampler.h"
 #include "snapshot.h"
 
-/* An HTTP request as hooks see it (GET or HEAD; the agent answers 405 to other methods). */
-typedef struct agent_request {
-    const char *method;
-    const char *path;
-    /* A query-string argument, or NULL. */
-    const char *(*param)(const struct agent_request *req, const char *name);
-    void *impl;
-} agent_request;
-
-typedef struct agent_response {
-    int status;               /* HTTP status, 200 by default */
-    const char *content_type; /* default "application/json" */
-    gw_buf body;              /* already initialised; the agent frees it */
-} agent_response;
-
-typedef struct agent_hooks {
-    const char *name; /* for logs */
-    void *ctx;
-    /* Sampler thread: a new sample of one GPU (also pushed to the ring), and the GPU's state. */
-    void (*on_sample)(void *ctx, int gpu, const gw_gpu *g, const gpu_sample *s);
-    /* Sampler thread: the processes now on one GPU. */
-    void (*on_processes)(void *ctx, int gpu, const gpu_proc *procs, int n);
-    /* Sampler thread: end of a round over every GPU (now_us: CLOCK_REALTIME). */
-    void (*on_tick)(void *ctx, uint64_t now_us);
-    /* Main thread: the config was reloaded (SIGHUP); read your section with config_get_*. */
-    void (*on_reload)(void *ctx, gw_config *cfg);
-    /* HTTP thread: append your series to the /metrics page (text format), quickly. Return 0. */
-    int (*write_metrics)(void *ctx, gw_buf *out);
-    /* HTTP thread, optional: a number that changes whenever write_metrics would write something
-     * else (never goes back). With it, the text is kept with the cached part of the page and
-     * written again only when the number changes; without it, write_metrics runs on every scrape. */
-    uint64_t (*metrics_version)(void *ctx);
-    /* API thread: a path the agent does not serve. Return 1 when handled (resp filled), 0 if not yours. */
-    int (*handle_http)(void *ctx, const agent_request *req, agent_response *resp);
-    /* After every thread stopped: release ctx. */
-    void (*on_stop)(void *ctx);
-} agent_hooks;
-
-#define AGENT_MAX_HOOKS 8
+#define AGENT_MAX_PLUGINS 8
 #define AGENT_MAX_PROCS 512 /* per GPU, per read */
 #define AGENT_MAX_ERRORS 64
 
@@ -103,12 +61,24 @@ typedef struct agent {
 
     http_server *http;
     page_cache *page;
-    agent_hooks hooks[AGENT_MAX_HOOKS];
-    int nhooks;
+
+    /* plugins, in the order they were added; each started with view */
+    agent_view view;
+    struct {
+        const agent_plugin *p;
+        void *ctx;
+    } plugins[AGENT_MAX_PLUGINS];
+    int nplugins;
+    pthread_mutex_t events_lock; /* events posted and not yet delivered */
+    agent_event *events;
+    int nevents;
 } agent;
 
-/* Registers hooks (copied); call before agent_start. Returns 0, or -1 when full. */
-int agent_add_hooks(agent *a, const agent_hooks *h);
+/* Starts a plugin with the agent's view (call between agent_init and agent_start). Returns 0 (the
+ * plugin may have chosen to stay off), or -1: it failed (logged), or the table is full. */
+int agent_add_plugin(agent *a, const agent_plugin *p, gw_config *cfg);
+/* Hands the events posted since the last call to every plugin's on_event (sampler thread). */
+void agent_deliver_events(agent *a);
 
 /* Lifecycle (cmd_agent.c drives these). cfg is owned by the agent from here on. */
 int agent_init(agent *a, gw_config *cfg, const agent_cli *cli);

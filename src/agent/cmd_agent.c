@@ -6,9 +6,8 @@
 #include <unistd.h>
 #include "agent.h"
 #include "auth.h"
-#include "cli/commands.h"
+#include "agent_commands.h"
 #include "http_server.h"
-#include "plugins.h"
 #include "util.h"
 
 static void usage(FILE *f)
@@ -52,6 +51,7 @@ static int hash_password(const char *pw)
 }
 
 typedef struct {
+    const agent_plugin *const *plugins;
     const char *config;
     int config_explicit;
     const char *port_file;
@@ -123,7 +123,7 @@ static gw_config *load_config(const options *o)
         return NULL;
     config_init(cfg);
     if (config_load_file(cfg, o->config, o->config_explicit) == 0)
-        plugins_check(cfg);
+        plugins_check(o->plugins, cfg);
     if (o->web_config && cfg->nerrors == 0)
         config_load_web_config(cfg, o->web_config);
     if (cfg->nerrors) {
@@ -149,12 +149,13 @@ static int write_port_file(const char *path, int port)
     return rename(tmp, path);
 }
 
-int cmd_agent(int argc, char **argv)
+int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
 {
     options o;
     int code = 0;
     if (parse_args(argc, argv, &o, &code) != 0)
         return code;
+    o.plugins = plugins;
     if (o.cli.log_level_set)
         gw_log_set_level(o.cli.log_level);
     gw_config *cfg = load_config(&o);
@@ -176,11 +177,9 @@ int cmd_agent(int argc, char **argv)
         return 1;
     }
     int rc = 0;
-    for (const agent_plugin *p = agent_plugins; p->section; p++)
-        if (p->attach && p->attach(a, a->cfg) != 0) {
-            gw_log(GW_LOG_ERROR, "plugin failed to start", "section=%s", p->section);
+    for (int i = 0; rc == 0 && plugins[i]; i++)
+        if (agent_add_plugin(a, plugins[i], a->cfg) != 0)
             rc = 1;
-        }
     char err[512] = "";
     if (rc == 0 && agent_start(a, err, sizeof err) != 0) {
         gw_log(GW_LOG_ERROR, "agent failed to start", "error=\"%s\"", err);

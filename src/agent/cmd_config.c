@@ -1,9 +1,7 @@
 /* cmd_config.c - `gpuwatch config check [FILE]`: every error as FILE:LINE:COL, or "FILE: OK". */
 #include <stdio.h>
 #include <string.h>
-#include "cli/commands.h"
-#include "config.h"
-#include "plugins.h"
+#include "agent_commands.h"
 #include "sampler.h"
 
 static void usage(FILE *f)
@@ -15,7 +13,15 @@ static void usage(FILE *f)
             GW_DEFAULT_CONFIG);
 }
 
-int cmd_config(int argc, char **argv)
+int plugins_check(const agent_plugin *const *plugins, gw_config *cfg)
+{
+    for (int i = 0; plugins[i]; i++)
+        if (plugins[i]->check)
+            plugins[i]->check(cfg);
+    return cfg->nerrors;
+}
+
+int config_command(int argc, char **argv, const agent_plugin *const *plugins)
 {
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         usage(stdout);
@@ -29,7 +35,7 @@ int cmd_config(int argc, char **argv)
     gw_config cfg;
     config_init(&cfg);
     if (config_load_file(&cfg, path, 1) == 0)
-        plugins_check(&cfg);
+        plugins_check(plugins, &cfg);
     int bad = cfg.nerrors;
     for (int i = 0; i < cfg.nerrors; i++)
         fprintf(stderr, "%s\n", cfg.errors[i]);

@@ -126,8 +126,8 @@ static enum MHD_Result send_metrics(http_server *h, struct MHD_Connection *c)
 /* Routes plugins answer (history, alerts), or 404. */
 static void route_plugins(agent *a, const agent_request *req, agent_response *resp)
 {
-    for (int i = 0; i < a->nhooks; i++)
-        if (a->hooks[i].handle_http && a->hooks[i].handle_http(a->hooks[i].ctx, req, resp))
+    for (int i = 0; i < a->nplugins; i++)
+        if (a->plugins[i].p->handle_http && a->plugins[i].p->handle_http(a->plugins[i].ctx, req, resp))
             return;
     api_error(resp, MHD_HTTP_NOT_FOUND, "not found; see / for the endpoints");
 }

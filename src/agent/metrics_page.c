@@ -26,12 +26,12 @@ struct page_ref {
 struct page_cache {
     pthread_mutex_t lock;
     page_ref *cur;
-    /* The versioned hooks' text, written again when the sum of their versions changes: kept apart
+    /* The versioned plugins' text, written again when the sum of their versions changes: kept apart
      * from the GPU part, so that a hook's change costs no deflate. */
-    pthread_mutex_t hooks_lock;
-    gw_buf hooks_text;
-    uint64_t hooks_version;
-    int hooks_ready;
+    pthread_mutex_t plugins_lock;
+    gw_buf plugins_text;
+    uint64_t plugins_version;
+    int plugins_ready;
 };
 
 page_cache *page_cache_new(void)
@@ -39,7 +39,7 @@ page_cache *page_cache_new(void)
     page_cache *c = calloc(1, sizeof *c);
     if (c) {
         pthread_mutex_init(&c->lock, NULL);
-        pthread_mutex_init(&c->hooks_lock, NULL);
+        pthread_mutex_init(&c->plugins_lock, NULL);
     }
     return c;
 }
@@ -59,8 +59,8 @@ void page_cache_free(page_cache *c)
     if (!c)
         return;
     ref_drop(c->cur);
-    buf_release(&c->hooks_text);
-    pthread_mutex_destroy(&c->hooks_lock);
+    buf_release(&c->plugins_text);
+    pthread_mutex_destroy(&c->plugins_lock);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -93,33 +93,33 @@ static int same_key(const page_key *x, const page_key *y)
     return x->round_gen == y->round_gen && x->cfg_gen == y->cfg_gen && x->backend_up == y->backend_up;
 }
 
-/* Appends the hooks' series to tail: the versioned ones from their kept text (written again when
+/* Appends the plugins. series to tail: the versioned ones from their kept text (written again when
  * a version moved: versions are read before the text, so a change while it is written is seen by
  * the next scrape), the others written now. */
-static void write_hooks(agent *a, page_cache *c, gw_buf *tail)
+static void write_plugins(agent *a, page_cache *c, gw_buf *tail)
 {
     uint64_t version = 0;
     int versioned = 0;
-    for (int i = 0; i < a->nhooks; i++)
-        if (a->hooks[i].write_metrics && a->hooks[i].metrics_version) {
-            version += a->hooks[i].metrics_version(a->hooks[i].ctx);
+    for (int i = 0; i < a->nplugins; i++)
+        if (a->plugins[i].p->write_metrics && a->plugins[i].p->metrics_version) {
+            version += a->plugins[i].p->metrics_version(a->plugins[i].ctx);
             versioned = 1;
         }
-    pthread_mutex_lock(&c->hooks_lock);
-    if (versioned && (!c->hooks_ready || version != c->hooks_version || c->hooks_text.oom)) {
-        buf_clear(&c->hooks_text);
-        for (int i = 0; i < a->nhooks; i++)
-            if (a->hooks[i].write_metrics && a->hooks[i].metrics_version)
-                a->hooks[i].write_metrics(a->hooks[i].ctx, &c->hooks_text);
-        c->hooks_version = version;
-        c->hooks_ready = 1;
+    pthread_mutex_lock(&c->plugins_lock);
+    if (versioned && (!c->plugins_ready || version != c->plugins_version || c->plugins_text.oom)) {
+        buf_clear(&c->plugins_text);
+        for (int i = 0; i < a->nplugins; i++)
+            if (a->plugins[i].p->write_metrics && a->plugins[i].p->metrics_version)
+                a->plugins[i].p->write_metrics(a->plugins[i].ctx, &c->plugins_text);
+        c->plugins_version = version;
+        c->plugins_ready = 1;
     }
     if (versioned)
-        buf_append(tail, c->hooks_text.data ? c->hooks_text.data : "", c->hooks_text.len);
-    pthread_mutex_unlock(&c->hooks_lock);
-    for (int i = 0; i < a->nhooks; i++)
-        if (a->hooks[i].write_metrics && !a->hooks[i].metrics_version)
-            a->hooks[i].write_metrics(a->hooks[i].ctx, tail);
+        buf_append(tail, c->plugins_text.data ? c->plugins_text.data : "", c->plugins_text.len);
+    pthread_mutex_unlock(&c->plugins_lock);
+    for (int i = 0; i < a->nplugins; i++)
+        if (a->plugins[i].p->write_metrics && !a->plugins[i].p->metrics_version)
+            a->plugins[i].p->write_metrics(a->plugins[i].ctx, tail);
 }
 
 int metrics_page_get(agent *a, metrics_page *out)
@@ -154,7 +154,7 @@ int metrics_page_get(agent *a, metrics_page *out)
     gw_buf tail;
     buf_init(&tail);
     buf_reserve(&tail, 4096); /* hooks and the live part: one allocation, no regrowth */
-    write_hooks(a, c, &tail);
+    write_plugins(a, c, &tail);
     expo_write_live(&tail, &h, (double)(gw_mono_us() - t0) / 1e6);
     agent_health_free(&h);
     if (tail.oom) {

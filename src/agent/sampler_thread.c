@@ -1,6 +1,6 @@
 /* sampler_thread.c - the agent's one sampler thread: opens the backend (retrying while it fails),
  * then reads every GPU and its processes at absolute deadlines, pushes samples into the ring,
- * publishes the state the HTTP side reads, and calls the hooks. */
+ * publishes the state the HTTP side reads, and calls the plugins. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -67,7 +67,9 @@ static int open_backend(agent *a)
     a->backend_error[0] = 0;
     gw_strlcpy(a->driver_version, a->s.versions.driver, sizeof a->driver_version);
     pthread_mutex_unlock(&a->state_lock);
-    gw_log(GW_LOG_INFO, "backend open", "backend=%s gpus=%d driver=%s simulated=%d ring_samples=%d", a->s.ops->name, n,
+    char names[64];
+    sampler_backend_names(&a->s, names, sizeof names);
+    gw_log(GW_LOG_INFO, "backend open", "backend=%s gpus=%d driver=%s simulated=%d ring_samples=%d", names, n,
            a->s.versions.driver, a->s.versions.simulated, capacity);
     return 0;
 }
@@ -87,17 +89,16 @@ static void read_processes(agent *a, int gpu, gpu_proc *buf)
     a->procs[gpu] = copy;
     a->nprocs[gpu] = n;
     pthread_mutex_unlock(&a->state_lock);
-    for (int h = 0; h < a->nhooks; h++)
-        if (a->hooks[h].on_processes)
-            a->hooks[h].on_processes(a->hooks[h].ctx, gpu, buf, n);
+    uint64_t t_us = gw_now_us();
+    for (int k = 0; k < a->nplugins; k++)
+        if (a->plugins[k].p->on_processes)
+            a->plugins[k].p->on_processes(a->plugins[k].ctx, gpu, t_us, buf, n);
 }
 
 static void publish_round(agent *a, double took_s)
 {
     backend_error_count ec[AGENT_MAX_ERRORS];
-    int ne = a->s.ops->error_counts ? a->s.ops->error_counts(a->s.b, ec, AGENT_MAX_ERRORS) : 0;
-    if (ne < 0)
-        ne = 0;
+    int ne = sampler_error_counts(&a->s, ec, AGENT_MAX_ERRORS);
     pthread_mutex_lock(&a->state_lock);
     for (int i = 0; i < a->ngpus; i++) {
         a->info[i] = a->s.gpus[i].info;
@@ -125,16 +126,19 @@ static void sample_round(agent *a, gpu_sample *smp, gpu_proc *procbuf)
         else if (st != GPU_LOST && was_lost)
             gw_log(GW_LOG_INFO, "gpu back", "gpu=%d", i);
         ring_push(a->ring, i, smp);
-        for (int h = 0; h < a->nhooks; h++)
-            if (a->hooks[h].on_sample)
-                a->hooks[h].on_sample(a->hooks[h].ctx, i, &a->s.gpus[i], smp);
+        const gw_gpu *g = &a->s.gpus[i];
+        for (int k = 0; k < a->nplugins; k++)
+            if (a->plugins[k].p->on_sample)
+                a->plugins[k].p->on_sample(a->plugins[k].ctx, i, g->have_info ? &g->info : NULL, smp);
     }
     for (int i = 0; i < a->s.count; i++)
         read_processes(a, i, procbuf);
     publish_round(a, (double)(gw_mono_us() - t0) / 1e6);
-    for (int h = 0; h < a->nhooks; h++)
-        if (a->hooks[h].on_tick)
-            a->hooks[h].on_tick(a->hooks[h].ctx, gw_now_us());
+    uint64_t now = gw_now_us();
+    for (int k = 0; k < a->nplugins; k++)
+        if (a->plugins[k].p->on_tick)
+            a->plugins[k].p->on_tick(a->plugins[k].ctx, now);
+    agent_deliver_events(a);
     agent_memory_tick();
 }
 

@@ -9,21 +9,10 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "sample.h"
+#include "sample_source.h"
 
-/* Where the engine reads samples: the agent's ring (alert_source_ring) or a test's arrays. */
-typedef struct alert_source {
-    void *ctx;
-    int (*gpu_count)(void *ctx);
-    /* Identity of a GPU for labels (UUID, modelName); returns 0 when unknown. */
-    int (*gpu_info)(void *ctx, int gpu, gpu_info *out);
-    /* Calls fn for each sample of gpu with t_us >= since_us, oldest first (as ring_each). */
-    void (*each)(void *ctx, int gpu, uint64_t since_us, void (*fn)(const gpu_sample *s, void *arg), void *arg);
-    /* The newest sample of gpu taken at or before now_us; returns 0 when there is none. */
-    int (*latest)(void *ctx, int gpu, int64_t now_us, gpu_sample *out);
-    /* Processes on gpu at now_us; returns how many (<= max). NULL: no process information. */
-    int (*procs)(void *ctx, int gpu, int64_t now_us, gpu_proc *out, int max);
-} alert_source;
+/* The engine reads samples from a sample_source (the agent's ring, top's, or a test's arrays). */
+typedef sample_source alert_source;
 
 typedef enum { ALERT_INACTIVE, ALERT_PENDING, ALERT_FIRING } alert_state;
 
@@ -59,6 +48,9 @@ void alert_engine_free(alert_engine *e);
 /* Loads a rule file (appends its groups). On errors, writes them to err (one per line,
  * FILE:LINE:COL) and returns their count; the file's rules are not added then. */
 int alert_engine_load(alert_engine *e, const char *path, FILE *err);
+/* Where the shipped default rules are: $GPUWATCH_DEFAULT_RULES, next to the program
+ * (../share/gpuwatch/rules/), /usr/share/gpuwatch/rules/, or the source tree. NULL if none. */
+char *alerts_default_rules_path(void);
 /* Same from text in memory (path names it in messages). */
 int alert_engine_load_text(alert_engine *e, const char *path, const char *text, FILE *err);
 int alert_engine_rule_count(const alert_engine *e);
@@ -87,8 +79,7 @@ void alert_engine_write_metrics(alert_engine *e, FILE *f);
 /* /api/v1/alerts body, Prometheus-shaped JSON; malloc'ed. */
 char *alert_engine_json(alert_engine *e);
 
-/* Ring adapter: an alert_source reading the agent's ring (and optional per-GPU info/process callbacks). */
-struct ring;
-void alert_source_ring(alert_source *src, struct ring *r);
+/* The `rules check` and `rules test` commands (the rules module). */
+int cmd_rules(int argc, char **argv);
 
 #endif

@@ -4,9 +4,11 @@
 #include "condition.h"
 #include "notify.h"
 #include "util.h"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_PROCS 256
 
@@ -44,6 +46,30 @@ void alert_engine_free(alert_engine *e)
     labels_free(&e->external);
     pthread_mutex_destroy(&e->mu);
     free(e);
+}
+
+char *alerts_default_rules_path(void)
+{
+    const char *env = getenv("GPUWATCH_DEFAULT_RULES");
+    if (env && *env)
+        return strdup(env);
+    char exe[PATH_MAX], cand[PATH_MAX + 64];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = 0;
+        snprintf(cand, sizeof cand, "%s/../share/gpuwatch/rules/gpuwatch-default.yaml", exe);
+        if (access(cand, R_OK) == 0)
+            return strdup(cand);
+    }
+    const char *fixed[] = {"/usr/share/gpuwatch/rules/gpuwatch-default.yaml",
+                           GW_SOURCE_DIR "/deploy/rules/gpuwatch-default.yaml"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (access(fixed[i], R_OK) == 0)
+            return strdup(fixed[i]);
+    return NULL;
 }
 
 int alert_engine_load(alert_engine *e, const char *path, FILE *err)

@@ -2,11 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli/commands.h"
-#include "cli/dmon_format.h"
-#include "cli/options.h"
-#include "cli/session.h"
-#include "cli/ticker.h"
+#include "commands.h"
+#include "dmon_format.h"
+#include "options.h"
+#include "session.h"
+#include "ticker.h"
 
 static const char usage[] =
     "usage: gpuwatch dmon [-s pucvmet] [-d SECONDS] [-c COUNT] [-i LIST] [-o D|T|DT] [--format plain|csv|json]\n"

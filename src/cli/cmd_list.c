@@ -1,10 +1,10 @@
 /* cmd_list.c - `gpuwatch list`: one line per GPU, exactly as nvidia-smi -L. */
 #include <stdio.h>
 #include <stdlib.h>
-#include "cli/commands.h"
-#include "cli/format.h"
-#include "cli/options.h"
-#include "cli/session.h"
+#include "commands.h"
+#include "format.h"
+#include "options.h"
+#include "session.h"
 
 static const char usage[] = "usage: gpuwatch list [-i LIST]\n"
                             "\n"

@@ -2,11 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli/commands.h"
-#include "cli/options.h"
-#include "cli/pmon_format.h"
-#include "cli/session.h"
-#include "cli/ticker.h"
+#include "commands.h"
+#include "options.h"
+#include "pmon_format.h"
+#include "session.h"
+#include "ticker.h"
 #include "util.h"
 
 #define PMON_MAX_PROCS 256

@@ -3,16 +3,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/commands.h"
-#include "cli/format.h"
-#include "cli/help_fields.h"
-#include "cli/jsonout.h"
-#include "cli/outbuf.h"
-#include "cli/options.h"
-#include "cli/query_fields.h"
-#include "cli/query_procs.h"
-#include "cli/session.h"
-#include "cli/table.h"
+#include "commands.h"
+#include "format.h"
+#include "help_fields.h"
+#include "jsonout.h"
+#include "outbuf.h"
+#include "options.h"
+#include "query_fields.h"
+#include "query_procs.h"
+#include "session.h"
+#include "table.h"
 
 /* Above this many fields the table turns: one line per field, one column per GPU. */
 #define TABLE_WIDE_FIELDS 10

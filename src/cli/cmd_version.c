@@ -1,9 +1,9 @@
 /* cmd_version.c - `gpuwatch version`: gpuwatch, NVML, driver and CUDA driver versions, and the backend. */
 #include <stdio.h>
-#include "cli/commands.h"
-#include "cli/options.h"
-#include "cli/session.h"
-#include "cli/version.h"
+#include "commands.h"
+#include "options.h"
+#include "session.h"
+#include "version.h"
 
 static const char usage[] =
     "usage: gpuwatch version\n"

@@ -1,10 +1,10 @@
 /* dmon_format.c - dmon column selection from the catalog and its plain/csv/JSON lines. */
-#include "cli/dmon_format.h"
+#include "dmon_format.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli/format.h"
-#include "cli/lead.h"
+#include "format.h"
+#include "lead.h"
 
 void dmon_layout_init(dmon_layout *l, const char *letters, int date, int time)
 {

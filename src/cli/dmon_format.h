@@ -4,7 +4,7 @@
 #define GPUWATCH_DMON_FORMAT_H
 
 #include "sample.h"
-#include "cli/outbuf.h"
+#include "outbuf.h"
 
 #define DMON_MAX_COLS 32
 #define DMON_LOST_MARK "# GPU is lost"

@@ -1,5 +1,5 @@
 /* format.c - value -> text per metric_fmt (nvidia-smi csv conventions) and -> typed JSON. */
-#include "cli/format.h"
+#include "format.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

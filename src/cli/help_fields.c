@@ -1,8 +1,8 @@
 /* help_fields.c - prints the metric catalog for --help-fields, grouped by field prefix. */
-#include "cli/help_fields.h"
+#include "help_fields.h"
 #include <string.h>
 #include "catalog.h"
-#include "cli/query_fields.h"
+#include "query_fields.h"
 
 /* Length of the group part of a field name ("memory" of "memory.used"); 0 = no dot. */
 static size_t group_len(const char *field)

@@ -1,5 +1,5 @@
 /* jsonout.c - JSON array output, one object per line. */
-#include "cli/jsonout.h"
+#include "jsonout.h"
 
 int json_print_array(FILE *f, const cJSON *arr)
 {

@@ -1,5 +1,5 @@
 /* lead.c - date/time and gpu-index leading columns for dmon and pmon lines. */
-#include "cli/lead.h"
+#include "lead.h"
 #include <time.h>
 
 void lead_add(gw_buf *b, int with_date, int with_time, int line, uint64_t t_us, const char *idx_text)

@@ -4,7 +4,7 @@
 #define GPUWATCH_LEAD_H
 
 #include <stdint.h>
-#include "cli/outbuf.h"
+#include "outbuf.h"
 
 enum { LEAD_HEADER1 = 1, LEAD_HEADER2 = 2, LEAD_ROW = 0 };
 

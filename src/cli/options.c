@@ -1,5 +1,5 @@
 /* options.c - getopt_long parsing of the commands' shared options, with usage errors (exit 2). */
-#include "cli/options.h"
+#include "options.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* outbuf.c - padded appends and one write per flush, for the CLI printers (see outbuf.h). */
-#include "cli/outbuf.h"
+#include "outbuf.h"
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>

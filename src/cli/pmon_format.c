@@ -1,10 +1,10 @@
 /* pmon_format.c - pmon's plain/csv/JSON lines from a process (or an idle/lost GPU). */
-#include "cli/pmon_format.h"
+#include "pmon_format.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli/format.h"
-#include "cli/lead.h"
+#include "format.h"
+#include "lead.h"
 #include "util.h"
 
 enum { C_SM, C_MEM, C_ENC, C_DEC, C_JPG, C_OFA, C_FB, C_CCPM, C_NUM };

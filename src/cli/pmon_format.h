@@ -4,7 +4,7 @@
 #define GPUWATCH_PMON_FORMAT_H
 
 #include "sample.h"
-#include "cli/outbuf.h"
+#include "outbuf.h"
 
 #define PMON_LOST_MARK "# GPU is lost"
 

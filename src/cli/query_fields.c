@@ -1,9 +1,9 @@
 /* query_fields.c - parsing --fields against the catalog, and each field's header, cell and JSON value. */
-#include "cli/query_fields.h"
+#include "query_fields.h"
 #include <stdio.h>
 #include <string.h>
-#include "cli/format.h"
-#include "cli/options.h"
+#include "format.h"
+#include "options.h"
 
 const char QF_DEFAULT[] = "index,name,pstate,temperature.gpu,utilization.gpu,utilization.memory,"
                           "memory.used,memory.total,power.draw,power.limit";

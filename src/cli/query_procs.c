@@ -1,12 +1,12 @@
 /* query_procs.c - the compute-apps listing of `gpuwatch query --processes` (csv, table, json). */
-#include "cli/query_procs.h"
+#include "query_procs.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/format.h"
-#include "cli/jsonout.h"
-#include "cli/table.h"
+#include "format.h"
+#include "jsonout.h"
+#include "table.h"
 
 #define MAX_PROCS 1024
 

@@ -4,7 +4,7 @@
 #define GPUWATCH_QUERY_PROCS_H
 
 #include "sampler.h"
-#include "cli/options.h"
+#include "options.h"
 
 /* Prints the compute processes of the selected GPUs in o->format. Returns the exit status. */
 int query_processes(sampler *s, const unsigned char *sel, const cli_opts *o);

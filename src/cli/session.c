@@ -1,10 +1,10 @@
 /* session.c - backend opening with the exit-3 error line and simulation banner; --id selection. */
-#include "cli/session.h"
+#include "session.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "cli/options.h"
+#include "options.h"
 
 int session_open(sampler *s, const char *cmd, int banner)
 {

@@ -1,5 +1,5 @@
 /* table.c - a small aligned-columns printer (query's table format). */
-#include "cli/table.h"
+#include "table.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* ticker.c - absolute-deadline sleeping and the SIGINT/SIGTERM stop flag for the streaming commands. */
-#include "cli/ticker.h"
+#include "ticker.h"
 #include <errno.h>
 #include <signal.h>
 #include <string.h>

@@ -1,5 +1,6 @@
-/* backend.h - the small interface every GPU vendor backend implements (NVML is the first).
- * A backend reads hardware; everything above it works on gpu_info / gpu_sample / gpu_proc. */
+/* backend.h - the small interface every GPU vendor backend implements (NVML is the first), and the
+ * registry of the backends a program is built with. A backend reads hardware; the sampler
+ * (sampler.h) is its only caller, and everything above works on gpu_info / gpu_sample / gpu_proc. */
 #ifndef GPUWATCH_BACKEND_H
 #define GPUWATCH_BACKEND_H
 
@@ -48,6 +49,12 @@ typedef struct backend_ops {
     int (*error_counts)(backend *b, backend_error_count *out, int max);
 } backend_ops;
 
-extern const backend_ops nvml_backend_ops;
+/* The registry, as nvtop's vendor table: the program registers its backends where it is assembled
+ * (src/main.c), before a sampler opens; the sampler opens every registered backend and lists their
+ * GPUs one after the other. Returns 0, or -1 when the table (BACKEND_MAX) is full. */
+#define BACKEND_MAX 8
+int backend_register(const backend_ops *ops);
+/* The registered backends, in registration order; returns how many. */
+int backend_registered(const backend_ops *const **out);
 
 #endif

@@ -1,43 +1,88 @@
-/* sampler.c - reads GPUs through the backend into samples (see sampler.h). */
+/* sampler.c - reads GPUs through the registered backends into samples (see sampler.h). */
 #include "sampler.h"
 #include "procinfo.h"
 #include "util.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Opens the registered backends into s->backends; returns how many GPUs they have. */
+static backend_status open_backends(sampler *s, char *err, size_t errlen)
+{
+    const backend_ops *const *ops;
+    int n = backend_registered(&ops);
+    backend_status first = BK_ERR_NO_LIBRARY;
+    if (n == 0)
+        gw_strlcpy(err, "no GPU backend is built in", errlen);
+    for (int i = 0; i < n; i++) {
+        char why[256] = "";
+        backend *b = NULL;
+        backend_status st = ops[i]->open(&b, why, sizeof why);
+        if (st != BK_OK) {
+            if (s->nbackends == 0 && i == 0) {
+                first = st;
+                gw_strlcpy(err, why, errlen);
+            }
+            continue;
+        }
+        sampler_backend *sb = &s->backends[s->nbackends++];
+        sb->ops = ops[i];
+        sb->b = b;
+        int count = ops[i]->gpu_count(b);
+        s->count += count > 0 ? count : 0;
+    }
+    if (s->nbackends == 0)
+        return first;
+    err[0] = 0;
+    return BK_OK;
+}
 
 backend_status sampler_open(sampler *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
-    s->ops = &nvml_backend_ops;
-    backend_status st = s->ops->open(&s->b, err, errlen);
+    backend_status st = open_backends(s, err, errlen);
     if (st != BK_OK)
         return st;
-    s->ops->versions(s->b, &s->versions);
-    s->count = s->ops->gpu_count(s->b);
-    if (s->count < 0)
-        s->count = 0;
+    s->backends[0].ops->versions(s->backends[0].b, &s->versions);
     s->gpus = calloc((size_t)(s->count ? s->count : 1), sizeof *s->gpus);
     if (!s->gpus) {
         gw_strlcpy(err, "out of memory", errlen);
-        s->ops->close(s->b);
+        sampler_close(s);
         return BK_ERR_OTHER;
     }
-    for (int i = 0; i < s->count; i++) {
-        gw_gpu *g = &s->gpus[i];
-        g->info.index = i;
-        gpu_status gs = s->ops->read_info(s->b, i, &g->info, &g->statics);
-        g->have_info = gs == GPU_OK;
-        g->lost = gs == GPU_LOST;
+    int i = 0;
+    for (int k = 0; k < s->nbackends; k++) {
+        sampler_backend *sb = &s->backends[k];
+        int count = sb->ops->gpu_count(sb->b);
+        for (int local = 0; local < count; local++, i++) {
+            gw_gpu *g = &s->gpus[i];
+            g->backend = k;
+            g->local = local;
+            g->info.index = i;
+            gpu_status gs = sb->ops->read_info(sb->b, local, &g->info, &g->statics);
+            g->info.index = i;
+            g->have_info = gs == GPU_OK;
+            g->lost = gs == GPU_LOST;
+        }
     }
     return BK_OK;
 }
 
 void sampler_close(sampler *s)
 {
-    if (s->b)
-        s->ops->close(s->b);
+    for (int k = 0; k < s->nbackends; k++)
+        s->backends[k].ops->close(s->backends[k].b);
     free(s->gpus);
     memset(s, 0, sizeof *s);
+}
+
+/* Reads a GPU's identity and static values again (at start after a failure, or after a loss). */
+static gpu_status reread_info(sampler *s, gw_gpu *g, int gpu)
+{
+    sampler_backend *sb = &s->backends[g->backend];
+    gpu_status gs = sb->ops->read_info(sb->b, g->local, &g->info, &g->statics);
+    g->info.index = gpu;
+    return gs;
 }
 
 gpu_status sampler_read(sampler *s, int gpu, const metric_set *want, gpu_sample *out)
@@ -48,11 +93,12 @@ gpu_status sampler_read(sampler *s, int gpu, const metric_set *want, gpu_sample 
         want = &all;
     }
     gw_gpu *g = &s->gpus[gpu];
+    sampler_backend *sb = &s->backends[g->backend];
     memset(&out->present, 0, sizeof out->present);
     out->t_us = gw_now_us();
     if (!g->have_info) {
         /* Identity never read (lost at start): try again, so a GPU that comes back is picked up. */
-        gpu_status gs = s->ops->read_info(s->b, gpu, &g->info, &g->statics);
+        gpu_status gs = reread_info(s, g, gpu);
         g->have_info = gs == GPU_OK;
         if (!g->have_info) {
             g->lost = gs == GPU_LOST;
@@ -60,7 +106,7 @@ gpu_status sampler_read(sampler *s, int gpu, const metric_set *want, gpu_sample 
             return gs;
         }
     }
-    gpu_status st = s->ops->read_sample(s->b, gpu, want, out);
+    gpu_status st = sb->ops->read_sample(sb->b, g->local, want, out);
     out->t_us = gw_now_us();
     out->status = st;
     if (st == GPU_LOST) {
@@ -70,7 +116,7 @@ gpu_status sampler_read(sampler *s, int gpu, const metric_set *want, gpu_sample 
     }
     if (g->lost) {
         /* Back after a loss: its limits or identity may have changed. */
-        s->ops->read_info(s->b, gpu, &g->info, &g->statics);
+        reread_info(s, g, gpu);
         g->lost = 0;
     }
     for (int id = M_STR_END; id < M_COUNT; id++)
@@ -81,10 +127,33 @@ gpu_status sampler_read(sampler *s, int gpu, const metric_set *want, gpu_sample 
 
 int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max)
 {
-    int n = s->ops->read_processes(s->b, gpu, out, max);
+    gw_gpu *g = &s->gpus[gpu];
+    sampler_backend *sb = &s->backends[g->backend];
+    int n = sb->ops->read_processes(sb->b, g->local, out, max);
     for (int i = 0; i < n; i++) {
         out[i].gpu = gpu;
         procinfo_fill(&out[i]);
     }
     return n;
+}
+
+int sampler_error_counts(sampler *s, backend_error_count *out, int max)
+{
+    int n = 0;
+    for (int k = 0; k < s->nbackends && n < max; k++) {
+        sampler_backend *sb = &s->backends[k];
+        if (!sb->ops->error_counts)
+            continue;
+        int got = sb->ops->error_counts(sb->b, out + n, max - n);
+        n += got > 0 ? got : 0;
+    }
+    return n;
+}
+
+void sampler_backend_names(const sampler *s, char *out, size_t n)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int k = 0; k < s->nbackends && len + 1 < n; k++)
+        len += (size_t)snprintf(out + len, n - len, "%s%s", k ? "+" : "", s->backends[k].ops->name);
 }

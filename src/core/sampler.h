@@ -1,7 +1,7 @@
-/* sampler.h - opens a backend and reads GPUs into samples: the one place above the
- * backend that talks to it. It merges each GPU's static values into every sample,
- * tracks lost GPUs (and re-reads their identity when they come back), and enriches
- * process lists from /proc. Commands, the agent and the UI all read GPUs through it. */
+/* sampler.h - opens the registered backends and reads GPUs into samples: the one place above the
+ * backends that talks to them. It merges each GPU's static values into every sample, tracks lost
+ * GPUs (and re-reads their identity when they come back), and enriches process lists from /proc.
+ * Commands, the agent and the UI all read GPUs through it. */
 #ifndef GPUWATCH_SAMPLER_H
 #define GPUWATCH_SAMPLER_H
 
@@ -12,17 +12,26 @@ typedef struct gw_gpu {
     gpu_sample statics; /* MF_STATIC metrics, read once (again after a loss) */
     int have_info;      /* info/statics read successfully */
     int lost;           /* last read said GPU_LOST */
+    int backend;        /* index into sampler.backends */
+    int local;          /* the GPU's index in its backend */
 } gw_gpu;
 
-typedef struct sampler {
+typedef struct sampler_backend {
     const backend_ops *ops;
     backend *b;
-    int count;
+} sampler_backend;
+
+/* Read-only for callers: change it through the functions below. */
+typedef struct sampler {
+    sampler_backend backends[BACKEND_MAX]; /* the registered backends that opened */
+    int nbackends;
+    int count; /* GPUs of every backend, in backend order */
     gw_gpu *gpus;
-    backend_versions versions;
+    backend_versions versions; /* the first backend's */
 } sampler;
 
-/* Opens the NVML backend. On failure writes one clear line into err and returns the status. */
+/* Opens every registered backend. Fails (one clear line in err, the first failure's status) when
+ * none opens; a backend that fails beside one that opens is left out. */
 backend_status sampler_open(sampler *s, char *err, size_t errlen);
 void sampler_close(sampler *s);
 
@@ -31,6 +40,12 @@ gpu_status sampler_read(sampler *s, int gpu, const metric_set *want, gpu_sample 
 
 /* Processes on one GPU, with user/command/container from /proc. Returns count (<= max), <0 on error. */
 int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max);
+
+/* Counts of failed backend calls, of every backend; returns how many were filled (<= max). */
+int sampler_error_counts(sampler *s, backend_error_count *out, int max);
+
+/* The backends' names, joined with '+' ("nvml"). */
+void sampler_backend_names(const sampler *s, char *out, size_t n);
 
 /* Exit status for a failed open (always 3). */
 #define GW_EXIT_BACKEND 3

@@ -1,10 +1,10 @@
 /* bench.c - `gpuwatch history bench`: bytes per sample, ingest rate and query times on 1 h of
  * synthetic 8-GPU 1 Hz training data (all catalog metrics), written to a scratch file. */
-#include "history/bench.h"
-#include "history/history.h"
-#include "history/query.h"
-#include "history/rollup.h"
-#include "history/synth.h"
+#include "bench.h"
+#include "history.h"
+#include "query.h"
+#include "rollup.h"
+#include "synth.h"
 #include "util.h"
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* bitio.c - varints (on the core byte buffer) and bit-level writer/reader used by the chunk codec. */
-#include "history/bitio.h"
+#include "bitio.h"
 #include "numcode.h"
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "core/buf.h"
+#include "buf.h"
 
 /* The byte buffer is the core one (src/core/buf.h): buf_release/buf_clear/buf_append.
    These put codec values on top of it. */

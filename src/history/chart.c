@@ -1,7 +1,7 @@
 /* chart.c - draws time series as a terminal line chart (braille dots or ASCII characters). */
-#include "history/chart.h"
-#include "history/bitio.h"
-#include "history/timeparse.h"
+#include "chart.h"
+#include "bitio.h"
+#include "timeparse.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

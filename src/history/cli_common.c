@@ -1,7 +1,7 @@
 /* cli_common.c - file path and time-range handling shared by the history commands. */
-#include "history/cli_common.h"
-#include "history/history.h"
-#include "history/timeparse.h"
+#include "cli_common.h"
+#include "history.h"
+#include "timeparse.h"
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "history/store.h"
+#include "store.h"
 
 /* --db, else $GPUWATCH_HISTORY_DB, else history_default_path(). */
 void hcli_db_path(const char *opt, char *out, size_t n);

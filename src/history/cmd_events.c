@@ -1,7 +1,7 @@
 /* cmd_events.c - `gpuwatch events`: the recorded events (XID, GPU lost/back, throttling, alerts). */
-#include "cli/commands.h"
-#include "history/cli_common.h"
-#include "history/timeparse.h"
+#include "history.h"
+#include "cli_common.h"
+#include "timeparse.h"
 #include "sampler.h"
 #include "util.h"
 #include <cjson/cJSON.h>

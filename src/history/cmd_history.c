@@ -1,12 +1,12 @@
 /* cmd_history.c - `gpuwatch history`: range queries on the history file as a table, CSV, JSON or a
  * terminal chart; `history export` and the hidden `history bench` are dispatched from here. */
-#include "cli/commands.h"
-#include "history/bench.h"
-#include "history/chart.h"
-#include "history/cli_common.h"
-#include "history/export.h"
-#include "history/query_json.h"
-#include "history/timeparse.h"
+#include "history.h"
+#include "bench.h"
+#include "chart.h"
+#include "cli_common.h"
+#include "export.h"
+#include "query_json.h"
+#include "timeparse.h"
 #include "sampler.h"
 #include "util.h"
 #include <getopt.h>

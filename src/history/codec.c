@@ -1,6 +1,6 @@
 /* codec.c - chunk column codec: integer series as delta or delta-of-delta residuals in Rice codes
  * (optionally with zero-run tokens), doubles as constants, decimal-scaled integers or Gorilla XOR. */
-#include "history/codec.h"
+#include "codec.h"
 #include "numcode.h"
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "history/bitio.h"
+#include "bitio.h"
 
 /* Largest count a reader accepts from a column header (larger is treated as corrupt). */
 #define CODEC_MAX_COUNT (1u << 22)

@@ -1,6 +1,6 @@
 /* events.c - events derived from consecutive samples of a GPU: gpu_lost/gpu_back, new XIDs,
  * throttle_start/throttle_end per clock-event reason (the reasons come from the catalog's bit metrics). */
-#include "history/hist_internal.h"
+#include "hist_internal.h"
 #include <stdio.h>
 #include <string.h>
 

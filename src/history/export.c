@@ -1,12 +1,12 @@
 /* export.c - writes a recorded range as a gpusim scenario: per GPU a CSV trace (csv generator) for
  * the metrics that vary, constants as numbers, never-seen metrics as unsupported, processes with
  * their own traces, XIDs as events and lost windows as faults. */
-#include "history/export.h"
-#include "history/cli_common.h"
-#include "history/codec.h"
-#include "history/query.h"
-#include "history/query_json.h"
-#include "history/timeparse.h"
+#include "export.h"
+#include "cli_common.h"
+#include "codec.h"
+#include "query.h"
+#include "query_json.h"
+#include "timeparse.h"
 #include "sampler.h"
 #include "util.h"
 #include <errno.h>

@@ -3,7 +3,7 @@
 #define GPUWATCH_HISTORY_EXPORT_H
 
 #include <stdint.h>
-#include "history/store.h"
+#include "store.h"
 
 /* Writes dir/scenario.yaml and its CSV files for [from, to] of the selected GPUs (sel NULL = all).
  * Returns 0, or -1 with a message in err. */

@@ -3,8 +3,8 @@
 #define GPUWATCH_HIST_INTERNAL_H
 
 #include <pthread.h>
-#include "history/history.h"
-#include "history/store.h"
+#include "history.h"
+#include "store.h"
 
 #define HIST_MAX_GPUS 64
 #define HIST_MAX_SLOTS 4096 /* a chunk is sealed early when it reaches this many samples */

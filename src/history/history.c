@@ -1,5 +1,5 @@
 /* history.c - a history handle's life: configuration, the default path, open/close and the writer thread. */
-#include "history/hist_internal.h"
+#include "hist_internal.h"
 #include "util.h"
 #include <errno.h>
 #include <signal.h>

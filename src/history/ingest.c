@@ -1,7 +1,7 @@
 /* ingest.c - recording into memory: open chunk groups per GPU and series per process, sealing them
  * into encoded blobs, and the bounded queue of what waits to be written. Never touches the disk. */
-#include "history/hist_internal.h"
-#include "history/codec.h"
+#include "hist_internal.h"
+#include "codec.h"
 #include "util.h"
 #include <stdlib.h>
 #include <string.h>

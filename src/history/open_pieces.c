@@ -7,8 +7,8 @@
  * kept, on the writer thread. Pieces read back in time order; a slot already given by an earlier
  * piece is not taken twice, and a missing piece (the file was replaced) leaves only its gap.
  * Dropping the slots a committed piece holds is ingest.c's (hist_group_drop, hist_proc_drop). */
-#include "history/hist_internal.h"
-#include "history/codec.h"
+#include "hist_internal.h"
+#include "codec.h"
 #include "util.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* query.c - range queries: decodes the chunks (or roll-up rows) overlapping [from, to] and folds
  * their points into step-wide buckets with min/max/avg/last. */
-#include "history/query.h"
-#include "history/codec.h"
-#include "history/rollup.h"
+#include "query.h"
+#include "codec.h"
+#include "rollup.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

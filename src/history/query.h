@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "catalog.h"
-#include "history/store.h"
+#include "store.h"
 
 typedef enum { AGG_AVG, AGG_MIN, AGG_MAX, AGG_LAST } hq_agg;
 typedef enum { HQ_AUTO, HQ_RAW, HQ_ROLLUP } hq_source;

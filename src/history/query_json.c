@@ -1,7 +1,7 @@
 /* query_json.c - JSON for range queries (cJSON), and the /api/v1/query_range handler body. */
-#include "history/query_json.h"
-#include "history/history.h"
-#include "history/timeparse.h"
+#include "query_json.h"
+#include "history.h"
+#include "timeparse.h"
 #include "util.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>

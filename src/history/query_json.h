@@ -2,7 +2,7 @@
 #ifndef GPUWATCH_QUERY_JSON_H
 #define GPUWATCH_QUERY_JSON_H
 
-#include "history/query.h"
+#include "query.h"
 
 /* Shortest text that reads back as the same double. */
 void hq_format_value(double v, char *out, size_t n);

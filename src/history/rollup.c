@@ -1,7 +1,7 @@
 /* rollup.c - computes, merges and encodes 1-minute roll-ups (minute timeline + five value columns). */
-#include "history/rollup.h"
-#include "history/codec.h"
-#include "history/store.h"
+#include "rollup.h"
+#include "codec.h"
+#include "store.h"
 #include <stdlib.h>
 
 static int64_t minute_of(int64_t t)

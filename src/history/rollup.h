@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "history/bitio.h"
+#include "bitio.h"
 
 typedef struct rmin {
     int64_t t; /* minute start, microseconds */

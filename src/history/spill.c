@@ -4,8 +4,8 @@
  * or else its XOR with the previous value as significant bytes (low nibble: their count, high:
  * the zero bytes below them). Byte-oriented, so coding costs little on the sampler thread; decoded
  * whole only to encode a chunk or checkpoint (times use the history codec). */
-#include "history/hist_internal.h"
-#include "history/codec.h"
+#include "hist_internal.h"
+#include "codec.h"
 #include "numcode.h"
 #include <stdlib.h>
 #include <string.h>

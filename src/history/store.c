@@ -1,7 +1,7 @@
 /* store.c - the history SQLite file: schema, upserts of chunks and metadata, roll-ups, retention. */
-#include "history/store.h"
-#include "history/codec.h"
-#include "history/rollup.h"
+#include "store.h"
+#include "codec.h"
+#include "rollup.h"
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include "catalog.h"
 #include "sample.h"
-#include "history/bitio.h"
+#include "bitio.h"
 
 #define STORE_TIMELINE 0                      /* chunks.metric of a GPU's timestamp column */
 #define ROLLUP_SPAN_US (6ll * 3600 * 1000000) /* one roll-up row covers 6 hours of minutes */

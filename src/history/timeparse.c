@@ -1,5 +1,5 @@
 /* timeparse.c - parsing and printing the times of history queries (UTC by default, offsets honoured). */
-#include "history/timeparse.h"
+#include "timeparse.h"
 #include "util.h"
 #include <ctype.h>
 #include <errno.h>

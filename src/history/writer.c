@@ -1,6 +1,6 @@
 /* writer.c - history_flush: takes what waits in memory (and checkpoints of open chunks), writes it
  * in one transaction, and on failure (disk full, read-only, I/O error) keeps it for the next try. */
-#include "history/hist_internal.h"
+#include "hist_internal.h"
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,29 @@
-/* agent_module.c - the agent module: `agent` and `config` (HTTP server, TLS, history, alerts). */
-#include "modules/module_api.h"
-#include "cli/commands.h"
+/* agent_module.c - the agent module: `agent` and `config check`, assembled here with the plugins the
+ * agent runs. The agent knows none of them. To add a plugin, write src/plugins/NAME_plugin.c
+ * defining `const agent_plugin NAME_plugin` (src/agent/plugin.h) and add NAME to the list below;
+ * plugins start in this order, and their config sections are checked in it. */
+#include "agent_commands.h"
+#include "module_api.h"
+
+#define AGENT_PLUGINS(X) X(history) X(alerts)
+
+#define DECLARE(name) extern const agent_plugin name##_plugin;
+#define ENTRY(name) &name##_plugin,
+AGENT_PLUGINS(DECLARE)
+static const agent_plugin *const plugins[] = {AGENT_PLUGINS(ENTRY) NULL};
+
+static int run_agent(int argc, char **argv)
+{
+    return agent_command(argc, argv, plugins);
+}
+
+static int run_config(int argc, char **argv)
+{
+    return config_command(argc, argv, plugins);
+}
 
 const gw_module_command gw_module_commands[] = {
-    {"agent", cmd_agent},
-    {"config", cmd_config},
+    {"agent", run_agent},
+    {"config", run_config},
     {0, 0},
 };

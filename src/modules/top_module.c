@@ -1,6 +1,6 @@
 /* top_module.c - the live terminal UI module: `top` (ncurses). */
-#include "modules/module_api.h"
-#include "cli/commands.h"
+#include "module_api.h"
+#include "top_run.h"
 
 const gw_module_command gw_module_commands[] = {
     {"top", cmd_top},

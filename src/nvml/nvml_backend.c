@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nvml_priv.h"
+#include "nvml_backend.h"
 #include "util.h"
 
 static const char *errstr(backend *b, nvmlReturn_t rc)

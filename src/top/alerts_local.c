@@ -2,8 +2,8 @@
  * through the alerts engine's public API, and keeps the pending/firing ones in the model. */
 #include "top_alerts.h"
 #include "top_ui.h"
-#include "alerts/alerts.h"
-#include "alerts/alerts_config.h"
+#include "alerts.h"
+#include "alerts.h"
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,4 @@
 /* cmd_top.c - `gpuwatch top`: options, the data source, then the live UI or one snapshot. */
-#include "cli/commands.h"
 #include "sampler.h"
 #include "top_ui.h"
 #include "top_run.h"

@@ -7,4 +7,7 @@
 /* Runs until the user quits; returns the exit status. */
 int top_run(top_source *src, top_model *m, top_opts *o);
 
+/* The `top` command (the top module). */
+int cmd_top(int argc, char **argv);
+
 #endif

@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-#include "agent/agent.h"
-#include "agent/metrics_page.h"
-#include "alerts/alerts_agent.h"
-#include "history/history_agent.h"
+#include "agent.h"
+#include "metrics_page.h"
+#include "nvml_backend.h"
+
+extern const agent_plugin history_plugin, alerts_plugin;
 
 static double now_s(void)
 {
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_metrics_page: set GPUSIM_LIB\n");
         return 2;
     }
+    backend_register(&nvml_backend_ops);
     setenv("GPUWATCH_NVML_LIB", lib, 1);
     setenv("GPUSIM_SCENARIO", argv[1], 1);
     gw_log_set_level(GW_LOG_ERROR);
@@ -61,7 +63,8 @@ int main(int argc, char **argv)
     agent *a = calloc(1, sizeof *a);
     char err[256];
     if (!cfg || !a || config_load_string(cfg, yaml, "bench.yaml") != 0 || agent_init(a, cfg, &cli) != 0 ||
-        history_agent_attach(a, cfg) != 0 || alerts_agent_attach(a, cfg) != 0 || agent_start(a, err, sizeof err) != 0) {
+        agent_add_plugin(a, &history_plugin, cfg) != 0 || agent_add_plugin(a, &alerts_plugin, cfg) != 0 ||
+        agent_start(a, err, sizeof err) != 0) {
         fprintf(stderr, "bench_metrics_page: cannot start the agent\n");
         return 1;
     }

@@ -7,8 +7,8 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <string.h>
-#include "agent/auth.h"
-#include "agent/work_queue.h"
+#include "auth.h"
+#include "work_queue.h"
 
 static void test_parse(void **st)
 {

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
-#include "agent/config.h"
-#include "agent/exposition.h"
+#include "config.h"
+#include "exposition.h"
 
 static int has_error(const gw_config *c, const char *needle)
 {

@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "agent/exposition.h"
-#include "agent/expo_text.h"
+#include "exposition.h"
+#include "expo_text.h"
 
 static int count(const char *hay, const char *needle)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "agent/accept_encoding.h"
-#include "agent/gzip_page.h"
+#include "accept_encoding.h"
+#include "gzip_page.h"
 
 /* Text like a page: `n` bytes of metric lines. */
 static char *page_text(size_t n, unsigned seed)

@@ -1,6 +1,7 @@
 /* test_alerts_agent.c - the alerts plugin inside an in-process agent on gpusim: rules from the
- * config fire (GPU and process scope), events reach the sink (history), /api/v1/alerts and /metrics
- * show them, thresholds apply on reload; and the config check reports located errors. */
+ * config fire (GPU and process scope), their events reach the other plugins (a recorder standing for
+ * the history), /api/v1/alerts and /metrics show them, thresholds apply on reload; and the config
+ * check reports located errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "agent/agent.h"
-#include "agent/http_server.h"
-#include "alerts/alerts_agent.h"
+#include "agent.h"
+#include "http_server.h"
+#include "nvml_backend.h"
+
+extern const agent_plugin alerts_plugin;
 
 typedef struct {
     pthread_mutex_t mu;
@@ -23,19 +26,28 @@ typedef struct {
     char detail[16][256];
 } events;
 
-static void sink(void *arg, uint64_t t_us, int gpu, const char *kind, const char *detail)
+static events EV = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* A plugin that records the events it is handed, as the history does. */
+static int recorder_start(const agent_view *view, gw_config *cfg, void **ctx)
 {
-    events *e = arg;
-    (void)t_us;
-    assert_string_equal(kind, "alert");
+    (void)view, (void)cfg;
+    *ctx = &EV;
+    return 0;
+}
+static void recorder_event(void *ctx, const agent_event *ev)
+{
+    events *e = ctx;
+    assert_string_equal(ev->kind, "alert");
     pthread_mutex_lock(&e->mu);
     if (e->n < 16) {
-        e->gpu[e->n] = gpu;
-        snprintf(e->detail[e->n], sizeof e->detail[0], "%s", detail);
+        e->gpu[e->n] = ev->gpu;
+        snprintf(e->detail[e->n], sizeof e->detail[0], "%s", ev->detail);
         e->n++;
     }
     pthread_mutex_unlock(&e->mu);
 }
+static const agent_plugin recorder_plugin = {.name = "recorder", .start = recorder_start, .on_event = recorder_event};
 
 static int count(events *e)
 {
@@ -90,7 +102,7 @@ static gw_config *config_with(const char *rules_path, const char *extra)
     gw_config *cfg = malloc(sizeof *cfg);
     config_init(cfg);
     assert_int_equal(config_load_string(cfg, text, "t.yaml"), 0);
-    alerts_config_check(cfg);
+    alerts_plugin.check(cfg);
     for (int i = 0; i < cfg->nerrors; i++)
         fprintf(stderr, "%s\n", cfg->errors[i]);
     assert_int_equal(cfg->nerrors, 0);
@@ -117,21 +129,20 @@ static void test_plugin_in_agent(void **st)
     agent_cli cli = {0};
     agent *a = calloc(1, sizeof *a);
     assert_int_equal(agent_init(a, config_with(rules, ""), &cli), 0);
-    assert_int_equal(alerts_agent_set_event_sink(a, sink, NULL), -1); /* not attached yet */
-    assert_int_equal(alerts_agent_attach(a, a->cfg), 0);
-    events ev = {.mu = PTHREAD_MUTEX_INITIALIZER};
-    assert_int_equal(alerts_agent_set_event_sink(a, sink, &ev), 0);
+    assert_int_equal(agent_add_plugin(a, &recorder_plugin, a->cfg), 0);
+    assert_int_equal(agent_add_plugin(a, &alerts_plugin, a->cfg), 0);
+    events *ev = &EV;
     char err[256];
     assert_int_equal(agent_start(a, err, sizeof err), 0);
     int port = http_port(a->http);
-    for (int i = 0; i < 250 && count(&ev) < 3; i++)
+    for (int i = 0; i < 250 && count(ev) < 3; i++)
         usleep(20000);
-    assert_int_equal(count(&ev), 3); /* Warm on gpu 0 and 1, BigProcess on gpu 1 */
+    assert_int_equal(count(ev), 3); /* Warm on gpu 0 and 1, BigProcess on gpu 1 */
     int warm = 0, big = 0;
     for (int i = 0; i < 3; i++) {
-        if (strstr(ev.detail[i], "alertname=Warm state=firing severity=info value=61 summary=\"GPU "))
+        if (strstr(ev->detail[i], "alertname=Warm state=firing severity=info value=61 summary=\"GPU "))
             warm++;
-        if (strstr(ev.detail[i], "alertname=BigProcess state=firing") && ev.gpu[i] == 1)
+        if (strstr(ev->detail[i], "alertname=BigProcess state=firing") && ev->gpu[i] == 1)
             big++;
     }
     assert_int_equal(warm, 2);
@@ -194,7 +205,7 @@ static void test_config_check(void **st)
     gw_config cfg;
     config_init(&cfg);
     assert_int_equal(config_load_string(&cfg, text, "c.yaml"), 0);
-    alerts_config_check(&cfg);
+    alerts_plugin.check(&cfg);
     assert_true(has_error(&cfg, "c.yaml:2:3:", "unknown key 'alerts.colour'"));
     assert_true(has_error(&cfg, "c.yaml:3:", ":5:25: metric: unknown metric 'nope'"));
     assert_true(has_error(&cfg, "c.yaml:3:", "no file '/nonexistent/rules.yaml'"));
@@ -208,6 +219,7 @@ static void test_config_check(void **st)
 
 int main(void)
 {
+    backend_register(&nvml_backend_ops);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_plugin_in_agent), cmocka_unit_test(test_config_check)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include "alerts/alerts.h"
-#include "alerts/synth_source.h"
+#include "alerts.h"
+#include "synth_source.h"
 #include "util.h"
 
 #define MIN (60LL * 1000000)

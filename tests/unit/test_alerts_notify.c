@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "alerts/alert_json.h"
-#include "alerts/notify.h"
+#include "alert_json.h"
+#include "notify.h"
 #include "util.h"
 
 static char *S(const char *s)

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "alerts/rules.h"
-#include "alerts/series_notation.h"
-#include "alerts/template.h"
+#include "rules.h"
+#include "series_notation.h"
+#include "template.h"
 
 static int has_error(const errlist *e, const char *prefix, const char *text)
 {

@@ -12,12 +12,12 @@
 #include <time.h>
 #include "catalog.h"
 #include "sample.h"
-#include "cli/dmon_format.h"
-#include "cli/format.h"
-#include "cli/outbuf.h"
-#include "cli/pmon_format.h"
-#include "cli/query_fields.h"
-#include "cli/options.h"
+#include "dmon_format.h"
+#include "format.h"
+#include "outbuf.h"
+#include "pmon_format.h"
+#include "query_fields.h"
+#include "options.h"
 
 /* ---- catalog ---- */
 

@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
-#include "history/chart.h"
-#include "history/timeparse.h"
+#include "chart.h"
+#include "timeparse.h"
 
 #define NOW 1764680000000000ll
 

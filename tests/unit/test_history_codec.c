@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "history/codec.h"
+#include "codec.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next_rand(void)

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "history/history.h"
-#include "history/query.h"
-#include "history/synth.h"
+#include "history.h"
+#include "query.h"
+#include "synth.h"
 
 #define T0 1764673200000000ll /* an hour boundary */
 #define SEC 1000000ll

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "nvml_priv.h"
+#include "nvml_backend.h"
 #include "sampler.h"
 #include "util.h"
 
@@ -642,6 +643,7 @@ static void test_numa_from_sysfs(void **state)
 
 int main(void)
 {
+    backend_register(&nvml_backend_ops);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_no_library, teardown),
         cmocka_unit_test_teardown(test_not_nvml, teardown),

@@ -7,8 +7,8 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli/options.h"
-#include "cli/session.h"
+#include "options.h"
+#include "session.h"
 
 static const cli_spec dmon_like = {
     .cmd = "dmon",

@@ -7,7 +7,7 @@
 #include <locale.h>
 #include <math.h>
 #include <string.h>
-#include "top/top_fmt.h"
+#include "top_fmt.h"
 
 static void test_bar_unicode(void **st)
 {

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "top/top_ui.h"
-#include "top/top_keys.h"
-#include "top/top_draw.h"
-#include "top/top_proc.h"
+#include "top_ui.h"
+#include "top_keys.h"
+#include "top_draw.h"
+#include "top_proc.h"
 
 static gpu_proc P(int gpu, unsigned pid, const char *user, double mem, int has_mem, const char *cmd)
 {

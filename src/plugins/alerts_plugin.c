@@ -1,24 +1,20 @@
-/* alerts_agent.c - the alert engine inside the agent: its own evaluator thread woken after every
- * sampling round (so evaluation never delays sampling), rules read from the agent's ring, series on
- * /metrics, /api/v1/alerts, receivers from the config, and a rebuild on SIGHUP. */
-#include "alerts_agent.h"
-#include "history/history_agent.h"
+/* alerts_plugin.c - the alert engine as an agent plugin: its own evaluator thread woken after every
+ * sampling round (so evaluation never delays sampling), rules read through the agent's view, series
+ * on /metrics, /api/v1/alerts, receivers from the `alerts:` section, a rebuild on SIGHUP, and every
+ * alert that starts firing or resolves posted as an "alert" event (the history records it). */
 #include "alerts.h"
-#include "alerts_config.h"
+#include "alerts_settings.h"
 #include "notify.h"
+#include "plugin.h"
 #include "template.h"
 #include "util.h"
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct alert_event {
-    int64_t t_us;
-    int gpu;
-    char detail[768];
-} alert_event;
-
-typedef struct alerts_plugin {
-    agent *a;
+typedef struct alerts_state {
+    const agent_view *view;
     pthread_mutex_t mu; /* engine/notifier pointers (swapped on reload), tick, stop */
     pthread_cond_t cv;
     alert_engine *e;
@@ -28,17 +24,14 @@ typedef struct alerts_plugin {
     pthread_t thread;
     int running;
     atomic_uint_least64_t metrics_gen; /* +1 when write_metrics' text may have changed */
-    alerts_event_fn sink;              /* alert events (history), or NULL */
-    void *sink_arg;
-    alert_event *events; /* made by the evaluator, delivered by on_tick (sampler thread) */
-    int nevents;
-} alerts_plugin;
+} alerts_state;
 
-/* Engine listener (runs in alert_engine_eval, under p->mu): firing and resolved alerts as events. */
+/* Engine listener (runs in alert_engine_eval, under p->mu): alerts that start firing or resolve,
+ * posted as events. */
 static void to_events(const alert_list *l, int64_t now_us, void *arg)
 {
-    alerts_plugin *p = arg;
-    for (int i = 0; p->sink && i < l->n; i++) {
+    alerts_state *p = arg;
+    for (int i = 0; i < l->n; i++) {
         const alert_view *v = &l->v[i];
         if (!v->changed)
             continue;
@@ -52,109 +45,18 @@ static void to_events(const alert_list *l, int64_t now_us, void *arg)
         for (int k = 0; k < v->nannotations; k++)
             if (!strcmp(v->annotation_names[k], "summary"))
                 summary = v->annotation_values[k];
-        alert_event *ev = realloc(p->events, (size_t)(p->nevents + 1) * sizeof *ev);
-        if (!ev)
-            return;
-        p->events = ev;
-        ev = &p->events[p->nevents++];
-        char value[40];
+        char value[40], detail[768];
         tmpl_format_value(v->value, value, sizeof value);
-        ev->t_us = now_us;
-        ev->gpu = gpu ? atoi(gpu) : -1;
-        snprintf(ev->detail, sizeof ev->detail, "alertname=%s state=%s severity=%s value=%s summary=\"%s\"",
-                 v->alertname, v->state == ALERT_INACTIVE ? "resolved" : "firing", sev, value, summary);
+        snprintf(detail, sizeof detail, "alertname=%s state=%s severity=%s value=%s summary=\"%s\"", v->alertname,
+                 v->state == ALERT_INACTIVE ? "resolved" : "firing", sev, value, summary);
+        agent_event ev = {(uint64_t)now_us, gpu ? atoi(gpu) : -1, "alert", detail};
+        p->view->post_event(p->view, &ev);
     }
-}
-
-/* Hands queued events to the sink. Runs on the sampler thread, and once more from on_stop: the
- * agent stops plugins in reverse order, so the history (attached first) is still open then. */
-static void deliver_events(alerts_plugin *p)
-{
-    pthread_mutex_lock(&p->mu);
-    alert_event *ev = p->events;
-    int n = p->nevents;
-    alerts_event_fn fn = p->sink;
-    void *arg = p->sink_arg;
-    p->events = NULL;
-    p->nevents = 0;
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 0; fn && i < n; i++)
-        fn(arg, (uint64_t)ev[i].t_us, ev[i].gpu, "alert", ev[i].detail);
-    free(ev);
-}
-
-static void record_in_history(void *arg, uint64_t t_us, int gpu, const char *kind, const char *detail)
-{
-    history_record_event(arg, t_us, gpu, kind, detail);
-}
-
-int alerts_agent_set_event_sink(agent *a, alerts_event_fn fn, void *arg)
-{
-    for (int i = 0; i < a->nhooks; i++)
-        if (a->hooks[i].name && !strcmp(a->hooks[i].name, "alerts")) {
-            alerts_plugin *p = a->hooks[i].ctx;
-            pthread_mutex_lock(&p->mu);
-            p->sink = fn;
-            p->sink_arg = arg;
-            pthread_mutex_unlock(&p->mu);
-            return 0;
-        }
-    return -1;
-}
-
-/* ---- the agent as an alert_source ---- */
-
-static int src_count(void *ctx)
-{
-    agent *a = ctx;
-    pthread_mutex_lock(&a->state_lock);
-    int n = a->ring ? a->ngpus : 0;
-    pthread_mutex_unlock(&a->state_lock);
-    return n;
-}
-
-static int src_info(void *ctx, int gpu, gpu_info *out)
-{
-    agent *a = ctx;
-    pthread_mutex_lock(&a->state_lock);
-    int ok = gpu < a->ngpus && a->have_info[gpu];
-    if (ok)
-        *out = a->info[gpu];
-    pthread_mutex_unlock(&a->state_lock);
-    return ok;
-}
-
-static void src_each(void *ctx, int gpu, uint64_t since_us, void (*fn)(const gpu_sample *, void *), void *arg)
-{
-    ring *r = agent_ring(ctx);
-    if (r)
-        ring_each(r, gpu, since_us, fn, arg);
-}
-
-static int src_latest(void *ctx, int gpu, int64_t now_us, gpu_sample *out)
-{
-    (void)now_us;
-    ring *r = agent_ring(ctx);
-    return r ? ring_latest(r, gpu, out) : 0;
-}
-
-static int src_procs(void *ctx, int gpu, int64_t now_us, gpu_proc *out, int max)
-{
-    agent *a = ctx;
-    (void)now_us;
-    pthread_mutex_lock(&a->state_lock);
-    int n = gpu < a->ngpus && a->procs ? a->nprocs[gpu] : 0;
-    if (n > max)
-        n = max;
-    if (n)
-        memcpy(out, a->procs[gpu], (size_t)n * sizeof *out);
-    pthread_mutex_unlock(&a->state_lock);
-    return n;
 }
 
 /* ---- building the engine and receivers from the config ---- */
 
-static int build(alerts_plugin *p, gw_config *cfg, alert_engine **pe, notifier **pn)
+static int build(alerts_state *p, gw_config *cfg, alert_engine **pe, notifier **pn)
 {
     alerts_settings s;
     *pe = NULL;
@@ -174,7 +76,7 @@ static int build(alerts_plugin *p, gw_config *cfg, alert_engine **pe, notifier *
     if (n)
         notifier_watch(n, &p->metrics_gen);
     alert_engine_set_default_interval(e, (int64_t)(s.interval_s * 1e6));
-    alert_engine_set_external_label(e, "Hostname", p->a->hostname);
+    alert_engine_set_external_label(e, "Hostname", p->view->hostname);
     for (int i = 0; i < s.external.n; i++)
         alert_engine_set_external_label(e, s.external.v[i].name, s.external.v[i].value);
     int errors = s.default_rules_file ? alert_engine_load(e, s.default_rules_file, stderr) : 0;
@@ -209,8 +111,8 @@ static int build(alerts_plugin *p, gw_config *cfg, alert_engine **pe, notifier *
 
 static void *evaluator(void *arg)
 {
-    alerts_plugin *p = arg;
-    alert_source src = {p->a, src_count, src_info, src_each, src_latest, src_procs};
+    alerts_state *p = arg;
+    const sample_source *src = &p->view->source;
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->stop && !p->tick_us)
@@ -220,8 +122,8 @@ static void *evaluator(void *arg)
         int64_t now = p->tick_us;
         p->tick_us = 0;
         /* Not before the backend is open: a first evaluation over no GPU would delay the next one. */
-        if (p->e && now >= alert_engine_next_due(p->e) && src_count(p->a) > 0) {
-            alert_engine_eval(p->e, &src, now, 0); /* under mu: a reload waits for it */
+        if (p->e && now >= alert_engine_next_due(p->e) && src->gpu_count(src->ctx) > 0) {
+            alert_engine_eval(p->e, src, now, 0); /* under mu: a reload waits for it */
             atomic_fetch_add(&p->metrics_gen, 1);
         }
     }
@@ -231,8 +133,7 @@ static void *evaluator(void *arg)
 
 static void on_tick(void *ctx, uint64_t now_us)
 {
-    alerts_plugin *p = ctx;
-    deliver_events(p);
+    alerts_state *p = ctx;
     pthread_mutex_lock(&p->mu);
     p->tick_us = (int64_t)now_us;
     pthread_cond_signal(&p->cv);
@@ -243,7 +144,7 @@ static void on_tick(void *ctx, uint64_t now_us)
 
 static int write_metrics(void *ctx, gw_buf *out)
 {
-    alerts_plugin *p = ctx;
+    alerts_state *p = ctx;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -263,12 +164,12 @@ static int write_metrics(void *ctx, gw_buf *out)
 
 static uint64_t metrics_version(void *ctx)
 {
-    return atomic_load(&((alerts_plugin *)ctx)->metrics_gen);
+    return atomic_load(&((alerts_state *)ctx)->metrics_gen);
 }
 
 static int handle_http(void *ctx, const agent_request *req, agent_response *resp)
 {
-    alerts_plugin *p = ctx;
+    alerts_state *p = ctx;
     if (strcmp(req->path, "/api/v1/alerts") != 0)
         return 0;
     pthread_mutex_lock(&p->mu);
@@ -283,7 +184,7 @@ static int handle_http(void *ctx, const agent_request *req, agent_response *resp
 
 static void on_reload(void *ctx, gw_config *cfg)
 {
-    alerts_plugin *p = ctx;
+    alerts_state *p = ctx;
     alert_engine *e;
     notifier *n;
     if (build(p, cfg, &e, &n) != 0) {
@@ -302,61 +203,63 @@ static void on_reload(void *ctx, gw_config *cfg)
     gw_log(GW_LOG_INFO, "alerts reloaded (alert states start over)", NULL);
 }
 
-static void on_stop(void *ctx)
+static void stop(void *ctx)
 {
-    alerts_plugin *p = ctx;
-    if (p->running) {
-        pthread_mutex_lock(&p->mu);
-        p->stop = 1;
-        pthread_cond_signal(&p->cv);
-        pthread_mutex_unlock(&p->mu);
-        pthread_join(p->thread, NULL);
-    }
-    deliver_events(p); /* alerts resolved or fired since the last sampling round */
+    alerts_state *p = ctx;
+    if (!p->running)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->thread, NULL);
+    p->running = 0;
+}
+
+static void release(void *ctx)
+{
+    alerts_state *p = ctx;
     alert_engine_free(p->e);
     notifier_free(p->n);
-    free(p->events);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     free(p);
 }
 
-void alerts_config_check(gw_config *cfg)
+static void check(gw_config *cfg)
 {
     alerts_settings s;
     alerts_settings_read(cfg, &s);
     alerts_settings_free(&s);
 }
 
-int alerts_agent_attach(agent *a, gw_config *cfg)
+static int start(const agent_view *view, gw_config *cfg, void **ctx)
 {
-    alerts_plugin *p = calloc(1, sizeof *p);
+    alerts_state *p = calloc(1, sizeof *p);
     if (!p)
         return -1;
-    p->a = a;
+    p->view = view;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     if (build(p, cfg, &p->e, &p->n) != 0 || pthread_create(&p->thread, NULL, evaluator, p) != 0) {
-        on_stop(p);
+        release(p);
         return -1;
     }
+    pthread_setname_np(p->thread, "gw-alerts");
     p->running = 1;
-    history *hist = history_agent_store(a); /* history attaches first (src/agent/plugins.c) */
-    if (hist) {
-        p->sink = record_in_history;
-        p->sink_arg = hist;
-    }
-    agent_hooks h = {.name = "alerts",
-                     .ctx = p,
-                     .on_tick = on_tick,
-                     .on_reload = on_reload,
-                     .write_metrics = write_metrics,
-                     .metrics_version = metrics_version,
-                     .handle_http = handle_http,
-                     .on_stop = on_stop};
-    if (agent_add_hooks(a, &h) != 0) {
-        on_stop(p);
-        return -1;
-    }
+    *ctx = p;
     return 0;
 }
+
+const agent_plugin alerts_plugin = {
+    .name = "alerts",
+    .check = check,
+    .start = start,
+    .on_tick = on_tick,
+    .on_reload = on_reload,
+    .write_metrics = write_metrics,
+    .metrics_version = metrics_version,
+    .handle_http = handle_http,
+    .stop = stop,
+    .free = release,
+};

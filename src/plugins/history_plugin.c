@@ -1,8 +1,11 @@
-/* history_agent.c - the agent's history plugin: reads `history:`, records what the sampler thread
- * hands over (memory only; the history writer thread does the disk), serves /api/v1/query_range. */
-#include "history/history_agent.h"
+/* history_plugin.c - the history as an agent plugin: reads the `history:` section, records what the
+ * sampler thread hands over and every event (memory only; the history writer thread does the
+ * disk), serves /api/v1/query_range and adds gpuwatch_history_* series. */
+#include "history.h"
+#include "plugin.h"
 #include "util.h"
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +50,11 @@ static int parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
-int history_settings_read(gw_config *cfg, history_config *out, char *path, size_t n, int *enabled)
+/* Reads the `history:` section (enabled, path, flush_interval, raw_retention, rollup_retention,
+ * max_size) into out, the path into path; errors go to cfg with config_error. The environment
+ * variable GPUWATCH_HISTORY_DB (set by `gpuwatch agent --db PATH`) overrides history.path.
+ * Returns 0, or -1 when the section has errors. */
+static int history_settings_read(gw_config *cfg, history_config *out, char *path, size_t n, int *enabled)
 {
     static const char *keys[] = {"enabled",  "path", "flush_interval", "raw_retention", "rollup_retention",
                                  "max_size", NULL};
@@ -97,7 +104,7 @@ int history_settings_read(gw_config *cfg, history_config *out, char *path, size_
     return cfg->nerrors > errors ? -1 : 0;
 }
 
-void history_config_check(gw_config *cfg)
+static void check(gw_config *cfg)
 {
     history_config hc;
     char path[4096];
@@ -105,16 +112,22 @@ void history_config_check(gw_config *cfg)
     history_settings_read(cfg, &hc, path, sizeof path, &enabled);
 }
 
-static void on_sample(void *ctx, int gpu, const gw_gpu *g, const gpu_sample *s)
+static void on_sample(void *ctx, int gpu, const gpu_info *info, const gpu_sample *s)
 {
     hist_plugin *p = ctx;
-    history_record_sample(p->h, gpu, g && g->have_info ? &g->info : NULL, s);
+    history_record_sample(p->h, gpu, info, s);
 }
 
-static void on_processes(void *ctx, int gpu, const gpu_proc *procs, int n)
+static void on_processes(void *ctx, int gpu, uint64_t t_us, const gpu_proc *procs, int n)
 {
     hist_plugin *p = ctx;
-    history_record_processes(p->h, gpu, gw_now_us(), procs, n);
+    history_record_processes(p->h, gpu, t_us, procs, n);
+}
+
+static void on_event(void *ctx, const agent_event *ev)
+{
+    hist_plugin *p = ctx;
+    history_record_event(p->h, ev->t_us, ev->gpu, ev->kind, ev->detail);
 }
 
 static void on_tick(void *ctx, uint64_t now_us)
@@ -195,7 +208,7 @@ static void on_reload(void *ctx, gw_config *cfg)
     history_set_limits(p->h, &hc);
 }
 
-static void on_stop(void *ctx)
+static void release(void *ctx)
 {
     hist_plugin *p = ctx;
     history_close(p->h);
@@ -203,8 +216,9 @@ static void on_stop(void *ctx)
     free(p);
 }
 
-int history_agent_attach(agent *a, gw_config *cfg)
+static int start(const agent_view *view, gw_config *cfg, void **ctx)
 {
+    (void)view;
     history_config hc;
     char path[4096], err[512];
     int enabled;
@@ -227,27 +241,21 @@ int history_agent_attach(agent *a, gw_config *cfg)
     }
     gw_log(GW_LOG_INFO, "history recording", "path=%s flush_interval_s=%g raw_retention_s=%g rollup_retention_s=%g",
            path, hc.flush_interval_s, hc.raw_retention_s, hc.rollup_retention_s);
-    agent_hooks h = {.name = "history",
-                     .ctx = p,
-                     .on_sample = on_sample,
-                     .on_processes = on_processes,
-                     .on_tick = on_tick,
-                     .on_reload = on_reload,
-                     .write_metrics = write_metrics,
-                     .metrics_version = metrics_version,
-                     .handle_http = handle_http,
-                     .on_stop = on_stop};
-    if (agent_add_hooks(a, &h) != 0) {
-        on_stop(p);
-        return -1;
-    }
+    *ctx = p;
     return 0;
 }
 
-history *history_agent_store(agent *a)
-{
-    for (int i = 0; i < a->nhooks; i++)
-        if (a->hooks[i].name && !strcmp(a->hooks[i].name, "history"))
-            return ((hist_plugin *)a->hooks[i].ctx)->h;
-    return NULL;
-}
+const agent_plugin history_plugin = {
+    .name = "history",
+    .check = check,
+    .start = start,
+    .on_sample = on_sample,
+    .on_processes = on_processes,
+    .on_tick = on_tick,
+    .on_event = on_event,
+    .on_reload = on_reload,
+    .write_metrics = write_metrics,
+    .metrics_version = metrics_version,
+    .handle_http = handle_http,
+    .free = release,
+};

@@ -1,6 +1,7 @@
-/* alerts_config.c - reading and checking the agent config's `alerts:` section (rule files, default
+/* alerts_settings.c - reading and checking the agent config's `alerts:` section (rule files, default
  * rules, thresholds, external labels, receivers). */
-#include "alerts_config.h"
+#include "alerts_settings.h"
+#include "alerts.h"
 #include "rules.h"
 #include <glob.h>
 #include <limits.h>
@@ -242,30 +243,6 @@ static void check_rule_files(gw_config *c, alerts_settings *s)
         errlist_free(&e);
         ruleset_free(&rs);
     }
-}
-
-char *alerts_default_rules_path(void)
-{
-    const char *env = getenv("GPUWATCH_DEFAULT_RULES");
-    if (env && *env)
-        return strdup(env);
-    char exe[PATH_MAX], cand[PATH_MAX + 64];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        exe[len] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = 0;
-        snprintf(cand, sizeof cand, "%s/../share/gpuwatch/rules/gpuwatch-default.yaml", exe);
-        if (access(cand, R_OK) == 0)
-            return strdup(cand);
-    }
-    const char *fixed[] = {"/usr/share/gpuwatch/rules/gpuwatch-default.yaml",
-                           GW_SOURCE_DIR "/deploy/rules/gpuwatch-default.yaml"};
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (access(fixed[i], R_OK) == 0)
-            return strdup(fixed[i]);
-    return NULL;
 }
 
 int alerts_settings_read(gw_config *c, alerts_settings *s)

@@ -1,8 +1,8 @@
-/* alerts_config.h - the `alerts:` section of the agent's config, read into settings (and checked). */
-#ifndef GPUWATCH_ALERTS_CONFIG_H
-#define GPUWATCH_ALERTS_CONFIG_H
+/* alerts_settings.h - the `alerts:` section of the agent's config, read into settings (and checked). */
+#ifndef GPUWATCH_ALERTS_SETTINGS_H
+#define GPUWATCH_ALERTS_SETTINGS_H
 
-#include "agent/config.h"
+#include "config.h"
 #include "labels.h"
 #include "notify.h"
 
@@ -30,9 +30,5 @@ typedef struct alerts_settings {
 /* Reads the section; problems are recorded with config_error. Returns cfg's error count. */
 int alerts_settings_read(gw_config *cfg, alerts_settings *out);
 void alerts_settings_free(alerts_settings *s);
-
-/* Where the shipped default rules are: $GPUWATCH_DEFAULT_RULES, next to the program
- * (../share/gpuwatch/rules/), /usr/share/gpuwatch/rules/, or the source tree. NULL if none. */
-char *alerts_default_rules_path(void);
 
 #endif

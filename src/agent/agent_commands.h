@@ -1,0 +1,14 @@
+/* agent_commands.h - `gpuwatch agent` and `gpuwatch config check`, run with the plugins the program
+ * is assembled with (src/modules/agent_module.c); a NULL-terminated list. */
+#ifndef GPUWATCH_AGENT_COMMANDS_H
+#define GPUWATCH_AGENT_COMMANDS_H
+
+#include "plugin.h"
+
+int agent_command(int argc, char **argv, const agent_plugin *const *plugins);
+int config_command(int argc, char **argv, const agent_plugin *const *plugins);
+
+/* Runs every plugin's check on cfg; returns the config's error count. */
+int plugins_check(const agent_plugin *const *plugins, gw_config *cfg);
+
+#endif
