@@ -450,10 +450,6 @@ int http_port(const http_server *h)
 {
     return h ? h->port : 0;
 }
-const char *http_address(const http_server *h)
-{
-    return h ? h->address : "";
-}
 
 void http_set_users(http_server *h, const cfg_user *users, int n)
 {

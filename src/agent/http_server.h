@@ -11,9 +11,8 @@ typedef struct http_server http_server;
 /* Starts listening on a->cfg->listen ("[host]:port", port 0 = any free port). */
 http_server *http_start(struct agent *a, char *err, size_t errlen);
 void http_stop(http_server *h);
-/* The port actually bound, and the address as "host:port". */
+/* The port actually bound. */
 int http_port(const http_server *h);
-const char *http_address(const http_server *h);
 /* Replaces the basic-auth users (after a reload). */
 void http_set_users(http_server *h, const struct cfg_user *users, int n);
 

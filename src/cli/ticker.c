@@ -31,10 +31,6 @@ int ticker_stopped(void)
 {
     return stop_flag != 0;
 }
-void ticker_request_stop(void)
-{
-    stop_flag = 1;
-}
 
 void ticker_start(ticker *t, double period_s)
 {

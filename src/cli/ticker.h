@@ -14,7 +14,6 @@ typedef struct ticker {
  * command through a failed write instead). */
 void ticker_install_signals(void);
 int ticker_stopped(void);
-void ticker_request_stop(void);
 
 /* The first deadline is one period from now. */
 void ticker_start(ticker *t, double period_s);

@@ -55,7 +55,6 @@ static void no_slist_free_all(struct curl_slist *l)
 
 static gw_curl_api api = {no_global_init,  no_global_cleanup, no_easy_init,     no_easy_setopt,  no_easy_perform,
                           no_easy_getinfo, no_easy_cleanup,   no_easy_strerror, no_slist_append, no_slist_free_all};
-static int loaded;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* Resolves one symbol into a function pointer slot; returns 0 when missing. */
@@ -89,17 +88,10 @@ static void load(void)
         return;
     }
     api = a; /* the library stays loaded for the life of the process */
-    loaded = 1;
 }
 
 const gw_curl_api *gw_curl(void)
 {
     pthread_once(&once, load);
     return &api;
-}
-
-int gw_curl_available(void)
-{
-    pthread_once(&once, load);
-    return loaded;
 }

@@ -23,8 +23,6 @@ typedef struct gw_curl_api {
 
 /* The loaded API (loaded once, thread-safe); never NULL. */
 const gw_curl_api *gw_curl(void);
-/* 1 when libcurl was found and loaded. */
-int gw_curl_available(void);
 
 #undef curl_easy_setopt
 #undef curl_easy_getinfo
