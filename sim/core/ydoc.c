@@ -1,5 +1,6 @@
 /* ydoc.c - YAML document loading and typed, position-reporting accessors (see ydoc.h). */
 #include "ydoc.h"
+#include "util.h"
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -192,23 +193,7 @@ int yint(ydoc *d, const yaml_node_t *n, long min, long max, long *out)
 
 int parse_duration_text(const char *s, double *out)
 {
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v) || v < 0)
-        return -1;
-    static const struct {
-        const char *unit;
-        double mult;
-    } units[] = {{"", 1}, {"ms", 0.001}, {"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}, {"d", 86400}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(end, units[i].unit) == 0) {
-            *out = v * units[i].mult;
-            return 0;
-        }
-    return -1;
+    return gw_parse_duration(s, out);
 }
 
 int yduration(ydoc *d, const yaml_node_t *n, double *out)

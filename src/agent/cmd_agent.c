@@ -122,13 +122,14 @@ static gw_config *load_config(const options *o)
     if (!cfg)
         return NULL;
     config_init(cfg);
-    if (config_load_file(cfg, o->config, o->config_explicit) == 0)
+    config_load_file(cfg, o->config, o->config_explicit);
+    if (cfg->doc.loaded)
         plugins_check(o->plugins, cfg);
-    if (o->web_config && cfg->nerrors == 0)
+    if (o->web_config && cfg->errs.n == 0)
         config_load_web_config(cfg, o->web_config);
-    if (cfg->nerrors) {
-        for (int i = 0; i < cfg->nerrors; i++)
-            gw_log(GW_LOG_ERROR, "config error", "error=\"%s\"", cfg->errors[i]);
+    if (cfg->errs.n) {
+        for (int i = 0; i < cfg->errs.n; i++)
+            gw_log(GW_LOG_ERROR, "config error", "error=\"%s\"", cfg->errs.msg[i]);
         config_free(cfg);
         free(cfg);
         return NULL;

@@ -1,6 +1,7 @@
 /* cmd_config.c - `gpuwatch config check [FILE]`: every error as FILE:LINE:COL, or "FILE: OK". */
 #include <stdio.h>
 #include <string.h>
+#include "agent.h"
 #include "agent_commands.h"
 #include "sampler.h"
 
@@ -15,10 +16,15 @@ static void usage(FILE *f)
 
 int plugins_check(const agent_plugin *const *plugins, gw_config *cfg)
 {
-    for (int i = 0; plugins[i]; i++)
+    const char *names[AGENT_MAX_PLUGINS + 1];
+    int n = 0;
+    for (int i = 0; plugins[i] && n < AGENT_MAX_PLUGINS; i++) {
+        names[n++] = plugins[i]->name;
         if (plugins[i]->check)
             plugins[i]->check(cfg);
-    return cfg->nerrors;
+    }
+    names[n] = NULL;
+    return config_check_keys(cfg, names);
 }
 
 int config_command(int argc, char **argv, const agent_plugin *const *plugins)
@@ -34,11 +40,12 @@ int config_command(int argc, char **argv, const agent_plugin *const *plugins)
     const char *path = argc == 3 ? argv[2] : GW_DEFAULT_CONFIG;
     gw_config cfg;
     config_init(&cfg);
-    if (config_load_file(&cfg, path, 1) == 0)
+    config_load_file(&cfg, path, 1);
+    if (cfg.doc.loaded) /* every problem at once: the plugins' sections too */
         plugins_check(plugins, &cfg);
-    int bad = cfg.nerrors;
-    for (int i = 0; i < cfg.nerrors; i++)
-        fprintf(stderr, "%s\n", cfg.errors[i]);
+    int bad = cfg.errs.n;
+    for (int i = 0; i < cfg.errs.n; i++)
+        fprintf(stderr, "%s\n", cfg.errs.msg[i]);
     if (!bad)
         printf("%s: OK\n", path);
     config_free(&cfg);

@@ -1,10 +1,10 @@
-/* config.h - the agent's YAML configuration: typed settings with defaults, the parsed document
- * kept for the history: and alerts: sections (read with config_node/config_get_*), and errors
- * collected as "FILE:LINE:COL: message". */
+/* config.h - the agent's YAML configuration: its own settings, typed with defaults, and the loaded
+ * document (doc.h) in which the plugins read their sections (history:, alerts:, ...), with every
+ * problem of the file collected as "FILE:LINE:COL: message". */
 #ifndef GPUWATCH_CONFIG_H
 #define GPUWATCH_CONFIG_H
 
-#include <yaml.h>
+#include "doc.h"
 #include "util.h"
 
 #define GW_DEFAULT_CONFIG "/etc/gpuwatch/gpuwatch.yaml"
@@ -28,38 +28,27 @@ typedef struct gw_config {
     cfg_user *users;
     int nusers;
     gw_log_level log_level;
-    yaml_document_t doc; /* the parsed file, for sections read by other layers */
-    int has_doc;
-    char **errors;   /* "FILE:LINE:COL: message", in file order */
-    long *error_pos; /* line * 100000 + column of each, for the order */
-    int nerrors;
+    gw_doc doc;   /* the file, for the plugins' sections (doc_path(&cfg->doc, "history")) */
+    errlist errs; /* every problem, in file order (the web config's after) */
 } gw_config;
 
 void config_init(gw_config *c); /* defaults */
 void config_free(gw_config *c);
 /* Reads a file. must_exist=0: a missing file leaves the defaults without error.
- * Returns the number of errors (0 = fine); they are in c->errors. */
+ * Returns the number of errors (0 = fine); they are in c->errs. Plugins add theirs to the same list
+ * with doc_error(&c->doc, node, ...). */
 int config_load_file(gw_config *c, const char *path, int must_exist);
 /* Same, from text (tests); name is used in error messages. */
 int config_load_string(gw_config *c, const char *text, const char *name);
 
+/* The agent's own top-level keys; the others are plugins' sections. */
+extern const char *const config_agent_keys[];
+/* Reports every top-level key that is neither the agent's nor in sections (the plugins' names,
+ * NULL-terminated). Returns c's error count. */
+int config_check_keys(gw_config *c, const char *const *sections);
+
 /* Reads a Prometheus web-config file (tls_server_config: cert_file/key_file, basic_auth_users)
  * into c; its settings replace the config file's. Returns c's error count. */
 int config_load_web_config(gw_config *c, const char *path);
-
-/* Adds an error at a node's position (node may be NULL: no position). */
-void config_error(gw_config *c, const yaml_node_t *node, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* --- access to any key of the document, by dotted path (e.g. "history.path") --- */
-yaml_node_t *config_node(const gw_config *c, const char *path); /* NULL when absent */
-/* A scalar's text, or def when absent; a non-scalar records an error and returns def. */
-const char *config_get_string(gw_config *c, const char *path, const char *def);
-/* A duration ("15m", "1.5", "250ms") or a plain number; returns 0, or -1 after recording an error. */
-int config_get_duration(gw_config *c, const char *path, double def, double *out);
-int config_get_int(gw_config *c, const char *path, long def, long *out);
-int config_get_bool(gw_config *c, const char *path, int def, int *out);
-/* Mapping iteration: number of pairs, and the i-th key text / value node. */
-int config_map_size(const gw_config *c, const yaml_node_t *map);
-const char *config_map_key(const gw_config *c, const yaml_node_t *map, int i, yaml_node_t **value);
 
 #endif

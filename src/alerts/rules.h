@@ -90,7 +90,4 @@ const char *cmp_name(cmp_op op);
 int pseudo_find(const char *name); /* -1 if not a pseudo metric */
 const char *pseudo_name(int id);
 
-/* Durations as Prometheus writes them: "90s", "5m", "1h30m", "500ms", "0". Returns 0 on success. */
-int rules_parse_duration(const char *s, int64_t *us);
-
 #endif

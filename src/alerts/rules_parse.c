@@ -1,7 +1,7 @@
 /* rules_parse.c - reading rule files (Prometheus-like groups/rules, conditions over catalog fields). */
 #include "rules.h"
 #include "condition.h"
-#include "rdoc.h"
+#include "doc.h"
 #include "util.h"
 #include <ctype.h>
 #include <stdio.h>
@@ -20,47 +20,8 @@ const char *cmp_name(cmp_op op)
     return cmp_names[op];
 }
 
-int rules_parse_duration(const char *s, int64_t *us)
-{
-    static const struct {
-        const char *unit;
-        int64_t us;
-    } units[] = {{"ms", 1000},         {"s", 1000000},        {"m", 60000000LL},      {"h", 3600000000LL},
-                 {"d", 86400000000LL}, {"w", 604800000000LL}, {"y", 31536000000000LL}};
-    if (!s || !*s)
-        return -1;
-    if (strcmp(s, "0") == 0) {
-        *us = 0;
-        return 0;
-    }
-    int64_t total = 0;
-    const char *p = s;
-    while (*p) {
-        if (!isdigit((unsigned char)*p))
-            return -1;
-        char *end;
-        long long n = strtoll(p, &end, 10);
-        p = end;
-        size_t best = 0;
-        int64_t mult = 0;
-        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-            size_t l = strlen(units[i].unit);
-            if (strncmp(p, units[i].unit, l) == 0 && l > best && !(l == 1 && *p == 'm' && p[1] == 's')) {
-                best = l;
-                mult = units[i].us;
-            }
-        }
-        if (!best || n > INT64_MAX / mult)
-            return -1;
-        total += n * mult;
-        p += best;
-    }
-    *us = total;
-    return 0;
-}
-
 typedef struct parser {
-    rdoc d;
+    gw_doc d;
     int errors_before;
 } parser;
 
@@ -74,11 +35,11 @@ static char *xstrdup(const char *s)
 
 static int get_duration(parser *p, const yaml_node_t *n, const char *what, int64_t *out)
 {
-    const char *s = rdoc_scalar(&p->d, n, what);
+    const char *s = doc_string(&p->d, n, what);
     if (!s)
         return -1;
-    if (rules_parse_duration(s, out) != 0) {
-        rdoc_err(&p->d, n, "%s: bad duration '%s' (e.g. 30s, 5m, 1h30m)", what, s);
+    if (gw_parse_duration_us(s, out) != 0) {
+        doc_error(&p->d, n, "%s: bad duration '%s' (e.g. 30s, 5m, 1h30m)", what, s);
         return -1;
     }
     return 0;
@@ -86,12 +47,12 @@ static int get_duration(parser *p, const yaml_node_t *n, const char *what, int64
 
 static int get_operand(parser *p, const yaml_node_t *n, const char *what, operand *o)
 {
-    const char *s = rdoc_scalar(&p->d, n, what);
+    const char *s = doc_string(&p->d, n, what);
     if (!s)
         return -1;
     char err[400];
     if (operand_parse(o, s, err, sizeof err) != 0) {
-        rdoc_err(&p->d, n, "%s: %s", what, err);
+        doc_error(&p->d, n, "%s: %s", what, err);
         return -1;
     }
     return 0;
@@ -101,66 +62,65 @@ static void parse_cond(parser *p, const yaml_node_t *n, cond *c, int depth);
 
 static void parse_combo(parser *p, const yaml_node_t *list, cond *c, int kind, int depth)
 {
-    int count;
-    yaml_node_item_t *it = rdoc_items(&p->d, list, kind == COND_ALL ? "all" : "any", &count);
     c->kind = kind;
-    if (!it)
+    if (doc_check_seq(&p->d, list, kind == COND_ALL ? "all" : "any") != 0)
         return;
+    int count = doc_seq_len(list);
     if (count == 0)
-        rdoc_err(&p->d, list, "%s needs at least one condition", kind == COND_ALL ? "all" : "any");
+        doc_error(&p->d, list, "%s needs at least one condition", kind == COND_ALL ? "all" : "any");
     c->kids = calloc((size_t)(count ? count : 1), sizeof *c->kids);
     if (!c->kids)
         abort();
     c->nkids = count;
     for (int i = 0; i < count; i++)
-        parse_cond(p, rdoc_node(&p->d, it[i]), &c->kids[i], depth + 1);
+        parse_cond(p, doc_seq_at(&p->d, list, i), &c->kids[i], depth + 1);
 }
 
 static void parse_leaf(parser *p, const yaml_node_t *n, cond *c)
 {
-    rdoc *d = &p->d;
+    gw_doc *d = &p->d;
     c->kind = COND_LEAF;
-    yaml_node_t *metric = rdoc_get(d, n, "metric"), *op = rdoc_get(d, n, "op"), *thr = rdoc_get(d, n, "threshold"),
-                *red = rdoc_get(d, n, "reduce"), *win = rdoc_get(d, n, "window");
+    yaml_node_t *metric = doc_get(d, n, "metric"), *op = doc_get(d, n, "op"), *thr = doc_get(d, n, "threshold"),
+                *red = doc_get(d, n, "reduce"), *win = doc_get(d, n, "window");
     if (!metric)
-        rdoc_err(d, n, "condition needs 'metric'");
+        doc_error(d, n, "condition needs 'metric'");
     else
         get_operand(p, metric, "metric", &c->metric);
     if (!op) {
-        rdoc_err(d, n, "condition needs 'op' (one of > >= < <= == !=)");
+        doc_error(d, n, "condition needs 'op' (one of > >= < <= == !=)");
     } else {
-        const char *s = rdoc_scalar(d, op, "op");
+        const char *s = doc_string(d, op, "op");
         int found = -1;
         for (int i = 0; s && i < 6; i++)
             if (strcmp(s, cmp_names[i]) == 0)
                 found = i;
         if (s && found < 0)
-            rdoc_err(d, op, "op '%s' must be one of > >= < <= == !=", s);
+            doc_error(d, op, "op '%s' must be one of > >= < <= == !=", s);
         c->op = found < 0 ? CMP_GT : (cmp_op)found;
     }
     if (!thr)
-        rdoc_err(d, n, "condition needs 'threshold' (a number, a metric or A / B)");
+        doc_error(d, n, "condition needs 'threshold' (a number, a metric or A / B)");
     else
         get_operand(p, thr, "threshold", &c->threshold);
     c->reduce = RED_LAST;
     if (red) {
-        const char *s = rdoc_scalar(d, red, "reduce");
+        const char *s = doc_string(d, red, "reduce");
         int found = -1;
         for (int i = 0; s && i < 8; i++)
             if (strcmp(s, reduce_names[i]) == 0)
                 found = i;
         if (s && found < 0)
-            rdoc_err(d, red, "reduce '%s' must be one of last avg min max p95 increase rate changes", s);
+            doc_error(d, red, "reduce '%s' must be one of last avg min max p95 increase rate changes", s);
         c->reduce = found < 0 ? RED_LAST : (reduce_kind)found;
     }
     if (win && get_duration(p, win, "window", &c->window_us) == 0 && c->window_us == 0)
-        rdoc_err(d, win, "window must be longer than 0");
+        doc_error(d, win, "window must be longer than 0");
     if (c->reduce != RED_LAST && !win)
-        rdoc_err(d, red, "reduce: %s needs a window (e.g. window: 5m)", reduce_names[c->reduce]);
+        doc_error(d, red, "reduce: %s needs a window (e.g. window: 5m)", reduce_names[c->reduce]);
     if (metric && c->reduce != RED_LAST && operand_is_instant(&c->metric))
-        rdoc_err(d, metric, "'%s' is known only now: use reduce: last", c->metric.text);
+        doc_error(d, metric, "'%s' is known only now: use reduce: last", c->metric.text);
     if (thr && operand_uses_process(&c->threshold))
-        rdoc_err(d, thr, "a threshold cannot use process.* values");
+        doc_error(d, thr, "a threshold cannot use process.* values");
 }
 
 static void parse_cond(parser *p, const yaml_node_t *n, cond *c, int depth)
@@ -168,16 +128,16 @@ static void parse_cond(parser *p, const yaml_node_t *n, cond *c, int depth)
     static const char *const keys[] = {"metric", "reduce", "window", "op", "threshold", "all", "any", NULL};
     memset(c, 0, sizeof *c);
     if (depth > 8) {
-        rdoc_err(&p->d, n, "conditions nested too deeply");
+        doc_error(&p->d, n, "conditions nested too deeply");
         return;
     }
-    if (rdoc_check_map(&p->d, n, "condition", keys) != 0)
+    if (doc_check_map(&p->d, n, "condition", keys) != 0)
         return;
-    yaml_node_t *all = rdoc_get(&p->d, n, "all"), *any = rdoc_get(&p->d, n, "any");
+    yaml_node_t *all = doc_get(&p->d, n, "all"), *any = doc_get(&p->d, n, "any");
     if (all && any)
-        rdoc_err(&p->d, n, "a condition has either 'all' or 'any', not both");
-    if ((all || any) && rdoc_get(&p->d, n, "metric"))
-        rdoc_err(&p->d, n, "'metric' cannot be combined with 'all'/'any' in one condition");
+        doc_error(&p->d, n, "a condition has either 'all' or 'any', not both");
+    if ((all || any) && doc_get(&p->d, n, "metric"))
+        doc_error(&p->d, n, "'metric' cannot be combined with 'all'/'any' in one condition");
     if (all)
         parse_combo(p, all, c, COND_ALL, depth);
     else if (any)
@@ -198,18 +158,19 @@ static int cond_uses_process(const cond *c)
 
 static void parse_kv(parser *p, const yaml_node_t *m, const char *what, labels *out, int sorted)
 {
-    if (rdoc_check_map(&p->d, m, what, NULL) != 0)
+    if (doc_check_map(&p->d, m, what, NULL) != 0)
         return;
-    for (yaml_node_pair_t *kv = m->data.mapping.pairs.start; kv < m->data.mapping.pairs.top; kv++) {
-        const char *k = rdoc_scalar(&p->d, rdoc_node(&p->d, kv->key), what);
-        const char *v = rdoc_scalar(&p->d, rdoc_node(&p->d, kv->value), what);
+    for (int i = 0; i < doc_map_len(m); i++) {
+        doc_node *kn = doc_map_key(&p->d, m, i);
+        const char *k = doc_string(&p->d, kn, what);
+        const char *v = doc_string(&p->d, doc_map_value(&p->d, m, i), what);
         if (!k || !v)
             continue;
         int ok = *k && !isdigit((unsigned char)*k);
         for (const char *c = k; *c; c++)
             ok &= isalnum((unsigned char)*c) || *c == '_';
         if (!ok) {
-            rdoc_err(&p->d, rdoc_node(&p->d, kv->key), "%s name '%s' must match [a-zA-Z_][a-zA-Z0-9_]*", what, k);
+            doc_error(&p->d, kn, "%s name '%s' must match [a-zA-Z_][a-zA-Z0-9_]*", what, k);
             continue;
         }
         if (sorted)
@@ -225,18 +186,17 @@ static void parse_gpus(parser *p, const yaml_node_t *n, rule *r)
     if (n->type == YAML_SCALAR_NODE) {
         const char *s = (const char *)n->data.scalar.value;
         if (gw_parse_index_list(s, r->gpus, RULES_MAX_GPUS) != 0)
-            rdoc_err(&p->d, n, "gpus: '%s' must be indexes like 0,2,4-7", s);
+            doc_error(&p->d, n, "gpus: '%s' must be indexes like 0,2,4-7", s);
         return;
     }
-    int count;
-    yaml_node_item_t *it = rdoc_items(&p->d, n, "gpus", &count);
-    for (int i = 0; it && i < count; i++) {
-        yaml_node_t *g = rdoc_node(&p->d, it[i]);
-        const char *s = rdoc_scalar(&p->d, g, "gpus item");
+    int count = doc_check_seq(&p->d, n, "gpus") == 0 ? doc_seq_len(n) : 0;
+    for (int i = 0; i < count; i++) {
+        yaml_node_t *g = doc_seq_at(&p->d, n, i);
+        const char *s = doc_string(&p->d, g, "gpus item");
         char *end;
         long v = s ? strtol(s, &end, 10) : -1;
         if (!s || *end || v < 0 || v >= RULES_MAX_GPUS)
-            rdoc_err(&p->d, g, "gpus: '%s' is not a GPU index", s ? s : "?");
+            doc_error(&p->d, g, "gpus: '%s' is not a GPU index", s ? s : "?");
         else
             r->gpus[v] = 1;
     }
@@ -253,7 +213,7 @@ static void parse_annotations(parser *p, const yaml_node_t *m, rule *r)
         int off = 0;
         if (tmpl_compile(&r->tmpls[i], r->annotations.v[i].value, err, sizeof err, &off) != 0) {
             /* Point at the annotation's value (plain scalars: the column of the bad action). */
-            yaml_node_t *v = rdoc_get(&p->d, m, r->annotations.v[i].name);
+            yaml_node_t *v = doc_get(&p->d, m, r->annotations.v[i].name);
             yaml_node_t at = *v;
             if (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ||
                 v->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
@@ -262,7 +222,7 @@ static void parse_annotations(parser *p, const yaml_node_t *m, rule *r)
                 if (v->start_mark.line == v->end_mark.line)
                     at.start_mark.column += (size_t)(off + quoted);
             }
-            rdoc_err(&p->d, &at, "annotation %s: %s", r->annotations.v[i].name, err);
+            doc_error(&p->d, &at, "annotation %s: %s", r->annotations.v[i].name, err);
         }
     }
 }
@@ -272,85 +232,84 @@ static void parse_rule(parser *p, const yaml_node_t *n, rule *r)
     static const char *const keys[] = {"alert",           "condition", "all",         "any",  "for",
                                        "keep_firing_for", "labels",    "annotations", "gpus", "scope",
                                        "record",          "expr",      NULL};
-    rdoc *d = &p->d;
+    gw_doc *d = &p->d;
     r->line = (int)n->start_mark.line + 1;
-    if (rdoc_check_map(d, n, "rule", keys) != 0)
+    if (doc_check_map(d, n, "rule", keys) != 0)
         return;
     yaml_node_t *v;
-    if (rdoc_get(d, n, "record") || rdoc_get(d, n, "expr"))
-        rdoc_err(d, n,
-                 "'record'/'expr' (PromQL) rules are for Prometheus: use deploy/prometheus/; gpuwatch rules use "
-                 "'condition'");
-    if (!(v = rdoc_get(d, n, "alert"))) {
-        rdoc_err(d, n, "rule needs 'alert' (its name)");
+    if (doc_get(d, n, "record") || doc_get(d, n, "expr"))
+        doc_error(d, n,
+                  "'record'/'expr' (PromQL) rules are for Prometheus: use deploy/prometheus/; gpuwatch rules use "
+                  "'condition'");
+    if (!(v = doc_get(d, n, "alert"))) {
+        doc_error(d, n, "rule needs 'alert' (its name)");
     } else {
-        const char *s = rdoc_scalar(d, v, "alert");
+        const char *s = doc_string(d, v, "alert");
         if (s && !*s)
-            rdoc_err(d, v, "alert name is empty");
+            doc_error(d, v, "alert name is empty");
         r->alert = xstrdup(s ? s : "");
     }
-    yaml_node_t *c = rdoc_get(d, n, "condition"), *all = rdoc_get(d, n, "all"), *any = rdoc_get(d, n, "any");
+    yaml_node_t *c = doc_get(d, n, "condition"), *all = doc_get(d, n, "all"), *any = doc_get(d, n, "any");
     if (!!c + !!all + !!any != 1)
-        rdoc_err(d, n, "rule needs exactly one of 'condition', 'all' or 'any'");
+        doc_error(d, n, "rule needs exactly one of 'condition', 'all' or 'any'");
     if (c)
         parse_cond(p, c, &r->cond, 0);
     else if (all)
         parse_combo(p, all, &r->cond, COND_ALL, 0);
     else if (any)
         parse_combo(p, any, &r->cond, COND_ANY, 0);
-    if ((v = rdoc_get(d, n, "for")))
+    if ((v = doc_get(d, n, "for")))
         get_duration(p, v, "for", &r->for_us);
-    if ((v = rdoc_get(d, n, "keep_firing_for")))
+    if ((v = doc_get(d, n, "keep_firing_for")))
         get_duration(p, v, "keep_firing_for", &r->keep_firing_us);
-    if ((v = rdoc_get(d, n, "labels")))
+    if ((v = doc_get(d, n, "labels")))
         parse_kv(p, v, "labels", &r->labels, 1);
     if (labels_get(&r->labels, "alertname"))
-        rdoc_err(d, v, "the label 'alertname' is set from 'alert'");
-    if ((v = rdoc_get(d, n, "annotations")))
+        doc_error(d, v, "the label 'alertname' is set from 'alert'");
+    if ((v = doc_get(d, n, "annotations")))
         parse_annotations(p, v, r);
-    if ((v = rdoc_get(d, n, "gpus")))
+    if ((v = doc_get(d, n, "gpus")))
         parse_gpus(p, v, r);
-    if ((v = rdoc_get(d, n, "scope"))) {
-        const char *s = rdoc_scalar(d, v, "scope");
+    if ((v = doc_get(d, n, "scope"))) {
+        const char *s = doc_string(d, v, "scope");
         if (s && strcmp(s, "process") == 0)
             r->scope_process = 1;
         else if (s && strcmp(s, "gpu") != 0)
-            rdoc_err(d, v, "scope '%s' must be gpu or process", s);
+            doc_error(d, v, "scope '%s' must be gpu or process", s);
     }
     if (!r->scope_process && cond_uses_process(&r->cond))
-        rdoc_err(d, n, "process.memory / process.sm need 'scope: process'");
+        doc_error(d, n, "process.memory / process.sm need 'scope: process'");
 }
 
 static void parse_group(parser *p, const yaml_node_t *n, rule_group *g, const char *path)
 {
     static const char *const keys[] = {"name", "interval", "rules", "labels", NULL};
-    rdoc *d = &p->d;
+    gw_doc *d = &p->d;
     g->file = xstrdup(path);
-    if (rdoc_check_map(d, n, "group", keys) != 0)
+    if (doc_check_map(d, n, "group", keys) != 0)
         return;
-    yaml_node_t *v = rdoc_get(d, n, "name");
-    const char *name = v ? rdoc_scalar(d, v, "name") : NULL;
+    yaml_node_t *v = doc_get(d, n, "name");
+    const char *name = v ? doc_string(d, v, "name") : NULL;
     if (!v)
-        rdoc_err(d, n, "group needs a 'name'");
+        doc_error(d, n, "group needs a 'name'");
     g->name = xstrdup(name ? name : "");
-    if ((v = rdoc_get(d, n, "interval")) && get_duration(p, v, "interval", &g->interval_us) == 0 && g->interval_us == 0)
-        rdoc_err(d, v, "interval must be longer than 0");
+    if ((v = doc_get(d, n, "interval")) && get_duration(p, v, "interval", &g->interval_us) == 0 && g->interval_us == 0)
+        doc_error(d, v, "interval must be longer than 0");
     labels group_labels = {0};
-    if ((v = rdoc_get(d, n, "labels")))
+    if ((v = doc_get(d, n, "labels")))
         parse_kv(p, v, "labels", &group_labels, 1);
     int count = 0;
-    yaml_node_item_t *it = NULL;
-    if (!(v = rdoc_get(d, n, "rules")))
-        rdoc_err(d, n, "group needs 'rules'");
-    else
-        it = rdoc_items(d, v, "rules", &count);
-    if (it) {
+    if (!(v = doc_get(d, n, "rules")))
+        doc_error(d, n, "group needs 'rules'");
+    else if (doc_check_seq(d, v, "rules") == 0)
+        count = doc_seq_len(v);
+    if (count) {
         g->rules = calloc((size_t)(count ? count : 1), sizeof *g->rules);
         if (!g->rules)
             abort();
         g->nrules = count;
         for (int i = 0; i < count; i++) {
-            parse_rule(p, rdoc_node(d, it[i]), &g->rules[i]);
+            parse_rule(p, doc_seq_at(d, v, i), &g->rules[i]);
             for (int k = 0; k < group_labels.n; k++) /* a rule's own labels win */
                 if (!labels_get(&g->rules[i].labels, group_labels.v[k].name))
                     labels_set(&g->rules[i].labels, group_labels.v[k].name, group_labels.v[k].value);
@@ -379,30 +338,30 @@ static void group_free(rule_group *g)
 int rules_load_string(ruleset *rs, const char *path, const char *text, errlist *errs)
 {
     parser p = {.errors_before = errs->n};
-    if (rdoc_load(&p.d, path, text, errs) != 0)
+    int loaded = text ? doc_load_text(&p.d, path, text, strlen(text), errs) : doc_load_file(&p.d, path, errs);
+    if (loaded != 0)
         return errs->n - p.errors_before;
-    rdoc *d = &p.d;
-    yaml_node_t *root = rdoc_root(d);
+    gw_doc *d = &p.d;
+    yaml_node_t *root = doc_root(d), *groups = NULL;
     static const char *const keys[] = {"groups", NULL};
     int count = 0;
-    yaml_node_item_t *it = NULL;
-    if (rdoc_check_map(d, root, "a rule file", keys) == 0) {
-        yaml_node_t *groups = rdoc_get(d, root, "groups");
+    if (doc_check_map(d, root, "a rule file", keys) == 0) {
+        groups = doc_get(d, root, "groups");
         if (!groups)
-            rdoc_err(d, root, "a rule file needs 'groups'");
-        else
-            it = rdoc_items(d, groups, "groups", &count);
+            doc_error(d, root, "a rule file needs 'groups'");
+        else if (doc_check_seq(d, groups, "groups") == 0)
+            count = doc_seq_len(groups);
     }
     rule_group *gs = calloc((size_t)(count ? count : 1), sizeof *gs);
     if (!gs)
         abort();
-    for (int i = 0; it && i < count; i++) {
-        parse_group(&p, rdoc_node(d, it[i]), &gs[i], path);
-        for (int k = 0; k < i; k++)
-            if (strcmp(gs[k].name, gs[i].name) == 0)
-                rdoc_err(d, rdoc_node(d, it[i]), "group name '%s' is used twice in this file", gs[i].name);
+    for (int i = 0; i < count; i++) {
+        parse_group(&p, doc_seq_at(d, groups, i), &gs[i], path);
+        for (int k = 0; k < i && gs[i].name; k++) /* a group that is not a mapping has no name */
+            if (gs[k].name && strcmp(gs[k].name, gs[i].name) == 0)
+                doc_error(d, doc_seq_at(d, groups, i), "group name '%s' is used twice in this file", gs[i].name);
     }
-    rdoc_free(d);
+    doc_free(d);
     int nerr = errs->n - p.errors_before;
     if (nerr == 0) {
         rule_group *all = realloc(rs->groups, (size_t)(rs->ngroups + count + 1) * sizeof *all);

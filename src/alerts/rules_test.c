@@ -1,11 +1,12 @@
 /* rules_test.c - `gpuwatch rules test`: unit tests for rule files written like `promtool test rules`
  * (input series in the a+bxn notation, eval_time, exp_alerts), run against our engine. */
 #include "rules_test.h"
+#include "util.h"
 #include "alerts.h"
 #include "rules.h"
 #include "series_notation.h"
 #include "synth_source.h"
-#include "rdoc.h"
+#include "doc.h"
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -39,24 +40,23 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static char **expected_alerts(rdoc *d, const alert_check *c, int *n)
+static char **expected_alerts(gw_doc *d, const alert_check *c, int *n)
 {
-    int count = 0;
-    yaml_node_item_t *it = c->exp ? rdoc_items(d, c->exp, "exp_alerts", &count) : NULL;
+    int count = c->exp && doc_check_seq(d, c->exp, "exp_alerts") == 0 ? doc_seq_len(c->exp) : 0;
     char **out = calloc((size_t)count + 1, sizeof *out);
     if (!out)
         abort();
-    for (int i = 0; it && i < count; i++) {
-        yaml_node_t *e = rdoc_node(d, it[i]);
+    for (int i = 0; i < count; i++) {
+        yaml_node_t *e = doc_seq_at(d, c->exp, i);
         static const char *const keys[] = {"exp_labels", "exp_annotations", NULL};
-        rdoc_check_map(d, e, "exp_alerts item", keys);
+        doc_check_map(d, e, "exp_alerts item", keys);
         labels l = {0}, a = {0};
         for (int part = 0; part < 2; part++) {
-            yaml_node_t *m = rdoc_get(d, e, part ? "exp_annotations" : "exp_labels");
-            if (m && rdoc_check_map(d, m, part ? "exp_annotations" : "exp_labels", NULL) == 0)
-                for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-                    const char *k = rdoc_scalar(d, rdoc_node(d, p->key), "label name");
-                    const char *v = rdoc_scalar(d, rdoc_node(d, p->value), "label value");
+            yaml_node_t *m = doc_get(d, e, part ? "exp_annotations" : "exp_labels");
+            if (m && doc_check_map(d, m, part ? "exp_annotations" : "exp_labels", NULL) == 0)
+                for (int k_i = 0; k_i < doc_map_len(m); k_i++) {
+                    const char *k = doc_string(d, doc_map_key(d, m, k_i), "label name");
+                    const char *v = doc_string(d, doc_map_value(d, m, k_i), "label value");
                     if (k && v)
                         labels_set(part ? &a : &l, k, v);
                 }
@@ -100,7 +100,7 @@ static void free_strs(char **s, int n)
     free(s);
 }
 
-static int check(rdoc *d, alert_engine *e, const alert_check *c, const char *testname, FILE *out)
+static int check(gw_doc *d, alert_engine *e, const alert_check *c, const char *testname, FILE *out)
 {
     int ne = 0, ng = 0;
     char **exp = expected_alerts(d, c, &ne);
@@ -109,7 +109,7 @@ static int check(rdoc *d, alert_engine *e, const alert_check *c, const char *tes
     for (int i = 0; same && i < ne; i++)
         same = exp[i] && got[i] && strcmp(exp[i], got[i]) == 0;
     if (!same) {
-        fprintf(out, "%s:%d:%d: FAILED %s: alertname %s at eval_time %llds\n  expected (%d):\n", d->file,
+        fprintf(out, "%s:%d:%d: FAILED %s: alertname %s at eval_time %llds\n  expected (%d):\n", d->name,
                 (int)c->node->start_mark.line + 1, (int)c->node->start_mark.column + 1, testname, c->alertname,
                 (long long)(c->at / 1000000), ne);
         for (int i = 0; i < ne; i++)
@@ -124,53 +124,53 @@ static int check(rdoc *d, alert_engine *e, const alert_check *c, const char *tes
 }
 
 /* One input_series item into the synthetic source. */
-static void add_series(rdoc *d, yaml_node_t *n, synth *y)
+static void add_series(gw_doc *d, yaml_node_t *n, synth *y)
 {
     static const char *const keys[] = {"metric", "gpu", "values", "pid", "command", "user", NULL};
-    if (rdoc_check_map(d, n, "input_series item", keys) != 0)
+    if (doc_check_map(d, n, "input_series item", keys) != 0)
         return;
-    yaml_node_t *m = rdoc_get(d, n, "metric"), *g = rdoc_get(d, n, "gpu"), *vals = rdoc_get(d, n, "values");
-    const char *metric = m ? rdoc_scalar(d, m, "metric") : NULL;
-    const char *values = vals ? rdoc_scalar(d, vals, "values") : NULL;
-    int gpu = g && rdoc_scalar(d, g, "gpu") ? atoi((const char *)g->data.scalar.value) : 0;
+    yaml_node_t *m = doc_get(d, n, "metric"), *g = doc_get(d, n, "gpu"), *vals = doc_get(d, n, "values");
+    const char *metric = m ? doc_string(d, m, "metric") : NULL;
+    const char *values = vals ? doc_string(d, vals, "values") : NULL;
+    int gpu = g && doc_string(d, g, "gpu") ? atoi((const char *)g->data.scalar.value) : 0;
     if (!metric || !values) {
-        rdoc_err(d, n, "input series need 'metric' and 'values'");
+        doc_error(d, n, "input series need 'metric' and 'values'");
         return;
     }
     if (gpu < 0 || gpu >= y->gpus) {
-        rdoc_err(d, g, "gpu %d out of range (0..%d)", gpu, y->gpus - 1);
+        doc_error(d, g, "gpu %d out of range (0..%d)", gpu, y->gpus - 1);
         return;
     }
     const metric_def *def = catalog_find(metric);
     int ps = pseudo_find(metric);
     int proc = ps == PS_PROC_MEMORY || ps == PS_PROC_SM;
     if ((!def || metric_is_string(def->id)) && ps != PS_GPU_LOST && ps != PS_GPU_ERROR && !proc) {
-        rdoc_err(d, m,
-                 "'%s' cannot be an input series (catalog numbers, gpu.lost, gpu.error, process.memory, process.sm)",
-                 metric);
+        doc_error(d, m,
+                  "'%s' cannot be an input series (catalog numbers, gpu.lost, gpu.error, process.memory, process.sm)",
+                  metric);
         return;
     }
     if (def && (def->flags & MF_BIT)) {
-        rdoc_err(d, m, "'%s' is one bit of '%s': give that bitmask as the input series", metric,
-                 catalog_get(def->parent)->field);
+        doc_error(d, m, "'%s' is one bit of '%s': give that bitmask as the input series", metric,
+                  catalog_get(def->parent)->field);
         return;
     }
     series_values sv;
     char err[200];
     if (series_expand(values, &sv, err, sizeof err) != 0) {
-        rdoc_err(d, vals, "%s", err);
+        doc_error(d, vals, "%s", err);
         return;
     }
     synth_proc *p = NULL;
     if (proc) {
-        yaml_node_t *pid = rdoc_get(d, n, "pid"), *cmd = rdoc_get(d, n, "command"), *user = rdoc_get(d, n, "user");
-        if (!pid || !rdoc_scalar(d, pid, "pid")) {
-            rdoc_err(d, n, "process series need 'pid'");
+        yaml_node_t *pid = doc_get(d, n, "pid"), *cmd = doc_get(d, n, "command"), *user = doc_get(d, n, "user");
+        if (!pid || !doc_string(d, pid, "pid")) {
+            doc_error(d, n, "process series need 'pid'");
             series_values_free(&sv);
             return;
         }
         p = synth_proc_get(y, gpu, (unsigned)strtoul((const char *)pid->data.scalar.value, NULL, 10),
-                           cmd ? rdoc_scalar(d, cmd, "command") : "", user ? rdoc_scalar(d, user, "user") : "");
+                           cmd ? doc_string(d, cmd, "command") : "", user ? doc_string(d, user, "user") : "");
     }
     for (int k = 0; k < sv.n; k++) {
         if (!sv.present[k])
@@ -187,92 +187,89 @@ static void add_series(rdoc *d, yaml_node_t *n, synth *y)
     series_values_free(&sv);
 }
 
-static int get_dur(rdoc *d, yaml_node_t *n, const char *what, int64_t *out)
+static int get_dur(gw_doc *d, yaml_node_t *n, const char *what, int64_t *out)
 {
-    const char *s = rdoc_scalar(d, n, what);
-    if (!s || rules_parse_duration(s, out) != 0) {
+    const char *s = doc_string(d, n, what);
+    if (!s || gw_parse_duration_us(s, out) != 0) {
         if (s)
-            rdoc_err(d, n, "%s: bad duration '%s'", what, s);
+            doc_error(d, n, "%s: bad duration '%s'", what, s);
         return -1;
     }
     return 0;
 }
 
-static int max_gpu(rdoc *d, yaml_node_t *series)
+static int max_gpu(gw_doc *d, yaml_node_t *series)
 {
-    int count, max = 0;
-    yaml_node_item_t *it = rdoc_items(d, series, "input_series", &count);
-    for (int i = 0; it && i < count; i++) {
-        yaml_node_t *g = rdoc_get(d, rdoc_node(d, it[i]), "gpu");
+    int max = 0;
+    for (int i = 0; i < doc_seq_len(series); i++) {
+        yaml_node_t *g = doc_get(d, doc_seq_at(d, series, i), "gpu");
         if (g && g->type == YAML_SCALAR_NODE && atoi((const char *)g->data.scalar.value) > max)
             max = atoi((const char *)g->data.scalar.value);
     }
     return max < RULES_MAX_GPUS ? max : RULES_MAX_GPUS - 1;
 }
 
-static void add_gpu_info(rdoc *d, yaml_node_t *list, synth *y)
+static void add_gpu_info(gw_doc *d, yaml_node_t *list, synth *y)
 {
-    int count;
-    yaml_node_item_t *it = rdoc_items(d, list, "gpus", &count);
-    for (int i = 0; it && i < count; i++) {
-        yaml_node_t *n = rdoc_node(d, it[i]);
+    int count = doc_check_seq(d, list, "gpus") == 0 ? doc_seq_len(list) : 0;
+    for (int i = 0; i < count; i++) {
+        yaml_node_t *n = doc_seq_at(d, list, i);
         static const char *const keys[] = {"gpu", "name", "uuid", NULL};
-        if (rdoc_check_map(d, n, "gpus item", keys) != 0)
+        if (doc_check_map(d, n, "gpus item", keys) != 0)
             continue;
-        yaml_node_t *g = rdoc_get(d, n, "gpu"), *name = rdoc_get(d, n, "name"), *uuid = rdoc_get(d, n, "uuid");
-        int gpu = g && rdoc_scalar(d, g, "gpu") ? atoi((const char *)g->data.scalar.value) : 0;
+        yaml_node_t *g = doc_get(d, n, "gpu"), *name = doc_get(d, n, "name"), *uuid = doc_get(d, n, "uuid");
+        int gpu = g && doc_string(d, g, "gpu") ? atoi((const char *)g->data.scalar.value) : 0;
         if (gpu < 0 || gpu >= y->gpus) {
-            rdoc_err(d, n, "gpu %d has no input series", gpu);
+            doc_error(d, n, "gpu %d has no input series", gpu);
             continue;
         }
-        synth_info(y, gpu, name ? rdoc_scalar(d, name, "name") : NULL, uuid ? rdoc_scalar(d, uuid, "uuid") : NULL);
+        synth_info(y, gpu, name ? doc_string(d, name, "name") : NULL, uuid ? doc_string(d, uuid, "uuid") : NULL);
     }
 }
 
 /* Runs one test case; returns the number of failed checks (errors are in d->errs). */
-static int run_case(rdoc *d, yaml_node_t *t, int idx, char **rule_files, int nfiles, int64_t eval_iv, FILE *out)
+static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int nfiles, int64_t eval_iv, FILE *out)
 {
     static const char *const keys[] = {
         "name", "interval", "input_series", "alert_rule_test", "gpus", "promql_expr_test", NULL};
-    if (rdoc_check_map(d, t, "test", keys) != 0)
+    if (doc_check_map(d, t, "test", keys) != 0)
         return 0;
-    if (rdoc_get(d, t, "promql_expr_test"))
-        rdoc_err(d, rdoc_get(d, t, "promql_expr_test"), "promql_expr_test is for promtool; gpuwatch tests alerts only");
+    if (doc_get(d, t, "promql_expr_test"))
+        doc_error(d, doc_get(d, t, "promql_expr_test"), "promql_expr_test is for promtool; gpuwatch tests alerts only");
     char testname[128];
-    yaml_node_t *nm = rdoc_get(d, t, "name");
+    yaml_node_t *nm = doc_get(d, t, "name");
     snprintf(testname, sizeof testname, "%s",
-             nm && rdoc_scalar(d, nm, "name") ? (const char *)nm->data.scalar.value : "");
+             nm && doc_string(d, nm, "name") ? (const char *)nm->data.scalar.value : "");
     if (!*testname)
         snprintf(testname, sizeof testname, "test %d", idx + 1);
     int64_t step = eval_iv;
-    yaml_node_t *iv = rdoc_get(d, t, "interval");
+    yaml_node_t *iv = doc_get(d, t, "interval");
     if (iv && (get_dur(d, iv, "interval", &step) != 0 || step <= 0))
         return 0;
-    yaml_node_t *series = rdoc_get(d, t, "input_series");
+    yaml_node_t *series = doc_get(d, t, "input_series");
     synth y;
     synth_init(&y, series ? max_gpu(d, series) + 1 : 1, 0, step);
-    int count;
-    yaml_node_item_t *it = series ? rdoc_items(d, series, "input_series", &count) : NULL;
-    for (int i = 0; it && i < count; i++)
-        add_series(d, rdoc_node(d, it[i]), &y);
-    if (rdoc_get(d, t, "gpus"))
-        add_gpu_info(d, rdoc_get(d, t, "gpus"), &y);
+    int count = series && doc_check_seq(d, series, "input_series") == 0 ? doc_seq_len(series) : 0;
+    for (int i = 0; i < count; i++)
+        add_series(d, doc_seq_at(d, series, i), &y);
+    if (doc_get(d, t, "gpus"))
+        add_gpu_info(d, doc_get(d, t, "gpus"), &y);
     alert_check *checks = NULL;
     int nchecks = 0;
-    yaml_node_t *art = rdoc_get(d, t, "alert_rule_test");
-    it = art ? rdoc_items(d, art, "alert_rule_test", &count) : NULL;
-    for (int i = 0; it && i < count; i++) {
-        yaml_node_t *n = rdoc_node(d, it[i]);
+    yaml_node_t *art = doc_get(d, t, "alert_rule_test");
+    count = art && doc_check_seq(d, art, "alert_rule_test") == 0 ? doc_seq_len(art) : 0;
+    for (int i = 0; i < count; i++) {
+        yaml_node_t *n = doc_seq_at(d, art, i);
         static const char *const ck[] = {"eval_time", "alertname", "exp_alerts", NULL};
-        if (rdoc_check_map(d, n, "alert_rule_test item", ck) != 0)
+        if (doc_check_map(d, n, "alert_rule_test item", ck) != 0)
             continue;
-        alert_check c = {0, NULL, n, rdoc_get(d, n, "exp_alerts")};
-        yaml_node_t *et = rdoc_get(d, n, "eval_time"), *an = rdoc_get(d, n, "alertname");
+        alert_check c = {0, NULL, n, doc_get(d, n, "exp_alerts")};
+        yaml_node_t *et = doc_get(d, n, "eval_time"), *an = doc_get(d, n, "alertname");
         if (!et || !an) {
-            rdoc_err(d, n, "alert_rule_test items need eval_time and alertname");
+            doc_error(d, n, "alert_rule_test items need eval_time and alertname");
             continue;
         }
-        if (get_dur(d, et, "eval_time", &c.at) != 0 || !(c.alertname = rdoc_scalar(d, an, "alertname")))
+        if (get_dur(d, et, "eval_time", &c.at) != 0 || !(c.alertname = doc_string(d, an, "alertname")))
             continue;
         checks = realloc(checks, (size_t)(nchecks + 1) * sizeof *checks);
         if (!checks)
@@ -285,7 +282,7 @@ static int run_case(rdoc *d, yaml_node_t *t, int idx, char **rule_files, int nfi
     for (int f = 0; f < nfiles; f++)
         load_errors += alert_engine_load(e, rule_files[f], out);
     if (load_errors) {
-        rdoc_err(d, t, "rule files have errors (above)");
+        doc_error(d, t, "rule files have errors (above)");
     } else if (d->errs->n == 0) {
         int64_t maxt = 0;
         for (int i = 0; i < nchecks; i++)
@@ -309,42 +306,42 @@ static int run_case(rdoc *d, yaml_node_t *t, int idx, char **rule_files, int nfi
 int rules_test_file(const char *path, FILE *out)
 {
     errlist errs = {0};
-    rdoc d;
+    gw_doc d;
     int failed = 0, ntests = 0;
-    if (rdoc_load(&d, path, NULL, &errs) == 0) {
-        yaml_node_t *root = rdoc_root(&d);
+    if (doc_load_file(&d, path, &errs) == 0) {
+        yaml_node_t *root = doc_root(&d);
         static const char *const keys[] = {"rule_files", "evaluation_interval", "tests", NULL};
-        if (rdoc_check_map(&d, root, "a test file", keys) == 0) {
+        if (doc_check_map(&d, root, "a test file", keys) == 0) {
             int64_t eval_iv = 60LL * 1000000;
-            yaml_node_t *ei = rdoc_get(&d, root, "evaluation_interval");
+            yaml_node_t *ei = doc_get(&d, root, "evaluation_interval");
             if (ei && get_dur(&d, ei, "evaluation_interval", &eval_iv) == 0 && eval_iv <= 0)
-                rdoc_err(&d, ei, "evaluation_interval must be longer than 0");
+                doc_error(&d, ei, "evaluation_interval must be longer than 0");
             int nf = 0, nt = 0;
-            yaml_node_t *rf = rdoc_get(&d, root, "rule_files"), *tests = rdoc_get(&d, root, "tests");
-            yaml_node_item_t *fi = rf ? rdoc_items(&d, rf, "rule_files", &nf) : NULL;
+            yaml_node_t *rf = doc_get(&d, root, "rule_files"), *tests = doc_get(&d, root, "tests");
+            nf = rf && doc_check_seq(&d, rf, "rule_files") == 0 ? doc_seq_len(rf) : 0;
             if (!rf)
-                rdoc_err(&d, root, "a test file needs 'rule_files'");
+                doc_error(&d, root, "a test file needs 'rule_files'");
             char **files = calloc((size_t)nf + 1, sizeof *files);
             char dir[PATH_MAX];
             snprintf(dir, sizeof dir, "%s", path);
             char *base = dirname(dir);
-            for (int i = 0; fi && i < nf; i++) {
-                const char *f = rdoc_scalar(&d, rdoc_node(&d, fi[i]), "rule file");
+            for (int i = 0; i < nf; i++) {
+                const char *f = doc_string(&d, doc_seq_at(&d, rf, i), "rule file");
                 if (f && f[0] == '/')
                     files[i] = strdup(f);
                 else if (f && asprintf(&files[i], "%s/%s", base, f) < 0)
                     files[i] = NULL;
             }
-            yaml_node_item_t *ti = tests ? rdoc_items(&d, tests, "tests", &nt) : NULL;
+            nt = tests && doc_check_seq(&d, tests, "tests") == 0 ? doc_seq_len(tests) : 0;
             if (!tests)
-                rdoc_err(&d, root, "a test file needs 'tests'");
-            for (int i = 0; ti && errs.n == 0 && i < nt; i++, ntests++)
-                failed += run_case(&d, rdoc_node(&d, ti[i]), i, files, nf, eval_iv, out);
+                doc_error(&d, root, "a test file needs 'tests'");
+            for (int i = 0; errs.n == 0 && i < nt; i++, ntests++)
+                failed += run_case(&d, doc_seq_at(&d, tests, i), i, files, nf, eval_iv, out);
             for (int i = 0; i < nf; i++)
                 free(files[i]);
             free(files);
         }
-        rdoc_free(&d);
+        doc_free(&d);
     }
     for (int i = 0; i < errs.n; i++)
         fprintf(out, "%s\n", errs.msg[i]);

@@ -337,7 +337,7 @@ int cmd_history(int argc, char **argv)
     if (height <= 0)
         height = term_h;
     if (step) {
-        if (tp_parse_step(step, &rq.step_us) != 0) {
+        if (gw_parse_duration_us(step, &rq.step_us) != 0) {
             fprintf(stderr, "gpuwatch: bad --step '%s'\n", step);
             return GW_EXIT_USAGE;
         }

@@ -123,7 +123,7 @@ char *history_query_range_json(const char *db_path, const char *metric, const ch
         snprintf(err, sizeof err, "bad start '%s'", start);
     else if (end && *end && tp_parse_time(end, now, &rq.to_us) != 0)
         snprintf(err, sizeof err, "bad end '%s'", end);
-    else if (step && *step && tp_parse_step(step, &rq.step_us) != 0)
+    else if (step && *step && gw_parse_duration_us(step, &rq.step_us) != 0)
         snprintf(err, sizeof err, "bad step '%s'", step);
     else if (agg && *agg && hq_parse_agg(agg, &rq.agg) != 0)
         snprintf(err, sizeof err, "bad agg '%s' (avg, min, max, last)", agg);

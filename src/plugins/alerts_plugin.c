@@ -62,8 +62,8 @@ static int build(alerts_state *p, gw_config *cfg, alert_engine **pe, notifier **
     *pe = NULL;
     *pn = NULL;
     if (alerts_settings_read(cfg, &s) != 0) {
-        for (int i = 0; i < cfg->nerrors; i++)
-            gw_log(GW_LOG_ERROR, "alerts config error", "error=\"%s\"", cfg->errors[i]);
+        for (int i = 0; i < cfg->errs.n; i++)
+            gw_log(GW_LOG_ERROR, "alerts config error", "error=\"%s\"", cfg->errs.msg[i]);
         alerts_settings_free(&s);
         return -1;
     }

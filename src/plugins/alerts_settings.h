@@ -9,7 +9,7 @@
 typedef struct alerts_threshold {
     char *alertname;
     double value;
-    yaml_node_t *node;
+    doc_node *node;
 } alerts_threshold;
 
 typedef struct alerts_settings {
@@ -17,7 +17,7 @@ typedef struct alerts_settings {
     int default_rules;        /* alerts.default_rules (default true) */
     char *default_rules_file; /* found, or NULL */
     char **rule_files;        /* alerts.rule_files globs, expanded */
-    yaml_node_t **rule_nodes; /* the config entry each came from (for errors) */
+    doc_node **rule_nodes;    /* the config entry each came from (for errors) */
     int nrule_files;
     double interval_s;            /* alerts.evaluation_interval (default 15 s) */
     alerts_threshold *thresholds; /* alerts.thresholds: {ALERTNAME: number} */
@@ -27,7 +27,7 @@ typedef struct alerts_settings {
     int nreceivers;
 } alerts_settings;
 
-/* Reads the section; problems are recorded with config_error. Returns cfg's error count. */
+/* Reads the section; problems are added to cfg's error list. Returns cfg's error count. */
 int alerts_settings_read(gw_config *cfg, alerts_settings *out);
 void alerts_settings_free(alerts_settings *s);
 

@@ -18,90 +18,43 @@ typedef struct hist_plugin {
     uint64_t version;
 } hist_plugin;
 
-/* "500MB", "2GiB", "1048576" -> bytes. */
-static int parse_size(const char *s, uint64_t *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || v < 0)
-        return -1;
-    while (isspace((unsigned char)*end))
-        end++;
-    double mult = 1;
-    if (!*end || !strcasecmp(end, "b"))
-        mult = 1;
-    else if (!strcasecmp(end, "k") || !strcasecmp(end, "kb"))
-        mult = 1e3;
-    else if (!strcasecmp(end, "kib"))
-        mult = 1024.0;
-    else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb"))
-        mult = 1e6;
-    else if (!strcasecmp(end, "mib"))
-        mult = 1048576.0;
-    else if (!strcasecmp(end, "g") || !strcasecmp(end, "gb"))
-        mult = 1e9;
-    else if (!strcasecmp(end, "gib"))
-        mult = 1073741824.0;
-    else if (!strcasecmp(end, "t") || !strcasecmp(end, "tb"))
-        mult = 1e12;
-    else
-        return -1;
-    *out = (uint64_t)(v * mult);
-    return 0;
-}
-
 /* Reads the `history:` section (enabled, path, flush_interval, raw_retention, rollup_retention,
- * max_size) into out, the path into path; errors go to cfg with config_error. The environment
+ * max_size) into out, the path into path; problems go to cfg's error list. The environment
  * variable GPUWATCH_HISTORY_DB (set by `gpuwatch agent --db PATH`) overrides history.path.
  * Returns 0, or -1 when the section has errors. */
 static int history_settings_read(gw_config *cfg, history_config *out, char *path, size_t n, int *enabled)
 {
-    static const char *keys[] = {"enabled",  "path", "flush_interval", "raw_retention", "rollup_retention",
-                                 "max_size", NULL};
-    int errors = cfg->nerrors;
+    static const char *const keys[] = {"enabled",  "path", "flush_interval", "raw_retention", "rollup_retention",
+                                       "max_size", NULL};
+    gw_doc *d = &cfg->doc;
+    int errors = cfg->errs.n;
     history_config_defaults(out);
-    yaml_node_t *sec = config_node(cfg, "history");
-    if (sec && sec->type != YAML_MAPPING_NODE && !(sec->type == YAML_SCALAR_NODE && !sec->data.scalar.length)) {
-        config_error(cfg, sec,
-                     "history: expected a mapping (enabled, path, flush_interval, raw_retention, "
-                     "rollup_retention, max_size)");
-        return -1;
-    }
-    for (int i = 0; sec && sec->type == YAML_MAPPING_NODE && i < config_map_size(cfg, sec); i++) {
-        yaml_node_t *v;
-        const char *k = config_map_key(cfg, sec, i, &v);
-        int known = 0;
-        for (int j = 0; keys[j] && !known; j++)
-            known = k && !strcmp(k, keys[j]);
-        if (!known)
-            config_error(cfg, v,
-                         "history: unknown key '%s' (enabled, path, flush_interval, raw_retention, "
-                         "rollup_retention, max_size)",
-                         k ? k : "");
-    }
-    config_get_bool(cfg, "history.enabled", 1, enabled);
+    *enabled = 1;
     char def[4096];
     history_default_path(def, sizeof def);
+    const char *file = def;
+    doc_node *sec = doc_path(d, "history");
+    if (!doc_is_null(sec) && doc_check_map(d, sec, "history", keys) == 0) {
+        doc_opt_bool(d, sec, "history", "enabled", enabled);
+        doc_opt_string(d, sec, "history", "path", &file);
+        if (doc_opt_duration(d, sec, "history", "flush_interval", &out->flush_interval_s) == 0 &&
+            (out->flush_interval_s < 0.1 || out->flush_interval_s > 3600))
+            doc_error(d, doc_get(d, sec, "flush_interval"), "history.flush_interval: between 100ms and 1h");
+        if (doc_opt_duration(d, sec, "history", "raw_retention", &out->raw_retention_s) == 0 &&
+            out->raw_retention_s < 60)
+            doc_error(d, doc_get(d, sec, "raw_retention"), "history.raw_retention: at least 1m");
+        if (doc_opt_duration(d, sec, "history", "rollup_retention", &out->rollup_retention_s) == 0 &&
+            out->rollup_retention_s < out->raw_retention_s)
+            doc_error(d, doc_get(d, sec, "rollup_retention"),
+                      "history.rollup_retention: at least history.raw_retention");
+        doc_opt_size(d, sec, "history", "max_size", &out->max_size);
+        if (!*file)
+            doc_error(d, doc_get(d, sec, "path"), "history.path: empty");
+    }
     const char *env = getenv("GPUWATCH_HISTORY_DB");
-    gw_strlcpy(path, env && *env ? env : config_get_string(cfg, "history.path", def), n);
-    config_get_duration(cfg, "history.flush_interval", 10, &out->flush_interval_s);
-    config_get_duration(cfg, "history.raw_retention", 7 * 86400.0, &out->raw_retention_s);
-    config_get_duration(cfg, "history.rollup_retention", 90 * 86400.0, &out->rollup_retention_s);
-    if (out->flush_interval_s < 0.1 || out->flush_interval_s > 3600)
-        config_error(cfg, config_node(cfg, "history.flush_interval"), "history.flush_interval: between 100ms and 1h");
-    if (out->raw_retention_s < 60)
-        config_error(cfg, config_node(cfg, "history.raw_retention"), "history.raw_retention: at least 1m");
-    if (out->rollup_retention_s < out->raw_retention_s)
-        config_error(cfg, config_node(cfg, "history.rollup_retention"),
-                     "history.rollup_retention: at least history.raw_retention");
-    const char *size = config_get_string(cfg, "history.max_size", NULL);
-    if (size && parse_size(size, &out->max_size) != 0)
-        config_error(cfg, config_node(cfg, "history.max_size"),
-                     "history.max_size: bytes, or a size such as 500MB or 2GiB");
-    if (!*path)
-        config_error(cfg, config_node(cfg, "history.path"), "history.path: empty");
+    gw_strlcpy(path, env && *env ? env : file, n);
     out->path = path;
-    return cfg->nerrors > errors ? -1 : 0;
+    return cfg->errs.n > errors ? -1 : 0;
 }
 
 static void check(gw_config *cfg)

@@ -24,5 +24,5 @@ printf 'exporter:\n  series: [dcgm\n' > "$tmp/syntax.yaml"
 out=$("$GPUWATCH" config check "$tmp/syntax.yaml" 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "^$tmp/syntax.yaml:3:" || fail "syntax error: $rc $out"
 out=$("$GPUWATCH" config check "$tmp/none.yaml" 2>&1); rc=$?
-[ $rc -eq 1 ] && echo "$out" | grep -q "cannot open" || fail "missing file: $rc $out"
+[ $rc -eq 1 ] && echo "$out" | grep -q "cannot read: No such file" || fail "missing file: $rc $out"
 echo PASS

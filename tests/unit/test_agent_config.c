@@ -1,5 +1,5 @@
 /* test_agent_config.c - the agent's YAML config: defaults, good files, errors with line numbers,
- * and the generic accessors other layers use for their sections. */
+ * top-level keys nobody owns, and the document the plugins read their sections from. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,11 +8,12 @@
 #include <string.h>
 #include "config.h"
 #include "exposition.h"
+#include "agent_commands.h"
 
 static int has_error(const gw_config *c, const char *needle)
 {
-    for (int i = 0; i < c->nerrors; i++)
-        if (strstr(c->errors[i], needle))
+    for (int i = 0; i < c->errs.n; i++)
+        if (strstr(c->errs.msg[i], needle))
             return 1;
     return 0;
 }
@@ -31,7 +32,7 @@ static void test_defaults(void **st)
     config_free(&c);
     config_init(&c);
     assert_int_equal(config_load_file(&c, "/nonexistent/gpuwatch.yaml", 1), 1);
-    assert_true(has_error(&c, "/nonexistent/gpuwatch.yaml: cannot open"));
+    assert_true(has_error(&c, "/nonexistent/gpuwatch.yaml: cannot read: No such file"));
     config_free(&c);
 }
 
@@ -72,25 +73,32 @@ static void test_good(void **st)
     assert_int_equal(c.nusers, 1);
     assert_string_equal(c.users[0].name, "alice");
     assert_int_equal(c.log_level, GW_LOG_DEBUG);
-    /* what the history and alerts layers read */
-    assert_string_equal(config_get_string(&c, "history.path", NULL), "/var/lib/gpuwatch/history.db");
-    assert_null(config_get_string(&c, "history.nothing", NULL));
-    double d;
-    assert_int_equal(config_get_duration(&c, "history.retention", 0, &d), 0);
-    assert_true(d == 30 * 86400);
-    int b;
-    assert_int_equal(config_get_bool(&c, "history.enabled", 0, &b), 0);
+    /* what the plugins read: their section of the document, their problems into the same list */
+    gw_doc *d = &c.doc;
+    doc_node *hist = doc_path(d, "history");
+    const char *path = NULL;
+    assert_int_equal(doc_opt_string(d, hist, "history", "path", &path), 0);
+    assert_string_equal(path, "/var/lib/gpuwatch/history.db");
+    const char *none = "default";
+    assert_int_equal(doc_opt_string(d, hist, "history", "nothing", &none), 0);
+    assert_string_equal(none, "default");
+    double secs = 0;
+    assert_int_equal(doc_opt_duration(d, hist, "history", "retention", &secs), 0);
+    assert_true(secs == 30 * 86400);
+    int b = 0;
+    assert_int_equal(doc_opt_bool(d, hist, "history", "enabled", &b), 0);
     assert_int_equal(b, 1);
-    long l;
-    assert_int_equal(config_get_int(&c, "history.max", 42, &l), 0);
+    long l = 42;
+    assert_int_equal(doc_opt_int(d, hist, "history", "max", 0, 100, &l), 0);
     assert_int_equal(l, 42);
-    yaml_node_t *rules = config_node(&c, "alerts.rules");
-    assert_non_null(rules);
-    assert_int_equal(rules->type, YAML_SEQUENCE_NODE);
-    assert_int_equal(config_map_size(&c, config_node(&c, "history")), 3);
+    assert_true(doc_is_seq(doc_path(d, "alerts.rules")));
+    assert_int_equal(doc_map_len(hist), 3);
     /* a type error in a section is reported with its line */
-    assert_int_equal(config_get_int(&c, "history.path", 0, &l), -1);
+    assert_int_equal(doc_opt_int(d, hist, "history", "path", 0, 100, &l), -1);
     assert_true(has_error(&c, "good.yaml:16:9: history.path"));
+    /* plugins own their sections: only a key nobody owns is an error */
+    const char *const sections[] = {"history", "alerts", NULL};
+    assert_int_equal(config_check_keys(&c, sections), 1);
     config_free(&c);
 }
 
@@ -112,18 +120,19 @@ static void test_errors(void **st)
                        "interval: 2s\n";             /* 13 */
     gw_config c;
     config_init(&c);
-    int n = config_load_string(&c, text, "bad.yaml");
-    assert_true(n >= 9);
+    config_load_string(&c, text, "bad.yaml");
+    int n = plugins_check((const agent_plugin *const[]){NULL}, &c);
+    assert_true(n >= 10);
     assert_true(has_error(&c, "bad.yaml:1:9: listen"));
     assert_true(has_error(&c, "bad.yaml:2:11: interval"));
-    assert_true(has_error(&c, "bad.yaml:3:1: unknown key 'bogus'"));
+    assert_true(has_error(&c, "bad.yaml:3:1: unknown key 'bogus' at the top level"));
     assert_true(has_error(&c, "bad.yaml:5:11: exporter.series"));
     assert_true(has_error(&c, "bad.yaml:6:13: exporter.metrics: unknown metric 'NOT_A_METRIC'"));
-    assert_true(has_error(&c, "bad.yaml:7:3: unknown key 'exporter.color'"));
+    assert_true(has_error(&c, "bad.yaml:7:3: unknown key 'color' in exporter"));
     assert_true(has_error(&c, "bad.yaml:9:3: tls: cert_file and key_file go together"));
     assert_true(has_error(&c, "bad.yaml:11:8: basic_auth_users.bob: not a bcrypt hash"));
     assert_true(has_error(&c, "bad.yaml:12:14: log.level"));
-    assert_true(has_error(&c, "bad.yaml:13:1: interval: key given twice"));
+    assert_true(has_error(&c, "bad.yaml:13:1: duplicate key 'interval' in the top level"));
     config_free(&c);
 }
 
@@ -137,7 +146,7 @@ static void test_syntax_error(void **st)
     config_free(&c);
     config_init(&c);
     assert_int_equal(config_load_string(&c, "- a\n- b\n", "list.yaml"), 1);
-    assert_true(has_error(&c, "list.yaml:1:1: expected a mapping"));
+    assert_true(has_error(&c, "list.yaml:1:1: the top level: expected a mapping"));
     config_free(&c);
     config_init(&c);
     assert_int_equal(config_load_string(&c, "", "empty.yaml"), 0);

@@ -70,7 +70,7 @@ static void on_event(void *ctx, const agent_event *ev)
 }
 static void on_reload(void *ctx, gw_config *cfg)
 {
-    assert_string_equal(config_get_string(cfg, "history.path", ""), "/tmp/h.db");
+    assert_string_equal(doc_text(doc_path(&cfg->doc, "history.path")), "/tmp/h.db");
     atomic_fetch_add(&((counters *)ctx)->reloads, 1);
 }
 static int write_metrics(void *ctx, gw_buf *out)

@@ -103,9 +103,9 @@ static gw_config *config_with(const char *rules_path, const char *extra)
     config_init(cfg);
     assert_int_equal(config_load_string(cfg, text, "t.yaml"), 0);
     alerts_plugin.check(cfg);
-    for (int i = 0; i < cfg->nerrors; i++)
-        fprintf(stderr, "%s\n", cfg->errors[i]);
-    assert_int_equal(cfg->nerrors, 0);
+    for (int i = 0; i < cfg->errs.n; i++)
+        fprintf(stderr, "%s\n", cfg->errs.msg[i]);
+    assert_int_equal(cfg->errs.n, 0);
     return cfg;
 }
 
@@ -176,8 +176,8 @@ static void test_plugin_in_agent(void **st)
 
 static int has_error(gw_config *c, const char *prefix, const char *text)
 {
-    for (int i = 0; i < c->nerrors; i++)
-        if (strncmp(c->errors[i], prefix, strlen(prefix)) == 0 && strstr(c->errors[i], text))
+    for (int i = 0; i < c->errs.n; i++)
+        if (strncmp(c->errs.msg[i], prefix, strlen(prefix)) == 0 && strstr(c->errs.msg[i], text))
             return 1;
     return 0;
 }
@@ -206,13 +206,13 @@ static void test_config_check(void **st)
     config_init(&cfg);
     assert_int_equal(config_load_string(&cfg, text, "c.yaml"), 0);
     alerts_plugin.check(&cfg);
-    assert_true(has_error(&cfg, "c.yaml:2:3:", "unknown key 'alerts.colour'"));
+    assert_true(has_error(&cfg, "c.yaml:2:3:", "unknown key 'colour' in alerts"));
     assert_true(has_error(&cfg, "c.yaml:3:", ":5:25: metric: unknown metric 'nope'"));
     assert_true(has_error(&cfg, "c.yaml:3:", "no file '/nonexistent/rules.yaml'"));
     assert_true(has_error(&cfg, "c.yaml:5:", "'type' must be exec, webhook or alertmanager"));
     assert_true(has_error(&cfg, "c.yaml:6:", "never a shell string"));
     assert_true(has_error(&cfg, "c.yaml:7:", "'ftp://x' is not an http(s) URL"));
-    assert_true(has_error(&cfg, "c.yaml:8:", "'hot' is not a number"));
+    assert_true(has_error(&cfg, "c.yaml:8:", "alerts.thresholds.GPUTemperatureWarning: expected a number, got 'hot'"));
     config_free(&cfg);
     unlink(rules);
 }

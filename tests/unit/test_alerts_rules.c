@@ -182,23 +182,6 @@ static void test_templates(void **st)
     assert_int_equal(tmpl_compile(&t, "{{ printf \"%s %s\" $value }}", err, sizeof err, &off), -1);
 }
 
-static void test_durations(void **st)
-{
-    (void)st;
-    int64_t us;
-    assert_int_equal(rules_parse_duration("1h30m", &us), 0);
-    assert_int_equal(us, 5400LL * 1000000);
-    assert_int_equal(rules_parse_duration("500ms", &us), 0);
-    assert_int_equal(us, 500000);
-    assert_int_equal(rules_parse_duration("0", &us), 0);
-    assert_int_equal(us, 0);
-    assert_int_equal(rules_parse_duration("2d", &us), 0);
-    assert_int_equal(us, 2 * 86400LL * 1000000);
-    assert_int_equal(rules_parse_duration("5", &us), -1);
-    assert_int_equal(rules_parse_duration("-5m", &us), -1);
-    assert_int_equal(rules_parse_duration("5mm", &us), -1);
-}
-
 static void test_series_notation(void **st)
 {
     (void)st;
@@ -230,7 +213,6 @@ int main(void)
         cmocka_unit_test(test_bad_file_every_error_located),
         cmocka_unit_test(test_yaml_syntax_and_shape),
         cmocka_unit_test(test_templates),
-        cmocka_unit_test(test_durations),
         cmocka_unit_test(test_series_notation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* test_history_cli.c - time parsing and chart rendering of the history commands. */
+/* test_history_cli.c - chart rendering of the history commands. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,50 +10,6 @@
 #include "timeparse.h"
 
 #define NOW 1764680000000000ll
-
-static void test_times(void **state)
-{
-    (void)state;
-    int64_t t;
-    assert_int_equal(tp_parse_time("2025-12-02T11:00:00Z", NOW, &t), 0);
-    assert_int_equal(t, 1764673200000000ll);
-    assert_int_equal(tp_parse_time("2025-12-02 12:30:00+01:30", NOW, &t), 0);
-    assert_int_equal(t, 1764673200000000ll);
-    assert_int_equal(tp_parse_time("2025-12-02T11:00:00.250Z", NOW, &t), 0);
-    assert_int_equal(t, 1764673200250000ll);
-    assert_int_equal(tp_parse_time("2025-12-02", NOW, &t), 0);
-    assert_int_equal(t, 1764633600000000ll);
-    assert_int_equal(tp_parse_time("1764673200", NOW, &t), 0);
-    assert_int_equal(t, 1764673200000000ll);
-    assert_int_equal(tp_parse_time("1764673200.5", NOW, &t), 0);
-    assert_int_equal(t, 1764673200500000ll);
-    assert_int_equal(tp_parse_time("2h", NOW, &t), 0);
-    assert_int_equal(t, NOW - 7200000000ll);
-    assert_int_equal(tp_parse_time("-30m", NOW, &t), 0);
-    assert_int_equal(t, NOW - 1800000000ll);
-    assert_int_equal(tp_parse_time("now", NOW, &t), 0);
-    assert_int_equal(t, NOW);
-    const char *bad[] = {"",
-                         "yesterday",
-                         "2025-13-01T00:00:00Z",
-                         "2025-12-02T25:00:00Z",
-                         "-",
-                         "2h30",
-                         "--1h",
-                         "2025-12-02T11:00:00Zjunk",
-                         "1e20"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(tp_parse_time(bad[i], NOW, &t), -1);
-    int64_t step;
-    assert_int_equal(tp_parse_step("10s", &step), 0);
-    assert_int_equal(step, 10000000);
-    assert_int_equal(tp_parse_step("500ms", &step), 0);
-    assert_int_equal(step, 500000);
-    assert_int_equal(tp_parse_step("x", &step), -1);
-    char buf[40];
-    tp_format_rfc3339(1764673200250000ll, buf, sizeof buf);
-    assert_string_equal(buf, "2025-12-02T11:00:00.250Z");
-}
 
 static int count_lines(const char *s, int *max_cols)
 {
@@ -119,6 +75,6 @@ static void test_chart(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_times), cmocka_unit_test(test_chart)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_chart)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,8 +9,6 @@
  * a date alone = its midnight UTC); Unix seconds ("1764673200", "1764673200.5"); relative times
  * "-3h" / "3h" (a duration with a unit = that long before now). Returns 0, or -1 when invalid. */
 int tp_parse_time(const char *s, int64_t now_us, int64_t *out_us);
-/* Duration with a unit ("10s", "5m", "1h", "500ms"; a bare number = seconds) in microseconds. */
-int tp_parse_step(const char *s, int64_t *out_us);
 /* "2025-12-02T11:00:00Z" (with .mmm when not whole seconds). */
 void tp_format_rfc3339(int64_t t_us, char *out, size_t n);
 /* Local time, as short as the span allows: "HH:MM:SS", "HH:MM" or "MM-DD HH:MM". */

@@ -64,15 +64,6 @@ static int parse_rfc3339(const char *s, int64_t *out)
     return 0;
 }
 
-int tp_parse_step(const char *s, int64_t *out_us)
-{
-    double secs;
-    if (gw_parse_duration(s, &secs) != 0 || secs > 1e9)
-        return -1;
-    *out_us = (int64_t)llround(secs * 1e6);
-    return 0;
-}
-
 int tp_parse_time(const char *s, int64_t now_us, int64_t *out_us)
 {
     if (!s || !*s)
@@ -96,7 +87,7 @@ int tp_parse_time(const char *s, int64_t now_us, int64_t *out_us)
     const char *dur = s[0] == '-' ? s + 1 : s;
     if (!isdigit((unsigned char)dur[0]) && dur[0] != '.')
         return -1;
-    if (tp_parse_step(dur, &d) != 0)
+    if (gw_parse_duration_us(dur, &d) != 0)
         return -1;
     *out_us = now_us - d;
     return 0;

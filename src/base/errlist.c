@@ -13,7 +13,9 @@ void errlist_add(errlist *e, const char *file, int line, int col, const char *fm
     va_end(ap);
     char *m = NULL;
     int rc;
-    if (line > 0)
+    if (!file)
+        rc = asprintf(&m, "%s", text);
+    else if (line > 0)
         rc = asprintf(&m, "%s:%d:%d: %s", file, line, col, text);
     else
         rc = asprintf(&m, "%s: %s", file, text);

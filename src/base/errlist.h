@@ -8,7 +8,7 @@ typedef struct errlist {
     int n, cap;
 } errlist;
 
-/* Adds "file:line:col: text" (line and column 1-based; 0 leaves them out). */
+/* Adds "file:line:col: text" (line and column 1-based; 0 leaves them out; a NULL file: the text as is). */
 void errlist_add(errlist *e, const char *file, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void errlist_free(errlist *e);

@@ -15,8 +15,17 @@ void gw_log_set_level(gw_log_level lvl);
 int gw_log_parse_level(const char *s, gw_log_level *out);
 void gw_log(gw_log_level lvl, const char *msg, const char *kv_fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* "1.5", "100ms", "10s", "5m", "2h", "7d" -> seconds. Returns 0 on success. */
+/* The one duration grammar, for flags, config, rules, rule tests, scenarios and query parameters:
+ * Prometheus durations plus decimals. A bare number is seconds ("90", "1.5"); otherwise numbers each
+ * followed by a unit, largest first, each unit once ("500ms", "1.5m", "1h30m", "13m20s"): ms, s,
+ * m (or min), h, d, w (7 days), y (365 days). Negative, non-finite and over GW_DURATION_MAX_S are
+ * refused. Returns 0, or -1 when s is not a duration. */
+#define GW_DURATION_MAX_S (100.0 * 365 * 86400)
 int gw_parse_duration(const char *s, double *seconds);
+int gw_parse_duration_us(const char *s, int64_t *us); /* the same, in whole microseconds */
+/* A size in bytes: a number with an optional unit, decimal (k, kB, M, MB, G, GB, T, TB) or binary
+ * (KiB, MiB, GiB, TiB), any case ("500MB", "2GiB", "1048576"). Returns 0, or -1. */
+int gw_parse_size(const char *s, uint64_t *bytes);
 /* "0,2,5-7" -> flags in sel[0..max-1]. Returns 0 on success. */
 int gw_parse_index_list(const char *s, unsigned char *sel, int max);
 

@@ -1,0 +1,64 @@
+/* files.c - reading whole files (see files.h). */
+#include "files.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+char *gw_read_file(const char *path, size_t max, size_t *len, char *why, size_t whylen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, whylen, "%s", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            snprintf(why, whylen, "out of memory");
+            break;
+        }
+        if (n == cap - 1) {
+            if (cap - 1 > max) {
+                snprintf(why, whylen, "larger than %zu bytes", max);
+                errno = 0;
+                break;
+            }
+            char *grown = realloc(buf, cap * 2);
+            if (!grown) {
+                snprintf(why, whylen, "out of memory");
+                break;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + n, cap - 1 - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            snprintf(why, whylen, "%s", strerror(errno));
+            break;
+        }
+        if (got == 0) {
+            if (n > max) {
+                snprintf(why, whylen, "larger than %zu bytes", max);
+                errno = 0;
+                break;
+            }
+            close(fd);
+            buf[n] = 0;
+            if (len)
+                *len = n;
+            return buf;
+        }
+        n += (size_t)got;
+    }
+    int saved = errno;
+    free(buf);
+    close(fd);
+    errno = saved;
+    return NULL;
+}
