@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "timeparse.h"
 #include "util.h"
 
 static void send_json(agent_response *resp, cJSON *root)
@@ -152,24 +153,14 @@ void api_processes(agent *a, const agent_request *req, agent_response *resp)
     send_json(resp, root);
 }
 
-/* since: a duration back from now ("5m", "30s") or unix seconds (a number above 1e9). */
+/* since: a time as the history takes it (timeparse.h): a duration back from now ("5m"), Unix
+ * seconds or RFC 3339. Absent: the whole ring. */
 static int parse_since(const char *s, uint64_t now_us, uint64_t *since_us)
 {
-    if (!s || !*s) {
-        *since_us = 0;
-        return 0;
-    }
-    char *end;
-    double v = strtod(s, &end);
-    if (end != s && *end == 0 && v > 1e9) {
-        *since_us = (uint64_t)(v * 1e6);
-        return 0;
-    }
-    double d;
-    if (gw_parse_duration(s, &d) != 0)
+    int64_t t = 0;
+    if (s && *s && tp_parse_time(s, (int64_t)now_us, &t) != 0)
         return -1;
-    uint64_t back = (uint64_t)(d * 1e6);
-    *since_us = back < now_us ? now_us - back : 0;
+    *since_us = (uint64_t)t;
     return 0;
 }
 
@@ -203,7 +194,7 @@ void api_samples(agent *a, const agent_request *req, agent_response *resp)
     }
     uint64_t now = gw_now_us(), since_us;
     if (parse_since(since, now, &since_us) != 0) {
-        api_error(resp, 400, "bad 'since': a duration (5m, 30s) or unix seconds");
+        api_error(resp, 400, "bad 'since': a duration back from now (5m, 30s), Unix seconds or RFC 3339");
         return;
     }
     ring *r = agent_ring(a);

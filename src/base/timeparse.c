@@ -56,7 +56,7 @@ static int parse_rfc3339(const char *s, int64_t *out)
             p += 6;
         }
     }
-    if (*p || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
+    if (*p || Y < 1970 || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60 || !(frac < 1))
         return -1;
     struct tm tm = {.tm_year = Y - 1900, .tm_mon = M - 1, .tm_mday = D, .tm_hour = h, .tm_min = m, .tm_sec = sec};
     time_t t = timegm(&tm);
@@ -74,11 +74,12 @@ int tp_parse_time(const char *s, int64_t now_us, int64_t *out_us)
     }
     if (parse_rfc3339(s, out_us) == 0)
         return 0;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!errno && end != s && *end == 0 && s[0] != '-' && s[0] != '+') { /* bare number: Unix seconds */
-        if (v < 0 || v > 1e11)
+    size_t digits_len = strspn(s, "0123456789.");
+    if (digits_len && s[digits_len] == 0) { /* a bare number: Unix seconds (plain decimals only) */
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (errno || *end || !(v >= 0 && v <= TP_MAX_UNIX_S))
             return -1;
         *out_us = (int64_t)llround(v * 1e6);
         return 0;
@@ -89,7 +90,7 @@ int tp_parse_time(const char *s, int64_t now_us, int64_t *out_us)
         return -1;
     if (gw_parse_duration_us(dur, &d) != 0)
         return -1;
-    *out_us = now_us - d;
+    *out_us = d < now_us ? now_us - d : 0; /* further back than 1970: from the start */
     return 0;
 }
 

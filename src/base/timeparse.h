@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The latest time accepted: the year 5138 in Unix seconds; every time is finite and from 1970. */
+#define TP_MAX_UNIX_S 1e11
 /* Accepts "now"; RFC 3339 ("2025-12-02T11:00:00Z", "...T11:00:00.250+02:00", a space for the T,
  * a date alone = its midnight UTC); Unix seconds ("1764673200", "1764673200.5"); relative times
  * "-3h" / "3h" (a duration with a unit = that long before now). Returns 0, or -1 when invalid. */

@@ -75,8 +75,8 @@ static int attach(builder *b, int id, size_t size, yaml_mark_t mark)
 {
     b->total += size;
     if (b->total > DOC_MAX_NODES)
-        return error_at(b->d, mark, "YAML: more than %s nodes%s (aliases counted each time they are used)",
-                        "1000000", "");
+        return error_at(b->d, mark, "YAML: more than %s nodes%s (aliases counted each time they are used)", "1000000",
+                        "");
     if (b->depth == 0)
         return 0; /* the root: node 1 */
     frame *f = &b->stack[b->depth - 1];
@@ -113,11 +113,9 @@ static int on_event(builder *b, yaml_event_t *ev)
     switch (ev->type) {
     case YAML_STREAM_START_EVENT:
     case YAML_DOCUMENT_START_EVENT:
-    case YAML_NO_EVENT:
-        return 0;
+    case YAML_NO_EVENT: return 0;
     case YAML_DOCUMENT_END_EVENT:
-    case YAML_STREAM_END_EVENT:
-        return 1;
+    case YAML_STREAM_END_EVENT: return 1;
     case YAML_SCALAR_EVENT: {
         id = yaml_document_add_scalar(y, ev->data.scalar.tag, ev->data.scalar.value, (int)ev->data.scalar.length,
                                       ev->data.scalar.style);
@@ -435,8 +433,7 @@ int doc_int(gw_doc *d, const doc_node *n, const char *what, long min, long max, 
     if (doc_number(d, n, what, &v) != 0)
         return -1;
     if (v != floor(v) || v < (double)min || v > (double)max)
-        return doc_error(d, n, "%s%sexpected an integer from %ld to %ld, got '%s'", WHAT(what), min, max,
-                         doc_text(n));
+        return doc_error(d, n, "%s%sexpected an integer from %ld to %ld, got '%s'", WHAT(what), min, max, doc_text(n));
     *out = (long)v;
     return 0;
 }
@@ -522,8 +519,7 @@ int doc_opt_number(gw_doc *d, const doc_node *m, const char *section, const char
     return v ? doc_number(d, v, what, out) : 0;
 }
 
-int doc_opt_int(gw_doc *d, const doc_node *m, const char *section, const char *key, long min, long max,
-                long *out)
+int doc_opt_int(gw_doc *d, const doc_node *m, const char *section, const char *key, long min, long max, long *out)
 {
     char what[160];
     doc_node *v = opt(d, m, section, key, what, sizeof what);

@@ -76,8 +76,7 @@ int doc_size(gw_doc *d, const doc_node *n, const char *what, uint64_t *bytes);
 int doc_opt_string(gw_doc *d, const doc_node *m, const char *section, const char *key, const char **out);
 int doc_opt_bool(gw_doc *d, const doc_node *m, const char *section, const char *key, int *out);
 int doc_opt_number(gw_doc *d, const doc_node *m, const char *section, const char *key, double *out);
-int doc_opt_int(gw_doc *d, const doc_node *m, const char *section, const char *key, long min, long max,
-                long *out);
+int doc_opt_int(gw_doc *d, const doc_node *m, const char *section, const char *key, long min, long max, long *out);
 int doc_opt_duration(gw_doc *d, const doc_node *m, const char *section, const char *key, double *seconds);
 int doc_opt_size(gw_doc *d, const doc_node *m, const char *section, const char *key, uint64_t *bytes);
 

@@ -83,6 +83,9 @@ try:
     check(st == 200 and "/metrics" in body and g0["uuid"] in body, "index page")
     for path, want in (("/nope", 404), ("/metrics/x", 404), ("/api/v1/samples", 400),
                        ("/api/v1/samples?metric=temperature.gpu&since=yesterday", 400),
+                       ("/api/v1/samples?metric=temperature.gpu&since=nan", 400),
+                       ("/api/v1/samples?metric=temperature.gpu&since=inf", 400),
+                       ("/api/v1/samples?metric=temperature.gpu&since=1e300", 400),
                        ("/api/v1/samples?metric=temperature.gpu&gpu=7", 400),
                        ("/api/v1/samples?metric=name", 400)):
         st, hdr, body = a.request(path)

@@ -98,6 +98,9 @@ try:
     check(q["status"] == "success" and vals and all(v == "55" for _, v in vals), "query_range %r" % q)
     st, _, body = a.request("/api/v1/query_range?metric=nope")
     check(st == 400 and "unknown" in body, "query_range bad metric: %d %s" % (st, body))
+    for bad in ("start=nan", "start=inf", "end=1e300", "start=-1e300s", "step=nan", "step=1e400s"):
+        st, _, body = a.request("/api/v1/query_range?metric=temperature.gpu&" + bad)
+        check(st == 400, "query_range %s: %d %s" % (bad, st, body))
     st, _, body = a.request("/metrics")
     check("gpuwatch_history_writable 1" in body, "history series on /metrics")
 finally:

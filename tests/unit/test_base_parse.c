@@ -45,8 +45,8 @@ static void test_durations(void **state)
         assert_int_equal(gw_parse_duration(good[i].text, &s), 0);
         assert_true(fabs(s - (double)good[i].us / 1e6) < 1e-9);
     }
-    const char *bad[] = {"", "x", "-5m", "5mm", "1m30", "30m1h", "1h1h", "5 s", "s", "1e400", "nan", "inf",
-                         "infs", "1e12y", "1.2.3s", "5sec", "+5s", "0x10s"};
+    const char *bad[] = {"",      "x",   "-5m", "5mm",  "1m30",  "30m1h",  "1h1h", "5 s", "s",
+                         "1e400", "nan", "inf", "infs", "1e12y", "1.2.3s", "5sec", "+5s", "0x10s"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int64_t us;
         if (gw_parse_duration_us(bad[i], &us) != -1)
@@ -56,8 +56,8 @@ static void test_durations(void **state)
     static const struct {
         const char *unit;
         int64_t us;
-    } units[] = {{"ms", 1000}, {"s", 1000000}, {"m", 60000000}, {"min", 60000000}, {"h", 3600000000LL},
-                 {"d", 86400000000LL}};
+    } units[] = {{"ms", 1000},      {"s", 1000000},      {"m", 60000000},
+                 {"min", 60000000}, {"h", 3600000000LL}, {"d", 86400000000LL}};
     for (size_t u = 0; u < sizeof units / sizeof units[0]; u++)
         for (int n = 0; n <= 1000; n += 7) {
             char text[32];
@@ -115,9 +115,19 @@ static void test_times(void **state)
                          "2h30",
                          "--1h",
                          "2025-12-02T11:00:00Zjunk",
-                         "1e20"};
+                         "1e20",
+                         "nan",
+                         "inf",
+                         "-inf",
+                         "1e300",
+                         "0x10",
+                         "99999999999999",
+                         "1969-12-31T23:59:59Z",
+                         "2025-12-02T11:00:00.5.5Z"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(tp_parse_time(bad[i], NOW, &t), -1);
+    assert_int_equal(tp_parse_time("100y", NOW, &t), 0); /* further back than 1970: from the start */
+    assert_int_equal(t, 0);
     char buf[40];
     tp_format_rfc3339(1764673200250000ll, buf, sizeof buf);
     assert_string_equal(buf, "2025-12-02T11:00:00.250Z");

@@ -23,15 +23,15 @@ static int has(const errlist *e, const char *needle)
 static void test_accessors(void **st)
 {
     (void)st;
-    const char *text = "a: 1.5\n"          /* 1 */
-                       "b: 1h30m\n"        /* 2 */
-                       "c: [x, y]\n"       /* 3 */
-                       "d: {e: yes}\n"     /* 4 */
-                       "f: 2GiB\n"         /* 5 */
-                       "g: ~\n"            /* 6 */
-                       "h: twelve\n"       /* 7 */
-                       "i: 70000\n"        /* 8 */
-                       "z: 1\nz: 2\n";     /* 9, 10 */
+    const char *text = "a: 1.5\n"      /* 1 */
+                       "b: 1h30m\n"    /* 2 */
+                       "c: [x, y]\n"   /* 3 */
+                       "d: {e: yes}\n" /* 4 */
+                       "f: 2GiB\n"     /* 5 */
+                       "g: ~\n"        /* 6 */
+                       "h: twelve\n"   /* 7 */
+                       "i: 70000\n"    /* 8 */
+                       "z: 1\nz: 2\n"; /* 9, 10 */
     errlist e = {0};
     gw_doc d;
     assert_int_equal(doc_load_text(&d, "t.yaml", text, strlen(text), &e), 0);
@@ -167,8 +167,13 @@ static void test_size_and_syntax(void **st)
 static void test_rule_file_shapes(void **st)
 {
     (void)st;
-    const char *texts[] = {"groups: [a, b]\n", "- 1\n- 2\n", "groups: 3\n", "groups:\n- name: g\n  rules: [x]\n",
-                           "groups:\n- name: g\n  rules:\n  - alert: A\n    condition: [1]\n", "", "~\n",
+    const char *texts[] = {"groups: [a, b]\n",
+                           "- 1\n- 2\n",
+                           "groups: 3\n",
+                           "groups:\n- name: g\n  rules: [x]\n",
+                           "groups:\n- name: g\n  rules:\n  - alert: A\n    condition: [1]\n",
+                           "",
+                           "~\n",
                            "groups:\n- {name: g, rules: [{alert: A, condition: {all: 5}}]}\n"};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         ruleset rs = {0};
