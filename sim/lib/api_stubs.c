@@ -13,11 +13,11 @@ static nvmlReturn_t stub(const char *fn)
     return gs_leave(rc == NVML_SUCCESS ? NVML_ERROR_NOT_SUPPORTED : rc);
 }
 
-#define NVML_STUB(name)                  \
-    GS_EXPORT nvmlReturn_t name(void);   \
-    nvmlReturn_t name(void)              \
-    {                                    \
-        return stub(#name);              \
+#define NVML_STUB(name)                \
+    GS_EXPORT nvmlReturn_t name(void); \
+    nvmlReturn_t name(void)            \
+    {                                  \
+        return stub(#name);            \
     }
 #ifdef GPUSIM_MINIMAL
 #define NVML_STUB_OPTIONAL(name)

@@ -68,6 +68,20 @@ check 'awk -F, "NR==2 && (\$3 < 35 || \$3 > 50) {exit 1}" "$TMP/edge.csv"' "stal
 check 'grep -q "^10,0,[0-9]*,0,0,1980$" "$TMP/therm.csv"' "cool at 10 s"
 check 'grep -q "^70,0,92,1,1,990$" "$TMP/therm.csv"' "throttled at 70 s"
 
+# short-stalls: 0.6 s of compute per second; read on whole seconds a 167 ms period sees the wait,
+# a 1 s period the duty cycle
+"$TOOL" render "$SRC/sim/scenarios/short-stalls.yaml" --start 1s --step 1s --duration 5s --metrics utilization.gpu >"$TMP/short.csv"
+check 'awk -F, "NR>1 && ((\$2 == 0 && \$3 != 0) || (\$2 == 1 && \$3 != 60)) {exit 1}" "$TMP/short.csv"' "short stalls: $(tr '\n' ' ' <"$TMP/short.csv")"
+
+# hbm-throttle: HBM past 95 C slows GPU 0 while its core is cool; GPU 1 is not slowed
+"$TOOL" render "$SRC/sim/scenarios/hbm-throttle.yaml" --start 60s --duration 0s \
+  --metrics temperature.gpu,temperature.memory,clocks_event_reasons.sw_thermal_slowdown >"$TMP/hbm.csv"
+check 'grep -q "^60,0,[0-7][0-9],\(9[5-9]\|10[0-4]\),1$" "$TMP/hbm.csv" && grep -q "^60,1,[0-9]*,[0-9]*,0$" "$TMP/hbm.csv"' "hbm throttle: $(tr '\n' ' ' <"$TMP/hbm.csv")"
+
+# pcie-bound: transfers clamped at the link (gen 4: 31.5 GB/s at x16, 15.75 GB/s at x8)
+"$TOOL" render "$SRC/sim/scenarios/pcie-bound.yaml" --step 10s --duration 30s --metrics pcie.rx_throughput >"$TMP/pcie.csv"
+check 'awk -F, "NR>1 && ((\$2 < 3 && \$3 != 31504000) || (\$2 == 3 && \$3 != 15752000)) {exit 1}" "$TMP/pcie.csv"' "pcie clamp"
+
 # power-capping: at the cap with sw_power_cap
 "$TOOL" render "$SRC/sim/scenarios/power-capping.yaml" --step 5s --duration 30s --metrics power.draw,clocks_event_reasons.sw_power_cap >"$TMP/cap.csv"
 check 'awk -F, "NR>1 && (\$3 != 450 || \$4 != 1) {exit 1}" "$TMP/cap.csv"' "power capped at 450 W"
