@@ -117,11 +117,13 @@ static int parse_nvlink(ydoc *d, const yaml_node_t *n, scenario *sc)
     if (s && strcmp(s, "none") == 0)
         return 0;
     if (s && strcmp(s, "all") == 0) {
+        int n_nvlink = 0;
         for (int g = 0; g < sc->ngpus; g++)
-            if (sc->gpus[g].spec->p.nvlinks <= 0)
-                return yerr(d, n, "nvlink: all, but gpu %d (%s) has no NVLink", g, sc->gpus[g].spec->p.id);
+            n_nvlink += sc->gpus[g].spec->p.nvlinks > 0;
+        if (n_nvlink < 2)
+            return yerr(d, n, "nvlink: all needs two GPUs with NVLink (the scenario has %d)", n_nvlink);
         for (int g = 0; g < sc->ngpus; g++)
-            nv[g] = 0;
+            nv[g] = sc->gpus[g].spec->p.nvlinks > 0 ? 0 : -1;
         sc->topo.nvswitch = 1;
         return 0;
     }
