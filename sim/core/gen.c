@@ -106,6 +106,66 @@ double gen_eval(const sim_gen *g, double t, uint64_t key)
     return v;
 }
 
+/* Appends x to out[0..n) unless it is full (or already failed): the new count or -1. */
+static int push(double *out, int n, int max, double x)
+{
+    if (n < 0 || n >= max)
+        return -1;
+    out[n] = x;
+    return n + 1;
+}
+
+/* Adds the times e + k*period in (a, b) for every integer k. */
+static int periodic(double e, double period, double a, double b, double *out, int n, int max)
+{
+    for (double k = ceil((a - e) / period); n >= 0; k++) {
+        double x = e + k * period;
+        if (x >= b)
+            break;
+        if (x > a)
+            n = push(out, n, max, x);
+    }
+    return n;
+}
+
+static int point_breaks(const sim_gen *g, double a, double b, double *out, int n, int max)
+{
+    for (int i = point_at(g->pts, g->npts, a) + 1; i < g->npts && g->pts[i].t < b && n >= 0; i++)
+        n = push(out, n, max, g->pts[i].t);
+    return n;
+}
+
+int gen_breaks(const sim_gen *g, double a, double b, double *out, int n, int max)
+{
+    switch (g->kind) {
+    case GEN_CONST: break;
+    case GEN_RAMP: {
+        double ends[2] = {g->u.ramp.start, g->u.ramp.start + g->u.ramp.duration};
+        for (int i = 0; i < 2; i++)
+            if (ends[i] > a && ends[i] < b)
+                n = push(out, n, max, ends[i]);
+        break;
+    }
+    case GEN_SINE: n = periodic(-g->u.sine.phase, g->u.sine.period / 4, a, b, out, n, max); break;
+    case GEN_SQUARE:
+        n = periodic(-g->u.square.phase, g->u.square.period, a, b, out, n, max);
+        if (n >= 0)
+            n = periodic(g->u.square.duty * g->u.square.period - g->u.square.phase, g->u.square.period, a, b, out, n,
+                         max);
+        break;
+    case GEN_STEPS:
+    case GEN_CSV: n = point_breaks(g, a, b, out, n, max); break;
+    }
+    if (n >= 0 && g->noise > 0)
+        n = periodic(0, g->noise_interval > 0 ? g->noise_interval : 1.0, a, b, out, n, max);
+    return n;
+}
+
+int gen_is_stepwise(const sim_gen *g)
+{
+    return g->kind == GEN_CONST || g->kind == GEN_SQUARE || g->kind == GEN_STEPS;
+}
+
 void gen_free(sim_gen *g)
 {
     if (!g)

@@ -35,6 +35,12 @@ typedef struct sim_gen {
 
 /* Value of g at time t. noise_key makes noise differ between GPUs/metrics (see noise_key()). */
 double gen_eval(const sim_gen *g, double t, uint64_t noise_key);
+/* Adds to out[n..] the times in (a, b) where g may jump or bend (step and square edges, ramp
+ * ends, csv points, noise intervals, a sine's quarter periods), so that between two of them g
+ * is constant, linear or a quarter sine. Returns the new count, or -1 if more than max. */
+int gen_breaks(const sim_gen *g, double a, double b, double *out, int n, int max);
+/* 1 when g is piecewise constant between its breaks (constant, square, steps). */
+int gen_is_stepwise(const sim_gen *g);
 /* A key for gen_eval from the scenario seed and up to two small ids (gpu index, metric...). */
 uint64_t noise_key(uint64_t seed, uint32_t a, uint32_t b);
 /* A standard normal deviate that is a pure function of (key, n). */

@@ -1,8 +1,11 @@
 /* model.c - every catalog metric of a simulated GPU at time t: the physical core
  * (model_phys.c) plus the derived and static values, then the scenario's generators for the
- * metrics it gives, rounded as NVML reports them. */
+ * metrics it gives, rounded as NVML reports them. Utilizations are means over the GPU's sample
+ * period (model_window.c); PCIe throughput is the processes' transfers on top of a baseline,
+ * at most what the link carries. */
 #include "model.h"
 #include "model_phys.h"
+#include "model_window.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,17 +15,54 @@ static double clamp(double v, double lo, double hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Sums over the active processes: memory (MiB), encoder and decoder utilization. */
-static void process_sums(const scenario *sc, const sim_gpu *g, double t, double *mem, double *enc, double *dec)
+/* Sums over the active processes (instantaneous curves). */
+typedef struct proc_sums {
+    double mem;            /* MiB */
+    double enc, dec;       /* percent */
+    double rx_gbs, tx_gbs; /* PCIe transfers declared in GB/s */
+    double rx_pct, tx_pct; /* ... and in percent of the link */
+} proc_sums;
+
+static double given(double v)
 {
-    sim_proc_sample ps[32];
-    int n = sim_processes(sc, g->index, t, ps, 32);
-    *mem = *enc = *dec = 0;
-    for (int i = 0; i < n && i < 32; i++) {
-        *mem += ps[i].mem_mib;
-        *enc += ps[i].has_enc ? ps[i].enc : 0;
-        *dec += ps[i].has_dec ? ps[i].dec : 0;
+    return v > 0 ? v : 0; /* -1 (not given) counts as 0 */
+}
+
+static void process_sums(const scenario *sc, const sim_gpu *g, double t, proc_sums *s)
+{
+    *s = (proc_sums){0};
+    for (int i = 0; i < g->spec->nprocs; i++) {
+        const sim_proc *p = &g->spec->procs[i];
+        if (t < p->start || t >= p->end)
+            continue;
+        s->mem += round(fmin(given(sim_proc_value(sc, g, i, PF_MEMORY, t)), 1e9));
+        s->enc += fmin(round(given(sim_proc_value(sc, g, i, PF_ENC, t))), 100);
+        s->dec += fmin(round(given(sim_proc_value(sc, g, i, PF_DEC, t))), 100);
+        double rx = given(sim_proc_value(sc, g, i, PF_PCIE_RX, t));
+        double tx = given(sim_proc_value(sc, g, i, PF_PCIE_TX, t));
+        if (p->pcie_rx_pct)
+            s->rx_pct += rx;
+        else
+            s->rx_gbs += rx;
+        if (p->pcie_tx_pct)
+            s->tx_pct += tx;
+        else
+            s->tx_gbs += tx;
     }
+}
+
+double sim_pcie_lane_mbs(int gen)
+{
+    static const double per_lane[] = {0, 250, 500, 985, 1969, 3938, 7563};
+    return gen < 1 ? 0 : per_lane[gen < 6 ? gen : 6];
+}
+
+/* KB/s over the link: the baseline, the GB/s transfers and the link shares, at most the link's
+ * rate (per direction) for the current generation and width. */
+static double pcie_rate(const double *v, double baseline, double gbs, double pct)
+{
+    double link = sim_pcie_lane_mbs((int)v[M_PCIE_GEN_CUR]) * v[M_PCIE_WIDTH_CUR] * 1000.0;
+    return fmin(link, baseline + gbs * 1e6 + link * pct / 100.0);
 }
 
 static void xid_at(const scenario *sc, int gpu, double t, double *last, double *count)
@@ -46,7 +86,7 @@ static void fill_static(const scenario *sc, const sim_gpu *g, double *v)
     const sim_preset *p = &g->spec->p;
     v[M_INDEX] = v[M_MINOR_NUMBER] = g->index;
     v[M_COMPUTE_CAP] = p->cc_major + p->cc_minor / 10.0;
-    v[M_NUMA_NODE] = g->spec->numa_node >= 0 ? g->spec->numa_node : (sc->ngpus > 1 ? g->index * 2 / sc->ngpus : 0);
+    v[M_NUMA_NODE] = sc->topo.numa[g->index];
     v[M_ARCHITECTURE] = p->arch;
     v[M_TEMP_SLOWDOWN] = p->t_slowdown;
     v[M_TEMP_SHUTDOWN] = p->t_shutdown;
@@ -80,26 +120,21 @@ static void fill_clocks(const sim_gpu *g, const sim_inst *in, double *v)
 }
 
 static void fill_dynamic(const scenario *sc, const sim_gpu *g, double t, const sim_inst *in, const sim_state *st,
-                         double *v)
+                         const proc_sums *ps, double *v)
 {
-    const sim_preset *p = &g->spec->p;
-    double pmem, penc, pdec;
-    process_sums(sc, g, t, &pmem, &penc, &pdec);
     v[M_TEMP_GPU] = in->temp;
-    v[M_TEMP_MEMORY] = p->t_mem_idle + (in->temp - p->t_idle) * 0.6;
+    v[M_TEMP_MEMORY] = in->temp_mem;
     v[M_FAN_SPEED] = in->temp < 50 ? 0 : clamp(30 + (in->temp - 50) * 2.5, 30, 100);
-    v[M_UTIL_GPU] = in->util;
-    v[M_UTIL_MEMORY] = in->memutil;
-    v[M_UTIL_ENCODER] = clamp(penc, 0, 100);
-    v[M_UTIL_DECODER] = clamp(pdec, 0, 100);
-    v[M_MEM_USED] = pmem;
+    v[M_UTIL_GPU] = win_gpu_util(sc, g, t);
+    v[M_UTIL_MEMORY] = win_mem_util(sc, g, t);
+    v[M_UTIL_ENCODER] = clamp(ps->enc, 0, 100);
+    v[M_UTIL_DECODER] = clamp(ps->dec, 0, 100);
+    v[M_MEM_USED] = ps->mem;
     v[M_POWER_DRAW] = v[M_POWER_DRAW_INSTANT] = in->power;
     v[M_POWER_LIMIT] = v[M_POWER_ENFORCED_LIMIT] = in->limit;
     v[M_ENERGY] = st->energy_mj;
     v[M_VIOL_POWER] = st->viol_ns[0] / 1000.0;
     v[M_VIOL_THERMAL] = st->viol_ns[2] / 1000.0;
-    v[M_PCIE_RX] = 100 + 60 * in->util;
-    v[M_PCIE_TX] = 50 + 30 * in->util;
     xid_at(sc, g->index, t, &v[M_XID_LAST], &v[M_XID_COUNT]);
     v[M_GPM_GR_ACTIVE] = in->util;
     v[M_GPM_SM_ACTIVE] = in->smact;
@@ -109,17 +144,25 @@ static void fill_dynamic(const scenario *sc, const sim_gpu *g, double t, const s
     fill_clocks(g, in, v);
 }
 
-/* The scenario's generators override every metric they give (physical inputs already did). */
+/* The scenario's generators override every metric they give (physical inputs and the
+ * utilizations, averaged from their generators, already did). */
 static void apply_generators(const scenario *sc, const sim_gpu *g, double t, double *v)
 {
     for (int m = M_STR_END; m < M_COUNT; m++)
-        if (g->spec->metric[m] && !(metric_catalog[m].flags & MF_BIT) && m != M_CER_ACTIVE)
+        if (g->spec->metric[m] && !(metric_catalog[m].flags & MF_BIT) && m != M_CER_ACTIVE && m != M_UTIL_GPU &&
+            m != M_UTIL_MEMORY)
             v[m] = phys_gen(sc, g, (metric_id)m, t, v[m]);
 }
 
-/* Values that follow others: free memory, BAR1, GPM PCIe rates, reason bits. */
-static void fill_derived(const sim_gpu *g, double *v)
+/* Values that follow others: PCIe throughput (after the link's generation and width), free
+ * memory, BAR1, GPM PCIe rates, reason bits. */
+static void fill_derived(const sim_gpu *g, const sim_inst *in, const proc_sums *ps, double *v)
 {
+    /* a baseline of driver traffic that grows with activity (at most ~6 / 3 MB/s) */
+    if (!g->spec->metric[M_PCIE_RX])
+        v[M_PCIE_RX] = pcie_rate(v, 100 + 60 * in->util, ps->rx_gbs, ps->rx_pct);
+    if (!g->spec->metric[M_PCIE_TX])
+        v[M_PCIE_TX] = pcie_rate(v, 50 + 30 * in->util, ps->tx_gbs, ps->tx_pct);
     double room = fmax(0, v[M_MEM_TOTAL] - v[M_MEM_RESERVED]);
     v[M_MEM_USED] = clamp(v[M_MEM_USED], 0, room);
     if (!g->spec->metric[M_MEM_FREE])
@@ -153,19 +196,31 @@ static void snapshot(scenario *sc, sim_gpu *g, double t, double *v)
 {
     sim_state st;
     sim_inst in;
+    proc_sums ps;
     if (!(t > 0))
         t = 0;
     if (t > SIM_MAX_T)
         t = SIM_MAX_T;
     phys_state_at(sc, g, t, &st);
-    phys_instant(sc, g, t, st.temp, &in);
+    phys_instant(sc, g, t, &st, &in);
+    process_sums(sc, g, t, &ps);
     memset(v, 0, sizeof(double) * M_COUNT);
     fill_static(sc, g, v);
-    fill_dynamic(sc, g, t, &in, &st, v);
+    fill_dynamic(sc, g, t, &in, &st, &ps, v);
     apply_generators(sc, g, t, v);
-    fill_derived(g, v);
+    fill_derived(g, &in, &ps, v);
     for (int m = M_STR_END; m < M_COUNT; m++)
         v[m] = quantize(sc, (metric_id)m, v[m]);
+}
+
+int sim_util_at(const scenario *sc, int gpu, metric_id m, double t, double *out)
+{
+    if (gpu < 0 || gpu >= sc->ngpus || (m != M_UTIL_GPU && m != M_UTIL_MEMORY) || sim_unsupported(sc, gpu, m))
+        return -1;
+    const sim_gpu *g = &sc->gpus[gpu];
+    t = t > 0 ? (t < SIM_MAX_T ? t : SIM_MAX_T) : 0;
+    *out = quantize(sc, m, m == M_UTIL_GPU ? win_gpu_util(sc, g, t) : win_mem_util(sc, g, t));
+    return 0;
 }
 
 int sim_unsupported(const scenario *sc, int gpu, metric_id m)

@@ -13,6 +13,11 @@
 
 /* 0 and *out set, or -1 when the metric is NOT_SUPPORTED on that GPU (or a string metric). */
 int sim_value(scenario *sc, int gpu, metric_id m, double t, double *out);
+/* utilization.gpu or utilization.memory at t as sim_value gives it, without the rest of the
+ * model (no state is advanced, so earlier times cost nothing extra). -1 if unsupported. */
+int sim_util_at(const scenario *sc, int gpu, metric_id m, double t, double *out);
+/* PCIe rate of one lane per direction, MB/s, after encoding (gen 3: 985, 4: 1969, 5: 3938). */
+double sim_pcie_lane_mbs(int gen);
 /* 1 when the metric is NOT_SUPPORTED on that GPU. */
 int sim_unsupported(const scenario *sc, int gpu, metric_id m);
 /* Violation counters in ns at t: [0] power cap, [1] sw thermal, [2] hw thermal, [3] power brake. */
@@ -31,7 +36,16 @@ typedef struct sim_proc_sample {
     const sim_proc *def;
 } sim_proc_sample;
 
-/* Processes active on a GPU at t, in scenario order; returns the count (writes at most max). */
+/* The curves of a process definition. */
+typedef enum { PF_MEMORY, PF_SM, PF_MEM, PF_ENC, PF_DEC, PF_PCIE_RX, PF_PCIE_TX } sim_proc_field;
+const sim_gen *sim_proc_gen(const sim_proc *p, sim_proc_field f);
+/* Process `proc` of g's entry: that curve's value at t (>= 0), or -1 when not given. */
+double sim_proc_value(const scenario *sc, const sim_gpu *g, int proc, sim_proc_field f, double t);
+/* Sum of the active processes' instantaneous sm (each at most 100): the GPU's default activity. */
+double sim_proc_activity(const scenario *sc, const sim_gpu *g, double t);
+
+/* Processes active on a GPU at t, in scenario order; returns the count (writes at most max).
+ * sm and mem are averaged over the GPU's utilization period, as NVML reports them. */
 int sim_processes(const scenario *sc, int gpu, double t, sim_proc_sample *out, int max);
 /* pid of a process definition for copy `copy` of its gpu entry. */
 unsigned sim_proc_pid(const sim_proc *p, int copy);

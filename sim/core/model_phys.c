@@ -1,7 +1,7 @@
-/* model_phys.c - power follows load up to the limit (sw_power_cap beyond it), temperature
- * relaxes toward a power-dependent target with a time constant, thermal thresholds slow the
- * clocks; energy and violation times integrate on a fixed grid so results do not depend on
- * when (or how often) the model is asked. */
+/* model_phys.c - power follows load up to the limit (sw_power_cap beyond it), the GPU and its
+ * HBM relax toward power- and load-dependent temperatures with their own time constants, and
+ * their thermal limits slow the clocks; energy and violation times integrate on a fixed grid so
+ * results do not depend on when (or how often) the model is asked. */
 #include "model_phys.h"
 #include "model.h"
 #include <math.h>
@@ -24,15 +24,18 @@ double phys_gen(const scenario *sc, const sim_gpu *g, metric_id m, double t, dou
     return gen ? gen_eval(gen, t, noise_key(sc->seed, (uint32_t)g->index, (uint32_t)m)) : dflt;
 }
 
-/* Sum of the active processes' SM utilization (the default GPU utilization). */
-static double process_sm(const scenario *sc, const sim_gpu *g, double t)
+double phys_act_gpu(const scenario *sc, const sim_gpu *g, double t)
 {
-    sim_proc_sample ps[32];
-    int n = sim_processes(sc, g->index, t, ps, 32);
-    double sum = 0;
-    for (int i = 0; i < n && i < 32; i++)
-        sum += ps[i].has_sm ? ps[i].sm : 0;
-    return sum;
+    if (g->spec->metric[M_UTIL_GPU])
+        return clamp(phys_gen(sc, g, M_UTIL_GPU, t, 0), 0, 100);
+    return clamp(sim_proc_activity(sc, g, t), 0, 100);
+}
+
+double phys_act_mem(const scenario *sc, const sim_gpu *g, double t)
+{
+    if (g->spec->metric[M_UTIL_MEMORY])
+        return clamp(phys_gen(sc, g, M_UTIL_MEMORY, t, 0), 0, 100);
+    return 0.4 * phys_act_gpu(sc, g, t);
 }
 
 /* Reasons forced by the scenario: the whole mask, then single reason metrics on top. */
@@ -49,16 +52,21 @@ static uint64_t forced_bits(const scenario *sc, const sim_gpu *g, double t, uint
     return bits;
 }
 
-void phys_instant(const scenario *sc, const sim_gpu *g, double t, double temp_state, sim_inst *o)
+void phys_instant(const scenario *sc, const sim_gpu *g, double t, const sim_state *st, sim_inst *o)
 {
     const sim_preset *p = &g->spec->p;
-    o->util = clamp(phys_gen(sc, g, M_UTIL_GPU, t, process_sm(sc, g, t)), 0, 100);
-    o->memutil = clamp(phys_gen(sc, g, M_UTIL_MEMORY, t, 0.4 * o->util), 0, 100);
+    int hbm = (p->flags & PRESET_HBM) != 0;
+    o->util = phys_act_gpu(sc, g, t);
+    o->memutil = g->spec->metric[M_UTIL_MEMORY] ? phys_act_mem(sc, g, t) : 0.4 * o->util;
     o->smact = clamp(phys_gen(sc, g, M_GPM_SM_ACTIVE, t, 0.9 * o->util), 0, 100);
-    o->temp = phys_gen(sc, g, M_TEMP_GPU, t, temp_state);
+    o->temp = phys_gen(sc, g, M_TEMP_GPU, t, st->temp);
+    o->temp_mem = hbm ? phys_gen(sc, g, M_TEMP_MEMORY, t, st->temp_mem) : 0;
     o->limit = phys_gen(sc, g, M_POWER_ENFORCED_LIMIT, t, phys_gen(sc, g, M_POWER_LIMIT, t, p->power_limit_w));
     o->busy = o->util >= 1;
-    int hw = o->temp >= p->t_slowdown, sw = o->temp >= p->t_gpu_max;
+    /* the HBM at its max operating temperature slows the clocks as the GPU at its own does
+     * (NVML's SW thermal slowdown covers both); at its shutdown point, HW thermal slowdown */
+    int hw = o->temp >= p->t_slowdown || (hbm && o->temp_mem >= p->t_mem_shutdown);
+    int sw = o->temp >= p->t_gpu_max || (hbm && o->temp_mem >= p->t_mem_max);
     double fth = hw ? 0.5 : sw ? 0.85 : 1.0, fpw = 1.0, idle = p->power_idle_w;
     int cap;
     if (g->spec->metric[M_POWER_DRAW]) {
@@ -87,22 +95,41 @@ void phys_instant(const scenario *sc, const sim_gpu *g, double t, double temp_st
     o->bits = forced_bits(sc, g, t, bits);
 }
 
-/* Steady temperature for a power draw. */
+/* Share of the default power limit above idle that a draw uses (1 at the default limit). */
+static double power_share(const sim_gpu *g, double power)
+{
+    double span = g->spec->power_default_w - g->spec->p.power_idle_w;
+    return span > 0 ? (power - g->spec->p.power_idle_w) / span : 0;
+}
+
+/* Steady GPU temperature for a power draw. */
 static double temp_target(const sim_gpu *g, double power)
 {
     const sim_preset *p = &g->spec->p;
-    double span = g->spec->power_default_w - p->power_idle_w;
-    double x = span > 0 ? (power - p->power_idle_w) / span : 0;
-    return p->t_idle + (p->t_load - p->t_idle) * x;
+    return p->t_idle + (p->t_load - p->t_idle) * power_share(g, power);
+}
+
+/* Steady HBM temperature: heated by the package (power) and by its own traffic (memory
+ * activity); t_mem_load at the default power limit with memory fully busy. */
+static double temp_mem_target(const sim_gpu *g, double power, double memutil)
+{
+    const sim_preset *p = &g->spec->p;
+    double x = 0.7 * power_share(g, power) + 0.3 * memutil / 100.0;
+    return p->t_mem_idle + (p->t_mem_load - p->t_mem_idle) * x;
 }
 
 /* Moves state s forward by dt from time t (its values hold at t). */
 static void integrate(const scenario *sc, const sim_gpu *g, double t, double dt, sim_state *s)
 {
+    const sim_preset *p = &g->spec->p;
     sim_inst in;
-    phys_instant(sc, g, t, s->temp, &in);
+    phys_instant(sc, g, t, s, &in);
     double target = temp_target(g, in.power);
-    s->temp = target + (s->temp - target) * exp(-dt / g->spec->p.thermal_tau_s);
+    s->temp = target + (s->temp - target) * exp(-dt / p->thermal_tau_s);
+    if (p->flags & PRESET_HBM) {
+        double mt = temp_mem_target(g, in.power, in.memutil);
+        s->temp_mem = mt + (s->temp_mem - mt) * exp(-dt / p->t_mem_tau_s);
+    }
     s->energy_mj += in.power * dt * 1000.0;
     double ns = dt * 1e9;
     if (in.bits & BIT_SW_POWER)
@@ -123,9 +150,12 @@ void phys_state_at(const scenario *sc, sim_gpu *g, double t, sim_state *out)
         t = SIM_MAX_T;
     int64_t k = (int64_t)floor(t / SIM_DT);
     if (g->st.k < 0 || g->st.k > k) {
+        /* steady state at t = 0: the load of t = 0 has been running for a long time */
+        sim_state cold = {.temp = g->spec->p.t_idle, .temp_mem = g->spec->p.t_mem_idle};
         sim_inst in;
-        phys_instant(sc, g, 0, g->spec->p.t_idle, &in);
-        g->st = (sim_state){.k = 0, .temp = temp_target(g, in.power)};
+        phys_instant(sc, g, 0, &cold, &in);
+        g->st =
+            (sim_state){.k = 0, .temp = temp_target(g, in.power), .temp_mem = temp_mem_target(g, in.power, in.memutil)};
     }
     while (g->st.k < k) {
         integrate(sc, g, (double)g->st.k * SIM_DT, SIM_DT, &g->st);

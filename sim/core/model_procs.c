@@ -1,5 +1,7 @@
-/* model_procs.c - the processes of a simulated GPU at time t and the GPU-lost windows. */
+/* model_procs.c - the processes of a simulated GPU at time t (their curves, the activity they
+ * add up to, what NVML reports for them) and the GPU-lost windows. */
 #include "model.h"
+#include "model_window.h"
 #include <math.h>
 #include <unistd.h>
 
@@ -13,14 +15,39 @@ unsigned sim_proc_pid(const sim_proc *p, int copy)
     return p->pid + (unsigned)copy * p->pid_stride;
 }
 
-/* A process curve at t (noise keyed by gpu, process and field); -1 when not given. */
-static double curve(const scenario *sc, const sim_gpu *g, const sim_gen *gen, int proc, int field, double t)
+const sim_gen *sim_proc_gen(const sim_proc *p, sim_proc_field f)
 {
+    switch (f) {
+    case PF_MEMORY: return p->memory_mib;
+    case PF_SM: return p->sm;
+    case PF_MEM: return p->mem;
+    case PF_ENC: return p->enc;
+    case PF_DEC: return p->dec;
+    case PF_PCIE_RX: return p->pcie_rx;
+    case PF_PCIE_TX: return p->pcie_tx;
+    }
+    return NULL;
+}
+
+double sim_proc_value(const scenario *sc, const sim_gpu *g, int proc, sim_proc_field f, double t)
+{
+    const sim_gen *gen = sim_proc_gen(&g->spec->procs[proc], f);
     if (!gen)
         return -1;
-    double v =
-        gen_eval(gen, t, noise_key(sc->seed, (uint32_t)g->index, 0x10000u + (uint32_t)proc * 8u + (uint32_t)field));
+    /* noise keyed by gpu, process and field */
+    double v = gen_eval(gen, t, noise_key(sc->seed, (uint32_t)g->index, 0x10000u + (uint32_t)proc * 8u + (uint32_t)f));
     return v > 0 ? v : 0; /* negative or NaN */
+}
+
+double sim_proc_activity(const scenario *sc, const sim_gpu *g, double t)
+{
+    double sum = 0;
+    for (int i = 0; i < g->spec->nprocs; i++) {
+        const sim_proc *p = &g->spec->procs[i];
+        if (p->sm && t >= p->start && t < p->end)
+            sum += fmin(sim_proc_value(sc, g, i, PF_SM, t), 100);
+    }
+    return sum;
 }
 
 static double pct(double v)
@@ -42,15 +69,16 @@ int sim_processes(const scenario *sc, int gpu, double t, sim_proc_sample *out, i
             s->def = p;
             s->pid = sim_proc_pid(p, g->copy);
             s->type = p->type;
-            v = curve(sc, g, p->memory_mib, i, 0, t);
+            v = sim_proc_value(sc, g, i, PF_MEMORY, t);
             s->mem_mib = v < 0 ? 0 : round(fmin(v, 1e9)); /* whole MiB, at most 1 PiB */
-            s->has_sm = (v = curve(sc, g, p->sm, i, 1, t)) >= 0;
-            s->sm = s->has_sm ? pct(v) : 0;
-            s->has_mem = (v = curve(sc, g, p->mem, i, 2, t)) >= 0;
-            s->mem = s->has_mem ? pct(v) : 0;
-            s->has_enc = (v = curve(sc, g, p->enc, i, 3, t)) >= 0;
+            /* sm and mem as NVML reports them: averaged over the GPU's utilization period */
+            s->has_sm = p->sm != NULL;
+            s->sm = s->has_sm ? pct(win_proc(sc, g, i, PF_SM, t)) : 0;
+            s->has_mem = p->mem != NULL;
+            s->mem = s->has_mem ? pct(win_proc(sc, g, i, PF_MEM, t)) : 0;
+            s->has_enc = (v = sim_proc_value(sc, g, i, PF_ENC, t)) >= 0;
             s->enc = s->has_enc ? pct(v) : 0;
-            s->has_dec = (v = curve(sc, g, p->dec, i, 4, t)) >= 0;
+            s->has_dec = (v = sim_proc_value(sc, g, i, PF_DEC, t)) >= 0;
             s->dec = s->has_dec ? pct(v) : 0;
         }
         n++;

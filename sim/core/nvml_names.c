@@ -1,5 +1,6 @@
-/* nvml_names.c - the NVML error constant names and the list of functions libnvidia-ml.so.1
- * (gpusim) exports; faults name them, and the ABI test checks each one resolves. */
+/* nvml_names.c - the NVML error constant names and the functions libnvidia-ml.so.1 (gpusim)
+ * exports: the modelled ones and the NOT_SUPPORTED stubs (nvml_stubs.def); faults name them,
+ * and the ABI test checks them against the real library's list. */
 #include "nvml_names.h"
 #include <string.h>
 #include "nvml_abi.h"
@@ -164,12 +165,43 @@ const char *const sim_nvml_functions[] = {"nvmlInit",
                                           "nvmlDeviceGetCpuAffinityWithinScope",
                                           "nvmlDeviceGetMemoryAffinity",
                                           "nvmlDeviceGetNumaNodeId",
+                                          "nvmlSystemGetTopologyGpuSet",
+                                          "nvmlDeviceGetTopologyCommonAncestor",
+                                          "nvmlDeviceGetTopologyNearestGpus",
+                                          "nvmlDeviceGetP2PStatus",
+                                          "nvmlDeviceGetNvLinkState",
+                                          "nvmlDeviceGetNvLinkRemotePciInfo",
+                                          "nvmlDeviceGetNvLinkRemotePciInfo_v2",
+                                          "nvmlDeviceGetNvLinkRemoteDeviceType",
+                                          "nvmlDeviceGetSamples",
+                                          "nvmlUnitGetCount",
+                                          "nvmlGetExcludedDeviceCount",
+                                          "nvmlGetBlacklistDeviceCount",
                                           NULL};
+
+const char *const sim_nvml_stubs[] = {
+#define NVML_STUB(name) #name,
+#define NVML_STUB_OPTIONAL(name) #name,
+#include "nvml_stubs.def"
+#undef NVML_STUB
+#undef NVML_STUB_OPTIONAL
+    NULL};
+
+const char *const sim_nvml_optional_stubs[] = {
+#define NVML_STUB(name)
+#define NVML_STUB_OPTIONAL(name) #name,
+#include "nvml_stubs.def"
+#undef NVML_STUB
+#undef NVML_STUB_OPTIONAL
+    NULL};
 
 int sim_nvml_function_known(const char *name)
 {
     for (int i = 0; sim_nvml_functions[i]; i++)
         if (strcmp(sim_nvml_functions[i], name) == 0)
+            return 1;
+    for (int i = 0; sim_nvml_stubs[i]; i++)
+        if (strcmp(sim_nvml_stubs[i], name) == 0)
             return 1;
     return 0;
 }

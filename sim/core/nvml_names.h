@@ -6,7 +6,11 @@
 int sim_nvml_error_code(const char *name);
 /* 1 if gpusim exports a function of that name. */
 int sim_nvml_function_known(const char *name);
-/* The exported function names, NULL-terminated (used by the ABI test). */
+/* The modelled functions, NULL-terminated. */
 extern const char *const sim_nvml_functions[];
+/* The NOT_SUPPORTED stubs (nvml_stubs.def), NULL-terminated; the optional ones (left out of the
+ * minimal library) also in the second list. */
+extern const char *const sim_nvml_stubs[];
+extern const char *const sim_nvml_optional_stubs[];
 
 #endif

@@ -1,5 +1,7 @@
 /* preset.c - the preset table. H100 and RTX 4080 (SUPER) values are from real nvidia-smi
- * captures (drivers 590/595); the others from the products' published specifications. */
+ * captures (drivers 590/595); the others from the products' published specifications. HBM
+ * load temperatures, the HBM shutdown point and the utilization sample periods are gpusim's
+ * choices (docs/gpusim.md, "Presets"). */
 #include "preset.h"
 #include <string.h>
 
@@ -41,6 +43,10 @@ static const sim_preset presets[] = {
      .t_load = 72,
      .t_mem_idle = 48,
      .thermal_tau_s = 30,
+     .t_mem_load = 71,
+     .t_mem_tau_s = 30,
+     .t_mem_shutdown = 105,
+     .util_period_s = 0.167,
      .pcie_gen = 5,
      .pcie_width = 16,
      .pstate_idle = 0,
@@ -78,6 +84,10 @@ static const sim_preset presets[] = {
      .t_load = 70,
      .t_mem_idle = 42,
      .thermal_tau_s = 30,
+     .t_mem_load = 66,
+     .t_mem_tau_s = 30,
+     .t_mem_shutdown = 105,
+     .util_period_s = 0.167,
      .pcie_gen = 5,
      .pcie_width = 16,
      .pstate_idle = 0,
@@ -115,6 +125,10 @@ static const sim_preset presets[] = {
      .t_load = 68,
      .t_mem_idle = 40,
      .thermal_tau_s = 30,
+     .t_mem_load = 66,
+     .t_mem_tau_s = 30,
+     .t_mem_shutdown = 105,
+     .util_period_s = 0.167,
      .pcie_gen = 4,
      .pcie_width = 16,
      .pstate_idle = 0,
@@ -152,6 +166,7 @@ static const sim_preset presets[] = {
      .t_load = 78,
      .t_mem_idle = 0,
      .thermal_tau_s = 20,
+     .util_period_s = 1.0,
      .pcie_gen = 4,
      .pcie_width = 16,
      .pstate_idle = 8,
@@ -188,6 +203,7 @@ static const sim_preset presets[] = {
      .t_load = 75,
      .t_mem_idle = 0,
      .thermal_tau_s = 25,
+     .util_period_s = 0.167,
      .pcie_gen = 4,
      .pcie_width = 16,
      .pstate_idle = 8,

@@ -23,8 +23,12 @@ typedef struct sim_preset {
     double clk_max_gr, clk_max_sm, clk_max_mem, clk_max_video;
     double clk_idle_gr, clk_idle_mem, clk_idle_video;
     double t_shutdown, t_slowdown, t_gpu_max, t_mem_max;
-    double t_idle, t_load, t_mem_idle; /* idle temp, steady temp at the power limit, HBM idle */
-    double thermal_tau_s;              /* time constant of the temperature lag */
+    double t_idle, t_load;         /* idle temp, steady temp at the default power limit */
+    double thermal_tau_s;          /* time constant of the temperature lag */
+    double t_mem_idle, t_mem_load; /* HBM: idle temp, steady temp at full power and memory load */
+    double t_mem_tau_s;            /* HBM: time constant of its temperature lag */
+    double t_mem_shutdown;         /* HBM: HW thermal slowdown from here (the GPU is not powered off) */
+    double util_period_s;          /* utilization sample period: reported values average over it */
     int pcie_gen, pcie_width;
     int pstate_idle, pstate_busy;
     int nvlinks; /* NVLink links (0: none) */

@@ -21,6 +21,8 @@ typedef struct sim_proc {
     char name[64], user[32], container[SIM_NAME_LEN];
     unsigned type;                              /* SIM_PROC_* bits */
     sim_gen *memory_mib, *sm, *mem, *enc, *dec; /* NULL: memory 0, utilizations absent */
+    sim_gen *pcie_rx, *pcie_tx;                 /* host->device / device->host, GB/s (NULL: none) */
+    int pcie_rx_pct, pcie_tx_pct;               /* 1: that rate is a percentage of the link instead */
     double start, end;                          /* active in [start, end) */
 } sim_proc;
 
@@ -40,8 +42,9 @@ typedef struct sim_gpu_spec {
 
 /* Integration state of the physical model, on the fixed time grid (see model.c). */
 typedef struct sim_state {
-    int64_t k;   /* grid step the state is at; -1 = not started */
-    double temp; /* GPU temperature, C */
+    int64_t k;       /* grid step the state is at; -1 = not started */
+    double temp;     /* GPU temperature, C */
+    double temp_mem; /* HBM temperature, C (HBM presets) */
     double energy_mj;
     double viol_ns[4]; /* power cap, sw thermal, hw thermal, power brake */
 } sim_state;
@@ -77,6 +80,20 @@ typedef struct sim_fault {
     unsigned long calls; /* matching calls so far (runtime counter) */
 } sim_fault;
 
+#define SIM_MAX_NUMA 64
+#define SIM_MAX_CPUS 1024
+#define SIM_CPU_WORDS (SIM_MAX_CPUS / 64)
+
+/* Host topology for job placement (`topology:`, defaults from the GPU count; see topology.c). */
+typedef struct sim_topology {
+    int numa_cpus_given;                             /* 0: the host's CPUs split evenly between the nodes */
+    uint64_t numa_cpus[SIM_MAX_NUMA][SIM_CPU_WORDS]; /* CPUs of each NUMA node, when given */
+    int numa[SIM_MAX_GPUS];                          /* NUMA node of each GPU */
+    int pcie_switch[SIM_MAX_GPUS];                   /* PCIe switch of each GPU, -1: none */
+    int nvlink[SIM_MAX_GPUS];                        /* NVLink group of each GPU, -1: none */
+    int nvswitch;                                    /* 1: groups are NVSwitch fabrics, 0: NVLink bridges */
+} sim_topology;
+
 typedef struct scenario {
     char path[4096];
     uint64_t seed;
@@ -91,6 +108,7 @@ typedef struct scenario {
     sim_fault *faults;
     int nfaults;
     double quantum[M_COUNT]; /* values are rounded to 1/quantum (1 = integers, 0 = not rounded) */
+    sim_topology topo;
 } scenario;
 
 /* Loads a scenario file. NULL on error, with "FILE:LINE:COL: what was expected" in err. */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const TOP_KEYS[] = {
-    "seed", "description", "driver_version", "nvml_version", "cuda_version", "gpus", "events", "faults", NULL};
+static const char *const TOP_KEYS[] = {"seed", "description", "driver_version", "nvml_version", "cuda_version",
+                                       "gpus", "topology",    "events",         "faults",       NULL};
 static const char *const GPU_KEYS[] = {"count",
                                        "preset",
                                        "name",
@@ -22,6 +22,7 @@ static const char *const GPU_KEYS[] = {"count",
                                        "power_limit_w",
                                        "idle_power_w",
                                        "numa_node",
+                                       "utilization_period",
                                        "thermal",
                                        "unsupported",
                                        "metrics",
@@ -89,9 +90,34 @@ static int parse_metrics(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx
     return 0;
 }
 
+/* The HBM keys of `thermal:` (memory temperature model and limits). */
+static int parse_thermal_mem(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
+{
+    static const char *const mem_keys[] = {"mem_idle_c", "mem_load_c", "mem_tau", "mem_max_c", "mem_shutdown_c"};
+    double *dst[] = {&g->p.t_mem_idle, &g->p.t_mem_load, &g->p.t_mem_tau_s, &g->p.t_mem_max, &g->p.t_mem_shutdown};
+    for (size_t i = 0; i < sizeof mem_keys / sizeof mem_keys[0]; i++) {
+        yaml_node_t *v = ymap_get(d, n, mem_keys[i]);
+        if (!v)
+            continue;
+        if (!(g->p.flags & PRESET_HBM))
+            return yerr(d, v, "'%s': preset %s has no memory temperature (HBM presets only)", mem_keys[i], g->p.id);
+        if (i == 2 ? yduration(d, v, dst[i]) : ynumber(d, v, dst[i]))
+            return -1;
+    }
+    if ((g->p.flags & PRESET_HBM) && g->p.t_mem_tau_s <= 0)
+        return yerr(d, ymap_get(d, n, "mem_tau"), "expected a time constant above 0");
+    if ((g->p.flags & PRESET_HBM) && g->p.t_mem_shutdown <= g->p.t_mem_max) {
+        const yaml_node_t *at = ymap_get(d, n, "mem_shutdown_c");
+        return yerr(d, at ? at : ymap_get(d, n, "mem_max_c"), "mem_shutdown_c (%g) must be above mem_max_c (%g)",
+                    g->p.t_mem_shutdown, g->p.t_mem_max);
+    }
+    return 0;
+}
+
 static int parse_thermal(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
 {
-    static const char *const keys[] = {"idle_c", "load_c", "tau", NULL};
+    static const char *const keys[] = {"idle_c",    "load_c",         "tau", "mem_idle_c", "mem_load_c", "mem_tau",
+                                       "mem_max_c", "mem_shutdown_c", NULL};
     if (ymap_check(d, n, "thermal", keys))
         return -1;
     yaml_node_t *v;
@@ -103,7 +129,7 @@ static int parse_thermal(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
         return -1;
     if (g->p.thermal_tau_s <= 0)
         return yerr(d, ymap_get(d, n, "tau"), "expected a time constant above 0");
-    return 0;
+    return parse_thermal_mem(d, n, g);
 }
 
 /* A string override that only makes sense on a single GPU. */
@@ -150,6 +176,12 @@ static int parse_gpu_scalars(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
         if (yint(d, v, 0, 63, &l))
             return -1;
         g->numa_node = (int)l;
+    }
+    if ((v = ymap_get(d, n, "utilization_period"))) {
+        if (yduration(d, v, &g->p.util_period_s))
+            return -1;
+        if (g->p.util_period_s < 0.001 || g->p.util_period_s > 10)
+            return yerr(d, v, "expected a utilization period from 1ms to 10s");
     }
     if ((v = ymap_get(d, n, "thermal")) && parse_thermal(d, v, g))
         return -1;
@@ -242,6 +274,8 @@ static int parse_top(ydoc *d, const yaml_node_t *root, scenario *sc, gen_ctx *ct
     if (!(v = ymap_get(d, root, "gpus")))
         return yerr(d, root, "missing key 'gpus' (the list of GPUs)");
     if (parse_gpus(d, v, sc, ctx))
+        return -1;
+    if (parse_topology(d, ymap_get(d, root, "topology"), sc))
         return -1;
     if ((v = ymap_get(d, root, "events")) && parse_events(d, v, sc))
         return -1;

@@ -3,11 +3,12 @@
 #include "scenario_internal.h"
 #include "gen_parse.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const PROC_KEYS[] = {"pid", "pid_stride", "name", "user", "container", "type", "memory_mib",
-                                        "sm",  "mem",        "enc",  "dec",  "start",     "end",  NULL};
+static const char *const PROC_KEYS[] = {"pid", "pid_stride", "name", "user", "container", "type", "memory_mib", "sm",
+                                        "mem", "enc",        "dec",  "pcie", "start",     "end",  NULL};
 
 void proc_free(sim_proc *p)
 {
@@ -16,6 +17,8 @@ void proc_free(sim_proc *p)
     gen_free(p->mem);
     gen_free(p->enc);
     gen_free(p->dec);
+    gen_free(p->pcie_rx);
+    gen_free(p->pcie_tx);
 }
 
 static int parse_pid(ydoc *d, const yaml_node_t *v, sim_proc *p)
@@ -63,6 +66,53 @@ static int gen_key(ydoc *d, const yaml_node_t *n, const char *key, gen_ctx *ctx,
     return *out ? 0 : -1;
 }
 
+/* One direction of `pcie:`: a generator in GB/s (or in % with unit: "%"), or "N%" of the link. */
+static int pcie_rate(ydoc *d, const yaml_node_t *v, int pct_unit, gen_ctx *ctx, sim_gen **out, int *pct)
+{
+    const char *s = yscalar(v);
+    size_t len = s ? strlen(s) : 0;
+    *pct = pct_unit;
+    if (len > 1 && s[len - 1] == '%') {
+        char num[64];
+        char *end;
+        snprintf(num, sizeof num, "%.*s", (int)(len - 1), s);
+        double x = strtod(num, &end);
+        if (end == num || *end || !(x >= 0))
+            return yerr(d, v, "expected a rate in GB/s or a share of the link such as 50%%, got '%s'", s);
+        *out = calloc(1, sizeof **out);
+        if (!*out)
+            return yerr(d, v, "out of memory");
+        (*out)->kind = GEN_CONST;
+        (*out)->u.constant = x;
+        *pct = 1;
+        return 0;
+    }
+    *out = gen_parse(d, v, ctx);
+    return *out ? 0 : -1;
+}
+
+/* `pcie: {rx: 12, tx: 3}` (GB/s), `{rx: 80%}` (of the link) or `{rx: ..., unit: "%"}`. */
+static int parse_pcie(ydoc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx)
+{
+    static const char *const keys[] = {"rx", "tx", "unit", NULL};
+    yaml_node_t *v;
+    int pct = 0;
+    if (ymap_check(d, n, "pcie", keys))
+        return -1;
+    if ((v = ymap_get(d, n, "unit"))) {
+        const char *u = yscalar(v);
+        if (u && strcmp(u, "%") == 0)
+            pct = 1;
+        else if (!u || strcmp(u, "GB/s") != 0)
+            return yerr(d, v, "expected unit GB/s or %%, got '%s'", u ? u : "");
+    }
+    if ((v = ymap_get(d, n, "rx")) && pcie_rate(d, v, pct, ctx, &p->pcie_rx, &p->pcie_rx_pct))
+        return -1;
+    if ((v = ymap_get(d, n, "tx")) && pcie_rate(d, v, pct, ctx, &p->pcie_tx, &p->pcie_tx_pct))
+        return -1;
+    return 0;
+}
+
 static int parse_proc(ydoc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx)
 {
     if (ymap_check(d, n, "process", PROC_KEYS))
@@ -96,6 +146,8 @@ static int parse_proc(ydoc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx)
         return yerr(d, ymap_get(d, n, "end"), "end must be after start");
     if (gen_key(d, n, "memory_mib", ctx, &p->memory_mib) || gen_key(d, n, "sm", ctx, &p->sm) ||
         gen_key(d, n, "mem", ctx, &p->mem) || gen_key(d, n, "enc", ctx, &p->enc) || gen_key(d, n, "dec", ctx, &p->dec))
+        return -1;
+    if ((v = ymap_get(d, n, "pcie")) && parse_pcie(d, v, p, ctx))
         return -1;
     if (!p->name[0])
         snprintf(p->name, sizeof p->name, "%s", "python3");

@@ -197,6 +197,14 @@ nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)
     return gs_leave(rc);
 }
 
+void gs_gpu_pci(int gpu, nvmlPciInfo_t *pci, int full)
+{
+    const sim_gpu *g = &gs.sc->gpus[gpu];
+    unsigned dom = 0, bus = g->pci_bus, dev = 0;
+    sscanf(g->pci_bus_id, "%x:%x:%x", &dom, &bus, &dev);
+    gs_fill_pci(pci, dom, bus, dev, g->spec->p.pci_device_id, g->spec->p.pci_subsys_id, full);
+}
+
 /* full = 0 for the older entry points: their structs end after pciSubSystemId (36 bytes,
  * the first field holding the 16-byte bus id), so nothing past that is written. */
 static nvmlReturn_t pci_info(const char *fn, nvmlDevice_t device, nvmlPciInfo_t *pci, int full)
@@ -207,18 +215,7 @@ static nvmlReturn_t pci_info(const char *fn, nvmlDevice_t device, nvmlPciInfo_t 
         rc = NVML_ERROR_INVALID_ARGUMENT;
     if (rc != NVML_SUCCESS)
         return gs_leave(rc);
-    const sim_gpu *g = &gs.sc->gpus[c.gpu];
-    unsigned dom = 0, bus = g->pci_bus, dev = 0;
-    sscanf(g->pci_bus_id, "%x:%x:%x", &dom, &bus, &dev);
-    memset(pci, 0, offsetof(nvmlPciInfo_t, busId));
-    pci->domain = dom;
-    pci->bus = bus;
-    pci->device = dev;
-    pci->pciDeviceId = g->spec->p.pci_device_id;
-    pci->pciSubSystemId = g->spec->p.pci_subsys_id;
-    if (full)
-        snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.0", dom, bus & 0xff, dev & 0x1f);
-    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.0", dom & 0xffff, bus & 0xff, dev & 0x1f);
+    gs_gpu_pci(c.gpu, pci, full);
     return gs_leave(NVML_SUCCESS);
 }
 

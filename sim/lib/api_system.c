@@ -1,5 +1,6 @@
 /* api_system.c - ref-counted init/shutdown (loading GPUSIM_SCENARIO), error strings, the
- * system getters, and gpusim's own markers (gpusimVersion, gpusimGetProcessOwner). */
+ * system getters (no S-class units, no excluded GPUs), and gpusim's own markers (gpusimVersion,
+ * gpusimGetProcessOwner). */
 #include "nvml_exports.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +184,31 @@ nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int
     /* NVML truncates a long name into the buffer rather than failing. */
     snprintf(name, length, "%s", p->name);
     return gs_leave(NVML_SUCCESS);
+}
+
+/* The count of a list that is empty on a server without S-class units or excluded GPUs. */
+static nvmlReturn_t empty_count(const char *fn, unsigned int *n)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter(&c, fn);
+    if (rc == NVML_SUCCESS && !n)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        *n = 0;
+    return gs_leave(rc);
+}
+
+nvmlReturn_t nvmlUnitGetCount(unsigned int *n)
+{
+    return empty_count(__func__, n);
+}
+nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *n)
+{
+    return empty_count(__func__, n);
+}
+nvmlReturn_t nvmlGetBlacklistDeviceCount(unsigned int *n)
+{
+    return empty_count(__func__, n);
 }
 
 const char *gpusimVersion(void)

@@ -1,6 +1,8 @@
 /* lib_state.c - global state, the simulated clock, handle checks and fault injection. */
 #include "lib_state.h"
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,14 @@ static double mono_seconds(void)
  * snapshot, and every answer is the exact value at a time `gpusim render` can also print. */
 double gs_now(void)
 {
+    if (gs.manual)
+        return gs.manual_t;
     return floor(((mono_seconds() - gs.mono_at_init) * gs.speed + gs.t0) * 1000.0) / 1000.0;
+}
+
+unsigned long long gs_stamp_us(double t)
+{
+    return (unsigned long long)llround(gs.wall_base_us + t * 1e6);
 }
 
 int gs_dev_index(nvmlDevice_t dev)
@@ -123,9 +132,13 @@ nvmlReturn_t gs_leave(nvmlReturn_t rc)
 
 void gs_init_devices(void)
 {
+    struct timespec ts;
     for (int i = 0; i < SIM_MAX_GPUS; i++)
         gs.devs[i] = (struct nvmlDevice_st){.magic = DEV_MAGIC, .index = i};
     gs.mono_at_init = mono_seconds();
+    gs.manual = 0;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gs.wall_base_us = (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3 - gs.t0 * 1e6;
     gs.generation++;
 }
 
@@ -154,6 +167,20 @@ nvmlReturn_t gs_metric_ull(const gs_call *c, metric_id m, double scale, unsigned
     if (rc == NVML_SUCCESS)
         *out = (unsigned long long)llround(v * scale);
     return rc;
+}
+
+void gs_fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned device, unsigned device_id,
+                 unsigned subsys_id, int full)
+{
+    memset(pci, 0, offsetof(nvmlPciInfo_t, busId));
+    pci->domain = domain;
+    pci->bus = bus;
+    pci->device = device;
+    pci->pciDeviceId = device_id;
+    pci->pciSubSystemId = subsys_id;
+    if (full)
+        snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.0", domain, bus & 0xff, device & 0x1f);
+    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.0", domain & 0xffff, bus & 0xff, device & 0x1f);
 }
 
 nvmlReturn_t gs_copy_string(const char *s, char *buf, unsigned int len)

@@ -23,6 +23,9 @@ typedef struct gs_state {
     unsigned generation; /* bumped at each scenario load: objects from an earlier one are stale */
     double mono_at_init; /* CLOCK_MONOTONIC seconds at the first nvmlInit */
     double speed, t0;    /* GPUSIM_SPEED, GPUSIM_T0 */
+    int manual;          /* 1 after gpusimSetTime: the clock stands at manual_t */
+    double manual_t;
+    double wall_base_us; /* CLOCK_REALTIME us of scenario time 0 (time stamps of samples) */
     struct nvmlDevice_st devs[SIM_MAX_GPUS];
 } gs_state;
 
@@ -49,6 +52,8 @@ nvmlReturn_t gs_leave(nvmlReturn_t rc);
 
 /* Scenario time now, in seconds (clock since init x GPUSIM_SPEED + GPUSIM_T0). */
 double gs_now(void);
+/* Wall-clock time stamp (us) of a scenario time: scenario time mapped onto the wall clock at init. */
+unsigned long long gs_stamp_us(double t);
 /* Checks a handle; the GPU index or -1. */
 int gs_dev_index(nvmlDevice_t dev);
 
@@ -59,6 +64,12 @@ nvmlReturn_t gs_metric_u(const gs_call *c, metric_id m, double scale, unsigned i
 nvmlReturn_t gs_metric_ull(const gs_call *c, metric_id m, double scale, unsigned long long *out);
 /* Copies s into a caller buffer of length len: INVALID_ARGUMENT on NULL, INSUFFICIENT_SIZE when short. */
 nvmlReturn_t gs_copy_string(const char *s, char *buf, unsigned int len);
+/* Fills a PCI info struct for a bus position; full = 0 writes only the first 36 bytes (the
+ * older nvmlPciInfo layouts). */
+void gs_fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned device, unsigned device_id,
+                 unsigned subsys_id, int full);
+/* The PCI info of a GPU (api_device.c). */
+void gs_gpu_pci(int gpu, nvmlPciInfo_t *pci, int full);
 
 /* Defines an exported getter `fn(device, unsigned int *out)` returning metric m x scale. */
 #define GS_METRIC_GETTER(fn, m, scale)                        \

@@ -1,7 +1,8 @@
 /* nvml_exports.h - prototypes of every function libnvidia-ml.so.1 (gpusim) exports, so the
  * compiler checks each definition against the NVML signature. Enum parameters not in
  * nvml_abi.h are passed as unsigned int (same ABI). Functions marked optional are left out
- * of the minimal variant (GPUSIM_MINIMAL; see docs/gpusim.md). */
+ * of the minimal variant (GPUSIM_MINIMAL; see docs/gpusim.md). The NOT_SUPPORTED stubs for the
+ * rest of the real library's names are declared where they are defined (api_stubs.c). */
 #ifndef GPUSIM_NVML_EXPORTS_H
 #define GPUSIM_NVML_EXPORTS_H
 
@@ -21,6 +22,11 @@ GS_EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, un
 GS_EXPORT const char *gpusimVersion(void);
 GS_EXPORT nvmlReturn_t gpusimGetProcessOwner(unsigned int pid, char *user, unsigned int userLen, char *container,
                                              unsigned int containerLen);
+GS_EXPORT nvmlReturn_t gpusimSetTime(double seconds);
+GS_EXPORT double gpusimGetTime(void);
+GS_EXPORT nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount);
+GS_EXPORT nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount);
+GS_EXPORT nvmlReturn_t nvmlGetBlacklistDeviceCount(unsigned int *deviceCount);
 
 /* enumeration, identity */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned int *deviceCount);
@@ -47,12 +53,27 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEna
 GS_EXPORT nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode);
 GS_EXPORT nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive);
 GS_EXPORT nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display);
+
+/* topology: NUMA, CPU affinity, PCIe levels, NVLink, peer-to-peer */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet);
 GS_EXPORT nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize,
-                                                           unsigned long *cpuSet, unsigned int scope);
+                                                           unsigned long *cpuSet, nvmlAffinityScope_t scope);
 GS_EXPORT nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize,
-                                                   unsigned long *nodeSet, unsigned int scope);
+                                                   unsigned long *nodeSet, nvmlAffinityScope_t scope);
 GS_EXPORT nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node);
+GS_EXPORT nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count,
+                                                   nvmlDevice_t *deviceArray);
+GS_EXPORT nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2,
+                                                           nvmlGpuTopologyLevel_t *pathInfo);
+GS_EXPORT nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level,
+                                                        unsigned int *count, nvmlDevice_t *deviceArray);
+GS_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2,
+                                              nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus);
+GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive);
+GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci);
+GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci);
+GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link,
+                                                           nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType);
 
 /* memory, utilization */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory);
@@ -69,6 +90,9 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned
                                                    unsigned int *samplingPeriodUs); /* optional */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization,
                                                    unsigned int *samplingPeriodUs); /* optional */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type,
+                                            unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType,
+                                            unsigned int *sampleCount, nvmlSample_t *samples);
 
 /* temperature, fan, power, energy, performance state */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType,

@@ -187,6 +187,59 @@ typedef struct {
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 270
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 271
 
+/* Samples (nvmlDeviceGetSamples). */
+typedef unsigned int nvmlSamplingType_t;
+#define NVML_TOTAL_POWER_SAMPLES 0
+#define NVML_GPU_UTILIZATION_SAMPLES 1
+#define NVML_MEMORY_UTILIZATION_SAMPLES 2
+#define NVML_ENC_UTILIZATION_SAMPLES 3
+#define NVML_DEC_UTILIZATION_SAMPLES 4
+#define NVML_PROCESSOR_CLK_SAMPLES 5
+#define NVML_MEMORY_CLK_SAMPLES 6
+#define NVML_MODULE_POWER_SAMPLES 7
+#define NVML_JPG_UTILIZATION_SAMPLES 8
+#define NVML_OFA_UTILIZATION_SAMPLES 9
+#define NVML_SAMPLINGTYPE_COUNT 10
+typedef struct {
+    unsigned long long timeStamp; /* @0, CPU us */
+    nvmlValue_t sampleValue;      /* @8 */
+} nvmlSample_t;                   /* 16 B */
+
+/* Topology, affinity, NVLink, peer-to-peer. */
+typedef unsigned int nvmlAffinityScope_t;
+#define NVML_AFFINITY_SCOPE_NODE 0
+#define NVML_AFFINITY_SCOPE_SOCKET 1
+typedef enum {
+    NVML_TOPOLOGY_INTERNAL = 0,
+    NVML_TOPOLOGY_SINGLE = 10,
+    NVML_TOPOLOGY_MULTIPLE = 20,
+    NVML_TOPOLOGY_HOSTBRIDGE = 30,
+    NVML_TOPOLOGY_NODE = 40,
+    NVML_TOPOLOGY_SYSTEM = 50
+} nvmlGpuTopologyLevel_t;
+typedef enum {
+    NVML_P2P_CAPS_INDEX_READ = 0,
+    NVML_P2P_CAPS_INDEX_WRITE = 1,
+    NVML_P2P_CAPS_INDEX_NVLINK = 2,
+    NVML_P2P_CAPS_INDEX_ATOMICS = 3,
+    NVML_P2P_CAPS_INDEX_PCI = 4, /* also NVML_P2P_CAPS_INDEX_PROP */
+    NVML_P2P_CAPS_INDEX_UNKNOWN = 5
+} nvmlGpuP2PCapsIndex_t;
+typedef enum {
+    NVML_P2P_STATUS_OK = 0,
+    NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
+    NVML_P2P_STATUS_GPU_NOT_SUPPORTED = 2,
+    NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED = 3,
+    NVML_P2P_STATUS_DISABLED_BY_REGKEY = 4,
+    NVML_P2P_STATUS_NOT_SUPPORTED = 5,
+    NVML_P2P_STATUS_UNKNOWN = 6
+} nvmlGpuP2PStatus_t;
+typedef unsigned int nvmlIntNvLinkDeviceType_t;
+#define NVML_NVLINK_DEVICE_TYPE_GPU 0x00
+#define NVML_NVLINK_DEVICE_TYPE_IBMNPU 0x01
+#define NVML_NVLINK_DEVICE_TYPE_SWITCH 0x02
+#define NVML_NVLINK_DEVICE_TYPE_UNKNOWN 0xFF
+
 /* Processes. */
 typedef struct {
     unsigned int pid;
@@ -275,6 +328,7 @@ _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t layout");
 _Static_assert(sizeof(nvmlProcessInfo_t) == 24, "nvmlProcessInfo_t layout");
 _Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t layout");
 _Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t layout");
+_Static_assert(sizeof(nvmlSample_t) == 16, "nvmlSample_t layout");
 _Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t layout");
 _Static_assert(offsetof(nvmlGpmMetricsGet_t, metrics) == 24, "nvmlGpmMetricsGet_t layout");
 

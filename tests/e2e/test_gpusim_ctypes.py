@@ -91,10 +91,48 @@ def main():
     check(nvml.nvmlDeviceGetTemperatureV(h, C.byref(t)) == 0 and 20 < t.temperature < 100, "TemperatureV")
     nvml.nvmlErrorString.restype = C.c_char_p
     check(nvml.nvmlErrorString(15) == b"GPU is lost", "nvmlErrorString")
+    # nvitop's driver-model query (pynvml's nvmlDeviceGetCurrentDriverModel): NOT_SUPPORTED on Linux
+    cur, pend = C.c_uint(7), C.c_uint(7)
+    check(nvml.nvmlDeviceGetDriverModel(h, C.byref(cur), C.byref(pend)) == 3, "DriverModel: NOT_SUPPORTED")
     check(nvml.nvmlShutdown() == 0, "shutdown")
+    render_equals_library(nvml)
     run_pynvml(scenario)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+class Utilization(C.Structure):
+    _fields_ = [("gpu", C.c_uint), ("memory", C.c_uint)]
+
+
+def render_equals_library(nvml):
+    """What `gpusim render` prints at t is what the library answers at t, set with gpusimSetTime:
+    utilization means (edges inside the period), PCIe rates clamped at the link."""
+    tool = os.environ.get("GPUSIM_TOOL")
+    if not tool:
+        print("GPUSIM_TOOL not set: render comparison skipped")
+        return
+    nvml.gpusimSetTime.argtypes = [C.c_double]
+    for name, times in (("short-stalls", (0.75, 1.05, 2.55, 3.6, 9.999)), ("pcie-bound", (3.0, 17.5))):
+        path = os.path.join(SRC, "sim", "scenarios", name + ".yaml")
+        os.environ.update(GPUSIM_SCENARIO=path, GPUSIM_SPEED="1", GPUSIM_T0="0")
+        check(nvml.nvmlInit_v2() == 0, "init " + name)
+        n = C.c_uint(0)
+        nvml.nvmlDeviceGetCount_v2(C.byref(n))
+        for t in times:
+            check(nvml.gpusimSetTime(t) == 0, "gpusimSetTime")
+            out = subprocess.run([tool, "render", path, "--start", "%gs" % t, "--duration", "0",
+                                  "--metrics", "utilization.gpu,utilization.memory,pcie.rx_throughput"],
+                                 capture_output=True, text=True).stdout.splitlines()[1:]
+            for g in range(n.value):
+                h = C.c_void_p()
+                nvml.nvmlDeviceGetHandleByIndex_v2(g, C.byref(h))
+                u, rx = Utilization(), C.c_uint()
+                nvml.nvmlDeviceGetUtilizationRates(h, C.byref(u))
+                nvml.nvmlDeviceGetPcieThroughput(h, 1, C.byref(rx))
+                lib = "%g,%d,%d,%d,%d" % (t, g, u.gpu, u.memory, rx.value)
+                check(out[g] == lib, "%s t=%g gpu %d: render %s, library %s" % (name, t, g, out[g], lib))
+        check(nvml.nvmlShutdown() == 0, "shutdown " + name)
 
 
 def run_pynvml(scenario):

@@ -54,15 +54,33 @@ check 'awk -F, "NR>1 && (\$4 >= \$5 || \$4 < 600) {exit 1}" "$TMP/train.csv"' "t
 check 'awk -F, "NR>1 && \$6 != 81559 {exit 1}" "$TMP/train.csv"' "H100 memory.total"
 check '[ "$(cut -d, -f2 "$TMP/train.csv" | sort -u | grep -c .)" -eq 9 ]' "8 GPUs"
 
-# data-pipeline-stall: the square wave (3 s high, 3 s low)
+# data-pipeline-stall: the square wave (3 s high, 3 s low). Utilization is the mean of the last
+# sample period (167 ms on H100), so a whole second reports the phase that just ended.
 "$TOOL" render "$SRC/sim/scenarios/data-pipeline-stall.yaml" --step 1s --duration 11s --gpu 0 --metrics utilization.gpu >"$TMP/stall.csv"
-check 'awk -F, "NR>1 { ph = \$1 % 6; if ((ph < 3 && \$3 < 90) || (ph >= 3 && \$3 > 10)) exit 1 }" "$TMP/stall.csv"' "stall square wave"
+check 'awk -F, "NR>1 { ph = \$1 % 6; hi = (ph > 0 && ph <= 3) || \$1 == 0; if ((hi && \$3 < 90) || (!hi && \$3 > 10)) exit 1 }" "$TMP/stall.csv"' "stall square wave"
+# ... and right after the edge at 3 s the period holds both phases
+"$TOOL" render "$SRC/sim/scenarios/data-pipeline-stall.yaml" --start 3.1s --step 1s --duration 0s --gpu 0 --metrics utilization.gpu >"$TMP/edge.csv"
+check 'awk -F, "NR==2 && (\$3 < 35 || \$3 > 50) {exit 1}" "$TMP/edge.csv"' "stall edge averaged: $(tail -1 "$TMP/edge.csv")"
 
 # thermal-throttle: reasons switch on as the temperature crosses the thresholds
 "$TOOL" render "$SRC/sim/scenarios/thermal-throttle.yaml" --step 10s --duration 80s \
   --metrics temperature.gpu,clocks_event_reasons.sw_thermal_slowdown,clocks_event_reasons.hw_thermal_slowdown,clocks.sm >"$TMP/therm.csv"
 check 'grep -q "^10,0,[0-9]*,0,0,1980$" "$TMP/therm.csv"' "cool at 10 s"
 check 'grep -q "^70,0,92,1,1,990$" "$TMP/therm.csv"' "throttled at 70 s"
+
+# short-stalls: 0.6 s of compute per second; read on whole seconds a 167 ms period sees the wait,
+# a 1 s period the duty cycle
+"$TOOL" render "$SRC/sim/scenarios/short-stalls.yaml" --start 1s --step 1s --duration 5s --metrics utilization.gpu >"$TMP/short.csv"
+check 'awk -F, "NR>1 && ((\$2 == 0 && \$3 != 0) || (\$2 == 1 && \$3 != 60)) {exit 1}" "$TMP/short.csv"' "short stalls: $(tr '\n' ' ' <"$TMP/short.csv")"
+
+# hbm-throttle: HBM past 95 C slows GPU 0 while its core is cool; GPU 1 is not slowed
+"$TOOL" render "$SRC/sim/scenarios/hbm-throttle.yaml" --start 60s --duration 0s \
+  --metrics temperature.gpu,temperature.memory,clocks_event_reasons.sw_thermal_slowdown >"$TMP/hbm.csv"
+check 'grep -q "^60,0,[0-7][0-9],\(9[5-9]\|10[0-4]\),1$" "$TMP/hbm.csv" && grep -q "^60,1,[0-9]*,[0-9]*,0$" "$TMP/hbm.csv"' "hbm throttle: $(tr '\n' ' ' <"$TMP/hbm.csv")"
+
+# pcie-bound: transfers clamped at the link (gen 4: 31.5 GB/s at x16, 15.75 GB/s at x8)
+"$TOOL" render "$SRC/sim/scenarios/pcie-bound.yaml" --step 10s --duration 30s --metrics pcie.rx_throughput >"$TMP/pcie.csv"
+check 'awk -F, "NR>1 && ((\$2 < 3 && \$3 != 31504000) || (\$2 == 3 && \$3 != 15752000)) {exit 1}" "$TMP/pcie.csv"' "pcie clamp"
 
 # power-capping: at the cap with sw_power_cap
 "$TOOL" render "$SRC/sim/scenarios/power-capping.yaml" --step 5s --duration 30s --metrics power.draw,clocks_event_reasons.sw_power_cap >"$TMP/cap.csv"

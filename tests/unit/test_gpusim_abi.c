@@ -39,6 +39,68 @@ static void start_at(const char *t)
     assert_int_equal(F(nvmlInit_v2)(), NVML_SUCCESS);
 }
 
+/* Source file path (GW_SOURCE_DIR from the environment or the build). */
+static void source_path(char *out, size_t n, const char *rel)
+{
+    const char *src = getenv("GW_SOURCE_DIR");
+    snprintf(out, n, "%s/%s", src ? src : GW_SOURCE_DIR, rel);
+}
+
+/* (Re)starts the library on another scenario at a fixed time. */
+static void start_with(const char *rel, const char *t)
+{
+    char path[4096];
+    source_path(path, sizeof path, rel);
+    setenv("GPUSIM_SCENARIO", path, 1);
+    setenv("GPUSIM_SPEED", "0", 1);
+    setenv("GPUSIM_T0", t, 1);
+    assert_int_equal(F(nvmlInit_v2)(), NVML_SUCCESS);
+}
+
+static scenario *load_rel(const char *rel)
+{
+    char path[4096], err[512];
+    source_path(path, sizeof path, rel);
+    scenario *sc = scenario_load(path, err, sizeof err);
+    if (!sc)
+        fail_msg("%s", err);
+    return sc;
+}
+
+/* The real library's exported names (sim/libnvidia-ml-590-symbols.txt), NULL-terminated. */
+static char **real_symbols(int *n)
+{
+    char path[4096], line[256];
+    source_path(path, sizeof path, "sim/libnvidia-ml-590-symbols.txt");
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char **names = calloc(512, sizeof *names);
+    assert_non_null(names);
+    *n = 0;
+    while (fgets(line, sizeof line, f) && *n < 511) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (line[0])
+            names[(*n)++] = strdup(line);
+    }
+    fclose(f);
+    return names;
+}
+
+static void free_symbols(char **names)
+{
+    for (int i = 0; names[i]; i++)
+        free(names[i]);
+    free(names);
+}
+
+static int in_list(const char *const *list, const char *name)
+{
+    for (int i = 0; list[i]; i++)
+        if (strcmp(list[i], name) == 0)
+            return 1;
+    return 0;
+}
+
 static void stop(void)
 {
     assert_int_equal(F(nvmlShutdown)(), NVML_SUCCESS);
@@ -170,7 +232,7 @@ static void values_match_the_model(void **state)
     assert_int_equal(F(nvmlDeviceGetUtilizationRates)(dev(0), &ut), NVML_SUCCESS);
     assert_int_equal(sim_value(sc, 0, M_UTIL_GPU, 37.5, &v), 0);
     assert_int_equal(ut.gpu, (unsigned)v);
-    assert_int_equal(ut.gpu, 38);
+    assert_int_equal(ut.gpu, 37); /* the ramp's mean over [37.333, 37.5] s (H100: 167 ms period) */
     assert_int_equal(F(nvmlDeviceGetPowerUsage)(dev(0), &u), NVML_SUCCESS);
     sim_value(sc, 0, M_POWER_DRAW, 37.5, &v);
     assert_int_equal(u, (unsigned)(v * 1000 + 0.5));
@@ -568,7 +630,24 @@ static void bad_scenario_fails_init(void **state)
     unlink(path);
 }
 
-/* The minimal variant (beside the full one) lacks the optional symbols for real. */
+/* The optional symbols documented in docs/gpusim.md, which the minimal library does not define. */
+static const char *const documented_optional[] = {"nvmlDeviceGetCurrentClocksEventReasons",
+                                                  "nvmlDeviceGetSupportedClocksEventReasons",
+                                                  "nvmlDeviceGetTemperatureV",
+                                                  "nvmlDeviceGetJpgUtilization",
+                                                  "nvmlDeviceGetOfaUtilization",
+                                                  "nvmlDeviceGetProcessUtilization",
+                                                  "nvmlDeviceGetFieldValues",
+                                                  "nvmlDeviceGetConfComputeProtectedMemoryUsage",
+                                                  "nvmlGpmQueryDeviceSupport",
+                                                  "nvmlGpmSampleAlloc",
+                                                  "nvmlGpmSampleFree",
+                                                  "nvmlGpmSampleGet",
+                                                  "nvmlGpmMetricsGet",
+                                                  NULL};
+
+/* The minimal variant (beside the full one) lacks the optional symbols for real, and has
+ * every other name of the real library. */
 static void minimal_variant_lacks_optional_symbols(void **state)
 {
     (void)state;
@@ -578,24 +657,524 @@ static void minimal_variant_lacks_optional_symbols(void **state)
     char *slash = strrchr(path, '/');
     assert_non_null(slash);
     snprintf(slash, sizeof path - (size_t)(slash - path), "/minimal/libnvidia-ml.so.1");
+    int n;
+    char **names = real_symbols(&n);
     pid_t pid = fork();
     if (pid == 0) { /* a child, so the two libraries never share a process */
         void *m = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (!m)
             _exit(10);
-        const char *absent[] = {"nvmlDeviceGetTemperatureV", "nvmlDeviceGetCurrentClocksEventReasons",
-                                "nvmlGpmMetricsGet", "nvmlDeviceGetProcessUtilization", "nvmlDeviceGetFieldValues"};
-        for (int i = 0; i < 5; i++)
-            if (dlsym(m, absent[i]))
-                _exit(20 + i);
-        if (!dlsym(m, "nvmlDeviceGetCurrentClocksThrottleReasons") || !dlsym(m, "nvmlInit_v2"))
+        for (int i = 0; i < n; i++) {
+            int absent = in_list(documented_optional, names[i]) || in_list(sim_nvml_optional_stubs, names[i]);
+            if ((dlsym(m, names[i]) == NULL) != absent) {
+                fprintf(stderr, "minimal: %s %s\n", names[i], absent ? "present" : "missing");
+                _exit(20);
+            }
+        }
+        if (!dlsym(m, "nvmlDeviceGetCurrentClocksThrottleReasons") || !dlsym(m, "gpusimSetTime"))
             _exit(30);
         _exit(0);
     }
+    free_symbols(names);
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* All 405 names of the real 590 library resolve; each is modelled or a stub, never both, and
+ * gpusim exports no NVML name the real library lacks. */
+static void every_real_symbol_resolves(void **state)
+{
+    (void)state;
+    int n, modelled = 0, stubs = 0;
+    char **names = real_symbols(&n);
+    assert_int_equal(n, 405);
+    for (int i = 0; i < n; i++) {
+        if (!dlsym(lib, names[i]))
+            fail_msg("%s is not exported", names[i]);
+        int m = in_list(sim_nvml_functions, names[i]), st = in_list(sim_nvml_stubs, names[i]);
+        if (m + st != 1)
+            fail_msg("%s: modelled %d, stub %d", names[i], m, st);
+    }
+    for (int i = 0; sim_nvml_functions[i]; i++, modelled++)
+        if (!in_list((const char *const *)names, sim_nvml_functions[i]))
+            fail_msg("%s is not in the real library", sim_nvml_functions[i]);
+    for (int i = 0; sim_nvml_stubs[i]; i++, stubs++)
+        if (!in_list((const char *const *)names, sim_nvml_stubs[i]))
+            fail_msg("%s is not in the real library", sim_nvml_stubs[i]);
+    assert_int_equal(modelled + stubs, 405);
+    free_symbols(names);
+}
+
+/* A stub answers NOT_SUPPORTED whatever it is passed, UNINITIALIZED before init, and takes
+ * faults; nvitop's driver-model query (pynvml's nvmlDeviceGetCurrentDriverModel calls
+ * nvmlDeviceGetDriverModel) gets NOT_SUPPORTED as on Linux, not FunctionNotFound. */
+typedef nvmlReturn_t (*no_args)(void);
+
+static void stubs_answer_not_supported(void **state)
+{
+    (void)state;
+    assert_int_equal(((no_args)sym("nvmlDeviceGetDriverModel"))(), NVML_ERROR_UNINITIALIZED);
+    start_with("tests/scenarios/gpusim-model.yaml", "1");
+    for (int i = 0; sim_nvml_stubs[i]; i++) {
+        nvmlReturn_t want = strcmp(sim_nvml_stubs[i], "nvmlDeviceGetMarginTemperature") == 0
+                                ? NVML_ERROR_FUNCTION_NOT_FOUND /* a missing_symbol fault */
+                                : NVML_ERROR_NOT_SUPPORTED;
+        if (((no_args)sym(sim_nvml_stubs[i]))() != want)
+            fail_msg("%s does not answer %d", sim_nvml_stubs[i], want);
+    }
+    unsigned cur = 7, pend = 7, units = 9;
+    nvmlReturn_t (*driver_model)(nvmlDevice_t, unsigned *, unsigned *) =
+        (nvmlReturn_t(*)(nvmlDevice_t, unsigned *, unsigned *))sym("nvmlDeviceGetDriverModel_v2");
+    assert_int_equal(driver_model(dev(0), &cur, &pend), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cur, 7); /* untouched */
+    assert_int_equal(F(nvmlUnitGetCount)(&units), NVML_SUCCESS);
+    assert_int_equal(units, 0);
+    assert_int_equal(F(nvmlGetExcludedDeviceCount)(&units), NVML_SUCCESS);
+    stop();
+}
+
+/* utilization.gpu is the share of the sample period with a kernel running: a 1 s square wave
+ * with a 0.5 s gap reads 50 % at every time on a GPU with a 1 s period; per-process sm and
+ * nvmlDeviceGetSamples agree, and so does the model (what `gpusim render` prints). */
+static void utilization_averages_the_sample_period(void **state)
+{
+    (void)state;
+    scenario *sc = load_rel("tests/scenarios/gpusim-model.yaml");
+    const char *times[] = {"10", "10.25", "10.5", "10.9", "33.333"};
+    for (int k = 0; k < 5; k++) {
+        start_with("tests/scenarios/gpusim-model.yaml", times[k]);
+        double t = strtod(times[k], NULL), v;
+        nvmlUtilization_t u;
+        assert_int_equal(F(nvmlDeviceGetUtilizationRates)(dev(0), &u), NVML_SUCCESS);
+        assert_int_equal(u.gpu, 50);
+        assert_int_equal(sim_value(sc, 0, M_UTIL_GPU, t, &v), 0);
+        assert_int_equal(u.gpu, (unsigned)v);
+        assert_int_equal(u.memory, 20); /* 0.4 x the mean */
+        nvmlProcessUtilizationSample_t ps[4];
+        unsigned n = 4;
+        assert_int_equal(F(nvmlDeviceGetProcessUtilization)(dev(0), ps, &n, 0), NVML_SUCCESS);
+        assert_int_equal(n, 1); /* the loader runs no kernels */
+        assert_int_equal(ps[0].pid, 880001);
+        assert_int_equal(ps[0].smUtil, 50);
+        assert_int_equal(ps[0].memUtil, 10); /* 40 % a quarter of the time */
+        stop();
+    }
+    /* a 167 ms period sees the edges: just after one, part high, part low */
+    scenario *stall = load_rel("sim/scenarios/data-pipeline-stall.yaml");
+    start_with("sim/scenarios/data-pipeline-stall.yaml", "3.1");
+    nvmlUtilization_t u;
+    double v;
+    assert_int_equal(F(nvmlDeviceGetUtilizationRates)(dev(0), &u), NVML_SUCCESS);
+    assert_int_equal(sim_value(stall, 0, M_UTIL_GPU, 3.1, &v), 0);
+    assert_int_equal(u.gpu, (unsigned)v);
+    assert_true(u.gpu > 30 && u.gpu < 70);
+    stop();
+    scenario_free(stall);
+    scenario_free(sc);
+}
+
+static void samples_are_period_means(void **state)
+{
+    (void)state;
+    scenario *sc = load_rel("tests/scenarios/gpusim-model.yaml");
+    start_with("tests/scenarios/gpusim-model.yaml", "200.5");
+    nvmlValueType_t vt;
+    unsigned n = 0;
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(0), NVML_GPU_UTILIZATION_SAMPLES, 0, &vt, &n, NULL), NVML_SUCCESS);
+    assert_int_equal(n, 120); /* the buffer: the last 120 periods (1 s each) */
+    assert_int_equal(vt, NVML_VALUE_TYPE_UNSIGNED_INT);
+    nvmlSample_t s[130];
+    n = 130;
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(0), NVML_GPU_UTILIZATION_SAMPLES, 0, &vt, &n, s), NVML_SUCCESS);
+    assert_int_equal(n, 120);
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_equal(s[i].sampleValue.uiVal, 50);
+        if (i > 0)
+            assert_int_equal(s[i].timeStamp - s[i - 1].timeStamp, 1000000); /* one per period */
+    }
+    /* newer than the 118th: two left; a short buffer gets the oldest first */
+    unsigned long long first = s[0].timeStamp, t118 = s[117].timeStamp;
+    n = 1;
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(0), NVML_GPU_UTILIZATION_SAMPLES, t118, &vt, &n, s), NVML_SUCCESS);
+    assert_int_equal(n, 1);
+    assert_int_equal(s[0].timeStamp, t118 + 1000000);
+    n = 0;
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(0), NVML_GPU_UTILIZATION_SAMPLES, first + 2000000, &vt, &n, NULL),
+                     NVML_SUCCESS);
+    assert_int_equal(n, 117);
+    n = 0;
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(0), NVML_GPU_UTILIZATION_SAMPLES, t118 + 2000000, &vt, &n, NULL),
+                     NVML_ERROR_NOT_FOUND); /* nothing newer */
+    /* the 167 ms GPU: each sample is utilization.gpu at the end of its period */
+    n = 4;
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(1), NVML_MEMORY_UTILIZATION_SAMPLES, 0, &vt, &n, s), NVML_SUCCESS);
+    assert_int_equal(n, 4);
+    for (unsigned i = 0; i < n; i++) {
+        double v, t = (1081 + i) * 0.167; /* the buffer's oldest: periods 1081.. of 1200 ended */
+        assert_int_equal(sim_value(sc, 1, M_UTIL_MEMORY, t, &v), 0);
+        assert_int_equal(s[i].sampleValue.uiVal, (unsigned)v);
+        assert_int_equal(s[i].sampleValue.uiVal, 40);
+        if (i > 0)
+            assert_int_equal(s[i].timeStamp - s[i - 1].timeStamp, 167000);
+    }
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(0), NVML_TOTAL_POWER_SAMPLES, 0, &vt, &n, NULL),
+                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(0), 10, 0, &vt, &n, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    stop();
+    start_with("tests/scenarios/gpusim-model.yaml", "0.5");
+    n = 0;
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(0), NVML_GPU_UTILIZATION_SAMPLES, 0, &vt, &n, NULL),
+                     NVML_ERROR_NOT_FOUND); /* no period has ended yet */
+    stop();
+    scenario_free(sc);
+}
+
+/* PCIe throughput: the processes' transfers on top of the baseline, at most the link's rate
+ * (per lane and direction: gen 4 1969 MB/s, gen 5 3938 MB/s) for its generation and width. */
+static void pcie_throughput_clamped_by_link(void **state)
+{
+    (void)state;
+    scenario *sc = load_rel("tests/scenarios/gpusim-model.yaml");
+    start_with("tests/scenarios/gpusim-model.yaml", "50");
+    unsigned rx[4], tx[4];
+    for (unsigned g = 0; g < 4; g++) {
+        double v;
+        assert_int_equal(F(nvmlDeviceGetPcieThroughput)(dev(g), NVML_PCIE_UTIL_RX_BYTES, &rx[g]), NVML_SUCCESS);
+        assert_int_equal(F(nvmlDeviceGetPcieThroughput)(dev(g), NVML_PCIE_UTIL_TX_BYTES, &tx[g]), NVML_SUCCESS);
+        assert_int_equal(sim_value(sc, (int)g, M_PCIE_RX, 50, &v), 0);
+        assert_int_equal(rx[g], (unsigned)v);
+        assert_int_equal(sim_value(sc, (int)g, M_PCIE_TX, 50, &v), 0);
+        assert_int_equal(tx[g], (unsigned)v);
+    }
+    assert_int_equal(rx[0], 50000000 + 100 + 60 * 100);            /* 20 + 30 GB/s + the baseline at 100 % activity */
+    assert_int_equal(tx[0], 3938 * 16 * 1000 / 2 + 50 + 30 * 100); /* half of a gen 5 x16 link */
+    assert_int_equal(rx[2], 1969 * 16 * 1000);                     /* 40 GB/s asked, gen 4 x16 carries 31.5 */
+    assert_int_equal(tx[2], 1969 * 16 * 1000 * 30 / 100 + 50 + 30 * 20); /* 25 % + a ramp at 5 % */
+    assert_int_equal(rx[3], 1969 * 8 * 1000);                            /* all of a link trained to x8 */
+    assert_int_equal(tx[3], 50);                                         /* baseline only */
+    unsigned speed;
+    assert_int_equal(F(nvmlDeviceGetPcieSpeed)(dev(3), &speed), NVML_SUCCESS);
+    assert_int_equal(speed, 1969 * 8);
+    /* GPM's PCIe rates follow (MiB/s) */
+    nvmlGpmSample_t s1, s2;
+    nvmlGpmMetricsGet_t *mg = calloc(1, sizeof *mg);
+    assert_non_null(mg);
+    assert_int_equal(F(nvmlGpmSampleAlloc)(&s1), NVML_SUCCESS);
+    assert_int_equal(F(nvmlGpmSampleAlloc)(&s2), NVML_SUCCESS);
+    assert_int_equal(F(nvmlGpmSampleGet)(dev(0), s1), NVML_SUCCESS);
+    assert_int_equal(F(nvmlGpmSampleGet)(dev(0), s2), NVML_SUCCESS);
+    *mg = (nvmlGpmMetricsGet_t){.version = NVML_GPM_METRICS_GET_VERSION, .numMetrics = 1, .sample1 = s1, .sample2 = s2};
+    mg->metrics[0].metricId = NVML_GPM_METRIC_PCIE_RX_PER_SEC;
+    assert_int_equal(F(nvmlGpmMetricsGet)(mg), NVML_SUCCESS);
+    assert_float_equal(mg->metrics[0].value, rx[0] * 1000.0 / 1048576.0, 1e-9);
+    F(nvmlGpmSampleFree)(s1);
+    F(nvmlGpmSampleFree)(s2);
+    free(mg);
+    stop();
+    scenario_free(sc);
+}
+
+/* HBM over its max operating temperature (95 C on H100) sets sw_thermal_slowdown and slows the
+ * clocks while the GPU itself is cool; the library reports what the model computes. */
+static void hbm_over_its_limit_throttles(void **state)
+{
+    (void)state;
+    scenario *sc = load_rel("tests/scenarios/gpusim-model.yaml");
+    const char *times[] = {"19", "30", "60"};
+    for (int k = 0; k < 3; k++) {
+        start_with("tests/scenarios/gpusim-model.yaml", times[k]);
+        double t = strtod(times[k], NULL), v;
+        nvmlFieldValue_t f = {.fieldId = NVML_FI_DEV_MEMORY_TEMP};
+        unsigned long long reasons;
+        unsigned gpu_temp, clock, mem_max;
+        assert_int_equal(F(nvmlDeviceGetFieldValues)(dev(1), 1, &f), NVML_SUCCESS);
+        assert_int_equal(f.nvmlReturn, NVML_SUCCESS);
+        assert_int_equal(sim_value(sc, 1, M_TEMP_MEMORY, t, &v), 0);
+        assert_int_equal(f.value.uiVal, (unsigned)v);
+        assert_int_equal(F(nvmlDeviceGetCurrentClocksEventReasons)(dev(1), &reasons), NVML_SUCCESS);
+        assert_int_equal(F(nvmlDeviceGetTemperature)(dev(1), NVML_TEMPERATURE_GPU, &gpu_temp), NVML_SUCCESS);
+        assert_int_equal(F(nvmlDeviceGetClockInfo)(dev(1), NVML_CLOCK_SM, &clock), NVML_SUCCESS);
+        assert_int_equal(F(nvmlDeviceGetTemperatureThreshold)(dev(1), NVML_TEMPERATURE_THRESHOLD_MEM_MAX, &mem_max),
+                         NVML_SUCCESS);
+        assert_int_equal(mem_max, 95);
+        assert_true(gpu_temp < 87);
+        if (t < 20) { /* idle, cool */
+            assert_int_equal(reasons, nvmlClocksEventReasonGpuIdle);
+        } else if (t < 35) { /* heating, below 95 */
+            assert_true(f.value.uiVal < 95);
+            assert_int_equal(reasons, 0);
+            assert_int_equal(clock, 1980);
+        } else { /* HBM above its limit: SW thermal slowdown only */
+            assert_true(f.value.uiVal >= 95 && f.value.uiVal < 105);
+            assert_int_equal(reasons, nvmlClocksEventReasonSwThermalSlowdown);
+            assert_int_equal(clock, 1683); /* 0.85 x 1980 */
+        }
+        stop();
+    }
+    scenario_free(sc);
+}
+
+/* An explicit topology: NUMA CPU lists, a PCIe switch, an NVLink bridge pair. */
+static void topology_explicit(void **state)
+{
+    (void)state;
+    start_with("tests/scenarios/gpusim-model.yaml", "1");
+    unsigned long cpus[2];
+    assert_int_equal(F(nvmlDeviceGetCpuAffinity)(dev(0), 2, cpus), NVML_SUCCESS);
+    assert_int_equal(cpus[0], 0x00FF00FFUL);
+    assert_int_equal(cpus[1], 0);
+    assert_int_equal(F(nvmlDeviceGetCpuAffinityWithinScope)(dev(2), 1, cpus, NVML_AFFINITY_SCOPE_SOCKET), NVML_SUCCESS);
+    assert_int_equal(cpus[0], 0xFF00FF00UL);
+    assert_int_equal(F(nvmlDeviceGetCpuAffinityWithinScope)(dev(2), 1, cpus, 2), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(F(nvmlDeviceGetMemoryAffinity)(dev(3), 1, cpus, NVML_AFFINITY_SCOPE_NODE), NVML_SUCCESS);
+    assert_int_equal(cpus[0], 0x2);
+    nvmlGpuTopologyLevel_t lvl;
+    assert_int_equal(F(nvmlDeviceGetTopologyCommonAncestor)(dev(0), dev(1), &lvl), NVML_SUCCESS);
+    assert_int_equal(lvl, NVML_TOPOLOGY_SINGLE);
+    assert_int_equal(F(nvmlDeviceGetTopologyCommonAncestor)(dev(2), dev(3), &lvl), NVML_SUCCESS);
+    assert_int_equal(lvl, NVML_TOPOLOGY_NODE); /* GPU 3 is on no switch */
+    assert_int_equal(F(nvmlDeviceGetTopologyCommonAncestor)(dev(1), dev(2), &lvl), NVML_SUCCESS);
+    assert_int_equal(lvl, NVML_TOPOLOGY_SYSTEM);
+    assert_int_equal(F(nvmlDeviceGetTopologyCommonAncestor)(dev(1), dev(1), &lvl), NVML_ERROR_INVALID_ARGUMENT);
+    nvmlDevice_t near[8];
+    unsigned n = 0;
+    assert_int_equal(F(nvmlDeviceGetTopologyNearestGpus)(dev(0), NVML_TOPOLOGY_SYSTEM, &n, NULL), NVML_SUCCESS);
+    assert_int_equal(n, 3);
+    n = 8;
+    assert_int_equal(F(nvmlDeviceGetTopologyNearestGpus)(dev(0), NVML_TOPOLOGY_NODE, &n, near), NVML_SUCCESS);
+    assert_int_equal(n, 1);
+    assert_ptr_equal(near[0], dev(1));
+    assert_int_equal(F(nvmlDeviceGetTopologyNearestGpus)(dev(0), 15, &n, near), NVML_ERROR_INVALID_ARGUMENT);
+    n = 8;
+    assert_int_equal(F(nvmlSystemGetTopologyGpuSet)(24, &n, near), NVML_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_ptr_equal(near[0], dev(2));
+    assert_ptr_equal(near[1], dev(3));
+    n = 0;
+    assert_int_equal(F(nvmlSystemGetTopologyGpuSet)(40, &n, NULL), NVML_SUCCESS);
+    assert_int_equal(n, 0);
+    nvmlEnableState_t on;
+    assert_int_equal(F(nvmlDeviceGetNvLinkState)(dev(0), 17, &on), NVML_SUCCESS);
+    assert_int_equal(on, NVML_FEATURE_ENABLED);
+    assert_int_equal(F(nvmlDeviceGetNvLinkState)(dev(0), 18, &on), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(F(nvmlDeviceGetNvLinkState)(dev(2), 0, &on), NVML_SUCCESS);
+    assert_int_equal(on, NVML_FEATURE_DISABLED); /* an A100 without a bridge */
+    assert_int_equal(F(nvmlDeviceGetNvLinkState)(dev(3), 0, &on), NVML_ERROR_NOT_SUPPORTED);
+    nvmlPciInfo_t pci;
+    nvmlIntNvLinkDeviceType_t type;
+    assert_int_equal(F(nvmlDeviceGetNvLinkRemotePciInfo_v2)(dev(0), 5, &pci), NVML_SUCCESS);
+    assert_string_equal(pci.busId, "00000000:2A:00.0"); /* the bridge's other GPU */
+    assert_int_equal(F(nvmlDeviceGetNvLinkRemoteDeviceType)(dev(1), 5, &type), NVML_SUCCESS);
+    assert_int_equal(type, NVML_NVLINK_DEVICE_TYPE_GPU);
+    assert_int_equal(F(nvmlDeviceGetNvLinkRemotePciInfo_v2)(dev(2), 0, &pci), NVML_ERROR_NOT_SUPPORTED);
+    nvmlGpuP2PStatus_t p2p;
+    assert_int_equal(F(nvmlDeviceGetP2PStatus)(dev(0), dev(1), NVML_P2P_CAPS_INDEX_NVLINK, &p2p), NVML_SUCCESS);
+    assert_int_equal(p2p, NVML_P2P_STATUS_OK);
+    assert_int_equal(F(nvmlDeviceGetP2PStatus)(dev(1), dev(2), NVML_P2P_CAPS_INDEX_READ, &p2p), NVML_SUCCESS);
+    assert_int_equal(p2p, NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED);
+    assert_int_equal(F(nvmlDeviceGetP2PStatus)(dev(2), dev(3), NVML_P2P_CAPS_INDEX_WRITE, &p2p), NVML_SUCCESS);
+    assert_int_equal(p2p, NVML_P2P_STATUS_GPU_NOT_SUPPORTED); /* GeForce */
+    assert_int_equal(F(nvmlDeviceGetP2PStatus)(dev(0), dev(1), NVML_P2P_CAPS_INDEX_UNKNOWN, &p2p),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    stop();
+}
+
+/* The defaults of an 8-GPU HGX board: 2 NUMA nodes, 4 PCIe switches of 2, NVSwitch NVLink. */
+static void topology_hgx_defaults(void **state)
+{
+    (void)state;
+    start_with("sim/scenarios/demo-8gpu.yaml", "1");
+    static const nvmlGpuTopologyLevel_t want[8] = {0,
+                                                   NVML_TOPOLOGY_SINGLE,
+                                                   NVML_TOPOLOGY_NODE,
+                                                   NVML_TOPOLOGY_NODE,
+                                                   NVML_TOPOLOGY_SYSTEM,
+                                                   NVML_TOPOLOGY_SYSTEM,
+                                                   NVML_TOPOLOGY_SYSTEM,
+                                                   NVML_TOPOLOGY_SYSTEM};
+    for (unsigned g = 1; g < 8; g++) {
+        nvmlGpuTopologyLevel_t lvl;
+        nvmlGpuP2PStatus_t p2p;
+        assert_int_equal(F(nvmlDeviceGetTopologyCommonAncestor)(dev(0), dev(g), &lvl), NVML_SUCCESS);
+        assert_int_equal(lvl, want[g]);
+        assert_int_equal(F(nvmlDeviceGetP2PStatus)(dev(0), dev(g), NVML_P2P_CAPS_INDEX_NVLINK, &p2p), NVML_SUCCESS);
+        assert_int_equal(p2p, NVML_P2P_STATUS_OK);
+    }
+    assert_int_equal(F(nvmlDeviceGetTopologyCommonAncestor)(dev(6), dev(7), &(nvmlGpuTopologyLevel_t){0}),
+                     NVML_SUCCESS);
+    unsigned long nodes;
+    assert_int_equal(F(nvmlDeviceGetMemoryAffinity)(dev(5), 1, &nodes, NVML_AFFINITY_SCOPE_NODE), NVML_SUCCESS);
+    assert_int_equal(nodes, 0x2);
+    nvmlIntNvLinkDeviceType_t type;
+    nvmlPciInfo_t pci;
+    assert_int_equal(F(nvmlDeviceGetNvLinkRemoteDeviceType)(dev(3), 6, &type), NVML_SUCCESS);
+    assert_int_equal(type, NVML_NVLINK_DEVICE_TYPE_SWITCH);
+    assert_int_equal(F(nvmlDeviceGetNvLinkRemotePciInfo_v2)(dev(3), 6, &pci), NVML_SUCCESS);
+    assert_int_equal(pci.bus, 0xF2); /* link 6 -> NVSwitch 2 of 4 */
+    nvmlDevice_t near[8];
+    unsigned n = 8;
+    assert_int_equal(F(nvmlDeviceGetTopologyNearestGpus)(dev(4), NVML_TOPOLOGY_NODE, &n, near), NVML_SUCCESS);
+    assert_int_equal(n, 3);
+    stop();
+}
+
+/* Two XIDs within one second on one GPU (and a third at the same time on another) are each
+ * delivered once, in time order, by successive waits, and xid.count counts both. */
+static void xid_pair_within_a_second(void **state)
+{
+    (void)state;
+    scenario *sc = load_rel("tests/scenarios/gpusim-model.yaml");
+    start_with("tests/scenarios/gpusim-model.yaml", "30");
+    nvmlEventSet_t set = NULL;
+    nvmlEventData_t e;
+    assert_int_equal(F(nvmlEventSetCreate)(&set), NVML_SUCCESS);
+    assert_int_equal(F(nvmlDeviceRegisterEvents)(dev(0), nvmlEventTypeXidCriticalError, set), NVML_SUCCESS);
+    assert_int_equal(F(nvmlDeviceRegisterEvents)(dev(1), nvmlEventTypeXidCriticalError, set), NVML_SUCCESS);
+    assert_int_equal(F(nvmlEventSetWait_v2)(set, &e, 0), NVML_ERROR_TIMEOUT);
+    assert_int_equal(F(gpusimSetTime)(30.5), NVML_SUCCESS);
+    assert_int_equal(F(nvmlEventSetWait_v2)(set, &e, 0), NVML_SUCCESS);
+    assert_int_equal(e.eventData, 48);
+    assert_int_equal(F(nvmlEventSetWait_v2)(set, &e, 0), NVML_ERROR_TIMEOUT);
+    assert_int_equal(F(gpusimSetTime)(31), NVML_SUCCESS); /* a poll once per second sees both others */
+    unsigned long long got[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(F(nvmlEventSetWait)(set, &e, 0), NVML_SUCCESS);
+        got[i] = e.eventData;
+        assert_ptr_equal(e.device, dev(got[i] == 63 ? 0 : 1));
+    }
+    assert_true((got[0] == 63 && got[1] == 31) || (got[0] == 31 && got[1] == 63));
+    assert_int_equal(F(nvmlEventSetWait_v2)(set, &e, 0), NVML_ERROR_TIMEOUT);
+    double v;
+    assert_int_equal(sim_value(sc, 0, M_XID_COUNT, 31, &v), 0);
+    assert_int_equal(v, 2);
+    assert_int_equal(sim_value(sc, 0, M_XID_LAST, 31, &v), 0);
+    assert_int_equal(v, 63);
+    /* a second set made late still gets both, once */
+    nvmlEventSet_t late = NULL;
+    assert_int_equal(F(nvmlEventSetCreate)(&late), NVML_SUCCESS);
+    assert_int_equal(F(nvmlDeviceRegisterEvents)(dev(0), nvmlEventTypeXidCriticalError, late), NVML_SUCCESS);
+    assert_int_equal(F(nvmlEventSetWait_v2)(late, &e, 0), NVML_SUCCESS);
+    assert_int_equal(e.eventData, 48);
+    assert_int_equal(F(nvmlEventSetWait_v2)(late, &e, 0), NVML_SUCCESS);
+    assert_int_equal(e.eventData, 63);
+    assert_int_equal(F(nvmlEventSetWait_v2)(late, &e, 0), NVML_ERROR_TIMEOUT);
+    F(nvmlEventSetFree)(late);
+    F(nvmlEventSetFree)(set);
+    stop();
+    scenario_free(sc);
+}
+
+/* gpusimSetTime sets scenario time directly (whole ms) and holds it; the stateful model
+ * (temperature, energy, violation counters) gives at a time reached in 1 s steps, or by a jump
+ * back, exactly what it gives when evaluated there directly. */
+static void set_time_steps_the_model(void **state)
+{
+    (void)state;
+    assert_int_equal(F(gpusimSetTime)(5), NVML_ERROR_UNINITIALIZED);
+    assert_true(F(gpusimGetTime)() < 0);
+    start_with("sim/scenarios/thermal-throttle.yaml", "0");
+    assert_float_equal(F(gpusimGetTime)(), 0, 0);
+    assert_int_equal(F(gpusimSetTime)(-1), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(F(gpusimSetTime)(0.0 / 0.0), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(F(gpusimSetTime)(12.3456), NVML_SUCCESS);
+    assert_float_equal(F(gpusimGetTime)(), 12.346, 1e-12);
+    unsigned long long e;
+    unsigned temp;
+    for (int t = 0; t <= 90; t++) {
+        assert_int_equal(F(gpusimSetTime)(t), NVML_SUCCESS);
+        assert_int_equal(F(nvmlDeviceGetTotalEnergyConsumption)(dev(0), &e), NVML_SUCCESS);
+    }
+    const double checks[] = {90, 57.5, 90};
+    for (int k = 0; k < 3; k++) {
+        scenario *fresh = load_rel("sim/scenarios/thermal-throttle.yaml");
+        double ve, vt, vv;
+        nvmlViolationTime_t viol;
+        assert_int_equal(F(gpusimSetTime)(checks[k]), NVML_SUCCESS);
+        assert_int_equal(F(nvmlDeviceGetTotalEnergyConsumption)(dev(0), &e), NVML_SUCCESS);
+        assert_int_equal(F(nvmlDeviceGetTemperature)(dev(0), NVML_TEMPERATURE_GPU, &temp), NVML_SUCCESS);
+        assert_int_equal(F(nvmlDeviceGetViolationStatus)(dev(0), NVML_PERF_POLICY_THERMAL, &viol), NVML_SUCCESS);
+        sim_value(fresh, 0, M_ENERGY, checks[k], &ve);
+        sim_value(fresh, 0, M_TEMP_GPU, checks[k], &vt);
+        sim_value(fresh, 0, M_VIOL_THERMAL, checks[k], &vv);
+        assert_int_equal(e, (unsigned long long)ve);
+        assert_int_equal(temp, (unsigned)vt);
+        assert_int_equal(viol.violationTime, (unsigned long long)(vv * 1000.0 + 0.5));
+        scenario_free(fresh);
+    }
+    assert_true(e > 0);
+    stop();
+    /* a new init runs the clock again from GPUSIM_T0 */
+    start_with("sim/scenarios/thermal-throttle.yaml", "7");
+    assert_float_equal(F(gpusimGetTime)(), 7, 0);
+    stop();
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* What a replay costs gpusim: 30 minutes of demo-8gpu at 1 s steps, reading through the
+ * library what gpuwatch reads each sample (printed; the bound is loose for slow builds). */
+static void replay_thirty_minutes(void **state)
+{
+    (void)state;
+    start_with("sim/scenarios/demo-8gpu.yaml", "0");
+    nvmlDevice_t d[8];
+    for (unsigned g = 0; g < 8; g++)
+        d[g] = dev(g);
+    double t0 = now_seconds();
+    long calls = 0;
+    unsigned long long energy[8] = {0};
+    for (int t = 0; t <= 1800; t++) {
+        assert_int_equal(F(gpusimSetTime)(t), NVML_SUCCESS);
+        for (unsigned g = 0; g < 8; g++) {
+            nvmlUtilization_t u;
+            nvmlMemory_v2_t m = {.version = nvmlMemory_v2};
+            unsigned v, n = 8;
+            unsigned long long r;
+            nvmlProcessInfo_t p[8];
+            nvmlProcessUtilizationSample_t ps[8];
+            nvmlFieldValue_t f[4] = {{.fieldId = NVML_FI_DEV_MEMORY_TEMP},
+                                     {.fieldId = NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION},
+                                     {.fieldId = NVML_FI_DEV_POWER_INSTANT},
+                                     {.fieldId = NVML_FI_DEV_PERF_POLICY_POWER}};
+            nvmlReturn_t rc = F(nvmlDeviceGetUtilizationRates)(d[g], &u);
+            rc |= F(nvmlDeviceGetMemoryInfo_v2)(d[g], &m);
+            rc |= F(nvmlDeviceGetTemperature)(d[g], NVML_TEMPERATURE_GPU, &v);
+            rc |= F(nvmlDeviceGetPowerUsage)(d[g], &v);
+            rc |= F(nvmlDeviceGetClockInfo)(d[g], NVML_CLOCK_SM, &v);
+            rc |= F(nvmlDeviceGetClockInfo)(d[g], NVML_CLOCK_MEM, &v);
+            rc |= F(nvmlDeviceGetCurrentClocksEventReasons)(d[g], &r);
+            rc |= F(nvmlDeviceGetPcieThroughput)(d[g], NVML_PCIE_UTIL_RX_BYTES, &v);
+            rc |= F(nvmlDeviceGetPcieThroughput)(d[g], NVML_PCIE_UTIL_TX_BYTES, &v);
+            rc |= F(nvmlDeviceGetFieldValues)(d[g], 4, f);
+            rc |= F(nvmlDeviceGetComputeRunningProcesses_v3)(d[g], &n, p);
+            assert_int_equal(rc, NVML_SUCCESS);
+            n = 8;
+            rc = F(nvmlDeviceGetProcessUtilization)(d[g], ps, &n, 0);
+            assert_true(rc == NVML_SUCCESS || (g == 6 && rc == NVML_ERROR_NOT_FOUND));
+            energy[g] = f[1].value.ullVal;
+            calls += 12;
+        }
+    }
+    double dt = now_seconds() - t0;
+    fprintf(stderr, "replay: 1801 steps x 8 GPUs, %ld calls in %.3f s (%.2f us per call)\n", calls, dt,
+            dt / (double)calls * 1e6);
+    assert_true(dt < 20);
+    stop();
+    scenario *sc = load_rel("sim/scenarios/demo-8gpu.yaml");
+    for (int g = 0; g < 8; g++) {
+        double v;
+        assert_int_equal(sim_value(sc, g, M_ENERGY, 1800, &v), 0);
+        assert_int_equal(energy[g], (unsigned long long)v); /* 30 minutes of integration */
+        assert_true(v > 1e8);
+    }
+    scenario_free(sc);
 }
 
 int main(void)
@@ -618,6 +1197,17 @@ int main(void)
         cmocka_unit_test(clock_runs_at_speed),
         cmocka_unit_test(bad_scenario_fails_init),
         cmocka_unit_test(minimal_variant_lacks_optional_symbols),
+        cmocka_unit_test(every_real_symbol_resolves),
+        cmocka_unit_test(stubs_answer_not_supported),
+        cmocka_unit_test(utilization_averages_the_sample_period),
+        cmocka_unit_test(samples_are_period_means),
+        cmocka_unit_test(pcie_throughput_clamped_by_link),
+        cmocka_unit_test(hbm_over_its_limit_throttles),
+        cmocka_unit_test(topology_explicit),
+        cmocka_unit_test(topology_hgx_defaults),
+        cmocka_unit_test(xid_pair_within_a_second),
+        cmocka_unit_test(set_time_steps_the_model),
+        cmocka_unit_test(replay_thirty_minutes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -98,6 +98,40 @@ static const struct {
     {"gpus:\n  - count: 2\n    uuid: GPU-1\n", "t.yaml:3:11: 'uuid' can only be set on an entry with count 1"},
     {"gpus:\n  - unsupported: [fan.sped]\n", "t.yaml:2:19: unknown metric 'fan.sped'"},
     {"gpus:\n  - metrics:\n      name: foo\n", "t.yaml:3:7: 'name' is a string"},
+    /* utilization period, HBM model, PCIe transfers */
+    {"gpus:\n  - utilization_period: 20s\n", "t.yaml:2:25: expected a utilization period from 1ms to 10s"},
+    {"gpus:\n  - preset: rtx4080\n    thermal: {mem_load_c: 90}\n",
+     "t.yaml:3:27: 'mem_load_c': preset rtx4080 has no memory temperature"},
+    {"gpus:\n  - thermal: {mem_max_c: 100, mem_shutdown_c: 100}\n",
+     "t.yaml:2:47: mem_shutdown_c (100) must be above mem_max_c (100)"},
+    {"gpus:\n  - thermal: {mem_tau: 0s}\n", "t.yaml:2:24: expected a time constant above 0"},
+    {"gpus:\n  - processes:\n      - {pid: 5, pcie: {rx: 5, unit: MB/s}}\n",
+     "t.yaml:3:38: expected unit GB/s or %, got 'MB/s'"},
+    {"gpus:\n  - processes:\n      - {pid: 5, pcie: {tx: abc%}}\n",
+     "t.yaml:3:29: expected a rate in GB/s or a share of the link such as 50%, got 'abc%'"},
+    {"gpus:\n  - processes:\n      - {pid: 5, pcie: {rxx: 5}}\n", "t.yaml:3:25: unknown key 'rxx' in pcie"},
+    {"gpus:\n  - processes:\n      - {pid: 5, pcie: {rx: {wobble: 1}}}\n", "t.yaml:3:30: unknown generator 'wobble'"},
+    /* topology */
+    {"gpus:\n  - count: 2\ntopology:\n  numa: x\n", "t.yaml:4:3: unknown key 'numa' in topology"},
+    {"gpus:\n  - count: 2\ntopology:\n  numa_cpus: {0: \"0-7,x\", 1: \"8-15\"}\n",
+     "t.yaml:4:18: expected a CPU list such as \"0-31,64-95\", got '0-7,x'"},
+    {"gpus:\n  - count: 2\ntopology:\n  numa_cpus: {0: \"0-7\"}\n",
+     "t.yaml:4:14: no CPUs for NUMA node 1 (gpu 1 is on it)"},
+    {"gpus:\n  - count: 2\ntopology:\n  numa_cpus: {0: \"0-2000\", 1: \"1\"}\n",
+     "t.yaml:4:18: CPU 2000 is beyond the 1024 gpusim models"},
+    {"gpus:\n  - count: 2\ntopology:\n  numa_cpus: {0: \"1\", 64: \"2\"}\n",
+     "t.yaml:4:23: expected an integer from 0 to 63, got '64'"},
+    {"gpus:\n  - count: 4\ntopology:\n  pcie_switches: [[0], [1, 2]]\n",
+     "t.yaml:4:24: gpus 1 and 2 share a PCIe switch but not a NUMA node"},
+    {"gpus:\n  - count: 4\ntopology:\n  pcie_switches: [[0, 1], [1]]\n",
+     "t.yaml:4:28: gpu 1 is in two pcie_switches groups"},
+    {"gpus:\n  - count: 2\n    preset: rtx4080\n  - preset: h100-sxm\ntopology:\n  nvlink: all\n",
+     "t.yaml:6:11: nvlink: all needs two GPUs with NVLink (the scenario has 1)"},
+    {"gpus:\n  - count: 2\ntopology:\n  nvlink: some\n",
+     "t.yaml:4:11: expected 'all', 'none' or a list of GPU lists for nvlink, got 'some'"},
+    {"gpus:\n  - count: 2\ntopology:\n  nvlink: [[0, 5]]\n", "t.yaml:4:16: no gpu 5 (the scenario has 2 GPUs)"},
+    {"gpus:\n  - preset: h100-sxm\n  - preset: l4\ntopology:\n  nvlink: [[0, 1]]\n",
+     "t.yaml:5:12: gpu 1 (l4) has no NVLink"},
 };
 
 static void errors_carry_line_and_column(void **state)
@@ -405,6 +439,153 @@ static void events_and_lost_windows(void **state)
     scenario_free(sc);
 }
 
+/* utilization.gpu is the mean over the sample period ending at t: a 0.5 s gap in every 1 s reads
+ * 50 % with a 1 s period and 0 / 100 % with 167 ms; processes add up, starting mid-period. */
+static void utilization_is_a_period_mean(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n"
+                            "  - utilization_period: 1s\n"
+                            "    metrics:\n"
+                            "      utilization.gpu: {square: {low: 0, high: 100, period: 1s, duty: 0.5}}\n"
+                            "  - metrics:\n"
+                            "      utilization.gpu: {square: {low: 0, high: 100, period: 1s, duty: 0.5}}\n"
+                            "  - utilization_period: 1s\n"
+                            "    processes:\n"
+                            "      - {pid: 7, sm: 40, start: 10.25s}\n"
+                            "      - {pid: 8, sm: {ramp: {from: 0, to: 100, duration: 100s}}}\n"
+                            "  - utilization_period: 500ms\n"
+                            "    metrics:\n"
+                            "      utilization.gpu: {square: {low: 0, high: 100, period: 0.01s, duty: 0.3}}\n"
+                            "      utilization.memory: {sine: {mean: 50, amplitude: 50, period: 0.5s}}\n");
+    for (double t = 1; t < 20; t += 0.137)
+        assert_float_equal(value(sc, 0, "utilization.gpu", t), 50, 0);
+    assert_float_equal(value(sc, 0, "utilization.memory", 7.3), 20, 0);
+    assert_float_equal(value(sc, 1, "utilization.gpu", 5.25), 100, 0);
+    assert_float_equal(value(sc, 1, "utilization.gpu", 5.75), 0, 0);
+    assert_float_equal(value(sc, 1, "utilization.gpu", 5.55), 70, 0); /* 0.117 s of 0.167 still high */
+    /* process 7 ran 0.5 of the period ending at 10.75 (40 x 0.5), the ramp averages 10.25 */
+    assert_float_equal(value(sc, 2, "utilization.gpu", 10.75), 30, 0);
+    sim_proc_sample ps[4];
+    assert_int_equal(sim_processes(sc, 2, 10.75, ps, 4), 2);
+    assert_float_equal(ps[0].sm, 20, 0);
+    assert_float_equal(ps[1].sm, 10, 0);
+    /* 150 edges in the period: the dense fallback still gives the duty cycle; a sine's mean */
+    assert_float_equal(value(sc, 3, "utilization.gpu", 42), 30, 0);
+    assert_float_equal(value(sc, 3, "utilization.memory", 42), 50, 0);
+    /* at t = 0 the period is empty: the value at 0 */
+    assert_float_equal(value(sc, 1, "utilization.gpu", 0), 100, 0);
+    double v;
+    assert_int_equal(sim_util_at(sc, 1, M_UTIL_GPU, 5.55, &v), 0);
+    assert_float_equal(v, 70, 0);
+    scenario_free(sc);
+}
+
+/* PCIe: declared transfers plus a baseline, at most the link's rate per direction. */
+static void pcie_transfers_and_link_limits(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n"
+                            "  - metrics:\n      pcie.link.gen.current: 3\n"
+                            "    processes:\n      - {pid: 1, pcie: {rx: 10, tx: 20}}\n"
+                            "  - processes:\n"
+                            "      - {pid: 2, pcie: {rx: 60%, tx: {steps: [[0s, 10], [5s, 80]]}, unit: \"%\"}}\n"
+                            "      - {pid: 3, pcie: {rx: 60%}, start: 10s}\n"
+                            "  - metrics:\n      pcie.rx_throughput: 1234\n"
+                            "    processes:\n      - {pid: 4, pcie: {rx: 10}}\n");
+    /* gen 3 x16: 15.76 GB/s per direction; idle baseline 100 / 50 KB/s */
+    assert_float_equal(value(sc, 0, "pcie.rx_throughput", 1), 10000100, 0);
+    assert_float_equal(value(sc, 0, "pcie.tx_throughput", 1), 985 * 16 * 1000, 0);
+    assert_float_equal(value(sc, 1, "pcie.rx_throughput", 1), 3938 * 16 * 1000 * 6 / 10 + 100, 0);
+    assert_float_equal(value(sc, 1, "pcie.tx_throughput", 1), 3938 * 16 * 1000 / 10 + 50, 0);
+    assert_float_equal(value(sc, 1, "pcie.tx_throughput", 6), 3938 * 16 * 1000 * 8 / 10 + 50, 0);
+    assert_float_equal(value(sc, 1, "pcie.rx_throughput", 11), 3938 * 16 * 1000, 0); /* 120 % asked */
+    assert_float_equal(value(sc, 1, "gpm.pcie_rx", 11), 3938 * 16 * 1000 * 1000.0 / 1048576.0, 1e-9);
+    assert_float_equal(value(sc, 2, "pcie.rx_throughput", 1), 1234, 0); /* a generator wins */
+    scenario_free(sc);
+}
+
+/* HBM heats with the load on its own time constant; over its max operating temperature the
+ * GPU sets sw_thermal_slowdown, at its shutdown point hw thermal slowdown, with a cool core. */
+static void hbm_temperature_and_throttle(void **state)
+{
+    (void)state;
+    scenario *sc =
+        parse_ok("gpus:\n"
+                 "  - thermal: {mem_load_c: 140, mem_tau: 5s}\n"
+                 "    processes:\n      - {pid: 1, sm: 100, start: 10s}\n"
+                 "  - processes:\n      - {pid: 2, sm: 100, start: 10s}\n"
+                 "  - preset: h100-sxm\n    metrics:\n      temperature.memory: {steps: [[0s, 50], [5s, 96]]}\n"
+                 "      utilization.gpu: 50\n");
+    double first_sw = -1, first_hw = -1;
+    for (double t = 0; t < 60; t += 0.2) {
+        double sw = value(sc, 0, "clocks_event_reasons.sw_thermal_slowdown", t);
+        double hw = value(sc, 0, "clocks_event_reasons.hw_thermal_slowdown", t);
+        double mem = value(sc, 0, "temperature.memory", t);
+        assert_true(value(sc, 0, "temperature.gpu", t) < 87);
+        if (sw && first_sw < 0) {
+            first_sw = t;
+            assert_true(mem >= 95 && mem < 105);
+            assert_float_equal(value(sc, 0, "clocks.sm", t), 1683, 0);
+        }
+        if (hw && first_hw < 0) {
+            first_hw = t;
+            assert_true(mem >= 105);
+            assert_float_equal(value(sc, 0, "clocks_event_reasons.hw_slowdown", t), 1, 0);
+            assert_float_equal(value(sc, 0, "clocks.sm", t), 990, 0);
+        }
+        if (t < 10)
+            assert_true(mem < 60);
+    }
+    assert_true(first_sw > 10 && first_hw > first_sw);
+    double ns[4];
+    sim_violations(sc, 0, 60, ns);
+    assert_true(ns[1] > 1e9 && ns[2] > 0); /* sw and hw thermal time, ns */
+    /* the same load with the preset's HBM: warmer than idle, far from its limit */
+    double mem = value(sc, 1, "temperature.memory", 200);
+    assert_true(mem > 55 && mem < 80);
+    assert_float_equal(value(sc, 1, "clocks_event_reasons.active", 200), 0, 0);
+    /* a given memory temperature throttles too */
+    assert_float_equal(value(sc, 2, "clocks_event_reasons.sw_thermal_slowdown", 4), 0, 0);
+    assert_float_equal(value(sc, 2, "clocks_event_reasons.sw_thermal_slowdown", 6), 1, 0);
+    scenario_free(sc);
+}
+
+/* Topology defaults from the GPU count, and given lists. */
+static void topology_defaults_and_keys(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n  - count: 8\n");
+    for (int g = 0; g < 8; g++) {
+        assert_int_equal(sc->topo.numa[g], g / 4);
+        assert_int_equal(sc->topo.pcie_switch[g], g / 2);
+        assert_int_equal(sc->topo.nvlink[g], 0);
+    }
+    assert_int_equal(sc->topo.nvswitch, 1);
+    assert_int_equal(sc->topo.numa_cpus_given, 0);
+    scenario_free(sc);
+    /* odd counts never put one switch across nodes; GPUs without NVLink stay out of it */
+    sc = parse_ok("gpus:\n  - count: 2\n  - preset: rtx4080\n");
+    assert_int_equal(sc->topo.numa[2], 1);
+    assert_int_equal(sc->topo.pcie_switch[0], sc->topo.pcie_switch[1]);
+    assert_true(sc->topo.pcie_switch[2] != sc->topo.pcie_switch[1]);
+    assert_int_equal(sc->topo.nvlink[2], -1);
+    assert_int_equal(sc->topo.nvlink[0], 0);
+    scenario_free(sc);
+    sc = parse_ok("gpus:\n  - count: 3\n    numa_node: 1\n  - preset: l4\n    numa_node: 0\n"
+                  "topology:\n  numa_cpus: {0: \"0-3,64\", 1: \"4-7\"}\n"
+                  "  pcie_switches: [[0, 2]]\n  nvlink: none\n");
+    assert_int_equal(sc->topo.numa[3], 0);
+    assert_int_equal(sc->topo.numa_cpus_given, 1);
+    assert_int_equal(sc->topo.numa_cpus[0][0], 0xF);
+    assert_int_equal(sc->topo.numa_cpus[0][1], 1);
+    assert_int_equal(sc->topo.pcie_switch[1], -1);
+    assert_int_equal(sc->topo.pcie_switch[2], 0);
+    assert_int_equal(sc->topo.nvlink[0], -1);
+    assert_float_equal(value(sc, 3, "numa_node", 0), 0, 0);
+    scenario_free(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +603,10 @@ int main(void)
         cmocka_unit_test(processes_resolve_and_come_and_go),
         cmocka_unit_test(extreme_values_are_clamped),
         cmocka_unit_test(events_and_lost_windows),
+        cmocka_unit_test(utilization_is_a_period_mean),
+        cmocka_unit_test(pcie_transfers_and_link_limits),
+        cmocka_unit_test(hbm_temperature_and_throttle),
+        cmocka_unit_test(topology_defaults_and_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
