@@ -2,6 +2,8 @@
  * once per scenario (a recorded trace has one column per metric), then columns are taken
  * from it; the first column is the time in seconds. */
 #include "gen_parse.h"
+#include "files.h"
+#include "util.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,37 +24,6 @@ typedef struct csv_table {
     double *times;    /* parsed time of each data row (index 1..nrows), once times_ok */
     int times_ok;
 } csv_table;
-
-static char *read_file(const char *path, char *why, size_t whylen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(why, whylen, "%s", strerror(errno));
-        return NULL;
-    }
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (n < cap - 1)
-            break;
-        char *nb = cap >= CSV_MAX_BYTES ? NULL : realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            snprintf(why, whylen, "file too large");
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = 0;
-    else if (!why[0])
-        snprintf(why, whylen, "out of memory");
-    return buf;
-}
 
 /* Cuts one line (NUL-terminated, modified) at commas into row r of t, trimming blanks. */
 static void split_row(csv_table *t, int r, char *line)
@@ -145,7 +116,8 @@ static csv_table *table_get(gen_ctx *ctx, const char *path, char *why, size_t wh
             return t;
     csv_table *t = calloc(1, sizeof *t);
     why[0] = 0;
-    if (!t || !(t->path = strdup(path)) || !(t->text = read_file(path, why, whylen)) || split_table(t) != 0) {
+    if (!t || !(t->path = strdup(path)) || !(t->text = gw_read_file(path, CSV_MAX_BYTES, NULL, why, whylen)) ||
+        split_table(t) != 0) {
         if (!why[0])
             snprintf(why, whylen, "out of memory");
         if (t)
@@ -157,14 +129,12 @@ static csv_table *table_get(gen_ctx *ctx, const char *path, char *why, size_t wh
     return t;
 }
 
-static int csv_fail(ydoc *d, const char *path, int line, int col, const char *fmt, const char *arg)
+/* A problem in the CSV file itself, located in it. */
+static int csv_fail(gw_doc *d, const char *path, int line, int col, const char *fmt, const char *arg)
 {
-    if (!d->failed && d->err && d->errlen) {
-        int k = snprintf(d->err, d->errlen, "%s:%d:%d: ", path, line, col);
-        if (k > 0 && (size_t)k < d->errlen)
-            snprintf(d->err + k, d->errlen - (size_t)k, fmt, arg);
-    }
-    d->failed = 1;
+    char text[400];
+    snprintf(text, sizeof text, fmt, arg);
+    errlist_add(d->errs, path, line, col, "%s", text);
     return -1;
 }
 
@@ -180,17 +150,17 @@ static int num_field(const char *s, double *out)
 }
 
 /* Parses the time column once per table: numbers (seconds) or durations, increasing. */
-static int table_times(ydoc *d, const char *path, csv_table *t)
+static int table_times(gw_doc *d, const char *path, csv_table *t)
 {
     if (t->times_ok)
         return 0;
     t->times = calloc((size_t)t->nrows + 1, sizeof *t->times);
     if (!t->times)
-        return yerr(d, NULL, "out of memory");
+        return doc_error(d, NULL, "out of memory");
     for (int r = 1; r <= t->nrows; r++) {
         size_t i = (size_t)r * (size_t)t->ncols;
         const char *ts = t->cell[i];
-        if (num_field(ts, &t->times[r]) != 0 && parse_duration_text(ts, &t->times[r]) != 0)
+        if (num_field(ts, &t->times[r]) != 0 && gw_parse_duration(ts, &t->times[r]) != 0)
             return csv_fail(d, path, t->line[r], t->col[i], "expected a time in seconds, got '%s'", ts);
         if (r > 1 && t->times[r] < t->times[r - 1])
             return csv_fail(d, path, t->line[r], t->col[i], "times must increase (got '%s')", ts);
@@ -199,26 +169,26 @@ static int table_times(ydoc *d, const char *path, csv_table *t)
     return 0;
 }
 
-int csv_load_series(ydoc *d, gen_ctx *ctx, const yaml_node_t *file_node, const yaml_node_t *col_node, const char *path,
-                    const char *column, sim_gen *g)
+int csv_load_series(gw_doc *d, gen_ctx *ctx, const yaml_node_t *file_node, const yaml_node_t *col_node,
+                    const char *path, const char *column, sim_gen *g)
 {
     char why[128];
     csv_table *t = table_get(ctx, path, why, sizeof why);
     if (!t)
-        return yerr(d, file_node, "cannot read CSV file '%s': %s", path, why);
+        return doc_error(d, file_node, "cannot read CSV file '%s': %s", path, why);
     if (t->nrows == 0 && !t->cell[0])
-        return yerr(d, file_node, "CSV file '%s' is empty", path);
+        return doc_error(d, file_node, "CSV file '%s' is empty", path);
     int want = -1;
     for (int c = 1; c < t->ncols && want < 0; c++)
         if (t->cell[c] && strcmp(t->cell[c], column) == 0)
             want = c;
     if (want < 0)
-        return yerr(d, col_node, "no column '%s' in the header of CSV file '%s'", column, path);
+        return doc_error(d, col_node, "no column '%s' in the header of CSV file '%s'", column, path);
     if (table_times(d, path, t) != 0)
         return -1;
     g->pts = calloc((size_t)t->nrows + 1, sizeof *g->pts);
     if (!g->pts)
-        return yerr(d, file_node, "out of memory");
+        return doc_error(d, file_node, "out of memory");
     for (int r = 1; r <= t->nrows; r++) {
         size_t i = (size_t)r * (size_t)t->ncols;
         const char *vs = t->cell[i + (size_t)want];
@@ -230,6 +200,6 @@ int csv_load_series(ydoc *d, gen_ctx *ctx, const yaml_node_t *file_node, const y
         g->pts[g->npts++] = (gen_point){t->times[r], v};
     }
     if (g->npts == 0)
-        return yerr(d, col_node, "column '%s' of CSV file '%s' has no values", column, path);
+        return doc_error(d, col_node, "column '%s' of CSV file '%s' has no values", column, path);
     return 0;
 }

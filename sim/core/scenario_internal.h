@@ -4,13 +4,13 @@
 
 #include "scenario.h"
 #include "gen_parse.h"
-#include "ydoc.h"
+#include "doc.h"
 
-int parse_processes(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx);
-int parse_events(ydoc *d, const yaml_node_t *n, scenario *sc);
-int parse_faults(ydoc *d, const yaml_node_t *n, scenario *sc);
+int parse_processes(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx);
+int parse_events(gw_doc *d, const yaml_node_t *n, scenario *sc);
+int parse_faults(gw_doc *d, const yaml_node_t *n, scenario *sc);
 /* `topology:` (n may be NULL: the defaults alone); after the GPUs are parsed. */
-int parse_topology(ydoc *d, const yaml_node_t *n, scenario *sc);
+int parse_topology(gw_doc *d, const yaml_node_t *n, scenario *sc);
 void proc_free(sim_proc *p);
 /* Gives each GPU its identity (uuid, serial, bus id) and resets the model state. */
 void scenario_finish(scenario *sc);

@@ -2,6 +2,7 @@
  * identities (uuid, serial, PCI bus) generated for GPUs that do not set them. */
 #include "scenario.h"
 #include "scenario_internal.h"
+#include "files.h"
 #include "gen.h"
 #include <errno.h>
 #include <stdio.h>
@@ -59,45 +60,15 @@ void scenario_finish(scenario *sc)
     }
 }
 
-static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open scenario: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *nb = cap >= SCENARIO_MAX_BYTES ? NULL : realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            snprintf(err, errlen, "%s: scenario too large", path);
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    if (buf && ferror(f)) {
-        free(buf);
-        buf = NULL;
-        snprintf(err, errlen, "%s: read error", path);
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 scenario *scenario_load(const char *path, char *err, size_t errlen)
 {
     size_t len;
-    char *text = slurp(path, &len, err, errlen);
-    if (!text)
+    char why[128];
+    char *text = gw_read_file(path, SCENARIO_MAX_BYTES, &len, why, sizeof why);
+    if (!text) {
+        snprintf(err, errlen, "%s: cannot open scenario: %s", path, why);
         return NULL;
+    }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');

@@ -53,37 +53,38 @@ static void preset_unsupported(const sim_preset *p, metric_set *s)
             mset_add(s, (metric_id)m);
 }
 
-static int parse_unsupported(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
+static int parse_unsupported(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g)
 {
-    if (!yis_seq(n))
-        return yerr(d, n, "expected a list of metric names for unsupported");
-    for (int i = 0; i < yseq_len(n); i++) {
-        yaml_node_t *e = yseq_at(d, n, i);
-        const char *s = yscalar(e);
+    if (!doc_is_seq(n))
+        return doc_error(d, n, "expected a list of metric names for unsupported");
+    for (int i = 0; i < doc_seq_len(n); i++) {
+        yaml_node_t *e = doc_seq_at(d, n, i);
+        const char *s = doc_text(e);
         const metric_def *m = s ? catalog_find(s) : NULL;
         if (!m)
-            return yerr(d, e, "unknown metric '%s' (expected a catalog field name, e.g. fan.speed)", s ? s : "");
+            return doc_error(d, e, "unknown metric '%s' (expected a catalog field name, e.g. fan.speed)", s ? s : "");
         mset_add(&g->unsupported, m->id);
     }
     return 0;
 }
 
-static int parse_metrics(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx)
+static int parse_metrics(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx)
 {
-    if (!yis_map(n))
-        return yerr(d, n, "expected a mapping of metric names to generators");
-    for (int i = 0; i < ymap_len(n); i++) {
-        yaml_node_t *kn = ymap_key(d, n, i);
-        const char *k = yscalar(kn);
+    if (!doc_is_map(n))
+        return doc_error(d, n, "expected a mapping of metric names to generators");
+    for (int i = 0; i < doc_map_len(n); i++) {
+        yaml_node_t *kn = doc_map_key(d, n, i);
+        const char *k = doc_text(kn);
         const metric_def *m = k ? catalog_find(k) : NULL;
         if (!m)
-            return yerr(d, kn, "unknown metric '%s' (expected a catalog field name, e.g. utilization.gpu)", k ? k : "");
+            return doc_error(d, kn, "unknown metric '%s' (expected a catalog field name, e.g. utilization.gpu)",
+                             k ? k : "");
         if (metric_is_string(m->id))
-            return yerr(
+            return doc_error(
                 d, kn, "'%s' is a string: set it with the gpu keys name, uuid, serial, pci_bus_id or vbios_version", k);
         if (g->metric[m->id])
-            return yerr(d, kn, "metric '%s' given twice", k);
-        g->metric[m->id] = gen_parse(d, ymap_val(d, n, i), ctx);
+            return doc_error(d, kn, "metric '%s' given twice", k);
+        g->metric[m->id] = gen_parse(d, doc_map_value(d, n, i), ctx);
         if (!g->metric[m->id])
             return -1;
     }
@@ -91,116 +92,117 @@ static int parse_metrics(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx
 }
 
 /* The HBM keys of `thermal:` (memory temperature model and limits). */
-static int parse_thermal_mem(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
+static int parse_thermal_mem(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g)
 {
     static const char *const mem_keys[] = {"mem_idle_c", "mem_load_c", "mem_tau", "mem_max_c", "mem_shutdown_c"};
     double *dst[] = {&g->p.t_mem_idle, &g->p.t_mem_load, &g->p.t_mem_tau_s, &g->p.t_mem_max, &g->p.t_mem_shutdown};
     for (size_t i = 0; i < sizeof mem_keys / sizeof mem_keys[0]; i++) {
-        yaml_node_t *v = ymap_get(d, n, mem_keys[i]);
+        yaml_node_t *v = doc_get(d, n, mem_keys[i]);
         if (!v)
             continue;
         if (!(g->p.flags & PRESET_HBM))
-            return yerr(d, v, "'%s': preset %s has no memory temperature (HBM presets only)", mem_keys[i], g->p.id);
-        if (i == 2 ? yduration(d, v, dst[i]) : ynumber(d, v, dst[i]))
+            return doc_error(d, v, "'%s': preset %s has no memory temperature (HBM presets only)", mem_keys[i],
+                             g->p.id);
+        if (i == 2 ? doc_duration(d, v, NULL, dst[i]) : doc_number(d, v, NULL, dst[i]))
             return -1;
     }
     if ((g->p.flags & PRESET_HBM) && g->p.t_mem_tau_s <= 0)
-        return yerr(d, ymap_get(d, n, "mem_tau"), "expected a time constant above 0");
+        return doc_error(d, doc_get(d, n, "mem_tau"), "expected a time constant above 0");
     if ((g->p.flags & PRESET_HBM) && g->p.t_mem_shutdown <= g->p.t_mem_max) {
-        const yaml_node_t *at = ymap_get(d, n, "mem_shutdown_c");
-        return yerr(d, at ? at : ymap_get(d, n, "mem_max_c"), "mem_shutdown_c (%g) must be above mem_max_c (%g)",
-                    g->p.t_mem_shutdown, g->p.t_mem_max);
+        const yaml_node_t *at = doc_get(d, n, "mem_shutdown_c");
+        return doc_error(d, at ? at : doc_get(d, n, "mem_max_c"), "mem_shutdown_c (%g) must be above mem_max_c (%g)",
+                         g->p.t_mem_shutdown, g->p.t_mem_max);
     }
     return 0;
 }
 
-static int parse_thermal(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
+static int parse_thermal(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g)
 {
     static const char *const keys[] = {"idle_c",    "load_c",         "tau", "mem_idle_c", "mem_load_c", "mem_tau",
                                        "mem_max_c", "mem_shutdown_c", NULL};
-    if (ymap_check(d, n, "thermal", keys))
+    if (doc_check_map(d, n, "thermal", keys))
         return -1;
     yaml_node_t *v;
-    if ((v = ymap_get(d, n, "idle_c")) && ynumber(d, v, &g->p.t_idle))
+    if ((v = doc_get(d, n, "idle_c")) && doc_number(d, v, NULL, &g->p.t_idle))
         return -1;
-    if ((v = ymap_get(d, n, "load_c")) && ynumber(d, v, &g->p.t_load))
+    if ((v = doc_get(d, n, "load_c")) && doc_number(d, v, NULL, &g->p.t_load))
         return -1;
-    if ((v = ymap_get(d, n, "tau")) && yduration(d, v, &g->p.thermal_tau_s))
+    if ((v = doc_get(d, n, "tau")) && doc_duration(d, v, NULL, &g->p.thermal_tau_s))
         return -1;
     if (g->p.thermal_tau_s <= 0)
-        return yerr(d, ymap_get(d, n, "tau"), "expected a time constant above 0");
+        return doc_error(d, doc_get(d, n, "tau"), "expected a time constant above 0");
     return parse_thermal_mem(d, n, g);
 }
 
 /* A string override that only makes sense on a single GPU. */
-static int single_string(ydoc *d, const yaml_node_t *v, const sim_gpu_spec *g, const char *key, char *out, size_t n)
+static int single_string(gw_doc *d, const yaml_node_t *v, const sim_gpu_spec *g, const char *key, char *out, size_t n)
 {
     if (g->count != 1)
-        return yerr(d, v, "'%s' can only be set on an entry with count 1", key);
-    return ystring(d, v, out, n);
+        return doc_error(d, v, "'%s' can only be set on an entry with count 1", key);
+    return doc_copy(d, v, NULL, out, n);
 }
 
 /* A positive number key, stored into *out when present. */
-static int positive(ydoc *d, const yaml_node_t *v, double *out)
+static int positive(gw_doc *d, const yaml_node_t *v, double *out)
 {
     if (!v)
         return 0;
-    if (ynumber(d, v, out))
+    if (doc_number(d, v, NULL, out))
         return -1;
-    return *out > 0 ? 0 : yerr(d, v, "expected a number above 0");
+    return *out > 0 ? 0 : doc_error(d, v, "expected a number above 0");
 }
 
-static int parse_gpu_scalars(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g)
+static int parse_gpu_scalars(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g)
 {
     yaml_node_t *v;
     long l;
-    if ((v = ymap_get(d, n, "name")) && ystring(d, v, g->name, sizeof g->name))
+    if ((v = doc_get(d, n, "name")) && doc_copy(d, v, NULL, g->name, sizeof g->name))
         return -1;
-    if ((v = ymap_get(d, n, "vbios_version")) && ystring(d, v, g->vbios, sizeof g->vbios))
+    if ((v = doc_get(d, n, "vbios_version")) && doc_copy(d, v, NULL, g->vbios, sizeof g->vbios))
         return -1;
-    if ((v = ymap_get(d, n, "uuid")) && single_string(d, v, g, "uuid", g->uuid, sizeof g->uuid))
+    if ((v = doc_get(d, n, "uuid")) && single_string(d, v, g, "uuid", g->uuid, sizeof g->uuid))
         return -1;
-    if ((v = ymap_get(d, n, "serial")) && single_string(d, v, g, "serial", g->serial, sizeof g->serial))
+    if ((v = doc_get(d, n, "serial")) && single_string(d, v, g, "serial", g->serial, sizeof g->serial))
         return -1;
-    if ((v = ymap_get(d, n, "pci_bus_id")) && single_string(d, v, g, "pci_bus_id", g->pci_bus_id, sizeof g->pci_bus_id))
+    if ((v = doc_get(d, n, "pci_bus_id")) && single_string(d, v, g, "pci_bus_id", g->pci_bus_id, sizeof g->pci_bus_id))
         return -1;
-    if (positive(d, ymap_get(d, n, "memory_total_mib"), &g->p.mem_total_mib))
+    if (positive(d, doc_get(d, n, "memory_total_mib"), &g->p.mem_total_mib))
         return -1;
-    if (positive(d, ymap_get(d, n, "memory_reserved_mib"), &g->p.mem_reserved_mib))
+    if (positive(d, doc_get(d, n, "memory_reserved_mib"), &g->p.mem_reserved_mib))
         return -1;
-    if (positive(d, ymap_get(d, n, "power_limit_w"), &g->p.power_limit_w))
+    if (positive(d, doc_get(d, n, "power_limit_w"), &g->p.power_limit_w))
         return -1;
-    if (positive(d, ymap_get(d, n, "idle_power_w"), &g->p.power_idle_w))
+    if (positive(d, doc_get(d, n, "idle_power_w"), &g->p.power_idle_w))
         return -1;
-    if ((v = ymap_get(d, n, "numa_node"))) {
-        if (yint(d, v, 0, 63, &l))
+    if ((v = doc_get(d, n, "numa_node"))) {
+        if (doc_int(d, v, NULL, 0, 63, &l))
             return -1;
         g->numa_node = (int)l;
     }
-    if ((v = ymap_get(d, n, "utilization_period"))) {
-        if (yduration(d, v, &g->p.util_period_s))
+    if ((v = doc_get(d, n, "utilization_period"))) {
+        if (doc_duration(d, v, NULL, &g->p.util_period_s))
             return -1;
         if (g->p.util_period_s < 0.001 || g->p.util_period_s > 10)
-            return yerr(d, v, "expected a utilization period from 1ms to 10s");
+            return doc_error(d, v, "expected a utilization period from 1ms to 10s");
     }
-    if ((v = ymap_get(d, n, "thermal")) && parse_thermal(d, v, g))
+    if ((v = doc_get(d, n, "thermal")) && parse_thermal(d, v, g))
         return -1;
     if (g->p.mem_reserved_mib >= g->p.mem_total_mib)
-        return yerr(d, n, "memory_reserved_mib must be below memory_total_mib");
+        return doc_error(d, n, "memory_reserved_mib must be below memory_total_mib");
     return 0;
 }
 
-static int parse_gpu(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx)
+static int parse_gpu(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ctx)
 {
-    if (ymap_check(d, n, "gpu entry", GPU_KEYS))
+    if (doc_check_map(d, n, "gpu entry", GPU_KEYS))
         return -1;
     yaml_node_t *v;
     long l;
     const sim_preset *p = preset_find("h100-sxm");
-    if ((v = ymap_get(d, n, "preset"))) {
-        const char *s = yscalar(v);
+    if ((v = doc_get(d, n, "preset"))) {
+        const char *s = doc_text(v);
         if (!s || !(p = preset_find(s)))
-            return yerr(d, v, "unknown preset '%s' (expected one of: %s)", s ? s : "", preset_names());
+            return doc_error(d, v, "unknown preset '%s' (expected one of: %s)", s ? s : "", preset_names());
     }
     g->p = *p;
     g->power_default_w = p->power_limit_w;
@@ -208,39 +210,39 @@ static int parse_gpu(ydoc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *ct
     snprintf(g->name, sizeof g->name, "%s", p->name);
     snprintf(g->vbios, sizeof g->vbios, "%s", p->vbios);
     g->count = 1;
-    if ((v = ymap_get(d, n, "count"))) {
-        if (yint(d, v, 1, SIM_MAX_GPUS, &l))
+    if ((v = doc_get(d, n, "count"))) {
+        if (doc_int(d, v, NULL, 1, SIM_MAX_GPUS, &l))
             return -1;
         g->count = (int)l;
     }
     if (parse_gpu_scalars(d, n, g))
         return -1;
     preset_unsupported(&g->p, &g->unsupported);
-    if ((v = ymap_get(d, n, "unsupported")) && parse_unsupported(d, v, g))
+    if ((v = doc_get(d, n, "unsupported")) && parse_unsupported(d, v, g))
         return -1;
-    if ((v = ymap_get(d, n, "metrics")) && parse_metrics(d, v, g, ctx))
+    if ((v = doc_get(d, n, "metrics")) && parse_metrics(d, v, g, ctx))
         return -1;
-    if ((v = ymap_get(d, n, "processes")) && parse_processes(d, v, g, ctx))
+    if ((v = doc_get(d, n, "processes")) && parse_processes(d, v, g, ctx))
         return -1;
     return 0;
 }
 
-static int parse_gpus(ydoc *d, const yaml_node_t *n, scenario *sc, gen_ctx *ctx)
+static int parse_gpus(gw_doc *d, const yaml_node_t *n, scenario *sc, gen_ctx *ctx)
 {
-    int ne = yseq_len(n);
-    if (!yis_seq(n) || ne == 0)
-        return yerr(d, n, "expected a list of gpu entries under 'gpus'");
+    int ne = doc_seq_len(n);
+    if (!doc_is_seq(n) || ne == 0)
+        return doc_error(d, n, "expected a list of gpu entries under 'gpus'");
     sc->specs = calloc((size_t)ne, sizeof *sc->specs);
     if (!sc->specs)
-        return yerr(d, n, "out of memory");
+        return doc_error(d, n, "out of memory");
     for (int i = 0; i < ne; i++) {
-        yaml_node_t *e = yseq_at(d, n, i);
+        yaml_node_t *e = doc_seq_at(d, n, i);
         sim_gpu_spec *g = &sc->specs[i];
         sc->nspecs = i + 1;
         if (parse_gpu(d, e, g, ctx))
             return -1;
         if (sc->ngpus + g->count > SIM_MAX_GPUS)
-            return yerr(d, e, "too many GPUs (at most %d)", SIM_MAX_GPUS);
+            return doc_error(d, e, "too many GPUs (at most %d)", SIM_MAX_GPUS);
         for (int k = 0; k < g->count; k++) {
             sim_gpu *gpu = &sc->gpus[sc->ngpus];
             gpu->index = sc->ngpus++;
@@ -251,35 +253,35 @@ static int parse_gpus(ydoc *d, const yaml_node_t *n, scenario *sc, gen_ctx *ctx)
     return 0;
 }
 
-static int parse_top(ydoc *d, const yaml_node_t *root, scenario *sc, gen_ctx *ctx)
+static int parse_top(gw_doc *d, const yaml_node_t *root, scenario *sc, gen_ctx *ctx)
 {
-    if (ymap_check(d, root, "the scenario", TOP_KEYS))
+    if (doc_check_map(d, root, "the scenario", TOP_KEYS))
         return -1;
     yaml_node_t *v;
     long l;
-    if ((v = ymap_get(d, root, "seed"))) {
-        if (yint(d, v, 0, LONG_MAX, &l))
+    if ((v = doc_get(d, root, "seed"))) {
+        if (doc_int(d, v, NULL, 0, LONG_MAX, &l))
             return -1;
         sc->seed = (uint64_t)l;
     }
-    if ((v = ymap_get(d, root, "driver_version")) && ystring(d, v, sc->driver_version, sizeof sc->driver_version))
+    if ((v = doc_get(d, root, "driver_version")) && doc_copy(d, v, NULL, sc->driver_version, sizeof sc->driver_version))
         return -1;
-    if ((v = ymap_get(d, root, "nvml_version")) && ystring(d, v, sc->nvml_version, sizeof sc->nvml_version))
+    if ((v = doc_get(d, root, "nvml_version")) && doc_copy(d, v, NULL, sc->nvml_version, sizeof sc->nvml_version))
         return -1;
-    if ((v = ymap_get(d, root, "cuda_version"))) {
-        if (yint(d, v, 1000, 99999, &l))
+    if ((v = doc_get(d, root, "cuda_version"))) {
+        if (doc_int(d, v, NULL, 1000, 99999, &l))
             return -1;
         sc->cuda_version = (int)l;
     }
-    if (!(v = ymap_get(d, root, "gpus")))
-        return yerr(d, root, "missing key 'gpus' (the list of GPUs)");
+    if (!(v = doc_get(d, root, "gpus")))
+        return doc_error(d, root, "missing key 'gpus' (the list of GPUs)");
     if (parse_gpus(d, v, sc, ctx))
         return -1;
-    if (parse_topology(d, ymap_get(d, root, "topology"), sc))
+    if (parse_topology(d, doc_get(d, root, "topology"), sc))
         return -1;
-    if ((v = ymap_get(d, root, "events")) && parse_events(d, v, sc))
+    if ((v = doc_get(d, root, "events")) && parse_events(d, v, sc))
         return -1;
-    if ((v = ymap_get(d, root, "faults")) && parse_faults(d, v, sc))
+    if ((v = doc_get(d, root, "faults")) && parse_faults(d, v, sc))
         return -1;
     return 0;
 }
@@ -301,17 +303,23 @@ scenario *scenario_parse(const char *name, const char *dir, const char *text, si
     }
     set_defaults(sc);
     snprintf(sc->path, sizeof sc->path, "%s", name);
-    ydoc d;
+    gw_doc d;
+    errlist errs = {0};
     gen_ctx ctx = {.dir = dir};
-    int rc = ydoc_load(&d, name, text, len, err, errlen);
-    if (rc == 0)
-        rc = parse_top(&d, ydoc_root(&d), sc, &ctx);
-    ydoc_free(&d);
+    int rc = doc_load_text(&d, name, text, len, &errs);
+    if (rc == 0 && !doc_root(&d))
+        errlist_add(&errs, name, 1, 1, "empty scenario (expected a mapping with 'gpus')");
+    else if (rc == 0)
+        rc = parse_top(&d, doc_root(&d), sc, &ctx);
+    doc_free(&d);
     gen_ctx_free(&ctx);
-    if (rc != 0) {
+    /* gpusim reports a scenario's first problem (nvmlInit prints it); the parse stops there */
+    if (rc != 0 || errs.n) {
+        snprintf(err, errlen, "%s", errs.n ? errs.msg[0] : "out of memory");
         scenario_free(sc);
         return NULL;
     }
+    errlist_free(&errs);
     scenario_finish(sc);
     return sc;
 }

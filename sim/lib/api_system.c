@@ -2,10 +2,11 @@
  * system getters (no S-class units, no excluded GPUs), and gpusim's own markers (gpusimVersion,
  * gpusimGetProcessOwner). */
 #include "nvml_exports.h"
+#include "util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ydoc.h"
+#include "doc.h"
 
 #define GPUSIM_VERSION "gpusim 1.0"
 
@@ -16,7 +17,7 @@ static double env_number(const char *name, double dflt)
     double v;
     if (!s || !*s)
         return dflt;
-    if (parse_duration_text(s, &v) == 0)
+    if (gw_parse_duration(s, &v) == 0)
         return v;
     fprintf(stderr, "gpusim: ignoring %s='%s' (expected a number of seconds >= 0)\n", name, s);
     return dflt;

@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "catalog.h"
+#include "util.h"
 #include "model.h"
 #include "scenario.h"
-#include "ydoc.h"
+#include "doc.h"
 
 static void usage(FILE *f)
 {
@@ -153,7 +154,7 @@ static int parse_render_opts(int argc, char **argv, render_opts *o)
                       : strcmp(a, "--start") == 0    ? &o->start
                                                      : NULL;
         if (dst) {
-            if (!v || parse_duration_text(v, dst) != 0) {
+            if (!v || gw_parse_duration(v, dst) != 0) {
                 fprintf(stderr, "gpusim: %s needs a duration\n", a);
                 return -1;
             }

@@ -90,7 +90,7 @@ static const struct {
      "t.yaml:4:15: expected a pid number, 'self' or 'parent'"},
     {"gpus:\n  - preset: l4\n    processes:\n      - {pid: 5, type: X}\n",
      "t.yaml:4:24: expected a process type C, G or C+G"},
-    {"gpus:\n  - preset: l4\n  - preset: [x\n", "t.yaml:4:1: did not find expected"},
+    {"gpus:\n  - preset: l4\n  - preset: [x\n", "t.yaml:4:1: YAML: did not find expected"},
     {"gpus:\n  - metrics:\n      utilization.gpu: {steps: [[10s, 1], [5s, 2]]}\n",
      "t.yaml:3:44: step times must increase"},
     {"gpus:\n  - metrics:\n      utilization.gpu: {square: {low: 1, high: 2, period: 4s, duty: 2}}\n",
