@@ -47,6 +47,9 @@ typedef struct backend_ops {
     void (*versions)(backend *b, backend_versions *out);
     /* Fills up to max error counters; returns how many. */
     int (*error_counts)(backend *b, backend_error_count *out, int max);
+    /* Simulated backends only (NULL otherwise): sets the simulation's clock to t_s seconds of
+     * scenario time, so that a replay reads a scenario's hours in seconds. 0, or -1. */
+    int (*set_time)(backend *b, double t_s);
 } backend_ops;
 
 /* The registry, as nvtop's vendor table: the program registers its backends where it is assembled

@@ -150,6 +150,16 @@ int sampler_error_counts(sampler *s, backend_error_count *out, int max)
     return n;
 }
 
+int sampler_set_time(sampler *s, double t_s)
+{
+    for (int k = 0; k < s->nbackends; k++) {
+        sampler_backend *sb = &s->backends[k];
+        if (!sb->ops->set_time || sb->ops->set_time(sb->b, t_s) != 0)
+            return -1;
+    }
+    return s->nbackends ? 0 : -1;
+}
+
 void sampler_backend_names(const sampler *s, char *out, size_t n)
 {
     size_t len = 0;

@@ -44,6 +44,10 @@ int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max);
 /* Counts of failed backend calls, of every backend; returns how many were filled (<= max). */
 int sampler_error_counts(sampler *s, backend_error_count *out, int max);
 
+/* Sets the clock of a simulated backend (every backend must be simulated): see backend_ops.set_time.
+ * 0, or -1 when a backend cannot. */
+int sampler_set_time(sampler *s, double t_s);
+
 /* The backends' names, joined with '+' ("nvml"). */
 void sampler_backend_names(const sampler *s, char *out, size_t n);
 

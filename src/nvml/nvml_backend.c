@@ -191,6 +191,16 @@ static void nv_versions(backend *b, backend_versions *out)
     *out = b->versions;
 }
 
+static int nv_set_time(backend *b, double t_s)
+{
+    if (!b->fn.GpusimSetTime)
+        return -1;
+    pthread_mutex_lock(&b->lock);
+    nvmlReturn_t rc = b->fn.GpusimSetTime(t_s);
+    pthread_mutex_unlock(&b->lock);
+    return rc == NVML_SUCCESS ? 0 : -1;
+}
+
 const backend_ops nvml_backend_ops = {
     .name = "nvml",
     .open = nv_open,
@@ -200,5 +210,6 @@ const backend_ops nvml_backend_ops = {
     .read_sample = nv_read_sample_op,
     .read_processes = nv_read_processes_op,
     .versions = nv_versions,
+    .set_time = nv_set_time,
     .error_counts = nv_error_counts,
 };

@@ -99,7 +99,9 @@ typedef nvmlDevice_t nvD;
     X(GpmMetricsGet, nvmlReturn_t, (nvmlGpmMetricsGet_t *), 0, "nvmlGpmMetricsGet")                                    \
     /* gpusim only: the user and container a scenario gives a process (for pids not in /proc) */                       \
     X(GpusimProcessOwner, nvmlReturn_t, (unsigned int, char *, unsigned int, char *, unsigned int), 0,                 \
-      "gpusimGetProcessOwner")
+      "gpusimGetProcessOwner")                                                                                         \
+    /* gpusim only: sets the scenario's clock (a replay samples scenario time without waiting) */                      \
+    X(GpusimSetTime, nvmlReturn_t, (double), 0, "gpusimSetTime")
 
 #define NV_SYM_ENUM(f, ret, params, req, ...) NV_##f,
 typedef enum { NVML_SYMBOLS(NV_SYM_ENUM) NV_SYM_COUNT } nv_sym;
