@@ -105,6 +105,8 @@ static void causes(diag_ctx *c, diag_finding *f, const diag_gpu_view *v, const d
         }
     }
     if (!named)
+        diag_finding_str(f, "likely_cause", "not visible in these metrics");
+    if (!named)
         diag_finding_advice(f, "Profile one step (torch.profiler or Nsight Systems) to see whether the GPU waits on "
                                "the CPU, on data or on other GPUs");
     diag_finding_advice(f, "If the job needs no more than this, a smaller GPU, a MIG slice or sharing the GPU frees "

@@ -9,13 +9,14 @@
 #include <stdlib.h>
 
 #define MIN_POINTS 10
+#define TAIL_SHARE 0.25 /* a tail rising slower than a quarter of the average has levelled off */
 
 typedef struct {
-    int i0;          /* first reading after warm-up */
-    dstat_fit fit;   /* MiB per second */
-    double span_s;   /* fitted time */
-    double rise_mib; /* slope * span */
-    double flat_s;   /* time since the last new high */
+    int i0;            /* first reading after warm-up */
+    dstat_fit fit;     /* MiB per second */
+    double span_s;     /* fitted time */
+    double rise_mib;   /* slope * span */
+    double tail_slope; /* MiB per second over the last plateau_frac of the span */
     double now_mib;
 } leak;
 
@@ -48,16 +49,25 @@ static int analyze(const diag_series *s, uint64_t skip_until, double total, cons
         need = cfg->memory_leak.min_rise_frac * total;
     if (out->rise_mib < need || out->fit.r2 < cfg->memory_leak.min_r2)
         return 0;
-    /* a new high: 2 % of the rise above the last one (noise does not count) */
-    double tol = fmax(0.02 * out->rise_mib, 4.0), high = s->v[i0];
-    uint64_t last_high = s->t[i0];
-    for (int i = i0 + 1; i < s->n; i++)
-        if (s->v[i] > high + tol) {
-            high = s->v[i];
-            last_high = s->t[i];
-        }
-    out->flat_s = (double)(s->t[s->n - 1] - last_high) / 1e6;
-    return out->flat_s <= cfg->memory_leak.plateau_frac * out->span_s;
+    /* still rising at the end: the last plateau_frac of the span keeps at least a quarter of the
+     * average rate (a rise that flattened has a flat tail; noise averages out in the fit) */
+    uint64_t tail_from = s->t[s->n - 1] - (uint64_t)(cfg->memory_leak.plateau_frac * out->span_s * 1e6);
+    int j0 = i0;
+    while (j0 < s->n && s->t[j0] < tail_from)
+        j0++;
+    out->tail_slope = 0;
+    if (s->n - j0 >= 5) {
+        double *xt = malloc((size_t)(s->n - j0) * sizeof *xt);
+        dstat_fit tail;
+        if (!xt)
+            return 0;
+        for (int i = j0; i < s->n; i++)
+            xt[i - j0] = (double)(s->t[i] - s->t[j0]) / 1e6;
+        if (dstat_linfit(xt, s->v + j0, s->n - j0, &tail) == 0)
+            out->tail_slope = tail.slope;
+        free(xt);
+    }
+    return out->tail_slope >= TAIL_SHARE * out->fit.slope;
 }
 
 static void report(diag_ctx *c, const diag_gpu_view *v, const diag_series *s, const diag_proc *p, const leak *lk)
@@ -88,6 +98,7 @@ static void report(diag_ctx *c, const diag_gpu_view *v, const diag_series *s, co
     double per_min = lk->fit.slope * 60;
     diag_finding_num(f, "slope_mib_per_min", per_min, "MiB/min");
     diag_finding_num(f, "r2", lk->fit.r2, "");
+    diag_finding_num(f, "recent_slope_mib_per_min", lk->tail_slope * 60, "MiB/min");
     diag_finding_num(f, "rise_mib", lk->rise_mib, "MiB");
     diag_finding_num(f, "fit_span_s", lk->span_s, "s");
     diag_finding_num(f, "memory_mib", lk->now_mib, "MiB");

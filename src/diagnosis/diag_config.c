@@ -24,6 +24,8 @@ static const param_row rows[] = {
       "gap route: idle gaps at least this long (with busy phases >= busy_util)"),
     P("input_stall.busy_util", input_stall.busy_util, 30, 0, 100, "%", "gap route: busy phases reach at least this"),
     P("input_stall.acf_min", input_stall.acf_min, 0.3, 0, 1, "", "periodic: autocorrelation peak at least this"),
+    P("input_stall.acf_strong", input_stall.acf_strong, 0.5, 0, 1, "",
+      "periodic whatever the cycle lengths: autocorrelation peak at least this"),
     P("input_stall.cv_max", input_stall.cv_max, 0.35, 0, 10, "",
       "periodic: cycle lengths vary by at most this (coefficient of variation)"),
     P("input_stall.min_cycles", input_stall.min_cycles, 4, 2, 1e6, "", "periodic: at least this many cycles"),
@@ -80,7 +82,7 @@ static const param_row rows[] = {
       "rise over the fit at least this share of the GPU's memory"),
     P("memory_leak.min_rise_mib", memory_leak.min_rise_mib, 256, 0, 1e9, "MiB", "and at least this much"),
     P("memory_leak.plateau_frac", memory_leak.plateau_frac, 0.3, 0, 1, "",
-      "no new high for this share of the fit span: a plateau, not a leak"),
+      "the last this share of the fit rising under a quarter of the average rate: a plateau, not a leak"),
     P("memory_leak.critical_hours", memory_leak.critical_hours, 1, 0, 1e6, "h",
       "critical when memory runs out sooner than this"),
 

@@ -6,7 +6,7 @@
 
 typedef struct diag_config {
     struct {
-        double enabled, p95_util, p5_util, min_gap_s, busy_util, acf_min, cv_max, min_cycles, max_period_s,
+        double enabled, p95_util, p5_util, min_gap_s, busy_util, acf_min, acf_strong, cv_max, min_cycles, max_period_s,
             min_duration_s, critical_idle_share;
     } input_stall;
     struct {

@@ -1,7 +1,7 @@
 /* diag_cycles.c - periodic busy/idle analysis of a utilization series (see diag_cycles.h).
- * The period is estimated two ways: from the first autocorrelation peak of the series resampled
- * on a regular grid (robust to missed cycles), and from the mean distance between busy-to-idle
- * transitions (not quantised to the sample step); the second is kept when both agree. */
+ * Periodicity is judged on the autocorrelation of the series resampled on a regular grid and on
+ * the regularity of the busy-to-idle transitions; the period is then the strongest spectral line
+ * near those two estimates (and their fractions), computed on the readings' own times. */
 #include "diagnosis/diag_cycles.h"
 #include "diagnosis/diag_stats.h"
 #include <math.h>
@@ -86,6 +86,52 @@ static void acf_period(const uint64_t *t, const float *u, int n, uint64_t step, 
     free(acf);
 }
 
+/* The strongest spectral line within 20 % of each candidate period, refined to 0.05 %: the
+ * autocorrelation and transition estimates can be a multiple of the period (a sampled series may
+ * repeat exactly only after two or three periods; missed busy phases lengthen cycles), but the
+ * spectrum of a periodic signal peaks at its own frequency. 0 when no candidate is usable. */
+static double spectral_period(const uint64_t *t, const float *u, int n, uint64_t step, const double *cand, int n_cand,
+                              double max_period)
+{
+    double *ts = malloc((size_t)n * sizeof *ts);
+    float *x = malloc((size_t)n * sizeof *x);
+    double mean = 0, best_f = 0, best_p = -1;
+    if (!ts || !x)
+        goto out;
+    for (int i = 0; i < n; i++)
+        mean += u[i];
+    mean /= n;
+    for (int i = 0; i < n; i++) {
+        ts[i] = (double)(t[i] - t[0]) / 1e6;
+        x[i] = (float)(u[i] - mean);
+    }
+    double f_hi = 1e6 / (2.0 * (double)step), f_lo = 1 / (1.5 * max_period);
+    for (int c = 0; c < n_cand; c++)
+        for (int k = -20; k <= 20 && cand[c] > 0; k++) {
+            double f = (1 + 0.01 * k) / cand[c];
+            if (f < f_lo || f > f_hi)
+                continue;
+            double p = dstat_power_at(ts, x, n, f);
+            if (p > best_p) {
+                best_p = p;
+                best_f = f;
+            }
+        }
+    double f0 = best_f;
+    for (int k = -20; k <= 20 && f0 > 0; k++) {
+        double f = f0 * (1 + 0.0005 * k);
+        double p = f <= f_hi ? dstat_power_at(ts, x, n, f) : -1;
+        if (p > best_p) {
+            best_p = p;
+            best_f = f;
+        }
+    }
+out:
+    free(ts);
+    free(x);
+    return best_f > 0 ? 1 / best_f : 0;
+}
+
 static int is_periodic(const diag_cycles *c, const diag_config *cfg)
 {
     if (c->cycles < cfg->input_stall.min_cycles || c->period_s <= 0 || c->period_s > cfg->input_stall.max_period_s)
@@ -93,8 +139,9 @@ static int is_periodic(const diag_cycles *c, const diag_config *cfg)
     double acf_min = cfg->input_stall.acf_min, cv_max = cfg->input_stall.cv_max;
     if (c->cv < 0)
         return 0;
-    /* regular cycles; or a strong autocorrelation whose cycle lengths are quantised by sampling */
-    return (c->acf_peak >= acf_min && c->cv <= cv_max) || (c->acf_peak >= 2 * acf_min && c->cv <= 2 * cv_max);
+    /* regular cycles; or an autocorrelation so strong that cycle lengths blurred by sampling (a
+     * busy phase shorter than the reading interval is sometimes missed) do not matter */
+    return (c->acf_peak >= acf_min && c->cv <= cv_max) || c->acf_peak >= cfg->input_stall.acf_strong;
 }
 
 void diag_cycles_analyze(const uint64_t *t, const float *u, int n, uint64_t step_us, const diag_config *cfg,
@@ -123,7 +170,12 @@ void diag_cycles_analyze(const uint64_t *t, const float *u, int n, uint64_t step
     double p_acf, peak;
     acf_period(t, u, n, step_us, cfg, &p_acf, &peak);
     out->acf_peak = peak;
-    if (p_acf > 0 && (out->period_s <= 0 || fabs(out->period_s - p_acf) > AGREE * p_acf))
+    double p_cnt = out->period_s;
+    double cand[5] = {p_acf, p_acf / 2, p_acf / 3, p_cnt, p_cnt / 2};
+    double p_spec = spectral_period(t, u, n, step_us, cand, 5, cfg->input_stall.max_period_s);
+    if (p_spec > 0)
+        out->period_s = p_spec;
+    else if (p_acf > 0)
         out->period_s = p_acf;
     double mean;
     dstat_mean_sd(u, n, &mean, NULL);

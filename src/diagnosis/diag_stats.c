@@ -144,10 +144,11 @@ int dstat_acf_peak(const double *acf, int max_lag, double *lag, double *height)
             top = acf[i];
     if (top <= 0)
         return -1;
-    /* the first local maximum close to the highest one: the period, not one of its multiples */
+    /* the first local maximum of at least half the highest one: the period, not a multiple of it
+     * (on a sampled series the peak at the period can fall between lags and look lower) */
     int best = -1;
     for (int i = k + 1; i < max_lag && best < 0; i++)
-        if (acf[i] >= acf[i - 1] && acf[i] >= acf[i + 1] && acf[i] >= 0.8 * top)
+        if (acf[i] >= acf[i - 1] && acf[i] >= acf[i + 1] && acf[i] >= 0.5 * top)
             best = i;
     if (best < 0)
         return -1;
@@ -161,6 +162,18 @@ int dstat_acf_peak(const double *acf, int max_lag, double *lag, double *height)
     *lag = best + shift;
     *height = y1 > 1 ? 1 : y1;
     return 0;
+}
+
+double dstat_power_at(const double *t, const float *x, int n, double f)
+{
+    double re = 0, im = 0, w = 2 * M_PI * f;
+    for (int i = 0; i < n; i++) {
+        double sn, cs;
+        sincos(w * t[i], &sn, &cs);
+        re += x[i] * cs;
+        im -= x[i] * sn;
+    }
+    return n > 0 ? (re * re + im * im) / n : 0;
 }
 
 int dstat_runs(const uint64_t *t, const unsigned char *mask, int n, uint64_t step_us, uint64_t merge_us, dstat_run *out,

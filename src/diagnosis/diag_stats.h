@@ -31,10 +31,14 @@ int dstat_resample(const uint64_t *t, const float *v, int n, uint64_t t0, uint64
 /* Normalised autocorrelation acf[0..max_lag] of x (acf[0] = 1; all 0 when x is constant). */
 void dstat_autocorr(const float *x, int n, int max_lag, double *acf);
 
-/* The period in an autocorrelation: after it has gone below 0, the first local maximum within
- * 80 % of the highest one (so a multiple of the period is not taken). Its lag (refined between
+/* The period in an autocorrelation: after it has gone below 0, the first local maximum of at
+ * least half the highest one (so a multiple of the period is not taken). Its lag (refined between
  * lags) and height. 0 when found, -1 otherwise. */
 int dstat_acf_peak(const double *acf, int max_lag, double *lag, double *height);
+
+/* Power of x (mean removed by the caller) at frequency f (Hz) over readings at times t (seconds,
+ * irregular spacing allowed): |sum x_i e^(-2 pi i f t_i)|^2 / n. */
+double dstat_power_at(const double *t, const float *x, int n, double f);
 
 /* A stretch of time where a condition holds. */
 typedef struct dstat_run {

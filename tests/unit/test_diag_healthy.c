@@ -48,7 +48,7 @@ static void test_steady_training(void **st)
     (void)st;
     failures = 0;
     uint64_t rng = 101;
-    for (int v = 0; v < VARIANTS; v++) {
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
         syn_spec sp;
         syn_spec_init(&sp, &rng, syn_int(&rng, 1, 8), syn_range(&rng, 10, 30) * 60);
         training(&rng, &sp, 0, 1e9, 12000, syn_range(&rng, 95, 99));
@@ -62,7 +62,7 @@ static void test_bursty_inference(void **st)
     (void)st;
     failures = 0;
     uint64_t rng = 102;
-    for (int v = 0; v < VARIANTS; v++) {
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
         syn_spec sp;
         syn_spec_init(&sp, &rng, syn_int(&rng, 1, 4), syn_range(&rng, 15, 30) * 60);
         for (int i = 0; i < sp.n_gpus; i++) {
@@ -86,7 +86,7 @@ static void test_gap_between_jobs(void **st)
     (void)st;
     failures = 0;
     uint64_t rng = 103;
-    for (int v = 0; v < VARIANTS; v++) {
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
         syn_spec sp;
         syn_spec_init(&sp, &rng, syn_int(&rng, 1, 4), syn_range(&rng, 20, 40) * 60);
         double end_a = syn_range(&rng, 0.3, 0.6) * sp.duration_s, gap = syn_range(&rng, 30, 300);
@@ -102,7 +102,7 @@ static void test_warmup(void **st)
     (void)st;
     failures = 0;
     uint64_t rng = 104;
-    for (int v = 0; v < VARIANTS; v++) {
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
         syn_spec sp;
         syn_spec_init(&sp, &rng, syn_int(&rng, 1, 8), syn_range(&rng, 15, 30) * 60);
         double warm = syn_range(&rng, 60, 300), level = syn_range(&rng, 95, 99);
@@ -127,7 +127,7 @@ static void test_periodic_eval(void **st)
     (void)st;
     failures = 0;
     uint64_t rng = 105;
-    for (int v = 0; v < VARIANTS; v++) {
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
         syn_spec sp;
         syn_spec_init(&sp, &rng, syn_int(&rng, 1, 8), syn_range(&rng, 30, 60) * 60);
         double every = syn_range(&rng, 5, 15) * 60, len = syn_range(&rng, 20, 90);
@@ -137,14 +137,12 @@ static void test_periodic_eval(void **st)
             syn_gpu *g = &sp.gpu[i];
             g->n_seg = 0;
             double t = 0;
-            /* train, evaluate for len seconds every `every` seconds */
-            while (t < sp.duration_s && g->n_seg + 2 <= SYN_MAX_SEGS) {
+            /* train, evaluate for len seconds every `every` seconds (the window holds at most 12) */
+            while (t < sp.duration_s + every) {
                 syn_add_seg(g, t, t + every - len, PAT_STEADY, level, 0);
                 syn_add_seg(g, t + every - len, t + every, PAT_STEADY, eval_level, 0);
                 t += every;
             }
-            if (t < sp.duration_s + 1)
-                g->seg[g->n_seg - 1].to_s = 1e9;
         }
         expect_none("periodic evaluation", v, &sp);
     }
@@ -156,7 +154,7 @@ static void test_checkpoints(void **st)
     (void)st;
     failures = 0;
     uint64_t rng = 106;
-    for (int v = 0; v < VARIANTS; v++) {
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
         syn_spec sp;
         syn_spec_init(&sp, &rng, syn_int(&rng, 1, 8), syn_range(&rng, 20, 45) * 60);
         double every = syn_range(&rng, 5, 20) * 60, len = syn_range(&rng, 5, 40);
@@ -181,7 +179,7 @@ static void test_idle_no_process(void **st)
     (void)st;
     failures = 0;
     uint64_t rng = 107;
-    for (int v = 0; v < VARIANTS; v++) {
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
         syn_spec sp;
         syn_spec_init(&sp, &rng, syn_int(&rng, 1, 8), syn_range(&rng, 25, 60) * 60);
         for (int i = 0; i < sp.n_gpus; i++)
@@ -197,7 +195,7 @@ static void test_memory_steady_85(void **st)
     (void)st;
     failures = 0;
     uint64_t rng = 108;
-    for (int v = 0; v < VARIANTS; v++) {
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
         syn_spec sp;
         syn_spec_init(&sp, &rng, syn_int(&rng, 1, 8), syn_range(&rng, 10, 30) * 60);
         training(&rng, &sp, 0, 1e9, 12000, syn_range(&rng, 95, 99));
@@ -216,7 +214,7 @@ static void test_near_power_cap(void **st)
     (void)st;
     failures = 0;
     uint64_t rng = 109;
-    for (int v = 0; v < VARIANTS; v++) {
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
         syn_spec sp;
         syn_spec_init(&sp, &rng, syn_int(&rng, 1, 8), syn_range(&rng, 10, 30) * 60);
         double level = syn_range(&rng, 96, 99);
@@ -239,7 +237,7 @@ static void test_memory_plateau(void **st)
     (void)st;
     failures = 0;
     uint64_t rng = 110;
-    for (int v = 0; v < VARIANTS; v++) {
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
         syn_spec sp;
         syn_spec_init(&sp, &rng, syn_int(&rng, 1, 4), syn_range(&rng, 20, 45) * 60);
         training(&rng, &sp, 0, 1e9, 12000, syn_range(&rng, 95, 99));

@@ -16,7 +16,7 @@
 
 #define SYN_T0 1700000000000000ull /* 2023-11-14, in us */
 #define SYN_MAX_GPUS 8
-#define SYN_MAX_SEGS 8
+#define SYN_MAX_SEGS 32
 #define SYN_MAX_PROCS 4
 #define SYN_MAX_XIDS 4
 
@@ -407,6 +407,13 @@ static inline diag_window *syn_build(syn_spec *sp)
         sp->gpu[i].n_busy = sp->gpu[i].cap_busy = 0;
     }
     return w;
+}
+
+/* Variants per family: n, or GW_DIAG_VARIANTS for a longer soak. */
+static inline int syn_variants(int n)
+{
+    const char *e = getenv("GW_DIAG_VARIANTS");
+    return e && atoi(e) > 0 ? atoi(e) : n;
 }
 
 /* ---- spec helpers ---- */
