@@ -1,7 +1,7 @@
 /* diag_cycles.c - periodic busy/idle analysis of a utilization series (see diag_cycles.h).
  * Periodicity is judged on the autocorrelation of the series resampled on a regular grid and on
  * the regularity of the busy-to-idle transitions; the period is then the strongest spectral line
- * near those two estimates (and their fractions), computed on the readings' own times. */
+ * near those two estimates (and their fractions), on the same grid. */
 #include "diagnosis/diag_cycles.h"
 #include "diagnosis/diag_stats.h"
 #include <math.h>
@@ -56,62 +56,82 @@ static void count_cycles(const uint64_t *t, const float *u, int n, diag_cycles *
     c->period_s = gaps >= 1 ? (double)(prev - first) / 1e6 / gaps : 0;
 }
 
-/* The period from the autocorrelation of the series on a regular grid. */
-static void acf_period(const uint64_t *t, const float *u, int n, uint64_t step, const diag_config *cfg, double *period,
-                       double *peak)
+/* The series on a regular grid (each reading held until the next), mean removed. */
+typedef struct {
+    float *x;
+    int m;
+    double step_s;
+} grid;
+
+static int grid_make(const uint64_t *t, const float *u, int n, uint64_t step, grid *g)
 {
-    *period = 0;
-    *peak = 0;
     uint64_t span = t[n - 1] - t[0];
     while (span / step + 1 > MAX_GRID)
         step *= 2;
-    int m = (int)(span / step) + 1;
-    int max_lag = (int)(cfg->input_stall.max_period_s * 1.5e6 / (double)step);
-    if (max_lag > m / 2)
-        max_lag = m / 2;
+    g->m = (int)(span / step) + 1;
+    g->step_s = (double)step / 1e6;
+    g->x = malloc((size_t)g->m * sizeof *g->x);
+    if (!g->x)
+        return -1;
+    dstat_resample(t, u, n, t[0], step, g->x, g->m);
+    double mean = 0;
+    for (int i = 0; i < g->m; i++)
+        mean += g->x[i];
+    mean /= g->m;
+    for (int i = 0; i < g->m; i++)
+        g->x[i] = (float)(g->x[i] - mean);
+    return 0;
+}
+
+/* The period at the autocorrelation's peak, and the peak's height. */
+static void acf_period(const grid *g, const diag_config *cfg, double *period, double *peak)
+{
+    *period = 0;
+    *peak = 0;
+    int max_lag = (int)(cfg->input_stall.max_period_s * 1.5 / g->step_s);
+    if (max_lag > g->m / 2)
+        max_lag = g->m / 2;
     if (max_lag < 4)
         return;
-    float *grid = malloc((size_t)m * sizeof *grid);
     double *acf = malloc((size_t)(max_lag + 1) * sizeof *acf);
-    if (grid && acf) {
-        dstat_resample(t, u, n, t[0], step, grid, m);
-        dstat_autocorr(grid, m, max_lag, acf);
-        double lag, height;
+    double lag, height;
+    if (acf) {
+        dstat_autocorr(g->x, g->m, max_lag, acf);
         if (dstat_acf_peak(acf, max_lag, &lag, &height) == 0) {
-            *period = lag * (double)step / 1e6;
+            *period = lag * g->step_s;
             *peak = height;
         }
     }
-    free(grid);
     free(acf);
+}
+
+/* Spectral power of the grid at frequency f, by a rotating phasor (no trigonometry per point). */
+static double power_at(const grid *g, double f)
+{
+    double w = -2 * M_PI * f * g->step_s;
+    double rr = cos(w), ri = sin(w), zr = 1, zi = 0, ar = 0, ai = 0;
+    for (int i = 0; i < g->m; i++) {
+        ar += g->x[i] * zr;
+        ai += g->x[i] * zi;
+        double nr = zr * rr - zi * ri;
+        zi = zr * ri + zi * rr;
+        zr = nr;
+    }
+    return ar * ar + ai * ai;
 }
 
 /* The strongest spectral line within 20 % of each candidate period, refined to 0.05 %: the
  * autocorrelation and transition estimates can be a multiple of the period (a sampled series may
  * repeat exactly only after two or three periods; missed busy phases lengthen cycles), but the
  * spectrum of a periodic signal peaks at its own frequency. 0 when no candidate is usable. */
-static double spectral_period(const uint64_t *t, const float *u, int n, uint64_t step, const double *cand, int n_cand,
-                              double max_period)
+static double spectral_period(const grid *g, const double *cand, int n_cand, double max_period)
 {
-    double *ts = malloc((size_t)n * sizeof *ts);
-    float *x = malloc((size_t)n * sizeof *x);
-    double mean = 0, best_f = 0, best_p = -1;
-    if (!ts || !x)
-        goto out;
-    for (int i = 0; i < n; i++)
-        mean += u[i];
-    mean /= n;
-    for (int i = 0; i < n; i++) {
-        ts[i] = (double)(t[i] - t[0]) / 1e6;
-        x[i] = (float)(u[i] - mean);
-    }
-    double f_hi = 1e6 / (2.0 * (double)step), f_lo = 1 / (1.5 * max_period);
+    double f_hi = 1 / (2 * g->step_s), f_lo = 1 / (1.5 * max_period);
+    double best_f = 0, best_p = -1;
     for (int c = 0; c < n_cand; c++)
         for (int k = -20; k <= 20 && cand[c] > 0; k++) {
             double f = (1 + 0.01 * k) / cand[c];
-            if (f < f_lo || f > f_hi)
-                continue;
-            double p = dstat_power_at(ts, x, n, f);
+            double p = f >= f_lo && f <= f_hi ? power_at(g, f) : -1;
             if (p > best_p) {
                 best_p = p;
                 best_f = f;
@@ -120,15 +140,12 @@ static double spectral_period(const uint64_t *t, const float *u, int n, uint64_t
     double f0 = best_f;
     for (int k = -20; k <= 20 && f0 > 0; k++) {
         double f = f0 * (1 + 0.0005 * k);
-        double p = f <= f_hi ? dstat_power_at(ts, x, n, f) : -1;
+        double p = f <= f_hi ? power_at(g, f) : -1;
         if (p > best_p) {
             best_p = p;
             best_f = f;
         }
     }
-out:
-    free(ts);
-    free(x);
     return best_f > 0 ? 1 / best_f : 0;
 }
 
@@ -167,12 +184,16 @@ void diag_cycles_analyze(const uint64_t *t, const float *u, int n, uint64_t step
     }
     count_cycles(t, u, n, out, scratch);
     free(scratch);
+    grid g;
+    if (grid_make(t, u, n, step_us, &g) != 0)
+        return;
     double p_acf, peak;
-    acf_period(t, u, n, step_us, cfg, &p_acf, &peak);
+    acf_period(&g, cfg, &p_acf, &peak);
     out->acf_peak = peak;
     double p_cnt = out->period_s;
     double cand[5] = {p_acf, p_acf / 2, p_acf / 3, p_cnt, p_cnt / 2};
-    double p_spec = spectral_period(t, u, n, step_us, cand, 5, cfg->input_stall.max_period_s);
+    double p_spec = spectral_period(&g, cand, 5, cfg->input_stall.max_period_s);
+    free(g.x);
     if (p_spec > 0)
         out->period_s = p_spec;
     else if (p_acf > 0)

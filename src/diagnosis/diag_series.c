@@ -16,7 +16,6 @@ static const struct {
     [DS_TEMP_MEM] = {M_TEMP_MEMORY, "C"},
     [DS_CLOCK_SM] = {M_CLOCK_SM, "MHz"},
     [DS_SM_ACTIVE] = {M_GPM_SM_ACTIVE, "%"},
-    [DS_DRAM_ACTIVE] = {M_GPM_DRAM_ACTIVE, "%"},
     [DS_PCIE_RX] = {M_PCIE_RX, "KB/s"},
     [DS_PCIE_TX] = {M_PCIE_TX, "KB/s"},
     [DS_POWER_LIMIT] = {M_POWER_ENFORCED_LIMIT, "W"},

@@ -164,18 +164,6 @@ int dstat_acf_peak(const double *acf, int max_lag, double *lag, double *height)
     return 0;
 }
 
-double dstat_power_at(const double *t, const float *x, int n, double f)
-{
-    double re = 0, im = 0, w = 2 * M_PI * f;
-    for (int i = 0; i < n; i++) {
-        double sn, cs;
-        sincos(w * t[i], &sn, &cs);
-        re += x[i] * cs;
-        im -= x[i] * sn;
-    }
-    return n > 0 ? (re * re + im * im) / n : 0;
-}
-
 int dstat_runs(const uint64_t *t, const unsigned char *mask, int n, uint64_t step_us, uint64_t merge_us, dstat_run *out,
                int max)
 {

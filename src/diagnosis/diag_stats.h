@@ -36,10 +36,6 @@ void dstat_autocorr(const float *x, int n, int max_lag, double *acf);
  * lags) and height. 0 when found, -1 otherwise. */
 int dstat_acf_peak(const double *acf, int max_lag, double *lag, double *height);
 
-/* Power of x (mean removed by the caller) at frequency f (Hz) over readings at times t (seconds,
- * irregular spacing allowed): |sum x_i e^(-2 pi i f t_i)|^2 / n. */
-double dstat_power_at(const double *t, const float *x, int n, double f);
-
 /* A stretch of time where a condition holds. */
 typedef struct dstat_run {
     uint64_t from_us, to_us; /* first sample, and the end of the last sample's interval */

@@ -28,7 +28,6 @@ typedef enum {
     DS_TEMP_MEM,    /* temperature.memory (HBM), C */
     DS_CLOCK_SM,    /* clocks.current.sm, MHz */
     DS_SM_ACTIVE,   /* gpm.sm_active, % */
-    DS_DRAM_ACTIVE, /* gpm.dram_active, % */
     DS_PCIE_RX,     /* pcie.rx_throughput, KB/s (or gpm.pcie_rx converted) */
     DS_PCIE_TX,     /* pcie.tx_throughput, KB/s (or gpm.pcie_tx converted) */
     DS_POWER_LIMIT, /* step: enforced.power.limit, W */
