@@ -119,12 +119,18 @@ static void report_hw(diag_ctx *c, int gpu, const health *h)
         diag_finding_str(f, "xids", "%s", xids);
     if (h->hw.n)
         diag_finding_num(f, "xid", h->hw.code[0], "");
-    diag_finding_num(f, "ecc_uncorrectable", h->dbe, "");
-    diag_finding_num(f, "rows_remapped_uncorrectable", h->remap_unc, "");
-    diag_finding_num(f, "remap_pending", h->pending, "");
-    diag_finding_num(f, "remap_failure", h->failure, "");
-    diag_finding_num(f, "lost_times", h->lost_times, "");
-    diag_finding_num(f, "lost_s", h->lost_s, "s");
+    if (h->dbe)
+        diag_finding_num(f, "ecc_uncorrectable", h->dbe, "");
+    if (h->remap_unc)
+        diag_finding_num(f, "rows_remapped_uncorrectable", h->remap_unc, "");
+    if (h->pending)
+        diag_finding_num(f, "remap_pending", 1, "");
+    if (h->failure)
+        diag_finding_num(f, "remap_failure", 1, "");
+    if (h->lost_times) {
+        diag_finding_num(f, "lost_times", h->lost_times, "");
+        diag_finding_num(f, "lost_s", h->lost_s, "s");
+    }
     char what[300] = "";
     size_t len = 0;
     if (h->hw.n)

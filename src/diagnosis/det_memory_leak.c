@@ -110,7 +110,7 @@ static void report(diag_ctx *c, const diag_gpu_view *v, const diag_series *s, co
     if (!isnan(tte_s))
         snprintf(eta, sizeof eta, "; at this rate GPU %d is full in %.0f min", v->gpu, tte_s / 60);
     diag_finding_summary(f,
-                         "Memory of %s on GPU %d grows steadily by %.0f MiB/min (R² %.2f over %.0f min, now %.0f "
+                         "Memory of %s on GPU %d grows steadily by %.0f MiB/min (R^2 %.2f over %.0f min, now %.0f "
                          "MiB)%s",
                          who, v->gpu, per_min, lk->fit.r2, lk->span_s / 60, lk->now_mib, eta);
     diag_finding_advice(f, "Look for tensors kept across steps: a loss or output accumulated without .item() or "

@@ -23,6 +23,22 @@ static void group_name(const diag_finding *f, char *out, size_t n)
         len += (size_t)snprintf(out + len, n - len, "%s%d", i ? "," : "", f->gpus[i]);
 }
 
+/* The heading of a group: its GPUs and, for one GPU, its name. */
+static void put_heading(gw_buf *b, const char *group, const diag_report *r)
+{
+    buf_printf(b, "\n%s", group);
+    for (int i = 0; i < r->n; i++) {
+        char name[64];
+        group_name(&r->f[i], name, sizeof name);
+        const diag_evidence *e = diag_finding_get(&r->f[i], "gpu_name");
+        if (r->f[i].n_gpus == 1 && e && strcmp(name, group) == 0) {
+            buf_printf(b, "  %s", e->str);
+            break;
+        }
+    }
+    buf_putc(b, '\n');
+}
+
 static void put_duration(gw_buf *b, double s)
 {
     if (s < 120)
@@ -52,6 +68,8 @@ static void put_evidence(gw_buf *b, const diag_finding *f)
     buf_puts(b, "    evidence:");
     for (int i = 0; i < f->n_evidence; i++) {
         const diag_evidence *e = &f->evidence[i];
+        if (strcmp(e->key, "gpu_name") == 0)
+            continue; /* in the group's heading */
         if (b->len - line_start > LINE_WIDTH) {
             buf_puts(b, "\n             ");
             line_start = b->len - 13;
@@ -143,7 +161,7 @@ void diag_report_text(const diag_report *r, gw_buf *out, unsigned flags)
             snprintf(names[n_groups++], sizeof names[0], "%s", name);
     }
     for (int g = 0; g < n_groups; g++) {
-        buf_printf(out, "\n%s\n", names[g]);
+        put_heading(out, names[g], r);
         for (int i = 0; i < r->n; i++) {
             char name[64];
             group_name(&r->f[i], name, sizeof name);
