@@ -239,7 +239,7 @@ static void test_config(void **st)
 static void test_detector_ids(void **st)
 {
     (void)st;
-    static const char *ids[] = {"input_stall", "launch_bound", "low_util", "power_cap",    "thermal",   "memory_leak",
+    static const char *ids[] = {"input_stall", "launch_bound", "low_util",     "power_cap",  "thermal",  "memory_leak",
                                 "memory_full", "imbalance",    "idle_holding", "pcie_bound", "hw_health"};
     assert_int_equal(diag_detector_count(), 11);
     for (int i = 0; i < 11; i++) {
@@ -275,8 +275,8 @@ static void mixed_report(diag_report *r)
 static int rfc3339(const char *s)
 {
     /* 2023-11-14T22:13:20.000Z */
-    if (strlen(s) != 24 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
-        s[19] != '.' || s[23] != 'Z')
+    if (strlen(s) != 24 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' ||
+        s[23] != 'Z')
         return 0;
     return 1;
 }
@@ -363,7 +363,7 @@ static void test_text(void **st)
     assert_non_null(strstr(b.data, "period_s=8"));
     assert_non_null(strstr(b.data, "2023-11-14T22:"));
     assert_non_null(strstr(b.data, "\u2588")); /* a full block in the chart */
-    assert_non_null(strstr(b.data, "    - "));  /* advice */
+    assert_non_null(strstr(b.data, "    - ")); /* advice */
     buf_clear(&b);
     diag_report_text(&r, &b, DIAG_TEXT_ASCII);
     for (size_t i = 0; i < b.len; i++)
@@ -414,10 +414,14 @@ static void test_sort(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_window_series), cmocka_unit_test(test_window_events),
-        cmocka_unit_test(test_window_processes), cmocka_unit_test(test_window_size),
-        cmocka_unit_test(test_config),        cmocka_unit_test(test_detector_ids),
-        cmocka_unit_test(test_json),          cmocka_unit_test(test_text),
+        cmocka_unit_test(test_window_series),
+        cmocka_unit_test(test_window_events),
+        cmocka_unit_test(test_window_processes),
+        cmocka_unit_test(test_window_size),
+        cmocka_unit_test(test_config),
+        cmocka_unit_test(test_detector_ids),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_text),
         cmocka_unit_test(test_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
