@@ -65,7 +65,7 @@ void det_input_stall(diag_ctx *c)
         if (!cy->valid || !cy->periodic)
             continue;
         int swing = cy->p95 > cfg->input_stall.p95_util && cy->p5 < cfg->input_stall.p5_util;
-        int gaps = cy->p5 < cfg->input_stall.p5_util && cy->busy_level >= cfg->input_stall.busy_util &&
+        int gaps = cy->p5 < cfg->input_stall.p5_util && cy->p95 >= cfg->input_stall.busy_util &&
                    cy->gap_s >= cfg->input_stall.min_gap_s;
         if (!swing && !gaps)
             continue;

@@ -22,7 +22,8 @@ static const param_row rows[] = {
     P("input_stall.p5_util", input_stall.p5_util, 10, 0, 100, "%", "idle phases: p5 utilization below this"),
     P("input_stall.min_gap_s", input_stall.min_gap_s, 0.5, 0, 3600, "s",
       "gap route: idle gaps at least this long (with busy phases >= busy_util)"),
-    P("input_stall.busy_util", input_stall.busy_util, 30, 0, 100, "%", "gap route: busy phases reach at least this"),
+    P("input_stall.busy_util", input_stall.busy_util, 30, 0, 100, "%",
+      "gap route: busy phases reach at least this (p95)"),
     P("input_stall.acf_min", input_stall.acf_min, 0.3, 0, 1, "", "periodic: autocorrelation peak at least this"),
     P("input_stall.acf_strong", input_stall.acf_strong, 0.5, 0, 1, "",
       "periodic whatever the cycle lengths: autocorrelation peak at least this"),
@@ -44,7 +45,7 @@ static const param_row rows[] = {
       "without GPM: power above idle below this share of (limit - idle)"),
     P("launch_bound.idle_power_frac", launch_bound.idle_power_frac, 0.15, 0, 1, "",
       "without GPM: idle power assumed as this share of the default limit when the window has no idle time"),
-    P("launch_bound.max_mem_util", launch_bound.max_mem_util, 40, 0, 100, "%",
+    P("launch_bound.max_mem_util", launch_bound.max_mem_util, 50, 0, 100, "%",
       "without GPM: memory utilization below this (else memory-bound)"),
     P("launch_bound.clock_frac", launch_bound.clock_frac, 0.9, 0, 1, "",
       "without GPM: SM clock at least this share of its maximum (not throttled)"),
@@ -108,7 +109,7 @@ static const param_row rows[] = {
     P("idle_holding.min_idle_s", idle_holding.min_idle_s, 1200, 0, 1e7, "s", "idle while held this long"),
 
     ON(pcie_bound),
-    P("pcie_bound.link_frac", pcie_bound.link_frac, 0.3, 0, 1, "",
+    P("pcie_bound.link_frac", pcie_bound.link_frac, 0.25, 0, 1, "",
       "PCIe throughput (one direction) at least this share of the link's capacity"),
     P("pcie_bound.sm_active", pcie_bound.sm_active, 50, 0, 100, "%", "while gpm.sm_active is below this"),
     P("pcie_bound.util", pcie_bound.util, 50, 0, 100, "%", "without GPM: while utilization is below this"),
@@ -125,6 +126,11 @@ static const param_row rows[] = {
 static double *slot(diag_config *cfg, const param_row *r)
 {
     return (double *)((char *)cfg + r->off);
+}
+
+static const double *slot_const(const diag_config *cfg, const param_row *r)
+{
+    return (const double *)((const char *)cfg + r->off);
 }
 
 static const param_row *find(const char *name)
@@ -158,7 +164,7 @@ int diag_config_get(const diag_config *cfg, const char *name, double *value)
     const param_row *r = find(name);
     if (!r)
         return -1;
-    *value = *slot((diag_config *)cfg, r);
+    *value = *slot_const(cfg, r);
     return 0;
 }
 

@@ -362,8 +362,10 @@ static void trim_spans(diag_proc *q, uint64_t t)
     int k = 0;
     while (k < q->n_spans && q->spans[k].to_us < t)
         k++;
-    memmove(q->spans, q->spans + k, (size_t)(q->n_spans - k) * sizeof *q->spans);
-    q->n_spans -= k;
+    if (k > 0) {
+        memmove(q->spans, q->spans + k, (size_t)(q->n_spans - k) * sizeof *q->spans);
+        q->n_spans -= k;
+    }
     if (q->n_spans > 0 && q->spans[0].from_us < t)
         q->spans[0].from_us = t;
 }
@@ -395,8 +397,10 @@ void diag_window_trim(diag_window *w, uint64_t t_us)
     int k = 0;
     while (k < w->n_events && w->events[k].t_us < t_us)
         k++;
-    memmove(w->events, w->events + k, (size_t)(w->n_events - k) * sizeof *w->events);
-    w->n_events -= k;
+    if (k > 0) {
+        memmove(w->events, w->events + k, (size_t)(w->n_events - k) * sizeof *w->events);
+        w->n_events -= k;
+    }
 }
 
 int diag_window_span(const diag_window *w, uint64_t *from_us, uint64_t *to_us)

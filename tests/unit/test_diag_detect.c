@@ -65,6 +65,8 @@ static void stall_case(uint64_t *rng, syn_spec *sp, int gaps_route, int v, doubl
     double lo = syn_range(rng, 0, 4);
     if (gaps_route && (1 - duty) * p < 1)
         p = 1 / (1 - duty) + 1;
+    if (gaps_route && duty * p < sp->avg_s)
+        p = sp->avg_s / duty + 0.5; /* a busy phase NVML's averaging does not flatten below the level */
     *period = p;
     for (int i = 0; i < n; i++) {
         syn_gpu *g = &sp->gpu[i];
@@ -144,7 +146,7 @@ static void test_launch_bound(void **st)
                 g->noise = syn_range(&rng, 0, 2);
                 /* with GPM the test is sm_active < 50 %; the power proxy sees only the clearer cases */
                 g->sm_ratio = gpm ? syn_range(&rng, 0.1, 0.45) : syn_range(&rng, 0.1, 0.22);
-                g->mem_util_ratio = syn_range(&rng, 0.05, 0.3);
+                g->mem_util_ratio = syn_range(&rng, 0.05, 0.45);
                 syn_add_seg(g, 0, 1e9, PAT_STEADY, level, 0);
                 syn_add_proc(g, 17700 + i, 0, 1e9, "dave", mem_of(&sp, i, 0.15));
             }
@@ -495,7 +497,7 @@ static void test_pcie_bound(void **st)
             continue;
         }
         const diag_finding *f = syn_find(&r, "pcie_bound", bound);
-        assert_true(syn_ev(f, "link_share") >= 0.3);
+        assert_true(syn_ev(f, "link_share") >= 0.25);
         assert_int_equal(diag_finding_get(f, "link_degraded") != NULL, v % 3 == 0);
         diag_report_free(&r);
     }

@@ -1,8 +1,9 @@
 /* test_diag_healthy.c - healthy work must give no finding: steady training at 95-99 %, bursty
  * inference serving, a short gap between two jobs, warm-up before steady state, periodic
  * evaluation, checkpoint saves, an idle GPU without processes, memory steady at 85 %, a GPU near
- * but below its power cap, memory that grows then plateaus. Each family is drawn over random GPU
- * models, counts, levels, noise, reading intervals and NVML averaging periods. */
+ * but below its power cap, memory that grows then plateaus, memory-bound inference. Each family
+ * is drawn over random GPU models, counts, levels, noise, reading intervals and NVML averaging
+ * periods. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -232,6 +233,25 @@ static void test_near_power_cap(void **st)
     assert_int_equal(failures, 0);
 }
 
+static void test_memory_bound(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 111;
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
+        syn_spec sp;
+        syn_spec_init(&sp, &rng, syn_int(&rng, 1, 8), syn_range(&rng, 10, 30) * 60);
+        training(&rng, &sp, 0, 1e9, 12000, syn_range(&rng, 95, 100));
+        for (int i = 0; i < sp.n_gpus; i++) {
+            /* decoding-style work: memory busy most of the time, SMs half busy, power moderate */
+            sp.gpu[i].mem_util_ratio = syn_range(&rng, 0.6, 0.9);
+            sp.gpu[i].sm_ratio = syn_range(&rng, 0.55, 0.8);
+        }
+        expect_none("memory-bound inference", v, &sp);
+    }
+    assert_int_equal(failures, 0);
+}
+
 static void test_memory_plateau(void **st)
 {
     (void)st;
@@ -261,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_periodic_eval),    cmocka_unit_test(test_checkpoints),
         cmocka_unit_test(test_idle_no_process),  cmocka_unit_test(test_memory_steady_85),
         cmocka_unit_test(test_near_power_cap),   cmocka_unit_test(test_memory_plateau),
+        cmocka_unit_test(test_memory_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
