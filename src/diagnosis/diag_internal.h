@@ -1,0 +1,110 @@
+/* diag_internal.h - what the detectors share inside the diagnosis layer: the run context, a
+ * per-GPU view prepared once per run (utilization with "held by a process" marks, percentiles,
+ * the periodicity analysis), look-ups of other signals at a reading's time, and helpers that
+ * fill a finding's processes and chart. Each detector is one det_*.c file and one table row. */
+#ifndef GPUWATCH_DIAG_INTERNAL_H
+#define GPUWATCH_DIAG_INTERNAL_H
+
+#include "diag.h"
+#include "diag_cycles.h"
+#include "diag_stats.h"
+
+/* Marks detectors leave on a GPU for the ones that run after them. */
+enum {
+    VIEW_STALL = 1u << 0,      /* input_stall found it */
+    VIEW_IMBALANCED = 1u << 1, /* imbalance named it */
+    VIEW_LAUNCH = 1u << 2,     /* launch_bound found it */
+    VIEW_PCIE = 1u << 3        /* pcie_bound found it */
+};
+
+/* Clock event reason bits (NVML's nvmlClocksEventReason* values). */
+#define CER_SW_POWER_CAP 0x4u
+#define CER_HW_SLOWDOWN 0x8u
+#define CER_SW_THERMAL 0x20u
+#define CER_HW_THERMAL 0x40u
+#define CER_HW_POWER_BRAKE 0x80u
+
+typedef struct diag_gpu_view {
+    const diag_gpu *g;
+    int gpu;
+    int n; /* utilization readings (0: nothing to judge) */
+    const uint64_t *t;
+    const float *u;
+    uint64_t step_us;  /* median spacing of the readings */
+    int procs_known;   /* process lists were read for this GPU */
+    signed char *held; /* per reading: 1 a process holds the GPU, 0 none, -1 unknown */
+    int n_act;         /* readings while held (or unknown): the job's time */
+    uint64_t *t_act;   /* their times, with gaps between jobs closed up */
+    float *u_act;
+    double act_s;              /* seconds covered by them */
+    uint64_t act_from, act_to; /* first and last of them (real times) */
+    int cycles_done;
+    diag_cycles cycles;
+    unsigned flags;
+} diag_gpu_view;
+
+typedef struct diag_ctx {
+    const diag_window *w;
+    const diag_config *cfg;
+    diag_report *out;
+    diag_gpu_view *views; /* indexed by GPU index */
+    int n_views;
+    uint64_t from_us, to_us; /* the window */
+} diag_ctx;
+
+typedef struct diag_detector {
+    const char *id;
+    void (*run)(diag_ctx *c);
+    size_t enabled_off; /* offset of its .enabled in diag_config */
+} diag_detector;
+
+/* The detectors, in run order (diag_run.c). */
+extern const diag_detector diag_detectors[];
+extern const int diag_n_detectors;
+
+void det_hw_health(diag_ctx *c);
+void det_thermal(diag_ctx *c);
+void det_power_cap(diag_ctx *c);
+void det_memory_full(diag_ctx *c);
+void det_memory_leak(diag_ctx *c);
+void det_idle_holding(diag_ctx *c);
+void det_input_stall(diag_ctx *c);
+void det_launch_bound(diag_ctx *c);
+void det_pcie_bound(diag_ctx *c);
+void det_imbalance(diag_ctx *c);
+void det_low_util(diag_ctx *c);
+
+/* diag_ctx.c */
+int diag_ctx_init(diag_ctx *c, const diag_window *w, const diag_config *cfg, diag_report *out);
+void diag_ctx_free(diag_ctx *c);
+const diag_cycles *diag_view_cycles(diag_ctx *c, diag_gpu_view *v);
+/* The reading of s at t: exact or the last one before t within tol_us; NAN when none. */
+double diag_at(const diag_series *s, uint64_t t, uint64_t tol_us, int *hint);
+/* The value of a step series in force at t; dflt before its first point. */
+double diag_step_at(const diag_series *s, uint64_t t, double dflt, int *hint);
+/* Seconds a reading at index i of the view stands for (its spacing, capped at 2 steps). */
+double diag_view_dt(const diag_gpu_view *v, int i);
+/* A minimum duration for a short window: min_s, or half the GPU's held time when that is shorter
+ * (but at least five readings). */
+double diag_need_s(const diag_gpu_view *v, double min_s);
+/* The enforced power limit at t (the default limit when never read), NAN when unknown. */
+double diag_power_limit_at(const diag_gpu_view *v, uint64_t t, int *hint);
+/* A process present on the GPU in [from, to], by overlap; NULL when none. */
+int diag_procs_in(const diag_ctx *c, int gpu, uint64_t from, uint64_t to, const diag_proc **out, int max);
+/* Typical memory of a process (last reading), NAN when unknown. */
+double diag_proc_mem(const diag_proc *p);
+
+/* A finding for one GPU over [from, to], with its GPU's name and the processes seen in that time
+ * (pids, and the main one's user, name and container as evidence). */
+diag_finding *diag_emit(diag_ctx *c, const char *detector, diag_severity sev, int gpu, uint64_t from, uint64_t to);
+void diag_attribute(diag_ctx *c, diag_finding *f, int gpu, uint64_t from, uint64_t to);
+/* "pid 42 (python3, user alice, container c1)" for a summary; "" when no process. */
+void diag_proc_label(const diag_proc *p, char *out, size_t n);
+/* diag_job.c: processes of one job share this key (user, container, command without rank). */
+void diag_job_key(const diag_proc *p, char *out, size_t n);
+
+/* Charts s (a GPU or process series) over [from, to] into f. pct: scale 0..100. */
+void diag_chart_series(diag_finding *f, const diag_series *s, int gpu, const char *metric, const char *unit,
+                       uint64_t from, uint64_t to, int pct);
+
+#endif

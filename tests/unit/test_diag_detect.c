@@ -1,0 +1,581 @@
+/* test_diag_detect.c - every detector on families of synthetic traces: random GPU models, GPU
+ * counts, periods, duty cycles, levels, noise, reading intervals (0.5-2 s), NVML averaging
+ * periods (1/6-1 s) and process churn. Each case must give the expected detector on the expected
+ * GPUs and no other finding, with sensible evidence (e.g. the period within 15 %). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include "test_diag_synth.h"
+
+#define VARIANTS 10
+
+typedef struct expect {
+    const char *detector;
+    int gpus[SYN_MAX_GPUS]; /* where it must fire */
+    int n_gpus;
+} expect;
+
+static int failures;
+
+/* The expected detector on each expected GPU and nothing else anywhere; a miss is printed and
+ * counted (so a soak run shows every miss), and the test fails at its end. */
+static int check(const char *family, int variant, const syn_spec *sp, const diag_report *r, const expect *e)
+{
+    int ok = 1;
+    for (int k = 0; k < e->n_gpus; k++)
+        ok &= syn_count(r, e->detector, e->gpus[k]) >= 1;
+    for (int i = 0; i < r->n; i++)
+        ok &= strcmp(r->f[i].detector, e->detector) == 0;
+    if (!ok) {
+        char what[96];
+        snprintf(what, sizeof what, "%s #%d expects %s", family, variant, e->detector);
+        syn_dump(what, sp, r);
+        failures++;
+    }
+    return ok;
+}
+
+static void expect_all(expect *e, const char *det, int n)
+{
+    e->detector = det;
+    e->n_gpus = n;
+    for (int i = 0; i < n; i++)
+        e->gpus[i] = i;
+}
+
+static double mem_of(const syn_spec *sp, int g, double share)
+{
+    return floor(SYN_MODELS[sp->gpu[g].model].mem_total * share);
+}
+
+/* ---- input_stall ---- */
+
+/* Variant v % 3: 0 one process, 1 the job restarts mid-window (another pid, after a pause with
+ * no process), 2 a source without process lists. */
+static void stall_case(uint64_t *rng, syn_spec *sp, int gaps_route, int v, double *period)
+{
+    int n = syn_int(rng, 1, 4);
+    syn_spec_init(sp, rng, n, syn_range(rng, 15, 30) * 60);
+    double p = syn_range(rng, fmax(2.0, 3 * sp->dt_s), 60);
+    double duty = syn_range(rng, 0.3, 0.75);
+    double hi = gaps_route ? syn_range(rng, 35, 62) : syn_range(rng, 78, 100);
+    double lo = syn_range(rng, 0, 4);
+    if (gaps_route && (1 - duty) * p < 1)
+        p = 1 / (1 - duty) + 1;
+    if (gaps_route && duty * p < sp->avg_s)
+        p = sp->avg_s / duty + 0.5; /* a busy phase NVML's averaging does not flatten below the level */
+    *period = p;
+    for (int i = 0; i < n; i++) {
+        syn_gpu *g = &sp->gpu[i];
+        g->noise = syn_range(rng, 0, 2.5);
+        double restart = v % 3 == 1 ? sp->duration_s * syn_range(rng, 0.3, 0.7) : 1e9;
+        double pause = syn_range(rng, 10, 60);
+        syn_seg *s = syn_add_seg(g, 0, restart, PAT_SQUARE, hi, lo);
+        s->period_s = p;
+        s->duty = duty;
+        s->jitter = syn_range(rng, 0, 0.05);
+        double mem = mem_of(sp, i, syn_range(rng, 0.2, 0.7));
+        syn_add_proc(g, 15100 + i, 0, restart, "carol", mem);
+        if (restart < 1e9) {
+            syn_seg *s2 = syn_add_seg(g, restart + pause, 1e9, PAT_SQUARE, hi, lo);
+            *s2 = *s;
+            s2->from_s = restart + pause;
+            s2->to_s = 1e9;
+            syn_add_proc(g, 15200 + i, restart + pause, 1e9, "carol", mem);
+        }
+    }
+    sp->no_procs = v % 3 == 2;
+}
+
+static void test_input_stall(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 1;
+    for (int route = 0; route < 2; route++)
+        for (int v = 0; v < syn_variants(VARIANTS); v++) {
+            syn_spec sp;
+            double period;
+            stall_case(&rng, &sp, route, v, &period);
+            diag_report r;
+            syn_diagnose(&sp, &r);
+            expect e;
+            expect_all(&e, "input_stall", sp.n_gpus);
+            if (!check(route ? "input_stall gaps" : "input_stall fluctuation", v, &sp, &r, &e)) {
+                diag_report_free(&r);
+                continue;
+            }
+            for (int g = 0; g < sp.n_gpus; g++) {
+                const diag_finding *f = syn_find(&r, "input_stall", g);
+                double est = syn_ev(f, "period_s");
+                if (fabs(est - period) > 0.15 * period) {
+                    fprintf(stderr, "#%d: period %.2f s estimated %.2f s (dt %.2f)\n", v, period, est, sp.dt_s);
+                    failures++;
+                }
+                assert_true(syn_ev(f, "duty_cycle") > 0.1 && syn_ev(f, "duty_cycle") < 0.95);
+                if (v % 3 == 2)
+                    assert_int_equal(f->n_pids, 0);
+                else
+                    assert_true(f->pids[0] == 15100u + g || f->pids[0] == 15200u + g);
+            }
+            diag_report_free(&r);
+        }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- launch_bound ---- */
+
+static void test_launch_bound(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 2;
+    for (int gpm = 0; gpm < 2; gpm++)
+        for (int v = 0; v < syn_variants(VARIANTS); v++) {
+            syn_spec sp;
+            int n = syn_int(&rng, 1, 3);
+            syn_spec_init(&sp, &rng, n, syn_range(&rng, 10, 25) * 60);
+            int model = gpm ? syn_int(&rng, 0, 1) : syn_int(&rng, 2, 4);
+            double level = syn_range(&rng, 85, 99);
+            for (int i = 0; i < n; i++) {
+                syn_gpu *g = &sp.gpu[i];
+                g->model = model;
+                g->noise = syn_range(&rng, 0, 2);
+                /* with GPM the test is sm_active < 50 %; the power proxy sees only the clearer cases */
+                g->sm_ratio = gpm ? syn_range(&rng, 0.1, 0.45) : syn_range(&rng, 0.1, 0.22);
+                g->mem_util_ratio = syn_range(&rng, 0.05, 0.45);
+                syn_add_seg(g, 0, 1e9, PAT_STEADY, level, 0);
+                syn_add_proc(g, 17700 + i, 0, 1e9, "dave", mem_of(&sp, i, 0.15));
+            }
+            diag_report r;
+            syn_diagnose(&sp, &r);
+            expect e;
+            expect_all(&e, "launch_bound", n);
+            if (!check(gpm ? "launch_bound gpm" : "launch_bound power", v, &sp, &r, &e)) {
+                diag_report_free(&r);
+                continue;
+            }
+            diag_report_free(&r);
+        }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- low_util ---- */
+
+static void test_low_util(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 3;
+    for (int v = 0; v < 2 * syn_variants(VARIANTS); v++) {
+        syn_spec sp;
+        int n = syn_int(&rng, 1, 4);
+        syn_spec_init(&sp, &rng, n, syn_range(&rng, 12, 30) * 60);
+        double level = syn_range(&rng, 15, 60);
+        for (int i = 0; i < n; i++) {
+            syn_gpu *g = &sp.gpu[i];
+            g->noise = syn_range(&rng, 1, 5);
+            syn_add_seg(g, 0, 1e9, PAT_STEADY, level, 0);
+            syn_proc *p = syn_add_proc(g, 30000 + i, 0, 1e9, "erin", mem_of(&sp, i, syn_range(&rng, 0.1, 0.8)));
+            if (v % 3 == 0)
+                p->cpu = 100; /* a saturated core: the likely cause */
+        }
+        diag_report r;
+        syn_diagnose(&sp, &r);
+        expect e;
+        expect_all(&e, "low_util", n);
+        if (!check("low_util", v, &sp, &r, &e)) {
+            diag_report_free(&r);
+            continue;
+        }
+        const diag_finding *f = syn_find(&r, "low_util", 0);
+        assert_true(syn_ev(f, "p95_util") < 70);
+        const diag_evidence *cause = diag_finding_get(f, "likely_cause");
+        assert_non_null(cause);
+        if (v % 3 == 0)
+            assert_string_equal(cause->str, "CPU-bound");
+        diag_report_free(&r);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- power_cap ---- */
+
+static void test_power_cap(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 4;
+    for (int lowered = 0; lowered < 2; lowered++)
+        for (int v = 0; v < syn_variants(VARIANTS); v++) {
+            syn_spec sp;
+            int n = syn_int(&rng, 1, 4);
+            syn_spec_init(&sp, &rng, n, syn_range(&rng, 8, 20) * 60);
+            const syn_model *m = &SYN_MODELS[sp.gpu[0].model];
+            double limit = lowered ? m->power_default * syn_range(&rng, 0.5, 0.8) : 0;
+            for (int i = 0; i < n; i++) {
+                syn_gpu *g = &sp.gpu[i];
+                g->power_limit = limit;
+                g->demand = lowered ? 1 : syn_range(&rng, 1.15, 1.35);
+                g->mem_util_ratio = syn_range(&rng, 0.4, 0.6);
+                g->noise = syn_range(&rng, 0, 1.5);
+                syn_add_seg(g, 0, 1e9, PAT_STEADY, syn_range(&rng, 96, 100), 0);
+                syn_add_proc(g, 19000 + i, 0, 1e9, "erin", mem_of(&sp, i, 0.8));
+            }
+            diag_report r;
+            syn_diagnose(&sp, &r);
+            expect e;
+            expect_all(&e, "power_cap", n);
+            if (!check(lowered ? "power_cap lowered" : "power_cap default", v, &sp, &r, &e)) {
+                diag_report_free(&r);
+                continue;
+            }
+            const diag_finding *f = syn_find(&r, "power_cap", 0);
+            assert_true(syn_ev(f, "user_lowered") == lowered);
+            assert_true(syn_ev(f, "clock_loss") > 0.02);
+            diag_report_free(&r);
+        }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- thermal ---- */
+
+static void test_thermal(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 5;
+    for (int kind = 0; kind < 3; kind++)
+        for (int v = 0; v < syn_variants(VARIANTS); v++) {
+            syn_spec sp;
+            syn_spec_init(&sp, &rng, syn_int(&rng, 1, 3), syn_range(&rng, 10, 20) * 60);
+            int hot = syn_int(&rng, 0, sp.n_gpus - 1);
+            if (kind == 2)
+                for (int i = 0; i < sp.n_gpus; i++)
+                    sp.gpu[i].model = syn_int(&rng, 0, 2); /* HBM boards */
+            for (int i = 0; i < sp.n_gpus; i++) {
+                syn_gpu *g = &sp.gpu[i];
+                const syn_model *m = &SYN_MODELS[g->model];
+                syn_add_seg(g, 0, 1e9, PAT_STEADY, syn_range(&rng, 90, 99), 0);
+                syn_add_proc(g, 18000 + i, 0, 1e9, "root", mem_of(&sp, i, 0.3));
+                g->noise = 1;
+                if (i != hot)
+                    continue;
+                if (kind == 0) { /* cooling failure: past the slowdown temperatures */
+                    g->temp_from = 60;
+                    g->temp_to = syn_range(&rng, m->t_gpu_max + 1, m->t_slowdown + 3);
+                    g->temp_start_s = syn_range(&rng, 60, 240);
+                    g->temp_ramp_s = syn_range(&rng, 60, 300);
+                    g->no_temp = v % 4 == 3; /* only the reasons tell */
+                } else if (kind == 1) {      /* hot but under the slowdown temperatures */
+                    g->temp_from = g->temp_to = syn_range(&rng, 81.5, m->t_gpu_max - 0.5);
+                } else { /* HBM only */
+                    g->mem_temp = syn_range(&rng, 96, 104);
+                }
+            }
+            diag_report r;
+            syn_diagnose(&sp, &r);
+            expect e = {.detector = "thermal", .gpus = {hot}, .n_gpus = 1};
+            if (!check("thermal", kind * 100 + v, &sp, &r, &e)) {
+                diag_report_free(&r);
+                continue;
+            }
+            assert_int_equal(syn_count(&r, "thermal", -1), 1);
+            diag_report_free(&r);
+        }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- memory_leak ---- */
+
+static void test_memory_leak(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 6;
+    for (int kind = 0; kind < 3; kind++)
+        for (int v = 0; v < syn_variants(VARIANTS); v++) {
+            syn_spec sp;
+            syn_spec_init(&sp, &rng, syn_int(&rng, 1, 3), syn_range(&rng, 12, 30) * 60);
+            int leaky = syn_int(&rng, 0, sp.n_gpus - 1);
+            for (int i = 0; i < sp.n_gpus; i++) {
+                syn_gpu *g = &sp.gpu[i];
+                double total = SYN_MODELS[g->model].mem_total;
+                g->noise = 1.5;
+                syn_add_seg(g, 0, 1e9, PAT_STEADY, syn_range(&rng, 88, 98), 0);
+                syn_proc *p = syn_add_proc(g, 20000 + i, 0, 1e9, "frank", floor(total * 0.05));
+                p->mem_noise = syn_range(&rng, 0, 20);
+                if (i != leaky)
+                    continue;
+                if (kind == 0) { /* a steady ramp */
+                    p->mem1 = total * syn_range(&rng, 0.5, 0.85);
+                    p->ramp_s = sp.duration_s;
+                } else if (kind == 1) { /* allocator steps that keep coming */
+                    p->step_s = syn_range(&rng, 20, 90);
+                    p->step_mib = floor(total * 0.7 / (sp.duration_s / p->step_s) * syn_range(&rng, 0.4, 1));
+                } else { /* a process that starts later, beside a flat one */
+                    p->mem0 = floor(total * 0.1);
+                    syn_proc *q =
+                        syn_add_proc(g, 20100 + i, syn_range(&rng, 60, 240), 1e9, "frank", floor(total * 0.02));
+                    q->name = "leaky_server";
+                    q->mem1 = total * syn_range(&rng, 0.4, 0.7);
+                    q->ramp_start_s = q->from_s + 60;
+                    q->ramp_s = sp.duration_s;
+                }
+            }
+            sp.no_procs = kind < 2 && v % 4 == 3; /* judged on memory.used as a whole */
+            diag_report r;
+            syn_diagnose(&sp, &r);
+            expect e = {.detector = "memory_leak", .gpus = {leaky}, .n_gpus = 1};
+            if (!check("memory_leak", kind * 100 + v, &sp, &r, &e)) {
+                diag_report_free(&r);
+                continue;
+            }
+            const diag_finding *f = syn_find(&r, "memory_leak", leaky);
+            if (sp.no_procs)
+                assert_int_equal(f->n_pids, 0);
+            else
+                assert_int_equal(f->pids[0], kind == 2 ? 20100u + leaky : 20000u + leaky);
+            assert_true(syn_ev(f, "slope_mib_per_min") > 0);
+            assert_true(syn_ev(f, "time_to_full_s") > 0);
+            diag_report_free(&r);
+        }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- memory_full ---- */
+
+static void test_memory_full(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 7;
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
+        syn_spec sp;
+        syn_spec_init(&sp, &rng, syn_int(&rng, 1, 4), syn_range(&rng, 10, 25) * 60);
+        int full = syn_int(&rng, 0, sp.n_gpus - 1);
+        for (int i = 0; i < sp.n_gpus; i++) {
+            syn_gpu *g = &sp.gpu[i];
+            syn_add_seg(g, 0, 1e9, PAT_STEADY, syn_range(&rng, 90, 98), 0);
+            g->noise = 1;
+            double share = i == full ? syn_range(&rng, 0.96, 0.99) : syn_range(&rng, 0.3, 0.85);
+            syn_proc *p = syn_add_proc(g, 21000 + i, 0, 1e9, "gina", mem_of(&sp, i, share));
+            if (i == full && v % 2) { /* two processes fill it together */
+                p->mem0 = mem_of(&sp, i, share - 0.3);
+                syn_add_proc(g, 21100 + i, 0, 1e9, "gina", mem_of(&sp, i, 0.3));
+            }
+        }
+        diag_report r;
+        syn_diagnose(&sp, &r);
+        expect e = {.detector = "memory_full", .gpus = {full}, .n_gpus = 1};
+        if (!check("memory_full", v, &sp, &r, &e)) {
+            diag_report_free(&r);
+            continue;
+        }
+        diag_report_free(&r);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- imbalance ---- */
+
+static void test_imbalance(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 8;
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
+        syn_spec sp;
+        int n = syn_int(&rng, 2, 8);
+        syn_spec_init(&sp, &rng, n, syn_range(&rng, 10, 20) * 60);
+        int slow[2] = {syn_int(&rng, 0, n - 1), -1};
+        if (n >= 4 && v % 2)
+            slow[1] = (slow[0] + 1 + syn_int(&rng, 0, n - 2)) % n;
+        double base = syn_range(&rng, 92, 98);
+        for (int i = 0; i < n; i++) {
+            syn_gpu *g = &sp.gpu[i];
+            int is_slow = i == slow[0] || i == slow[1];
+            g->noise = is_slow ? syn_range(&rng, 2, 4) : syn_range(&rng, 0.5, 1.5);
+            syn_add_seg(g, 0, 1e9, PAT_STEADY, is_slow ? base - syn_range(&rng, 25, 60) : base, 0);
+            syn_proc *p = syn_add_proc(g, 22000 + i, 0, 1e9, "gina", mem_of(&sp, i, 0.6));
+            p->cmd = i % 2 ? "python3 train.py --local_rank=1" : "python3 train.py --local_rank=0";
+        }
+        diag_report r;
+        syn_diagnose(&sp, &r);
+        assert_int_equal(r.n, 1);
+        const diag_finding *f = syn_find(&r, "imbalance", -1);
+        assert_non_null(f);
+        /* with two GPUs both differ from their only peer */
+        int want = n == 2 ? 2 : (slow[1] >= 0 ? 2 : 1);
+        if (f->n_gpus != want)
+            syn_dump("imbalance", &sp, &r);
+        assert_int_equal(f->n_gpus, want);
+        for (int k = 0; k < f->n_gpus && n > 2; k++)
+            assert_true(f->gpus[k] == slow[0] || f->gpus[k] == slow[1]);
+        diag_report_free(&r);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- idle_holding ---- */
+
+static void test_idle_holding(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 9;
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
+        syn_spec sp;
+        syn_spec_init(&sp, &rng, syn_int(&rng, 1, 3), syn_range(&rng, 30, 50) * 60);
+        sp.dt_s = syn_range(&rng, 1, 2);
+        int idle = syn_int(&rng, 0, sp.n_gpus - 1);
+        for (int i = 0; i < sp.n_gpus; i++) {
+            syn_gpu *g = &sp.gpu[i];
+            if (i == idle) {
+                g->noise = syn_range(&rng, 0, 1.2);
+                syn_proc *p = syn_add_proc(g, 23456, syn_range(&rng, 0, 120), 1e9, "henry",
+                                           mem_of(&sp, i, syn_range(&rng, 0.02, 0.4)));
+                p->name = "ipykernel_launcher";
+                p->container = "jupyterhub-henry";
+                continue;
+            }
+            g->noise = 1;
+            syn_add_seg(g, 0, 1e9, PAT_STEADY, syn_range(&rng, 92, 98), 0);
+            syn_add_proc(g, 24000 + i, 0, 1e9, "ivan", mem_of(&sp, i, 0.5));
+        }
+        diag_report r;
+        syn_diagnose(&sp, &r);
+        expect e = {.detector = "idle_holding", .gpus = {idle}, .n_gpus = 1};
+        if (!check("idle_holding", v, &sp, &r, &e)) {
+            diag_report_free(&r);
+            continue;
+        }
+        const diag_finding *f = syn_find(&r, "idle_holding", idle);
+        assert_int_equal(f->pids[0], 23456);
+        assert_string_equal(diag_finding_get(f, "user")->str, "henry");
+        assert_string_equal(diag_finding_get(f, "container")->str, "jupyterhub-henry");
+        assert_true(syn_ev(f, "idle_s") >= 1200);
+        diag_report_free(&r);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- pcie_bound ---- */
+
+static void test_pcie_bound(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 10;
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
+        syn_spec sp;
+        syn_spec_init(&sp, &rng, syn_int(&rng, 1, 3), syn_range(&rng, 8, 20) * 60);
+        int bound = syn_int(&rng, 0, sp.n_gpus - 1);
+        for (int i = 0; i < sp.n_gpus; i++) {
+            syn_gpu *g = &sp.gpu[i];
+            const syn_model *m = &SYN_MODELS[g->model];
+            g->noise = 2;
+            syn_add_proc(g, 25000 + i, 0, 1e9, i == bound ? "judy" : "kate", mem_of(&sp, i, 0.4));
+            if (i != bound) {
+                syn_add_seg(g, 0, 1e9, PAT_STEADY, syn_range(&rng, 92, 98), 0);
+                continue;
+            }
+            syn_add_seg(g, 0, 1e9, PAT_STEADY, syn_range(&rng, 20, 45), 0);
+            double gen = v % 3 == 0 ? m->pcie_gen - 1 : m->pcie_gen; /* sometimes a degraded link */
+            static const double lane_mbs[] = {0, 250, 500, 984.6, 1969.2, 3938.5};
+            g->pcie_gen = gen;
+            g->pcie_kbs = lane_mbs[(int)gen] * 1000 * m->pcie_width * syn_range(&rng, 0.45, 0.85);
+        }
+        diag_report r;
+        syn_diagnose(&sp, &r);
+        expect e = {.detector = "pcie_bound", .gpus = {bound}, .n_gpus = 1};
+        if (!check("pcie_bound", v, &sp, &r, &e)) {
+            diag_report_free(&r);
+            continue;
+        }
+        const diag_finding *f = syn_find(&r, "pcie_bound", bound);
+        assert_true(syn_ev(f, "link_share") >= 0.25);
+        assert_int_equal(diag_finding_get(f, "link_degraded") != NULL, v % 3 == 0);
+        diag_report_free(&r);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* ---- hw_health ---- */
+
+static void test_hw_health(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 11;
+    static const int app_xids[] = {13, 31, 43, 45, 68};
+    for (int kind = 0; kind < 4; kind++)
+        for (int v = 0; v < syn_variants(VARIANTS) / 2; v++) {
+            syn_spec sp;
+            syn_spec_init(&sp, &rng, syn_int(&rng, 1, 4), syn_range(&rng, 5, 15) * 60);
+            int bad = syn_int(&rng, 0, sp.n_gpus - 1);
+            for (int i = 0; i < sp.n_gpus; i++) {
+                syn_gpu *g = &sp.gpu[i];
+                if (kind != 3)
+                    g->model = syn_int(&rng, 0, 2); /* ECC and row remapping */
+                g->noise = 1;
+                syn_add_seg(g, 0, 1e9, PAT_STEADY, syn_range(&rng, 90, 98), 0);
+                syn_add_proc(g, 26000 + i, 0, 1e9, "kim", mem_of(&sp, i, 0.5));
+            }
+            syn_gpu *g = &sp.gpu[bad];
+            double at = syn_range(&rng, 30, sp.duration_s - 60);
+            g->xid_at_s[0] = at;
+            g->n_xid = 1;
+            if (kind == 0) {
+                g->xid_code[0] = 48;
+                g->dbe_at_s = at;
+            } else if (kind == 1) {
+                g->xid_code[0] = 79;
+                g->lost_from_s = at;
+                g->lost_to_s = at + syn_range(&rng, 10, 60);
+                g->xid_at_s[0] = g->lost_to_s + 0.5; /* read when it answers again */
+            } else if (kind == 2) {
+                g->xid_code[0] = 63;
+                g->pending_at_s = at;
+            } else {
+                g->xid_code[0] = app_xids[syn_int(&rng, 0, 4)];
+            }
+            diag_report r;
+            syn_diagnose(&sp, &r);
+            expect e = {.detector = "hw_health", .gpus = {bad}, .n_gpus = 1};
+            if (!check("hw_health", kind * 100 + v, &sp, &r, &e)) {
+                diag_report_free(&r);
+                continue;
+            }
+            const diag_finding *f = syn_find(&r, "hw_health", bad);
+            assert_int_equal(r.n, 1);
+            assert_true(syn_ev(f, "xid") == g->xid_code[0]);
+            if (kind < 3) {
+                assert_int_equal(f->severity, DIAG_CRITICAL);
+                assert_null(diag_finding_get(f, "fault"));
+            } else {
+                assert_int_equal(f->severity, DIAG_WARNING);
+                assert_string_equal(diag_finding_get(f, "fault")->str, "application");
+            }
+            if (kind == 1)
+                assert_true(syn_ev(f, "lost_s") >= 5);
+            if (kind == 2)
+                assert_true(syn_ev(f, "remap_pending") == 1);
+            diag_report_free(&r);
+        }
+    assert_int_equal(failures, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_input_stall), cmocka_unit_test(test_launch_bound), cmocka_unit_test(test_low_util),
+        cmocka_unit_test(test_power_cap),   cmocka_unit_test(test_thermal),      cmocka_unit_test(test_memory_leak),
+        cmocka_unit_test(test_memory_full), cmocka_unit_test(test_imbalance),    cmocka_unit_test(test_idle_holding),
+        cmocka_unit_test(test_pcie_bound),  cmocka_unit_test(test_hw_health),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
