@@ -28,6 +28,7 @@ static const command commands[] = {
     {"history", NULL, "history", "range queries on the recorded history"},
     {"events", NULL, "history", "recorded events (XID, GPU lost, throttling, alerts)"},
     {"rules", NULL, "rules", "check or unit-test alert rule files"},
+    {"diagnose", NULL, "diagnose", "explain why GPUs are slow: findings with evidence and advice"},
     {"config", NULL, "agent", "check a configuration file"},
     {"version", cmd_version, NULL, "gpuwatch, NVML, driver and CUDA versions"},
 };

@@ -16,4 +16,7 @@ int diag_run(const diag_window *w, const diag_config *cfg, diag_report *out);
 int diag_detector_count(void);
 const char *diag_detector_id(int i);
 
+/* `gpuwatch diagnose` (the diagnose module). */
+int cmd_diagnose(int argc, char **argv);
+
 #endif

@@ -1,0 +1,113 @@
+/* http_client.c - GET requests to a gpuwatch agent over libcurl (see http_client.h). */
+#include "http_client.h"
+#include "files.h"
+#include "lazy_curl.h"
+#include "util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BODY (64u << 20)
+
+struct http_client {
+    CURL *curl;
+    char base[300]; /* http(s)://HOST:PORT */
+    char password[256];
+    gw_buf *body; /* the request's, while it runs */
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *vctx)
+{
+    http_client *c = vctx;
+    size_t add = size * n;
+    if (c->body->len + add > MAX_BODY)
+        return 0;
+    buf_append(c->body, p, add);
+    return c->body->oom ? 0 : add;
+}
+
+http_client *http_client_open(const http_client_opts *o, char *err, size_t n)
+{
+    http_client *c = calloc(1, sizeof *c);
+    if (!c) {
+        gw_strlcpy(err, "out of memory", n);
+        return NULL;
+    }
+    if (o->user) {
+        char why[128];
+        char *pw = o->password_file ? gw_read_file(o->password_file, 4096, NULL, why, sizeof why) : NULL;
+        if (!pw) {
+            snprintf(err, n, "--password-file %s: %s", o->password_file ? o->password_file : "(none)",
+                     o->password_file ? why : "a password file is needed with --user");
+            free(c);
+            return NULL;
+        }
+        pw[strcspn(pw, "\r\n")] = 0;
+        gw_strlcpy(c->password, pw, sizeof c->password);
+        free(pw);
+    }
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(c->curl = curl_easy_init())) {
+        gw_strlcpy(err, "cannot start libcurl (libcurl.so.4)", n);
+        free(c);
+        return NULL;
+    }
+    snprintf(c->base, sizeof c->base, "%s://%s", o->tls ? "https" : "http", o->host);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
+    curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
+    curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, o->timeout_ms > 0 ? o->timeout_ms : 5000L);
+    curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(c->curl, CURLOPT_USERAGENT, o->user_agent ? o->user_agent : "gpuwatch");
+    if (o->cacert)
+        curl_easy_setopt(c->curl, CURLOPT_CAINFO, o->cacert);
+    if (o->insecure) {
+        curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (o->user) {
+        curl_easy_setopt(c->curl, CURLOPT_USERNAME, o->user);
+        curl_easy_setopt(c->curl, CURLOPT_PASSWORD, c->password);
+    }
+    return c;
+}
+
+void http_client_close(http_client *c)
+{
+    if (!c)
+        return;
+    curl_easy_cleanup(c->curl);
+    curl_global_cleanup();
+    memset(c->password, 0, sizeof c->password);
+    free(c);
+}
+
+const char *http_client_base(const http_client *c)
+{
+    return c->base;
+}
+
+long http_client_get(http_client *c, const char *path, gw_buf *body, char *err, size_t n)
+{
+    char url[1024];
+    snprintf(url, sizeof url, "%s%s", c->base, path);
+    buf_clear(body);
+    c->body = body;
+    curl_easy_setopt(c->curl, CURLOPT_URL, url);
+    CURLcode rc = curl_easy_perform(c->curl);
+    c->body = NULL;
+    if (rc != CURLE_OK) {
+        snprintf(err, n, "agent %s: %s", c->base, curl_easy_strerror(rc));
+        return -1;
+    }
+    long status = 0;
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200)
+        snprintf(err, n, "agent %s%s: HTTP %ld%s", c->base, path, status,
+                 status == 401 ? " (wrong or missing --user/--password-file)" : "");
+    if (body->oom) {
+        snprintf(err, n, "agent %s%s: out of memory", c->base, path);
+        return -1;
+    }
+    return status;
+}

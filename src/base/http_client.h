@@ -1,0 +1,32 @@
+/* http_client.h - GET requests to a gpuwatch agent (top --host, diagnose --host, run): one keep-alive
+ * connection over libcurl (loaded on first use), TLS and basic auth as the agent's web config asks. */
+#ifndef GPUWATCH_HTTP_CLIENT_H
+#define GPUWATCH_HTTP_CLIENT_H
+
+#include <stddef.h>
+#include "buf.h"
+
+typedef struct http_client_opts {
+    const char *host;          /* HOST:PORT */
+    int tls;                   /* https */
+    const char *cacert;        /* CA file for the agent's certificate, or NULL */
+    int insecure;              /* do not verify the certificate */
+    const char *user;          /* basic auth user, or NULL */
+    const char *password_file; /* its password: the first line of this file */
+    const char *user_agent;    /* "gpuwatch-top" */
+    long timeout_ms;           /* per request; 0: 5000 */
+} http_client_opts;
+
+typedef struct http_client http_client;
+
+/* NULL with the reason in err (libcurl missing, password file unreadable). */
+http_client *http_client_open(const http_client_opts *o, char *err, size_t n);
+void http_client_close(http_client *c);
+/* GETs path ("/api/v1/gpus") into body (cleared first). Returns the HTTP status, or -1 with the
+ * reason in err ("agent https://HOST:PORT: Couldn't connect to server"); a status other than 200
+ * also fills err. Bodies over 64 MiB are refused. */
+long http_client_get(http_client *c, const char *path, gw_buf *body, char *err, size_t n);
+/* "https://HOST:PORT" */
+const char *http_client_base(const http_client *c);
+
+#endif
