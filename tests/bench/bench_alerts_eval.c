@@ -3,17 +3,19 @@
  * default rules, then SECONDS more seconds: each pushes one sample per GPU and calls the engine as
  * the agent's evaluator thread does after every sampling round (it evaluates the groups that are due).
  * Only the engine's calls are timed (thread CPU). Run by scripts/bench_agent.sh; prints
- * "us_per_second evaluations". Under callgrind, --toggle-collect=alert_engine_eval counts instructions. */
+ * "us_per_second evaluations kept_bytes" (the engine's decoded recent values, engine_window.c).
+ * Under callgrind, --toggle-collect=alert_engine_eval counts instructions. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include "alerts/alerts.h"
+#include "alerts/engine.h"
 #include "ring.h"
 #include "sampler.h"
 #include "util.h"
 
-#define RING_SECONDS 900                    /* the agent's default ring_duration at 1 s */
-#define T0_US 1764673200000000ll            /* 2025-12-02T11:00:00Z */
+#define RING_SECONDS 900         /* the agent's default ring_duration at 1 s */
+#define T0_US 1764673200000000ll /* 2025-12-02T11:00:00Z */
 #define MAX_GPUS 64
 #define MAX_PROCS 64
 
@@ -126,7 +128,7 @@ int main(int argc, char **argv)
         evals += alert_engine_eval(e, &src, T0_US + (int64_t)second * 1000000, 0);
         spent += cpu_ns() - c0;
     }
-    printf("%.1f %d\n", (double)spent / 1000.0 / seconds, evals);
+    printf("%.1f %d %zu\n", (double)spent / 1000.0 / seconds, evals, window_bytes(&e->win));
     alert_engine_free(e);
     ring_free(b.r);
     free(smp);
