@@ -75,6 +75,25 @@ static void fill_rollups(store *st, int gpus, int64_t day0)
     store_exec(st, "COMMIT");
 }
 
+/* CPU of /api/v1/query_range's work (history_query_range_json: open, query, JSON) for 1 h of data. */
+static double time_query_range(const char *path, const char *metric, const char *gpus, int seconds, int reps,
+                               size_t *bytes)
+{
+    char from[32], to[32];
+    snprintf(from, sizeof from, "%lld", (long long)(T0_US / 1000000));
+    snprintf(to, sizeof to, "%lld", (long long)(T0_US / 1000000 + seconds - 1));
+    uint64_t c0 = cpu_us();
+    for (int i = 0; i < reps; i++) {
+        int status = 0;
+        char *json = history_query_range_json(path, metric, gpus, NULL, from, to, NULL, NULL, &status);
+        *bytes = json ? strlen(json) : 0;
+        free(json);
+        if (status != 200)
+            return -1;
+    }
+    return (double)(cpu_us() - c0) / 1000.0 / reps;
+}
+
 static double time_query(store *st, hq_request *rq, int reps, size_t *points, double *cpu_ms)
 {
     char err[256];
@@ -285,6 +304,10 @@ int history_bench(int argc, char **argv)
     rq.metrics = &pw;
     size_t ptsp = 0;
     double q1p = time_query(st, &rq, 50, &ptsp, &c1p);
+    size_t jb1 = 0, jb8 = 0, jbt = 0;
+    double j1 = time_query_range(path, "power.draw", "0", seconds, 20, &jb1);
+    double jt = time_query_range(path, "temperature.gpu", "0", seconds, 20, &jbt);
+    double j8 = time_query_range(path, "power.draw", NULL, seconds, 5, &jb8);
     int64_t day0 = T0_US - 86400ll * 1000000 * 30; /* a day a month earlier: roll-ups only */
     fill_rollups(st, gpus, day0);
     hq_request r24 = {.metrics = &pw,
@@ -311,6 +334,9 @@ int history_bench(int argc, char **argv)
     printf("%-56s %12.3f  (CPU %.3f ms, %zu points)\n", "query 1 h raw, temperature.gpu, 1 GPU (ms)", q1, c1, pts);
     printf("%-56s %12.3f  (CPU %.3f ms, %zu points)\n", "query 1 h raw, power.draw, 1 GPU (ms)", q1p, c1p, ptsp);
     printf("%-56s %12.3f  (CPU %.3f ms, %zu points)\n", "query 24 h roll-ups, step 60 s, 1 GPU (ms)", q24, c24, pts24);
+    printf("%-56s %12.3f  (%zu bytes)\n", "/api/v1/query_range 1 h, power.draw, 1 GPU (CPU ms)", j1, jb1);
+    printf("%-56s %12.3f  (%zu bytes)\n", "/api/v1/query_range 1 h, temperature.gpu, 1 GPU (CPU ms)", jt, jbt);
+    printf("%-56s %12.3f  (%zu bytes)\n", "/api/v1/query_range 1 h, power.draw, every GPU (CPU ms)", j8, jb8);
     printf("file: %s (%lld bytes)\n", path, (long long)fsize);
     return 0;
 }
