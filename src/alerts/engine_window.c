@@ -158,7 +158,7 @@ typedef struct fill {
     engine_window *w;
     wgpu *g;
     int64_t now;
-    int skip; /* samples at newest_t already taken */
+    int skip;   /* samples at newest_t already taken */
     int failed; /* out of memory: the GPU starts over next time */
 } fill;
 

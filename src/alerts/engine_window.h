@@ -28,7 +28,7 @@ typedef struct wtap_gpu {
     double last_v;
     wrun *runs; /* runs[first .. first + n), oldest first; only for a tap with a span */
     int first, n, cap;
-    int memo;                      /* the last window reduction since the update (rules often repeat one) */
+    int memo; /* the last window reduction since the update (rules often repeat one) */
     int64_t memo_window;
     reduce_kind memo_r;
     int memo_ret;
@@ -37,12 +37,12 @@ typedef struct wtap_gpu {
 
 /* One GPU: the times of its rows (samples) in the longest span, and each operand's values. */
 typedef struct wgpu {
-    int valid;         /* holds every sample in (hi - fetch span, hi] */
-    int unordered;     /* the source's times go back: evaluate from the source this time */
-    int64_t hi;        /* samples are taken up to this time */
-    int64_t newest_t;  /* time of the newest sample taken (0: none) */
-    int newest_dups;   /* how many samples taken have that time */
-    int64_t *t;        /* t[tfirst .. tfirst + tn): row times; row ids row0, row0 + 1, ... */
+    int valid;        /* holds every sample in (hi - fetch span, hi] */
+    int unordered;    /* the source's times go back: evaluate from the source this time */
+    int64_t hi;       /* samples are taken up to this time */
+    int64_t newest_t; /* time of the newest sample taken (0: none) */
+    int newest_dups;  /* how many samples taken have that time */
+    int64_t *t;       /* t[tfirst .. tfirst + tn): row times; row ids row0, row0 + 1, ... */
     int tfirst, tn, tcap;
     uint32_t row0, next_row;
     wtap_gpu *taps;
