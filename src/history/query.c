@@ -105,20 +105,17 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
     int dbid = store_metric_id(st, d->flags & MF_BIT ? d->parent : m);
     if (!dbid)
         return 0;
-    sqlite3_stmt *q = NULL;
-    char sql[1000], part[2][400];
-    const char *tables[2] = {"chunks", "open_chunks"};
-    for (int i = 0; i < 2; i++)
-        snprintf(part[i], sizeof part[i],
-                 "SELECT t.blob, c.blob, t.t_start FROM %s t JOIN %s c ON c.gpu=t.gpu"
-                 " AND c.metric=?2 AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3"
-                 " AND t.t_start<=?4 AND t.t_end>=?5",
-                 tables[i], tables[i]);
-    if (open_only)
-        snprintf(sql, sizeof sql, "%s ORDER BY 3", part[1]);
-    else
-        snprintf(sql, sizeof sql, "%s UNION ALL %s ORDER BY 3", part[0], part[1]);
-    if (sqlite3_prepare_v2(store_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+    static const char *const sql[2] = {
+        "SELECT t.blob, c.blob, t.t_start FROM chunks t JOIN chunks c ON c.gpu=t.gpu AND c.metric=?2"
+        " AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3 AND t.t_start<=?4 AND t.t_end>=?5"
+        " UNION ALL SELECT t.blob, c.blob, t.t_start FROM open_chunks t JOIN open_chunks c ON c.gpu=t.gpu"
+        " AND c.metric=?2 AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3"
+        " AND t.t_start<=?4 AND t.t_end>=?5 ORDER BY 3",
+        "SELECT t.blob, c.blob, t.t_start FROM open_chunks t JOIN open_chunks c ON c.gpu=t.gpu AND c.metric=?2"
+        " AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3 AND t.t_start<=?4"
+        " AND t.t_end>=?5 ORDER BY 3"};
+    sqlite3_stmt *q = store_query_stmt(st, open_only ? SQ_RAW_OPEN : SQ_RAW, sql[open_only]);
+    if (!q)
         return -1;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int(q, 2, dbid);
@@ -158,7 +155,7 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
                 fold(f, t[i], 1, x, x, x, x);
             }
     }
-    sqlite3_finalize(q);
+    sqlite3_reset(q);
     free(t);
     free(v);
     free(pres);
@@ -170,11 +167,10 @@ static int fold_rollup_rows(store *st, int gpu, metric_id m, folder *f)
 {
     int dbid = store_metric_id(st, m);
     if (dbid) {
-        sqlite3_stmt *q = NULL;
-        if (sqlite3_prepare_v2(store_db(st),
-                               "SELECT blob FROM rollups WHERE gpu=? AND metric=? AND t_start>=?"
-                               " AND t_start<=? ORDER BY t_start",
-                               -1, &q, NULL) != SQLITE_OK)
+        sqlite3_stmt *q = store_query_stmt(st, SQ_ROLLUP_ROWS,
+                                           "SELECT blob FROM rollups WHERE gpu=? AND metric=? AND t_start>=?"
+                                           " AND t_start<=? ORDER BY t_start");
+        if (!q)
             return -1;
         sqlite3_bind_int(q, 1, gpu);
         sqlite3_bind_int(q, 2, dbid);
@@ -189,7 +185,7 @@ static int fold_rollup_rows(store *st, int gpu, metric_id m, folder *f)
                 fold(f, r[i].t, r[i].n, r[i].min, r[i].max, r[i].sum, r[i].last);
             free(r);
         }
-        sqlite3_finalize(q);
+        sqlite3_reset(q);
     }
     return 0;
 }
@@ -204,11 +200,10 @@ static int fold_rollups(store *st, int gpu, metric_id m, folder *f)
 /* Process series: proc_chunks of (gpu, pid); memory.used and utilization.gpu are its two columns. */
 static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
 {
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_db(st),
-                           "SELECT blob FROM proc_chunks WHERE gpu=? AND pid=? AND t_start>=?"
-                           " AND t_start<=? AND t_end>=? ORDER BY t_start",
-                           -1, &q, NULL) != SQLITE_OK)
+    sqlite3_stmt *q = store_query_stmt(st, SQ_PROC,
+                                       "SELECT blob FROM proc_chunks WHERE gpu=? AND pid=? AND t_start>=?"
+                                       " AND t_start<=? AND t_end>=? ORDER BY t_start");
+    if (!q)
         return -1;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int64(q, 2, pid);
@@ -234,46 +229,56 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
         free(v);
         free(pres);
     }
-    sqlite3_finalize(q);
+    sqlite3_reset(q);
     return rc;
 }
 
 int hq_gpus(store *st, unsigned char *sel)
 {
     memset(sel, 0, HQ_MAX_GPUS);
-    sqlite3_stmt *q = NULL;
     int n = 0;
-    if (sqlite3_prepare_v2(store_db(st),
-                           "SELECT idx FROM gpus UNION SELECT DISTINCT gpu FROM chunks WHERE metric=0"
-                           " UNION SELECT DISTINCT gpu FROM open_chunks WHERE metric=0"
-                           " UNION SELECT DISTINCT gpu FROM rollups UNION SELECT DISTINCT gpu FROM procs",
-                           -1, &q, NULL) != SQLITE_OK)
+    /* The next GPU after ?1 with anything recorded: one index seek per table (every chunk group and
+     * checkpoint has a timeline row, so any row of a GPU's says it has one), repeated per GPU. */
+    sqlite3_stmt *q = store_query_stmt(st, SQ_GPUS,
+                                       "SELECT min(x) FROM (SELECT min(idx) AS x FROM gpus WHERE idx>?1"
+                                       " UNION ALL SELECT min(gpu) FROM chunks WHERE gpu>?1"
+                                       " UNION ALL SELECT min(gpu) FROM open_chunks WHERE gpu>?1"
+                                       " UNION ALL SELECT min(gpu) FROM rollups WHERE gpu>?1"
+                                       " UNION ALL SELECT min(gpu) FROM procs WHERE gpu>?1)");
+    if (!q)
         return 0;
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        int g = sqlite3_column_int(q, 0);
-        if (g >= 0 && g < HQ_MAX_GPUS && !sel[g]) {
+    int g = -1;
+    for (;;) {
+        sqlite3_bind_int(q, 1, g);
+        if (sqlite3_step(q) != SQLITE_ROW || sqlite3_column_type(q, 0) == SQLITE_NULL)
+            break;
+        g = sqlite3_column_int(q, 0);
+        sqlite3_reset(q);
+        if (g >= HQ_MAX_GPUS)
+            break;
+        if (g >= 0 && !sel[g]) {
             sel[g] = 1;
             n++;
         }
     }
-    sqlite3_finalize(q);
+    sqlite3_reset(q);
     return n;
 }
 
 /* Start of the oldest raw data of a GPU (sealed or open), INT64_MAX when there is none. */
 static int64_t oldest_raw(store *st, int gpu)
 {
-    sqlite3_stmt *q = NULL;
     int64_t t = INT64_MAX;
-    if (sqlite3_prepare_v2(store_db(st),
-                           "SELECT min(x) FROM (SELECT min(t_start) AS x FROM chunks WHERE gpu=?1"
-                           " AND metric=0 UNION ALL SELECT min(t_start) FROM open_chunks WHERE gpu=?1 AND metric=0)",
-                           -1, &q, NULL) == SQLITE_OK) {
+    sqlite3_stmt *q = store_query_stmt(st, SQ_OLDEST_RAW,
+                                       "SELECT min(x) FROM (SELECT min(t_start) AS x FROM chunks WHERE gpu=?1"
+                                       " AND metric=0 UNION ALL SELECT min(t_start) FROM open_chunks WHERE gpu=?1"
+                                       " AND metric=0)");
+    if (q) {
         sqlite3_bind_int(q, 1, gpu);
         if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
             t = sqlite3_column_int64(q, 0);
+        sqlite3_reset(q);
     }
-    sqlite3_finalize(q);
     return t;
 }
 
@@ -338,7 +343,10 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
         }
     }
     unsigned char all[HQ_MAX_GPUS];
-    hq_gpus(st, all);
+    if (rq->gpus) /* a GPU the file does not have gives an empty series, dropped below */
+        memset(all, 1, sizeof all);
+    else
+        hq_gpus(st, all);
     out->s = calloc((size_t)rq->nmetrics * HQ_MAX_GPUS, sizeof *out->s);
     if (!out->s) {
         snprintf(err, errlen, "out of memory");

@@ -15,6 +15,7 @@ struct store {
     int dbid[M_COUNT]; /* catalog id -> metrics.id (0 = not looked up / unknown) */
     int looked[M_COUNT];
     sqlite3_stmt *put_chunk, *put_open, *put_proc_chunk, *get_pieces;
+    sqlite3_stmt *queries[SQ_COUNT];
 };
 
 static const char *schema =
@@ -97,7 +98,8 @@ store *store_open(const char *path, int readonly, char *err, size_t n)
         if (rc == SQLITE_OK)
             rc = store_exec(s, schema);
     } else if (rc == SQLITE_OK) {
-        rc = sqlite3_exec(s->db, "SELECT 1 FROM chunks LIMIT 1", NULL, NULL, NULL);
+        /* A reader may be kept between queries (query_json.c): a small page cache, as the writer's. */
+        rc = sqlite3_exec(s->db, "PRAGMA cache_size=-256; SELECT 1 FROM chunks LIMIT 1", NULL, NULL, NULL);
     }
     if (rc != SQLITE_OK) {
         snprintf(err, n, "%s: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
@@ -117,8 +119,18 @@ void store_close(store *s)
     sqlite3_finalize(s->put_open);
     sqlite3_finalize(s->put_proc_chunk);
     sqlite3_finalize(s->get_pieces);
+    for (int i = 0; i < SQ_COUNT; i++)
+        sqlite3_finalize(s->queries[i]);
     sqlite3_close(s->db);
     free(s);
+}
+
+sqlite3_stmt *store_query_stmt(store *s, store_query q, const char *sql)
+{
+    if (!s->queries[q] &&
+        sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->queries[q], NULL) != SQLITE_OK)
+        return NULL;
+    return s->queries[q];
 }
 
 int store_metric_id(store *s, metric_id m)

@@ -21,6 +21,20 @@ void store_close(store *s);
 sqlite3 *store_db(store *s);
 int store_exec(store *s, const char *sql);
 
+/* Statements of the queries, prepared once per connection (kept while it stays open). */
+typedef enum {
+    SQ_RAW,
+    SQ_RAW_OPEN,
+    SQ_ROLLUP_ROWS,
+    SQ_PROC,
+    SQ_GPUS,
+    SQ_OLDEST_RAW,
+    SQ_GPU_LABELS,
+    SQ_COUNT
+} store_query;
+/* The statement for q, prepared from sql on first use; NULL on an error. Reset it after use. */
+sqlite3_stmt *store_query_stmt(store *s, store_query q, const char *sql);
+
 /* Database id of a catalog metric (created on first use when writable); 0 when unknown. */
 int store_metric_id(store *s, metric_id m);
 /* Catalog metric of a database id, or -1. */
