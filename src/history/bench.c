@@ -1,6 +1,7 @@
 /* bench.c - `gpuwatch history bench`: bytes per sample, ingest rate and query times on 1 h of
  * synthetic 8-GPU 1 Hz training data (all catalog metrics), written to a scratch file. */
 #include "history/bench.h"
+#include "history/bundle.h"
 #include "history/history.h"
 #include "history/query.h"
 #include "history/rollup.h"
@@ -35,41 +36,48 @@ static int64_t file_size(const char *path)
     return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
 }
 
-/* Writes 24 h of minute roll-ups for every GPU and stored metric (what a day of recording leaves). */
+/* Writes 24 h of minute roll-ups for every GPU and stored metric (what a day of recording leaves):
+ * per GPU and 6-hour window, one row with every metric's minutes (rollup_store.c). */
 static void fill_rollups(store *st, int gpus, int64_t day0)
 {
     store_exec(st, "BEGIN");
     rmin *r = malloc(360 * sizeof *r);
     hsynth_gpu sg;
     hsynth_init(&sg, 0);
-    gw_buf b = {0};
+    gw_buf cols[M_COUNT], b = {0};
+    int ids[M_COUNT];
+    memset(cols, 0, sizeof cols);
     sqlite3_stmt *ins = NULL;
-    sqlite3_prepare_v2(store_db(st), "INSERT OR REPLACE INTO rollups VALUES(?,?,?,?,?,?)", -1, &ins, NULL);
+    sqlite3_prepare_v2(store_db(st), "INSERT OR REPLACE INTO rollups VALUES(?,-1,?,?,?,?)", -1, &ins, NULL);
     for (int g = 0; g < gpus; g++)
-        for (int m = M_STR_END; m < M_COUNT; m++) {
-            if (catalog_get((metric_id)m)->flags & MF_BIT)
-                continue;
-            int dbid = store_metric_id(st, (metric_id)m);
-            for (int w = 0; w < 4; w++) {
+        for (int w = 0; w < 4; w++) {
+            int n = 0;
+            for (int m = M_STR_END; m < M_COUNT; m++) {
+                if (catalog_get((metric_id)m)->flags & MF_BIT)
+                    continue;
                 for (int i = 0; i < 360; i++) {
                     gpu_sample s;
                     hsynth_sample(&sg, g, day0, &s);
                     double v = s.v[m];
                     r[i] = (rmin){day0 + (int64_t)(w * 360 + i) * MINUTE_US, 60, v - 1, v + 1, v * 60, v};
                 }
-                buf_clear(&b);
-                rollup_encode(&b, r, 360);
-                sqlite3_bind_int(ins, 1, g);
-                sqlite3_bind_int(ins, 2, dbid);
-                sqlite3_bind_int64(ins, 3, r[0].t);
-                sqlite3_bind_int64(ins, 4, r[359].t);
-                sqlite3_bind_int64(ins, 5, 360);
-                sqlite3_bind_blob(ins, 6, b.data, (int)b.len, SQLITE_STATIC);
-                sqlite3_step(ins);
-                sqlite3_reset(ins);
+                buf_clear(&cols[n]);
+                rollup_encode(&cols[n], r, 360);
+                ids[n++] = store_metric_id(st, (metric_id)m);
             }
+            buf_clear(&b);
+            bundle_put(&b, n, ids, cols);
+            sqlite3_bind_int(ins, 1, g);
+            sqlite3_bind_int64(ins, 2, day0 + (int64_t)w * 360 * MINUTE_US);
+            sqlite3_bind_int64(ins, 3, r[359].t);
+            sqlite3_bind_int64(ins, 4, n);
+            sqlite3_bind_blob(ins, 5, b.data, (int)b.len, SQLITE_STATIC);
+            sqlite3_step(ins);
+            sqlite3_reset(ins);
         }
     sqlite3_finalize(ins);
+    for (int i = 0; i < M_COUNT; i++)
+        buf_release(&cols[i]);
     buf_release(&b);
     free(r);
     store_exec(st, "COMMIT");
