@@ -127,8 +127,10 @@ typedef struct bench_row {
     gpu_sample s;
 } bench_row;
 
-/* Samples from `gpusim render` CSV (t,gpu,<catalog fields>; empty cells = absent), t from T0_US. */
-static bench_row *read_render_csv(const char *path, size_t *n, int *gpus, int *seconds)
+/* Samples from `gpusim render` CSV (t,gpu,<catalog fields>; empty cells = absent), t from T0_US.
+ * round_gpm: GPM rates kept to 0.001 of their unit, as the NVML backend keeps them (nvml_gpm.c),
+ * so that the file is the one the agent would write; render prints them with 17 digits. */
+static bench_row *read_render_csv(const char *path, int round_gpm, size_t *n, int *gpus, int *seconds)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -174,8 +176,12 @@ static bench_row *read_render_csv(const char *path, size_t *n, int *gpus, int *s
                     t_max = t;
             } else if (col == 1)
                 r->gpu = atoi(p);
-            else if (*p && ids[col] >= 0)
-                sample_set(&r->s, (metric_id)ids[col], strtod(p, NULL));
+            else if (*p && ids[col] >= 0) {
+                double v = strtod(p, NULL);
+                if (round_gpm && catalog_get((metric_id)ids[col])->flags & MF_GPM)
+                    v = round(v * 1000.0) / 1000.0;
+                sample_set(&r->s, (metric_id)ids[col], v);
+            }
             p = comma ? comma + 1 : NULL;
         }
         if (r->gpu >= *gpus)
@@ -193,7 +199,7 @@ int history_bench(int argc, char **argv)
 {
     int gpus = 8, seconds = 3600;
     const char *dir = NULL, *csv = NULL;
-    int span = 0, record_only = 0;
+    int span = 0, record_only = 0, round_gpm = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
             dir = argv[++i];
@@ -205,9 +211,11 @@ int history_bench(int argc, char **argv)
             span = atoi(argv[++i]);
         else if (strcmp(argv[i], "--record-only") == 0)
             record_only = 1;
+        else if (strcmp(argv[i], "--round-gpm") == 0)
+            round_gpm = 1;
         else {
             fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N] [--csv GPUSIM_RENDER_CSV] [--span "
-                            "SECONDS] [--record-only]\n");
+                            "SECONDS] [--record-only] [--round-gpm]\n");
             return 2;
         }
     }
@@ -236,7 +244,7 @@ int history_bench(int argc, char **argv)
     size_t nrows = 0;
     bench_row *batch = NULL;
     if (csv) {
-        batch = read_render_csv(csv, &nrows, &gpus, &seconds);
+        batch = read_render_csv(csv, round_gpm, &nrows, &gpus, &seconds);
         if (!batch || !nrows || gpus > 64) {
             fprintf(stderr, "bench: no samples in %s\n", csv);
             free(batch);
@@ -274,8 +282,9 @@ int history_bench(int argc, char **argv)
     double all_ms = ms_since(t_all), all_cpu_ms = (double)(cpu_us() - cpu_all) / 1000.0;
     free(batch);
 
-    if (record_only) { /* a file for tests: no timings */
-        printf("recorded %.0f values into %s\n", (double)hs.samples, path);
+    if (record_only) { /* a file for tests (no timings), or only its size */
+        printf("recorded %.0f values into %s: %.3f bytes/value\n", (double)hs.samples, path,
+               (double)(file_size(path) + file_size(strcat(strcpy(err, path), "-wal"))) / (double)hs.samples);
         return 0;
     }
     store *st = store_open(path, 0, err, sizeof err);

@@ -45,9 +45,7 @@ static void rice_put(hbit_writer *w, uint64_t z, int k)
 
 static uint64_t rice_get(hbit_reader *r, int k)
 {
-    uint64_t q = 0;
-    while (q < RICE_ESC_Q && hbr_bit(r))
-        q++;
+    uint64_t q = (uint64_t)hbr_unary(r, RICE_ESC_Q);
     if (r->in->bad)
         return 0;
     if (q == RICE_ESC_Q)

@@ -184,16 +184,13 @@ static int reads_back(uint64_t m, int e, uint64_t d, int k)
  * dropped (and the point when no fraction is left). */
 static size_t put_fixed(char *p, uint64_t d, int prec, int x)
 {
-    int nd = prec; /* digits left once trailing zeros are dropped, but never into the integer part */
-    while (nd - 8 > x + 1 && nd - 8 > 0 && d % 100000000u == 0) {
-        d /= 100000000u;
-        nd -= 8;
+    int keep = x >= 0 ? x + 1 : 1; /* the integer part's digits are never dropped (one, below 1) */
+    int nd = prec;
+    while (nd - 4 >= keep && d % 10000 == 0) {
+        d /= 10000;
+        nd -= 4;
     }
-    while (nd - 1 > x + 1 && nd > 1 && d % 10 == 0) {
-        d /= 10;
-        nd--;
-    }
-    if (nd - 1 == x + 1 && x >= 0 && d % 10 == 0) { /* a whole number: no point */
+    while (nd - 1 >= keep && d % 10 == 0) {
         d /= 10;
         nd--;
     }
@@ -206,16 +203,13 @@ static size_t put_fixed(char *p, uint64_t d, int prec, int x)
         put_digits(p + n, d, nd);
         return n + (size_t)nd;
     }
-    if (nd <= x + 1) {
-        put_digits(p, d, nd);
+    put_digits(p, d, nd);
+    if (nd == x + 1)
         return (size_t)nd;
-    }
-    uint64_t whole = d / pow10_u64[nd - x - 1], frac = d % pow10_u64[nd - x - 1];
-    put_digits(p, whole, x + 1);
-    n = (size_t)x + 1;
-    p[n++] = '.';
-    put_digits(p + n, frac, nd - x - 1);
-    return n + (size_t)(nd - x - 1);
+    for (int i = nd; i > x + 1; i--) /* the point after the integer part (a few bytes: no call) */
+        p[i] = p[i - 1];
+    p[x + 1] = '.';
+    return (size_t)nd + 1;
 }
 
 /* a = k / 10^6 exactly (whole numbers, tenths... watts from milliwatts, rates kept to 0.001): the
