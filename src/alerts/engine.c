@@ -370,6 +370,15 @@ static void eval_group(alert_engine *e, int g, const alert_source *src, int64_t 
     }
 }
 
+void alert_engine_set_source_capacity(alert_engine *e, int samples)
+{
+    pthread_mutex_lock(&e->mu);
+    if (e->win.capacity != samples)
+        e->win_planned = 0; /* kept values start over */
+    e->win.capacity = samples > 0 ? samples : 0;
+    pthread_mutex_unlock(&e->mu);
+}
+
 static int group_due(const alert_engine *e, int g, int64_t now_us, int force)
 {
     return force || !e->rt[g].next_due || now_us >= e->rt[g].next_due;

@@ -74,6 +74,7 @@ static void gpu_clear(const engine_window *w, wgpu *g)
     g->newest_dups = 0;
     g->tfirst = g->tn = 0;
     g->row0 = g->next_row = 0;
+    g->held_row = 0;
     for (int i = 0; i < w->ntaps; i++) {
         g->taps[i].have_last = 0;
         g->taps[i].first = g->taps[i].n = 0;
@@ -93,7 +94,7 @@ static void gpus_free(engine_window *w)
     w->ngpus = 0;
 }
 
-void window_plan(engine_window *w, ruleset *rs)
+void window_plan(engine_window *w, ruleset *rs) /* w->capacity stays */
 {
     gpus_free(w);
     free(w->taps);
@@ -159,6 +160,7 @@ typedef struct fill {
     wgpu *g;
     int64_t now;
     int skip;   /* samples at newest_t already taken */
+    int ahead;  /* samples after now (the source holds them; they are taken next time) */
     int failed; /* out of memory: the GPU starts over next time */
 } fill;
 
@@ -168,6 +170,8 @@ static void take(const gpu_sample *s, void *arg)
     wgpu *g = f->g;
     engine_window *w = f->w;
     int64_t t = (int64_t)s->t_us;
+    if (t > f->now)
+        f->ahead++;
     if (t > f->now || g->unordered || f->failed)
         return;
     if (t == g->newest_t && f->skip > 0) {
@@ -187,8 +191,10 @@ static void take(const gpu_sample *s, void *arg)
             return;
         }
         g->t[g->tfirst + g->tn++] = t;
-        g->next_row++;
     }
+    g->next_row++;
+    if (!w->keep_us)
+        g->row0 = g->next_row; /* no row times kept */
     for (int i = 0; i < w->ntaps; i++) {
         double v;
         if (!operand_at(&w->taps[i].o, s, &v))
@@ -197,6 +203,7 @@ static void take(const gpu_sample *s, void *arg)
         tg->have_last = 1;
         tg->last_t = t;
         tg->last_v = v;
+        tg->last_row = row;
         if (!w->taps[i].span_us)
             continue;
         wrun *last = tg->n ? &tg->runs[tg->first + tg->n - 1] : NULL;
@@ -212,14 +219,21 @@ static void take(const gpu_sample *s, void *arg)
     }
 }
 
-/* Drops the rows and runs that no window reaches any more. */
+/* The first row a window of span reaches that the source still holds. */
+static uint32_t first_kept(const wgpu *g, int64_t now, int64_t span)
+{
+    uint32_t cut = row_after(g, now - span);
+    return (int64_t)cut < g->held_row ? (uint32_t)g->held_row : cut;
+}
+
+/* Drops the rows and runs that no window reaches any more, or that the source no longer holds. */
 static void drop_old(const engine_window *w, wgpu *g, int64_t now)
 {
     for (int i = 0; i < w->ntaps; i++) {
         if (!w->taps[i].span_us)
             continue;
         wtap_gpu *tg = &g->taps[i];
-        uint32_t cut = row_after(g, now - w->taps[i].span_us);
+        uint32_t cut = first_kept(g, now, w->taps[i].span_us);
         while (tg->n && tg->runs[tg->first].row + tg->runs[tg->first].len <= cut) {
             tg->first++;
             tg->n--;
@@ -230,7 +244,9 @@ static void drop_old(const engine_window *w, wgpu *g, int64_t now)
             r->row = cut;
         }
     }
-    uint32_t cut = row_after(g, now - w->keep_us);
+    if (!w->keep_us)
+        return;
+    uint32_t cut = first_kept(g, now, w->keep_us);
     int drop = (int)(cut - g->row0);
     g->tfirst += drop;
     g->tn -= drop;
@@ -239,10 +255,13 @@ static void drop_old(const engine_window *w, wgpu *g, int64_t now)
 
 static void fetch(engine_window *w, const alert_source *src, int gpu, wgpu *g, uint64_t since, int64_t now)
 {
-    fill f = {w, g, now, g->newest_t ? g->newest_dups : 0, 0};
+    fill f = {w, g, now, g->newest_t ? g->newest_dups : 0, 0, 0};
     src->each(src->ctx, gpu, since, take, &f);
     g->hi = now;
     g->valid = !f.failed && !g->unordered;
+    /* a source that keeps its newest `capacity` samples holds rows from here (counting those after now) */
+    int64_t held = w->capacity > 0 ? (int64_t)g->next_row + f.ahead - w->capacity : 0;
+    g->held_row = held < 0 ? 0 : held > (int64_t)g->next_row ? (int64_t)g->next_row : held;
 }
 
 static void start_over(engine_window *w, const alert_source *src, int gpu, wgpu *g, int64_t now)
@@ -346,7 +365,7 @@ int window_reduce(engine_window *w, int gpu, int tap, reduce_kind r, int64_t win
     wtap_gpu *tg = &g->taps[tap - 1];
     if (!window_us || r == RED_LAST) {
         int64_t lookback = window_us ? window_us : COND_LOOKBACK_US;
-        if (!tg->have_last || tg->last_t <= now_us - lookback)
+        if (!tg->have_last || tg->last_t <= now_us - lookback || (int64_t)tg->last_row < g->held_row)
             return 0;
         *out = tg->last_v;
         return 1;

@@ -24,8 +24,9 @@ typedef struct wrun {
 /* One operand on one GPU. */
 typedef struct wtap_gpu {
     int have_last;
-    int64_t last_t; /* its newest value and that value's time */
+    int64_t last_t; /* its newest value, that value's time and row */
     double last_v;
+    uint32_t last_row;
     wrun *runs; /* runs[first .. first + n), oldest first; only for a tap with a span */
     int first, n, cap;
     int memo; /* the last window reduction since the update (rules often repeat one) */
@@ -44,7 +45,8 @@ typedef struct wgpu {
     int newest_dups;  /* how many samples taken have that time */
     int64_t *t;       /* t[tfirst .. tfirst + tn): row times; row ids row0, row0 + 1, ... */
     int tfirst, tn, tcap;
-    uint32_t row0, next_row;
+    uint32_t row0, next_row; /* every sample taken is a row (T holds them while a window reaches them) */
+    int64_t held_row;        /* the first row the source still holds (its capacity); 0 when unbounded */
     wtap_gpu *taps;
 } wgpu;
 
@@ -52,6 +54,7 @@ typedef struct engine_window {
     wtap *taps;
     int ntaps;
     int64_t fetch_us; /* how far back a GPU's values are read when it starts over */
+    int capacity;     /* the most samples per GPU the source keeps (0: no bound) */
     int64_t keep_us;  /* the longest span: how long row times are kept */
     wgpu *gpus;
     int ngpus;

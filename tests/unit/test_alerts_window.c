@@ -1,7 +1,8 @@
 /* test_alerts_window.c - the engine's kept values (engine_window.c) give every condition the same
  * result, bit for bit, as reading the source's samples: random samples pushed into a ring one round
  * at a time (gaps, absent metrics, lost GPUs, counter resets, repeated values, a clock that steps
- * back), evaluated at irregular times, each leaf condition compared both ways. */
+ * back, a ring shorter than the windows), evaluated at irregular times, each leaf condition compared
+ * both ways. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -145,6 +146,7 @@ static void run(int64_t step_back_at, int capacity)
     assert_int_equal(lv[14]->tap_metric, 0); /* memory.used - processes.memory: read from the source */
     src_ctx c = {ring_new(GPUS, capacity)};
     alert_source src = {&c, c_count, NULL, c_each, c_latest, NULL};
+    w.capacity = capacity; /* as alert_engine_set_source_capacity sets it */
     double xid[GPUS] = {0};
     gpu_sample s;
     int64_t t = 1000 * SEC, next_eval = t + 5 * SEC;
@@ -183,11 +185,19 @@ static void test_clock_steps_back(void **st)
     run(1500, 4000);
 }
 
+/* 150 samples (~2.5 minutes) where the rules reduce up to 10: what the ring dropped is not kept. */
+static void test_short_ring(void **st)
+{
+    (void)st;
+    run(0, 150);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_as_source),
         cmocka_unit_test(test_clock_steps_back),
+        cmocka_unit_test(test_short_ring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
