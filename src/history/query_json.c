@@ -95,6 +95,10 @@ char *hq_result_json(store *st, const hq_request *rq, const hq_result *r, int pr
     const char *nl = pretty ? "\n" : "", *nl2 = pretty ? "\n  " : "", *nl4 = pretty ? "\n    " : "";
     gw_buf b = {0};
     char num[NT_MAX];
+    size_t points = 0;
+    for (size_t i = 0; i < r->n; i++)
+        points += r->s[i].n;
+    buf_reserve(&b, 512 + r->n * 512 + points * 30); /* one allocation: no copies as it grows */
     nt_seconds(rq->step_us, num);
     buf_printf(
         &b,
