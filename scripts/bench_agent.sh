@@ -6,7 +6,11 @@
 # fixed body of the same size: tests/bench/bench_http_floor.c), the agent's own work per scrape
 # without HTTP (tests/bench/bench_metrics_page.c), the agent's RSS (history
 # on, as by default, into a temporary file) at start, after the load, after node_exporter's run, after
-# the idle window and with a full ring, and the CPU its sampler thread uses at a 1 s interval over 30 s.
+# the idle window and with a full ring, and the CPU its sampler thread uses at a 1 s interval over 30 s;
+# the alert evaluator's CPU at 1 Hz over a full 15-minute ring of 8 GPUs with the default rules
+# (tests/bench/bench_alerts_eval.c, in-process, 300 simulated seconds).
+# BENCH_AGENT_CPU_MINUTES=N (off by default: ~N+17 minutes) also runs an agent at 1 s with the
+# default config until its ring is full (17 minutes) and reports its whole CPU over N more minutes.
 # Usage: scripts/bench_agent.sh [BUILD_DIR]   (BENCH_FULL_RING=0 skips the full-ring agent, ~90 s)
 # /metrics is measured with `Accept-Encoding: gzip` (what Prometheus sends) and without (identity).
 set -u
@@ -102,6 +106,13 @@ if [ -x "$build/bench/bench_metrics_page" ]; then
     "$build/bench/bench_metrics_page" "$src/tests/scenarios/agent_bench8.yaml" "$tmp/page")
   page_us="$pid_us / $pgz_us us"
 fi
+# The alert evaluator over a full ring (tests/bench/bench_alerts_eval.c): CPU per second of engine calls.
+alerts_eval="n/a"
+if [ -x "$build/bench/bench_alerts_eval" ]; then
+  read -r ae_us ae_evals ae_bytes < <(GPUSIM_LIB="${GPUSIM_LIB:-$build/gpusim/libnvidia-ml.so.1}" \
+    "$build/bench/bench_alerts_eval" "$src/tests/scenarios/agent_bench8.yaml" "$src/deploy/rules/gpuwatch-default.yaml" 300)
+  alerts_eval=$(awk -v us="$ae_us" -v b="$ae_bytes" 'BEGIN {printf "%.1f us/s = %.4f %% (kept %.0f kB)", us, us / 1e4, b / 1024}')
+fi
 a_size=$(curl -s "http://127.0.0.1:$aport/metrics" | wc -c)
 n_size=$(curl -s "http://127.0.0.1:$nport/metrics" | wc -c)
 az_size=$(curl -s -H "$gz" "http://127.0.0.1:$aport/metrics" | wc -c)
@@ -141,6 +152,19 @@ if [ "$full_ring" = 1 ]; then
   full_ring_kb=$(curl -s "http://127.0.0.1:$fport/metrics" | awk '/^gpuwatch_ring_bytes / {printf "%.0f kB", $2 / 1024}')
 fi
 
+# Optional: the whole agent's CPU with its ring full, at 1 s and the default config (rules included).
+long_cpu="n/a (BENCH_AGENT_CPU_MINUTES)"
+if [ -n "${BENCH_AGENT_CPU_MINUTES:-}" ]; then
+  "$gw" --sim "$src/tests/scenarios/agent_bench8.yaml" agent --listen 127.0.0.1:0 --config /dev/null \
+    --db "$tmp/long.db" --log-level warn 2>"$tmp/long.log" &
+  long=$!; pids+=($long)
+  sleep 1020   # 17 minutes: the 15-minute ring is full
+  l0=$(cat /proc/$long/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s}')
+  sleep $((BENCH_AGENT_CPU_MINUTES * 60))
+  l1=$(cat /proc/$long/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s}')
+  long_cpu=$(awk -v d=$((l1 - l0)) -v s=$((BENCH_AGENT_CPU_MINUTES * 60)) 'BEGIN {printf "%.3f %% of a core", 100 * d / 1e9 / s}')
+fi
+
 python3 - <<PY
 a_rps, n_rps, az_rps, nz_rps = $a_rps, $n_rps, $az_rps, $nz_rps
 ratio = lambda a, n: "%.1fx" % (a / n if n else float("inf"))
@@ -172,6 +196,8 @@ rows = [
   ("agent RSS, full ring (900 samples/GPU, scaled), scraped", "$full_rss (ring $full_ring_kb)", "<= 10 MB"),
   ("sampler thread CPU at 1 s (8 GPUs, ${cpu_window}s)", "%.3f %% of a core" % (100.0 * ($t1 - $t0) / $hz / $cpu_window), "<= 0.1 %"),
   ("whole agent CPU while idle", "%.3f %% of a core" % (100.0 * ($p1 - $p0) / $hz / $cpu_window), ""),
+  ("alert evaluator CPU at 1 s, full ring, default rules", "$alerts_eval", ""),
+  ("whole agent CPU, ring full, ${BENCH_AGENT_CPU_MINUTES:-0} min at 1 s", "$long_cpu", "<= 0.1 %"),
 ]
 w = max(len(r[0]) for r in rows)
 print("%-*s  %-22s %s" % (w, "measure", "value", "target"))

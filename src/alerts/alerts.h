@@ -67,6 +67,12 @@ void alert_engine_set_notifier(alert_engine *e, notifier *n);
 typedef void (*alert_listener)(const alert_list *alerts, int64_t now_us, void *arg);
 void alert_engine_set_listener(alert_engine *e, alert_listener fn, void *arg);
 
+/* The most samples per GPU the source keeps (a ring's capacity; 0, the default: no bound). The engine
+ * keeps its rules' operands' recent values between evaluations (engine_window.c); told the source's
+ * capacity, it keeps no more than the source holds, so that a ring shorter than a rule's window gives
+ * the same results as before. Otherwise it keeps each rule's whole window. */
+void alert_engine_set_source_capacity(alert_engine *e, int samples);
+
 /* Evaluates the groups that are due at now_us (all groups when force). Returns how many were evaluated. */
 int alert_engine_eval(alert_engine *e, const alert_source *src, int64_t now_us, int force);
 /* The earliest time a group is due (for the caller's sleep). */

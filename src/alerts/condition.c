@@ -198,6 +198,22 @@ static int operand_value(const operand *o, const gpu_sample *s, const eval_ctx *
     return 0;
 }
 
+static int term_keepable(const term *t)
+{
+    return t->kind != TERM_PSEUDO || t->id == PS_GPU_LOST || t->id == PS_GPU_ERROR;
+}
+
+int operand_keepable(const operand *o)
+{
+    return !operand_is_instant(o) && term_keepable(&o->a) && (!o->op || term_keepable(&o->b));
+}
+
+int operand_at(const operand *o, const gpu_sample *s, double *out)
+{
+    static const eval_ctx none;
+    return operand_value(o, s, &none, out);
+}
+
 /* The operand's values in the window, oldest first. */
 typedef struct series {
     const operand *o;
@@ -256,46 +272,45 @@ static double increase(const double *v, int n)
     return inc;
 }
 
-static int reduce_series(reduce_kind r, series *w, double *out)
+int reduce_values(reduce_kind r, double *v, int n, int64_t t_first, int64_t t_last, double *out)
 {
-    int n = w->n;
     if (n == 0)
         return 0;
-    double acc = w->v[0];
+    double acc = v[0];
     switch (r) {
-    case RED_LAST: *out = w->v[n - 1]; return 1;
+    case RED_LAST: *out = v[n - 1]; return 1;
     case RED_AVG:
         for (int i = 1; i < n; i++)
-            acc += w->v[i];
+            acc += v[i];
         *out = acc / n;
         return 1;
     case RED_MIN:
         for (int i = 1; i < n; i++)
-            if (w->v[i] < acc)
-                acc = w->v[i];
+            if (v[i] < acc)
+                acc = v[i];
         *out = acc;
         return 1;
     case RED_MAX:
         for (int i = 1; i < n; i++)
-            if (w->v[i] > acc)
-                acc = w->v[i];
+            if (v[i] > acc)
+                acc = v[i];
         *out = acc;
         return 1;
-    case RED_P95: *out = quantile(w->v, n, 0.95); return 1;
+    case RED_P95: *out = quantile(v, n, 0.95); return 1;
     case RED_INCREASE:
         if (n < 2)
             return 0;
-        *out = increase(w->v, n);
+        *out = increase(v, n);
         return 1;
     case RED_RATE:
-        if (n < 2 || w->t[n - 1] == w->t[0])
+        if (n < 2 || t_last == t_first)
             return 0;
-        *out = increase(w->v, n) / ((double)(w->t[n - 1] - w->t[0]) / 1e6);
+        *out = increase(v, n) / ((double)(t_last - t_first) / 1e6);
         return 1;
     case RED_CHANGES: {
         int c = 0;
         for (int i = 1; i < n; i++)
-            c += w->v[i] != w->v[i - 1];
+            c += v[i] != v[i - 1];
         *out = c;
         return 1;
     }
@@ -310,7 +325,7 @@ int operand_reduce(const operand *o, reduce_kind r, int64_t window_us, const eva
     series w = {o, x, x->now_us - (window_us ? window_us : COND_LOOKBACK_US), NULL, NULL, 0, 0};
     uint64_t since = w.from_us > 0 ? (uint64_t)w.from_us + 1 : 0;
     x->src->each(x->src->ctx, x->gpu, since, collect, &w);
-    int ok = reduce_series(window_us ? r : RED_LAST, &w, out);
+    int ok = reduce_values(window_us ? r : RED_LAST, w.v, w.n, w.n ? w.t[0] : 0, w.n ? w.t[w.n - 1] : 0, out);
     free(w.v);
     free(w.t);
     return ok;
@@ -329,14 +344,25 @@ static int compare(double a, cmp_op op, double b)
     return 0;
 }
 
+/* operand_reduce through the engine's kept values when it has them. */
+static int reduce_kept(const operand *o, int tap, reduce_kind r, int64_t window_us, const eval_ctx *x, double *out)
+{
+    if (tap && x->win) {
+        int got = window_reduce(x->win, x->gpu, tap, r, window_us, x->now_us, out);
+        if (got >= 0)
+            return got;
+    }
+    return operand_reduce(o, r, window_us, x, out);
+}
+
 tri cond_eval(const cond *c, const eval_ctx *x, double *value)
 {
     if (c->kind == COND_LEAF) {
         double a, b;
-        if (!operand_reduce(&c->metric, c->reduce, c->window_us, x, &a))
+        if (!reduce_kept(&c->metric, c->tap_metric, c->reduce, c->window_us, x, &a))
             return TRI_UNKNOWN;
         *value = a;
-        if (!operand_reduce(&c->threshold, RED_LAST, 0, x, &b))
+        if (!reduce_kept(&c->threshold, c->tap_threshold, RED_LAST, 0, x, &b))
             return TRI_UNKNOWN;
         return compare(a, c->op, b) ? TRI_TRUE : TRI_FALSE;
     }

@@ -3,6 +3,7 @@
 #define GPUWATCH_CONDITION_H
 
 #include "alerts.h"
+#include "engine_window.h"
 #include "rules.h"
 
 #define COND_LOOKBACK_US (300LL * 1000000) /* how old the "latest" value may be (as Prometheus) */
@@ -18,6 +19,7 @@ typedef struct eval_ctx {
     const gpu_proc *procs; /* processes on the GPU */
     int nprocs;
     const gpu_proc *proc; /* scope: process: the process */
+    engine_window *win;   /* the engine's kept values, or NULL: every reduction reads the source */
 } eval_ctx;
 
 /* Parses "name", "number", "A / B", "A - B", "A + B", "A * B". Returns 0, or -1 with a message. */
@@ -27,6 +29,13 @@ int operand_is_instant(const operand *o);
 /* 1 when the operand needs a process (scope: process). */
 int operand_uses_process(const operand *o);
 
+/* 1 when the operand's value in a sample depends on that sample alone (metrics, gpu.lost, gpu.error,
+ * numbers), so that its values can be kept from one evaluation to the next. */
+int operand_keepable(const operand *o);
+/* The operand's value in sample s (a keepable operand); 0 when absent. */
+int operand_at(const operand *o, const gpu_sample *s, double *out);
+/* Reduces the values v[0..n) (oldest first; times of the first and last) as a window's; p95 sorts v. */
+int reduce_values(reduce_kind r, double *v, int n, int64_t t_first, int64_t t_last, double *out);
 /* Evaluates a condition; *value is the left side's reduced value (first child's for all/any). */
 tri cond_eval(const cond *c, const eval_ctx *x, double *value);
 /* The reduced value of an operand over (now - window, now]; 0 when unknown. */

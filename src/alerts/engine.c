@@ -42,6 +42,7 @@ void alert_engine_free(alert_engine *e)
         free(e->rt[g].rules);
     }
     free(e->rt);
+    window_free(&e->win);
     ruleset_free(&e->rs);
     labels_free(&e->external);
     pthread_mutex_destroy(&e->mu);
@@ -94,6 +95,7 @@ int alert_engine_load_text(alert_engine *e, const char *path, const char *text, 
             if (!rt[g].rules)
                 abort();
         }
+        e->win_planned = 0;
     }
     pthread_mutex_unlock(&e->mu);
     errlist_sort(&errs);
@@ -141,6 +143,7 @@ int alert_engine_set_threshold(alert_engine *e, const char *alertname, double th
             ru->cond.threshold.op = 0;
             ru->cond.threshold.a = (term){TERM_CONST, 0, threshold};
             snprintf(ru->cond.threshold.text, sizeof ru->cond.threshold.text, "%g", threshold);
+            e->win_planned = 0;
             n++;
         }
     pthread_mutex_unlock(&e->mu);
@@ -238,10 +241,10 @@ static void upsert(rule_rt *rt, const rule *ru, labels *l, double value, int64_t
     }
 }
 
-static void eval_one(const rule *ru, rule_rt *rt, const gpu_view *gv, const alert_source *src, int64_t ts,
-                     const gpu_proc *proc)
+static void eval_one(alert_engine *e, const rule *ru, rule_rt *rt, const gpu_view *gv, const alert_source *src,
+                     int64_t ts, const gpu_proc *proc)
 {
-    eval_ctx x = {src, gv->gpu, ts, gv->latest_us, gv->procs, gv->nprocs, proc};
+    eval_ctx x = {src, gv->gpu, ts, gv->latest_us, gv->procs, gv->nprocs, proc, &e->win};
     double value = 0;
     if (cond_eval(&ru->cond, &x, &value) != TRI_TRUE)
         return;
@@ -364,7 +367,7 @@ static void eval_group(alert_engine *e, int g, const alert_source *src, int64_t 
         for (int i = 0; i < grt->rules[r].n; i++)
             grt->rules[r].a[i].seen = 0;
     int gpus = src->gpu_count(src->ctx);
-    gpu_proc *buf = calloc(MAX_PROCS, sizeof *buf);
+    gpu_proc *buf = malloc(MAX_PROCS * sizeof *buf); /* the source fills what it returns */
     if (!buf)
         abort();
     for (int gpu = 0; gpu < gpus; gpu++) {
@@ -375,9 +378,9 @@ static void eval_group(alert_engine *e, int g, const alert_source *src, int64_t 
             if (ru->has_gpus && (gpu >= RULES_MAX_GPUS || !ru->gpus[gpu]))
                 continue;
             if (!ru->scope_process)
-                eval_one(ru, &grt->rules[r], &gv, src, ts, NULL);
+                eval_one(e, ru, &grt->rules[r], &gv, src, ts, NULL);
             for (int p = 0; ru->scope_process && p < gv.nprocs; p++)
-                eval_one(ru, &grt->rules[r], &gv, src, ts, &gv.procs[p]);
+                eval_one(e, ru, &grt->rules[r], &gv, src, ts, &gv.procs[p]);
         }
         labels_free(&gv.labels);
     }
@@ -393,14 +396,45 @@ static void eval_group(alert_engine *e, int g, const alert_source *src, int64_t 
     }
 }
 
+void alert_engine_set_source_capacity(alert_engine *e, int samples)
+{
+    pthread_mutex_lock(&e->mu);
+    if (e->win.capacity != samples)
+        e->win_planned = 0; /* kept values start over */
+    e->win.capacity = samples > 0 ? samples : 0;
+    pthread_mutex_unlock(&e->mu);
+}
+
+static int group_due(const alert_engine *e, int g, int64_t now_us, int force)
+{
+    return force || !e->rt[g].next_due || now_us >= e->rt[g].next_due;
+}
+
+/* Brings the kept values up to now_us, once per evaluation that has a group due. */
+static void update_window(alert_engine *e, const alert_source *src, int64_t now_us, int force)
+{
+    int due = 0;
+    for (int g = 0; g < e->rs.ngroups && !due; g++)
+        due = group_due(e, g, now_us, force);
+    if (!due)
+        return;
+    if (!e->win_planned || memcmp(&e->win_src, src, sizeof *src) != 0) {
+        window_plan(&e->win, &e->rs);
+        e->win_planned = 1;
+        e->win_src = *src;
+    }
+    window_update(&e->win, src, now_us);
+}
+
 int alert_engine_eval(alert_engine *e, const alert_source *src, int64_t now_us, int force)
 {
     int evaluated = 0;
     alert_list out = {0};
     pthread_mutex_lock(&e->mu);
+    update_window(e, src, now_us, force);
     for (int g = 0; g < e->rs.ngroups; g++) {
         group_rt *grt = &e->rt[g];
-        if (!force && grt->next_due && now_us < grt->next_due)
+        if (!group_due(e, g, now_us, force))
             continue;
         eval_group(e, g, src, now_us, &out);
         int64_t iv = group_interval(e, g);

@@ -48,6 +48,7 @@ typedef struct cond {
     operand threshold;
     struct cond *kids; /* COND_ALL / COND_ANY */
     int nkids;
+    int tap_metric, tap_threshold; /* the engine's kept values of each side (from 1; 0: none) */
 } cond;
 
 typedef struct rule {

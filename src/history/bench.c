@@ -1,6 +1,7 @@
 /* bench.c - `gpuwatch history bench`: bytes per sample, ingest rate and query times on 1 h of
  * synthetic 8-GPU 1 Hz training data (all catalog metrics), written to a scratch file. */
 #include "bench.h"
+#include "bundle.h"
 #include "history.h"
 #include "query.h"
 #include "rollup.h"
@@ -35,44 +36,70 @@ static int64_t file_size(const char *path)
     return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
 }
 
-/* Writes 24 h of minute roll-ups for every GPU and stored metric (what a day of recording leaves). */
+/* Writes 24 h of minute roll-ups for every GPU and stored metric (what a day of recording leaves):
+ * per GPU and 6-hour window, one row with every metric's minutes (rollup_store.c). */
 static void fill_rollups(store *st, int gpus, int64_t day0)
 {
     store_exec(st, "BEGIN");
     rmin *r = malloc(360 * sizeof *r);
     hsynth_gpu sg;
     hsynth_init(&sg, 0);
-    gw_buf b = {0};
+    gw_buf cols[M_COUNT], b = {0};
+    int ids[M_COUNT];
+    memset(cols, 0, sizeof cols);
     sqlite3_stmt *ins = NULL;
-    sqlite3_prepare_v2(store_db(st), "INSERT OR REPLACE INTO rollups VALUES(?,?,?,?,?,?)", -1, &ins, NULL);
+    sqlite3_prepare_v2(store_db(st), "INSERT OR REPLACE INTO rollups VALUES(?,-1,?,?,?,?)", -1, &ins, NULL);
     for (int g = 0; g < gpus; g++)
-        for (int m = M_STR_END; m < M_COUNT; m++) {
-            if (catalog_get((metric_id)m)->flags & MF_BIT)
-                continue;
-            int dbid = store_metric_id(st, (metric_id)m);
-            for (int w = 0; w < 4; w++) {
+        for (int w = 0; w < 4; w++) {
+            int n = 0;
+            for (int m = M_STR_END; m < M_COUNT; m++) {
+                if (catalog_get((metric_id)m)->flags & MF_BIT)
+                    continue;
                 for (int i = 0; i < 360; i++) {
                     gpu_sample s;
                     hsynth_sample(&sg, g, day0, &s);
                     double v = s.v[m];
                     r[i] = (rmin){day0 + (int64_t)(w * 360 + i) * MINUTE_US, 60, v - 1, v + 1, v * 60, v};
                 }
-                buf_clear(&b);
-                rollup_encode(&b, r, 360);
-                sqlite3_bind_int(ins, 1, g);
-                sqlite3_bind_int(ins, 2, dbid);
-                sqlite3_bind_int64(ins, 3, r[0].t);
-                sqlite3_bind_int64(ins, 4, r[359].t);
-                sqlite3_bind_int64(ins, 5, 360);
-                sqlite3_bind_blob(ins, 6, b.data, (int)b.len, SQLITE_STATIC);
-                sqlite3_step(ins);
-                sqlite3_reset(ins);
+                buf_clear(&cols[n]);
+                rollup_encode(&cols[n], r, 360);
+                ids[n++] = store_metric_id(st, (metric_id)m);
             }
+            buf_clear(&b);
+            bundle_put(&b, n, ids, cols);
+            sqlite3_bind_int(ins, 1, g);
+            sqlite3_bind_int64(ins, 2, day0 + (int64_t)w * 360 * MINUTE_US);
+            sqlite3_bind_int64(ins, 3, r[359].t);
+            sqlite3_bind_int64(ins, 4, n);
+            sqlite3_bind_blob(ins, 5, b.data, (int)b.len, SQLITE_STATIC);
+            sqlite3_step(ins);
+            sqlite3_reset(ins);
         }
     sqlite3_finalize(ins);
+    for (int i = 0; i < M_COUNT; i++)
+        buf_release(&cols[i]);
     buf_release(&b);
     free(r);
     store_exec(st, "COMMIT");
+}
+
+/* CPU of /api/v1/query_range's work (history_query_range_json: open, query, JSON) for 1 h of data. */
+static double time_query_range(const char *path, const char *metric, const char *gpus, int seconds, int reps,
+                               size_t *bytes)
+{
+    char from[32], to[32];
+    snprintf(from, sizeof from, "%lld", (long long)(T0_US / 1000000));
+    snprintf(to, sizeof to, "%lld", (long long)(T0_US / 1000000 + seconds - 1));
+    uint64_t c0 = cpu_us();
+    for (int i = 0; i < reps; i++) {
+        int status = 0;
+        char *json = history_query_range_json(path, metric, gpus, NULL, from, to, NULL, NULL, &status);
+        *bytes = json ? strlen(json) : 0;
+        free(json);
+        if (status != 200)
+            return -1;
+    }
+    return (double)(cpu_us() - c0) / 1000.0 / reps;
 }
 
 static double time_query(store *st, hq_request *rq, int reps, size_t *points, double *cpu_ms)
@@ -100,8 +127,10 @@ typedef struct bench_row {
     gpu_sample s;
 } bench_row;
 
-/* Samples from `gpusim render` CSV (t,gpu,<catalog fields>; empty cells = absent), t from T0_US. */
-static bench_row *read_render_csv(const char *path, size_t *n, int *gpus, int *seconds)
+/* Samples from `gpusim render` CSV (t,gpu,<catalog fields>; empty cells = absent), t from T0_US.
+ * round_gpm: GPM rates kept to 0.001 of their unit, as the NVML backend keeps them (nvml_gpm.c),
+ * so that the file is the one the agent would write; render prints them with 17 digits. */
+static bench_row *read_render_csv(const char *path, int round_gpm, size_t *n, int *gpus, int *seconds)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -147,8 +176,12 @@ static bench_row *read_render_csv(const char *path, size_t *n, int *gpus, int *s
                     t_max = t;
             } else if (col == 1)
                 r->gpu = atoi(p);
-            else if (*p && ids[col] >= 0)
-                sample_set(&r->s, (metric_id)ids[col], strtod(p, NULL));
+            else if (*p && ids[col] >= 0) {
+                double v = strtod(p, NULL);
+                if (round_gpm && catalog_get((metric_id)ids[col])->flags & MF_GPM)
+                    v = round(v * 1000.0) / 1000.0;
+                sample_set(&r->s, (metric_id)ids[col], v);
+            }
             p = comma ? comma + 1 : NULL;
         }
         if (r->gpu >= *gpus)
@@ -166,7 +199,7 @@ int history_bench(int argc, char **argv)
 {
     int gpus = 8, seconds = 3600;
     const char *dir = NULL, *csv = NULL;
-    int span = 0, record_only = 0;
+    int span = 0, record_only = 0, round_gpm = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
             dir = argv[++i];
@@ -178,9 +211,11 @@ int history_bench(int argc, char **argv)
             span = atoi(argv[++i]);
         else if (strcmp(argv[i], "--record-only") == 0)
             record_only = 1;
+        else if (strcmp(argv[i], "--round-gpm") == 0)
+            round_gpm = 1;
         else {
             fprintf(stderr, "usage: gpuwatch history bench [--dir DIR] [--seconds N] [--csv GPUSIM_RENDER_CSV] [--span "
-                            "SECONDS] [--record-only]\n");
+                            "SECONDS] [--record-only] [--round-gpm]\n");
             return 2;
         }
     }
@@ -209,7 +244,7 @@ int history_bench(int argc, char **argv)
     size_t nrows = 0;
     bench_row *batch = NULL;
     if (csv) {
-        batch = read_render_csv(csv, &nrows, &gpus, &seconds);
+        batch = read_render_csv(csv, round_gpm, &nrows, &gpus, &seconds);
         if (!batch || !nrows || gpus > 64) {
             fprintf(stderr, "bench: no samples in %s\n", csv);
             free(batch);
@@ -247,8 +282,9 @@ int history_bench(int argc, char **argv)
     double all_ms = ms_since(t_all), all_cpu_ms = (double)(cpu_us() - cpu_all) / 1000.0;
     free(batch);
 
-    if (record_only) { /* a file for tests: no timings */
-        printf("recorded %.0f values into %s\n", (double)hs.samples, path);
+    if (record_only) { /* a file for tests (no timings), or only its size */
+        printf("recorded %.0f values into %s: %.3f bytes/value\n", (double)hs.samples, path,
+               (double)(file_size(path) + file_size(strcat(strcpy(err, path), "-wal"))) / (double)hs.samples);
         return 0;
     }
     store *st = store_open(path, 0, err, sizeof err);
@@ -285,6 +321,10 @@ int history_bench(int argc, char **argv)
     rq.metrics = &pw;
     size_t ptsp = 0;
     double q1p = time_query(st, &rq, 50, &ptsp, &c1p);
+    size_t jb1 = 0, jb8 = 0, jbt = 0;
+    double j1 = time_query_range(path, "power.draw", "0", seconds, 20, &jb1);
+    double jt = time_query_range(path, "temperature.gpu", "0", seconds, 20, &jbt);
+    double j8 = time_query_range(path, "power.draw", NULL, seconds, 5, &jb8);
     int64_t day0 = T0_US - 86400ll * 1000000 * 30; /* a day a month earlier: roll-ups only */
     fill_rollups(st, gpus, day0);
     hq_request r24 = {.metrics = &pw,
@@ -311,6 +351,9 @@ int history_bench(int argc, char **argv)
     printf("%-56s %12.3f  (CPU %.3f ms, %zu points)\n", "query 1 h raw, temperature.gpu, 1 GPU (ms)", q1, c1, pts);
     printf("%-56s %12.3f  (CPU %.3f ms, %zu points)\n", "query 1 h raw, power.draw, 1 GPU (ms)", q1p, c1p, ptsp);
     printf("%-56s %12.3f  (CPU %.3f ms, %zu points)\n", "query 24 h roll-ups, step 60 s, 1 GPU (ms)", q24, c24, pts24);
+    printf("%-56s %12.3f  (%zu bytes)\n", "/api/v1/query_range 1 h, power.draw, 1 GPU (CPU ms)", j1, jb1);
+    printf("%-56s %12.3f  (%zu bytes)\n", "/api/v1/query_range 1 h, temperature.gpu, 1 GPU (CPU ms)", jt, jbt);
+    printf("%-56s %12.3f  (%zu bytes)\n", "/api/v1/query_range 1 h, power.draw, every GPU (CPU ms)", j8, jb8);
     printf("file: %s (%lld bytes)\n", path, (long long)fsize);
     return 0;
 }

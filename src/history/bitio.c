@@ -122,7 +122,36 @@ int hbr_bit(hbit_reader *r)
     return (int)hbr_get(r, 1);
 }
 
+int hbr_unary(hbit_reader *r, int limit)
+{
+    int q = 0;
+    while (q < limit) {
+        while (r->nacc <= 48 && r->in->pos < r->in->len) { /* read ahead; hbr_done gives whole bytes back */
+            r->acc = (r->acc << 8) | r->in->p[r->in->pos++];
+            r->nacc += 8;
+        }
+        if (r->nacc == 0) {
+            r->in->bad = 1;
+            return q;
+        }
+        uint64_t bits = r->acc << (64 - r->nacc); /* the unread bits, first at the top */
+        int ones = __builtin_clzll(~bits);        /* at most nacc: below them ~bits is all ones */
+        if (q + ones >= limit) {
+            r->nacc -= limit - q;
+            return limit;
+        }
+        if (ones < r->nacc) {
+            r->nacc -= ones + 1; /* and the 0 that ends them */
+            return q + ones;
+        }
+        q += ones;
+        r->nacc = 0;
+    }
+    return q;
+}
+
 void hbr_done(hbit_reader *r)
 {
+    r->in->pos -= (size_t)(r->nacc / 8); /* bytes read ahead and not used */
     r->nacc = 0;
 }

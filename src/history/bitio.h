@@ -43,7 +43,9 @@ typedef struct hbit_reader {
 void hbr_init(hbit_reader *r, hrd *in);
 uint64_t hbr_get(hbit_reader *r, int nbits); /* nbits 0..64; past the end: sets in->bad */
 int hbr_bit(hbit_reader *r);
-void hbr_done(hbit_reader *r); /* drops the rest of the partial byte */
+/* Counts 1 bits up to the 0 that ends them (read too) or up to limit of them. */
+int hbr_unary(hbit_reader *r, int limit);
+void hbr_done(hbit_reader *r); /* drops the rest of the partial byte (gives back bytes read ahead) */
 
 static inline int bitlen64(uint64_t v)
 {

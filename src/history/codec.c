@@ -1,5 +1,6 @@
 /* codec.c - chunk column codec: integer series as delta or delta-of-delta residuals in Rice codes
- * (optionally with zero-run tokens), doubles as constants, decimal-scaled integers or Gorilla XOR. */
+ * (optionally with zero-run tokens), doubles as constants, integers at a decimal or binary scale
+ * (with their common step taken out), or the cheaper of Gorilla XOR and the bit patterns' deltas. */
 #include "codec.h"
 #include "numcode.h"
 #include <math.h>
@@ -8,6 +9,8 @@
 
 #define RICE_ESC_Q 24 /* quotients from here on escape to a raw 64-bit value */
 #define MAX_DECIMALS 6
+#define SCALE_BINARY 0x40 /* COL_SCALED: values are k / 2^20 (MiB from bytes) */
+#define BINARY_FACTOR 1048576.0
 
 /* ---------- integer series ---------- */
 
@@ -42,9 +45,7 @@ static void rice_put(hbit_writer *w, uint64_t z, int k)
 
 static uint64_t rice_get(hbit_reader *r, int k)
 {
-    uint64_t q = 0;
-    while (q < RICE_ESC_Q && hbr_bit(r))
-        q++;
+    uint64_t q = (uint64_t)hbr_unary(r, RICE_ESC_Q);
     if (r->in->bad)
         return 0;
     if (q == RICE_ESC_Q)
@@ -366,6 +367,73 @@ static int presence_get(hrd *in, uint8_t *present, size_t n, size_t *count)
     return in->bad ? -1 : 0;
 }
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* Integers k (at scale `scale`): COL_INT, or COL_SCALED when the scale is binary or the values
+ * move in steps of g > 1 (k = k0 + g * j; j is coded). */
+static void put_integers(gw_buf *out, const uint8_t *present, size_t n, int64_t *k, size_t m, int scale)
+{
+    uint64_t g = 0;
+    for (size_t i = 1; i < m && g != 1; i++) {
+        uint64_t d = (uint64_t)k[i] - (uint64_t)k[0];
+        if ((int64_t)d < 0)
+            d = 0 - d;
+        g = gcd64(d, g);
+    }
+    if (scale != SCALE_BINARY && g <= 1) {
+        hb_put_byte(out, COL_INT);
+        presence_put(out, present, n);
+        hb_put_byte(out, (uint8_t)scale);
+        int_series_put(out, k, m);
+        return;
+    }
+    if (g == 0)
+        g = 1;
+    int64_t k0 = k[0];
+    for (size_t i = 0; i < m; i++) {
+        uint64_t d = (uint64_t)k[i] - (uint64_t)k0;
+        k[i] = (int64_t)d < 0 ? -(int64_t)((0 - d) / g) : (int64_t)(d / g);
+    }
+    hb_put_byte(out, COL_SCALED);
+    presence_put(out, present, n);
+    hb_put_byte(out, (uint8_t)scale);
+    hb_put_varint(out, num_zigzag(k0));
+    hb_put_varint(out, g);
+    int_series_put(out, k, m);
+}
+
+/* Full-precision doubles: Gorilla XOR, or their bit patterns' deltas as integers, the shorter. */
+static void put_doubles(gw_buf *out, const uint8_t *present, size_t n, const double *vals, size_t m)
+{
+    gw_buf x = {0}, d = {0};
+    hb_put_byte(&x, COL_XOR);
+    presence_put(&x, present, n);
+    xor_put(&x, vals, m);
+    int64_t *bits = malloc(m * sizeof *bits);
+    if (bits) {
+        for (size_t i = 0; i < m; i++)
+            bits[i] = (int64_t)num_bits(vals[i]);
+        hb_put_byte(&d, COL_BITS);
+        presence_put(&d, present, n);
+        int_series_put(&d, bits, m);
+        free(bits);
+    }
+    const gw_buf *best = bits && !d.oom && d.len < x.len ? &d : &x;
+    buf_append(out, best->data, best->len);
+    if (best->oom)
+        out->oom = 1;
+    buf_release(&x);
+    buf_release(&d);
+}
+
 void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size_t n)
 {
     double *vals = malloc((n ? n : 1) * sizeof *vals);
@@ -380,27 +448,35 @@ void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size
     int constant = m > 0;
     for (size_t i = 1; i < m && constant; i++)
         constant = num_bits(vals[i]) == num_bits(vals[0]);
-    int d = (m && !constant) ? find_decimals(vals, m) : -1;
-    uint8_t mode = m == 0 ? COL_EMPTY : constant ? COL_CONST : d >= 0 ? COL_INT : COL_XOR;
-    hb_put_byte(out, mode);
-    if (mode != COL_EMPTY)
+    int scale = (m && !constant) ? find_decimals(vals, m) : -1;
+    if (m && !constant && scale < 0) {
+        int64_t k;
+        size_t i = 0;
+        while (i < m && num_to_scaled(vals[i], BINARY_FACTOR, &k) == 0)
+            i++;
+        if (i == m)
+            scale = SCALE_BINARY;
+    }
+    if (m == 0) {
+        hb_put_byte(out, COL_EMPTY);
+    } else if (constant) {
+        hb_put_byte(out, COL_CONST);
         presence_put(out, present, n);
-    if (mode == COL_CONST) {
         hb_put_u64(out, num_bits(vals[0]));
-    } else if (mode == COL_INT) {
+    } else if (scale >= 0) {
         int64_t *k = malloc(m * sizeof *k);
         if (!k) {
             out->oom = 1;
             free(vals);
             return;
         }
+        double factor = scale == SCALE_BINARY ? BINARY_FACTOR : pow10_tab[scale];
         for (size_t i = 0; i < m; i++)
-            to_scaled(vals[i], d, &k[i]);
-        hb_put_byte(out, (uint8_t)d);
-        int_series_put(out, k, m);
+            num_to_scaled(vals[i], factor, &k[i]);
+        put_integers(out, present, n, k, m, scale);
         free(k);
-    } else if (mode == COL_XOR) {
-        xor_put(out, vals, m);
+    } else {
+        put_doubles(out, present, n, vals, m);
     }
     free(vals);
 }
@@ -433,7 +509,7 @@ int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n)
             memset(present, 0, n);
         return 0;
     }
-    if (mode > COL_XOR)
+    if (mode > COL_BITS)
         return -1;
     uint8_t *pres = present ? present : malloc(n ? n : 1);
     double *vals = malloc((n ? n : 1) * sizeof *vals);
@@ -446,12 +522,25 @@ int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n)
         for (size_t i = 0; i < m; i++)
             vals[i] = c;
         rc = in->bad ? -1 : 0;
-    } else if (mode == COL_INT) {
+    } else if (mode == COL_INT || mode == COL_SCALED) {
         int d = hrd_byte(in);
+        uint64_t k0 = mode == COL_SCALED ? (uint64_t)num_unzigzag(hrd_varint(in)) : 0;
+        uint64_t g = mode == COL_SCALED ? hrd_varint(in) : 1;
         int64_t *k = malloc(m * sizeof *k);
-        if (k && d <= MAX_DECIMALS && int_series_get(in, k, m) == 0) {
+        int scale_ok = d <= MAX_DECIMALS || (mode == COL_SCALED && d == SCALE_BINARY);
+        if (k && scale_ok && g && int_series_get(in, k, m) == 0) {
+            for (size_t i = 0; i < m; i++) {
+                int64_t x = (int64_t)(k0 + (uint64_t)k[i] * g);
+                vals[i] = d == SCALE_BINARY ? (double)x / BINARY_FACTOR : d ? (double)x / pow10_tab[d] : (double)x;
+            }
+            rc = 0;
+        }
+        free(k);
+    } else if (mode == COL_BITS) {
+        int64_t *k = malloc(m * sizeof *k);
+        if (k && int_series_get(in, k, m) == 0) {
             for (size_t i = 0; i < m; i++)
-                vals[i] = d ? (double)k[i] / pow10_tab[d] : (double)k[i];
+                vals[i] = num_double((uint64_t)k[i]);
             rc = 0;
         }
         free(k);

@@ -1,5 +1,6 @@
 /* codec.h - compressed columns for history chunks: timestamps (delta-of-delta integers) and
- * double values (constant / decimal-scaled integers with Rice codes / Gorilla XOR), with presence. */
+ * double values (constant / decimal- or binary-scaled integers with Rice codes / Gorilla XOR or the
+ * bit patterns' deltas in Rice codes), with presence. */
 #ifndef GPUWATCH_CODEC_H
 #define GPUWATCH_CODEC_H
 
@@ -10,8 +11,10 @@
 /* Largest count a reader accepts from a column header (larger is treated as corrupt). */
 #define CODEC_MAX_COUNT (1u << 22)
 
-/* Value column modes (first byte of a column), exposed for statistics and tests. */
-enum { COL_CONST = 0, COL_INT = 1, COL_XOR = 2, COL_EMPTY = 3 };
+/* Value column modes (first byte of a column), exposed for statistics and tests. COL_SCALED (integers
+ * at a binary scale, or with a common step) and COL_BITS (the doubles' bit patterns as integers)
+ * came with format 2; files may hold all of them. */
+enum { COL_CONST = 0, COL_INT = 1, COL_XOR = 2, COL_EMPTY = 3, COL_SCALED = 4, COL_BITS = 5 };
 
 /* Appends a timestamp column of n values (any int64, usually microseconds). */
 void codec_put_times(gw_buf *out, const int64_t *t, size_t n);

@@ -1,6 +1,6 @@
 /* open_pieces.c - open chunk groups and process series kept mostly in the file, not in memory.
  * At each flush, the slots memory holds of an open group, [base, n), are written as one piece
- * (open_chunks rows starting at the piece's first time; proc_chunks rows for a series), and once
+ * (an open_chunks row holding the piece's columns as a bundle; proc_chunks rows for a series), and once
  * committed memory drops them (hist_*_drop): a 10-minute group costs the seconds since the last
  * flush, not ten minutes of values kept beside the agent's ring, and a flush writes what is new,
  * not the whole open chunk again. The sealed chunk is merged from the pieces and what memory
@@ -8,6 +8,7 @@
  * piece is not taken twice, and a missing piece (the file was replaced) leaves only its gap.
  * Dropping the slots a committed piece holds is ingest.c's (hist_group_drop, hist_proc_drop). */
 #include "hist_internal.h"
+#include "bundle.h"
 #include "codec.h"
 #include "util.h"
 #include <stdlib.h>
@@ -196,14 +197,90 @@ static void take_column(void *arg, int64_t t_start, const void *blob, size_t len
     memcpy(f->pres + p->at, f->tp + p->skip, p->n - p->skip);
 }
 
+/* The group's pieces as the file has them, oldest first: one bundle row each (bundle.c). */
+typedef struct stored_piece {
+    int64_t t_start;
+    void *blob;
+    bundle_col *cols;
+    int ncols;
+} stored_piece;
+
+typedef struct stored {
+    stored_piece *p;
+    size_t n, cap;
+    int oom;
+} stored;
+
+static void keep_piece(void *arg, int64_t t_start, const void *blob, size_t len)
+{
+    stored *x = arg;
+    if (x->oom)
+        return;
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 64;
+        stored_piece *p = realloc(x->p, cap * sizeof *p);
+        if (!p) {
+            x->oom = 1;
+            return;
+        }
+        x->p = p, x->cap = cap;
+    }
+    stored_piece *p = &x->p[x->n];
+    bundle_col cols[BUNDLE_MAX_COLS];
+    p->blob = malloc(len ? len : 1);
+    if (!p->blob) {
+        x->oom = 1;
+        return;
+    }
+    memcpy(p->blob, blob, len);
+    p->t_start = t_start;
+    p->ncols = bundle_read(p->blob, len, cols, BUNDLE_MAX_COLS);
+    p->cols = p->ncols > 0 ? malloc((size_t)p->ncols * sizeof *p->cols) : NULL;
+    if (p->ncols > 0 && !p->cols) {
+        free(p->blob);
+        x->oom = 1;
+        return;
+    }
+    if (p->ncols > 0)
+        memcpy(p->cols, cols, (size_t)p->ncols * sizeof *p->cols);
+    else
+        gw_log(GW_LOG_WARN, "history: corrupt checkpoint piece skipped", "t_start=%lld", (long long)t_start);
+    x->n++;
+}
+
+static void stored_free(stored *x)
+{
+    for (size_t i = 0; i < x->n; i++) {
+        free(x->p[i].blob);
+        free(x->p[i].cols);
+    }
+    free(x->p);
+}
+
+/* fn(ctx, t_start, column) for the column dbid of each piece that has one, oldest first. */
+static void each_piece_column(const stored *x, int dbid, void (*fn)(void *, int64_t, const void *, size_t), void *ctx)
+{
+    for (size_t i = 0; i < x->n; i++)
+        for (int k = 0; k < x->p[i].ncols; k++)
+            if (x->p[i].cols[k].dbid == dbid) {
+                fn(ctx, x->p[i].t_start, x->p[i].cols[k].p, x->p[i].cols[k].len);
+                break;
+            }
+}
+
 pend *hist_encode_group_final(store *st, const hgroup *grp, int gpu)
 {
     merge x = {0};
+    stored pieces = {0};
     pend *p = NULL;
     int64_t *mt = NULL;
     double *v = NULL, *mv = NULL, *tv = NULL;
     uint8_t *pres = NULL, *mp = NULL, *tp = NULL;
-    if (store_get_pieces(st, gpu, STORE_TIMELINE, grp->t_first, grp->t_last, take_times, &x) != SQLITE_OK || x.oom)
+    if (store_get_pieces(st, gpu, STORE_BUNDLE, grp->t_first, grp->t_last, keep_piece, &pieces) != SQLITE_OK ||
+        pieces.oom)
+        goto out;
+    each_piece_column(&pieces, STORE_TIMELINE, take_times, &x);
+    if (x.oom)
         goto out;
     size_t disk = x.n, maxpc = 0;
     for (size_t i = 0; i < x.npc; i++)
@@ -253,8 +330,8 @@ pend *hist_encode_group_final(store *st, const hgroup *grp, int gpu)
         memset(pres, 0, n);
         int dbid = store_metric_id(st, (metric_id)m);
         colfill f = {&x, v, tv, pres, tp, 0};
-        if (dbid && disk && store_get_pieces(st, gpu, dbid, grp->t_first, grp->t_last, take_column, &f) != SQLITE_OK)
-            goto fail;
+        if (dbid && disk)
+            each_piece_column(&pieces, dbid, take_column, &f);
         if (f.bad)
             gw_log(GW_LOG_WARN, "history: corrupt checkpoint piece skipped", "gpu=%d metric=%s", gpu,
                    catalog_get((metric_id)m)->field);
@@ -284,6 +361,7 @@ fail:
     hist_pend_free(p);
     p = NULL;
 out:
+    stored_free(&pieces);
     free(x.pc), free(x.t), free(mt), free(mv), free(mp), free(v), free(pres), free(tv), free(tp);
     return p;
 }

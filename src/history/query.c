@@ -1,6 +1,7 @@
 /* query.c - range queries: decodes the chunks (or roll-up rows) overlapping [from, to] and folds
  * their points into step-wide buckets with min/max/avg/last. */
 #include "query.h"
+#include "bundle.h"
 #include "codec.h"
 #include "rollup.h"
 #include <stdio.h>
@@ -97,6 +98,48 @@ static double derive(metric_id m, double v)
     return d->flags & MF_BIT ? (((uint64_t)v & d->bit) ? 1.0 : 0.0) : v;
 }
 
+/* Two columns of a sealed group's bundle (row id rowid of chunks) read through an incremental blob
+ * handle (*bh, opened on first use, reopened per row): only the pages of the directory and of the
+ * columns, not the whole group's (in an auto-vacuum file, SQLite finds an overflow page from the
+ * pointer map without reading the pages before it). Returns 1, 0 when the group lacks the metric,
+ * -1 on an error. */
+static int read_sealed(sqlite3 *db, sqlite3_blob **bh, int64_t rowid, int dbid, gw_buf *tb, gw_buf *cb)
+{
+    int rc = *bh ? sqlite3_blob_reopen(*bh, rowid) : sqlite3_blob_open(db, "main", "chunks", "blob", rowid, 0, bh);
+    if (rc != SQLITE_OK) {
+        sqlite3_blob_close(*bh);
+        *bh = NULL;
+        return -1;
+    }
+    size_t total = (size_t)sqlite3_blob_bytes(*bh), head = 512, off[2], len[2];
+    int ids[2] = {STORE_TIMELINE, dbid};
+    gw_buf *out[2] = {tb, cb};
+    for (;;) { /* the directory: a few hundred bytes */
+        if (head > total)
+            head = total;
+        buf_clear(tb);
+        if (buf_reserve(tb, head) != 0 || sqlite3_blob_read(*bh, tb->data, (int)head, 0) != SQLITE_OK)
+            return -1;
+        int a = bundle_locate(tb->data, head, ids[0], &off[0], &len[0]);
+        if (a == BUNDLE_SHORT && head < total) {
+            head *= 4;
+            continue;
+        }
+        int b = a == 1 ? bundle_locate(tb->data, head, ids[1], &off[1], &len[1]) : a;
+        if (b != 1)
+            return b == 0 ? 0 : -1;
+        break;
+    }
+    for (int i = 0; i < 2; i++) {
+        buf_clear(out[i]);
+        if (off[i] > total || len[i] > total - off[i] || buf_reserve(out[i], len[i]) != 0 ||
+            sqlite3_blob_read(*bh, out[i]->data, (int)len[i], (int)off[i]) != SQLITE_OK)
+            return -1;
+        out[i]->len = len[i];
+    }
+    return 1;
+}
+
 /* Raw chunk groups of (gpu, stored metric) overlapping the range, sealed ones and checkpoints of
  * open ones (open_only: only those), folded in time order. */
 static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
@@ -105,20 +148,20 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
     int dbid = store_metric_id(st, d->flags & MF_BIT ? d->parent : m);
     if (!dbid)
         return 0;
-    sqlite3_stmt *q = NULL;
-    char sql[1000], part[2][400];
-    const char *tables[2] = {"chunks", "open_chunks"};
-    for (int i = 0; i < 2; i++)
-        snprintf(part[i], sizeof part[i],
-                 "SELECT t.blob, c.blob, t.t_start FROM %s t JOIN %s c ON c.gpu=t.gpu"
-                 " AND c.metric=?2 AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3"
-                 " AND t.t_start<=?4 AND t.t_end>=?5",
-                 tables[i], tables[i]);
-    if (open_only)
-        snprintf(sql, sizeof sql, "%s ORDER BY 3", part[1]);
-    else
-        snprintf(sql, sizeof sql, "%s UNION ALL %s ORDER BY 3", part[0], part[1]);
-    if (sqlite3_prepare_v2(store_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+        /* format 2: a bundle row per group or piece (its timeline and columns); format 1: a timeline row
+     * joined with the metric's row */
+#define RAW_OLD(table)                                                                                        \
+    "SELECT t.blob, c.blob, t.t_start, NULL FROM " table " t JOIN " table " c ON c.gpu=t.gpu AND c.metric=?2" \
+    " AND c.t_start=t.t_start WHERE t.gpu=?1 AND t.metric=0 AND t.t_start>=?3 AND t.t_start<=?4 AND t.t_end>=?5"
+#define RAW_WHERE " WHERE gpu=?1 AND metric=-1 AND t_start>=?3 AND t_start<=?4 AND t_end>=?5"
+#define RAW_SEALED "SELECT NULL, NULL, t_start, id FROM chunks" RAW_WHERE
+#define RAW_PIECES "SELECT blob, NULL, t_start, NULL FROM open_chunks" RAW_WHERE
+    static const char *const sql[2] = {
+        RAW_SEALED " UNION ALL " RAW_OLD("chunks") " UNION ALL " RAW_PIECES
+                                                   " UNION ALL " RAW_OLD("open_chunks") " ORDER BY 3",
+        RAW_PIECES " UNION ALL " RAW_OLD("open_chunks") " ORDER BY 3"};
+    sqlite3_stmt *q = store_query_stmt(st, open_only ? SQ_RAW_OPEN : SQ_RAW, sql[open_only]);
+    if (!q)
         return -1;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int(q, 2, dbid);
@@ -130,9 +173,23 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
     uint8_t *pres = NULL;
     size_t cap = 0;
     int rc = 0;
+    sqlite3_blob *bh = NULL;
+    gw_buf tb = {0}, cb = {0};
     while (sqlite3_step(q) == SQLITE_ROW && !f->oom) {
         hrd tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
         hrd cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
+        if (sqlite3_column_type(q, 3) != SQLITE_NULL) { /* a sealed group's bundle */
+            if (read_sealed(store_db(st), &bh, sqlite3_column_int64(q, 3), dbid, &tb, &cb) != 1)
+                continue;
+            tr = (hrd){(const uint8_t *)tb.data, tb.len, 0, 0};
+            cr = (hrd){(const uint8_t *)cb.data, cb.len, 0, 0};
+        } else if (sqlite3_column_type(q, 1) == SQLITE_NULL) { /* a piece's bundle */
+            const void *b = tr.p;
+            size_t blen = tr.len;
+            if (bundle_find(b, blen, STORE_TIMELINE, &tr.p, &tr.len) != 1 ||
+                bundle_find(b, blen, dbid, &cr.p, &cr.len) != 1)
+                continue; /* the metric is not in this group */
+        }
         size_t cnt = codec_peek_count(&tr), n = 0;
         if (cnt > CODEC_MAX_COUNT)
             continue; /* corrupt */
@@ -158,7 +215,10 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
                 fold(f, t[i], 1, x, x, x, x);
             }
     }
-    sqlite3_finalize(q);
+    sqlite3_reset(q);
+    sqlite3_blob_close(bh);
+    buf_release(&tb);
+    buf_release(&cb);
     free(t);
     free(v);
     free(pres);
@@ -170,11 +230,11 @@ static int fold_rollup_rows(store *st, int gpu, metric_id m, folder *f)
 {
     int dbid = store_metric_id(st, m);
     if (dbid) {
-        sqlite3_stmt *q = NULL;
-        if (sqlite3_prepare_v2(store_db(st),
-                               "SELECT blob FROM rollups WHERE gpu=? AND metric=? AND t_start>=?"
-                               " AND t_start<=? ORDER BY t_start",
-                               -1, &q, NULL) != SQLITE_OK)
+        /* the window's bundle (format 2) or the metric's own row (format 1) */
+        sqlite3_stmt *q = store_query_stmt(st, SQ_ROLLUP_ROWS,
+                                           "SELECT blob, metric FROM rollups WHERE gpu=?1 AND metric IN (?2, -1)"
+                                           " AND t_start>=?3 AND t_start<=?4 ORDER BY t_start");
+        if (!q)
             return -1;
         sqlite3_bind_int(q, 1, gpu);
         sqlite3_bind_int(q, 2, dbid);
@@ -183,13 +243,17 @@ static int fold_rollup_rows(store *st, int gpu, metric_id m, folder *f)
         while (sqlite3_step(q) == SQLITE_ROW) {
             rmin *r = NULL;
             size_t n = 0;
-            if (rollup_decode(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), &r, &n) != 0)
+            const uint8_t *p = sqlite3_column_blob(q, 0);
+            size_t len = (size_t)sqlite3_column_bytes(q, 0);
+            if (sqlite3_column_int(q, 1) == STORE_BUNDLE && bundle_find(p, len, dbid, &p, &len) != 1)
+                continue;
+            if (rollup_decode(p, len, &r, &n) != 0)
                 continue;
             for (size_t i = 0; i < n; i++)
                 fold(f, r[i].t, r[i].n, r[i].min, r[i].max, r[i].sum, r[i].last);
             free(r);
         }
-        sqlite3_finalize(q);
+        sqlite3_reset(q);
     }
     return 0;
 }
@@ -204,11 +268,10 @@ static int fold_rollups(store *st, int gpu, metric_id m, folder *f)
 /* Process series: proc_chunks of (gpu, pid); memory.used and utilization.gpu are its two columns. */
 static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
 {
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_db(st),
-                           "SELECT blob FROM proc_chunks WHERE gpu=? AND pid=? AND t_start>=?"
-                           " AND t_start<=? AND t_end>=? ORDER BY t_start",
-                           -1, &q, NULL) != SQLITE_OK)
+    sqlite3_stmt *q = store_query_stmt(st, SQ_PROC,
+                                       "SELECT blob FROM proc_chunks WHERE gpu=? AND pid=? AND t_start>=?"
+                                       " AND t_start<=? AND t_end>=? ORDER BY t_start");
+    if (!q)
         return -1;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int64(q, 2, pid);
@@ -234,46 +297,58 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
         free(v);
         free(pres);
     }
-    sqlite3_finalize(q);
+    sqlite3_reset(q);
     return rc;
 }
 
 int hq_gpus(store *st, unsigned char *sel)
 {
     memset(sel, 0, HQ_MAX_GPUS);
-    sqlite3_stmt *q = NULL;
     int n = 0;
-    if (sqlite3_prepare_v2(store_db(st),
-                           "SELECT idx FROM gpus UNION SELECT DISTINCT gpu FROM chunks WHERE metric=0"
-                           " UNION SELECT DISTINCT gpu FROM open_chunks WHERE metric=0"
-                           " UNION SELECT DISTINCT gpu FROM rollups UNION SELECT DISTINCT gpu FROM procs",
-                           -1, &q, NULL) != SQLITE_OK)
+    /* The next GPU after ?1 with anything recorded: one index seek per table (every chunk group and
+     * checkpoint has a timeline row, so any row of a GPU's says it has one), repeated per GPU. */
+    sqlite3_stmt *q = store_query_stmt(st, SQ_GPUS,
+                                       "SELECT min(x) FROM (SELECT min(idx) AS x FROM gpus WHERE idx>?1"
+                                       " UNION ALL SELECT min(gpu) FROM chunks WHERE gpu>?1"
+                                       " UNION ALL SELECT min(gpu) FROM open_chunks WHERE gpu>?1"
+                                       " UNION ALL SELECT min(gpu) FROM rollups WHERE gpu>?1"
+                                       " UNION ALL SELECT min(gpu) FROM procs WHERE gpu>?1)");
+    if (!q)
         return 0;
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        int g = sqlite3_column_int(q, 0);
-        if (g >= 0 && g < HQ_MAX_GPUS && !sel[g]) {
+    int g = -1;
+    for (;;) {
+        sqlite3_bind_int(q, 1, g);
+        if (sqlite3_step(q) != SQLITE_ROW || sqlite3_column_type(q, 0) == SQLITE_NULL)
+            break;
+        g = sqlite3_column_int(q, 0);
+        sqlite3_reset(q);
+        if (g >= HQ_MAX_GPUS)
+            break;
+        if (g >= 0 && !sel[g]) {
             sel[g] = 1;
             n++;
         }
     }
-    sqlite3_finalize(q);
+    sqlite3_reset(q);
     return n;
 }
 
 /* Start of the oldest raw data of a GPU (sealed or open), INT64_MAX when there is none. */
 static int64_t oldest_raw(store *st, int gpu)
 {
-    sqlite3_stmt *q = NULL;
     int64_t t = INT64_MAX;
-    if (sqlite3_prepare_v2(store_db(st),
-                           "SELECT min(x) FROM (SELECT min(t_start) AS x FROM chunks WHERE gpu=?1"
-                           " AND metric=0 UNION ALL SELECT min(t_start) FROM open_chunks WHERE gpu=?1 AND metric=0)",
-                           -1, &q, NULL) == SQLITE_OK) {
+    sqlite3_stmt *q =
+        store_query_stmt(st, SQ_OLDEST_RAW,
+                         "SELECT min(x) FROM (SELECT min(t_start) AS x FROM chunks WHERE gpu=?1"
+                         " AND metric=0 UNION ALL SELECT min(t_start) FROM chunks WHERE gpu=?1 AND metric=-1"
+                         " UNION ALL SELECT min(t_start) FROM open_chunks WHERE gpu=?1 AND metric=0"
+                         " UNION ALL SELECT min(t_start) FROM open_chunks WHERE gpu=?1 AND metric=-1)");
+    if (q) {
         sqlite3_bind_int(q, 1, gpu);
         if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
             t = sqlite3_column_int64(q, 0);
+        sqlite3_reset(q);
     }
-    sqlite3_finalize(q);
     return t;
 }
 
@@ -338,7 +413,10 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
         }
     }
     unsigned char all[HQ_MAX_GPUS];
-    hq_gpus(st, all);
+    if (rq->gpus) /* a GPU the file does not have gives an empty series, dropped below */
+        memset(all, 1, sizeof all);
+    else
+        hq_gpus(st, all);
     out->s = calloc((size_t)rq->nmetrics * HQ_MAX_GPUS, sizeof *out->s);
     if (!out->s) {
         snprintf(err, errlen, "out of memory");

@@ -1,77 +1,134 @@
-/* query_json.c - JSON for range queries (cJSON), and the /api/v1/query_range handler body. */
+/* query_json.c - JSON for range queries (written directly, numbers by numtext.c), and the /api/v1/query_range handler body. */
 #include "query_json.h"
 #include "history.h"
+#include "numtext.h"
 #include "timeparse.h"
 #include "util.h"
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void hq_format_value(double v, char *out, size_t n)
 {
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(out, n, "%.*g", prec, v);
-        if (strtod(out, NULL) == v)
-            return;
-    }
+    char text[NT_MAX];
+    nt_double(v, text);
+    gw_strlcpy(out, text, n);
 }
 
-/* gpu index -> uuid / name from the gpus table. */
-static void gpu_labels(store *st, int gpu, cJSON *labels)
+/* A JSON string: quotes, backslashes and control characters escaped (other bytes as they are). */
+static void put_string(gw_buf *b, const char *s)
 {
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_db(st), "SELECT uuid, name, pci_bus_id FROM gpus WHERE idx=?", -1, &q, NULL) !=
-        SQLITE_OK)
+    buf_putc(b, '"');
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\') {
+            buf_putc(b, '\\');
+            buf_putc(b, (char)c);
+        } else if (c < 0x20) {
+            buf_printf(b, "\\u%04x", c);
+        } else {
+            buf_putc(b, (char)c);
+        }
+    }
+    buf_putc(b, '"');
+}
+
+/* ,"key":"value" (the comma unless first). */
+static void put_label(gw_buf *b, int *first, const char *key, const char *value)
+{
+    if (!*first)
+        buf_putc(b, ',');
+    *first = 0;
+    put_string(b, key);
+    buf_putc(b, ':');
+    put_string(b, value);
+}
+
+/* gpu index -> uuid / name / bus id from the gpus table. */
+static void gpu_labels(store *st, int gpu, gw_buf *b, int *first)
+{
+    sqlite3_stmt *q = store_query_stmt(st, SQ_GPU_LABELS, "SELECT uuid, name, pci_bus_id FROM gpus WHERE idx=?");
+    if (!q)
         return;
     sqlite3_bind_int(q, 1, gpu);
     if (sqlite3_step(q) == SQLITE_ROW) {
         const char *keys[] = {"UUID", "modelName", "pci_bus_id"};
         for (int i = 0; i < 3; i++)
             if (sqlite3_column_type(q, i) == SQLITE_TEXT)
-                cJSON_AddStringToObject(labels, keys[i], (const char *)sqlite3_column_text(q, i));
+                put_label(b, first, keys[i], (const char *)sqlite3_column_text(q, i));
     }
-    sqlite3_finalize(q);
+    sqlite3_reset(q);
+}
+
+/* [t,"v"] for every point: seconds and the value's shortest exact text, no printf per point. */
+static void put_values(gw_buf *b, const hq_series *s, int pretty)
+{
+    nt_clock clock = {0};
+    for (size_t k = 0; k < s->n; k++) {
+        if (buf_reserve(b, 2 * NT_MAX + 16) != 0)
+            return;
+        char *p = b->data + b->len;
+        if (k)
+            *p++ = ',';
+        if (pretty) {
+            memcpy(p, "\n      ", 7);
+            p += 7;
+        }
+        *p++ = '[';
+        p += nt_seconds_next(&clock, s->t[k], p);
+        *p++ = ',';
+        *p++ = '"';
+        p += nt_double(s->v[k], p);
+        *p++ = '"';
+        *p++ = ']';
+        *p = 0;
+        b->len = (size_t)(p - b->data);
+    }
 }
 
 char *hq_result_json(store *st, const hq_request *rq, const hq_result *r, int pretty)
 {
     static const char *aggs[] = {"avg", "min", "max", "last"};
-    cJSON *root = cJSON_CreateObject(), *data = cJSON_AddObjectToObject(root, "data");
-    cJSON_AddStringToObject(root, "status", "success");
-    cJSON_AddStringToObject(data, "resultType", "matrix");
-    cJSON_AddStringToObject(data, "source", r->used_rollups ? "rollup" : "raw");
-    cJSON_AddNumberToObject(data, "step", (double)rq->step_us / 1e6);
-    cJSON_AddStringToObject(data, "agg", aggs[rq->agg]);
-    cJSON *result = cJSON_AddArrayToObject(data, "result");
-    char num[40];
+    const char *nl = pretty ? "\n" : "", *nl2 = pretty ? "\n  " : "", *nl4 = pretty ? "\n    " : "";
+    gw_buf b = {0};
+    char num[NT_MAX];
+    size_t points = 0;
+    for (size_t i = 0; i < r->n; i++)
+        points += r->s[i].n;
+    buf_reserve(&b, 512 + r->n * 512 + points * 30); /* one allocation: no copies as it grows */
+    nt_seconds(rq->step_us, num);
+    buf_printf(
+        &b,
+        "{%s\"data\":{%s\"resultType\":\"matrix\",%s\"source\":\"%s\",%s\"step\":%s,%s\"agg\":\"%s\",%s\"result\":[",
+        nl2, nl2, nl2, r->used_rollups ? "rollup" : "raw", nl2, num, nl2, aggs[rq->agg], nl2);
     for (size_t i = 0; i < r->n; i++) {
         const hq_series *s = &r->s[i];
         const metric_def *d = catalog_get(s->metric);
-        cJSON *item = cJSON_CreateObject(), *labels = cJSON_AddObjectToObject(item, "metric");
-        cJSON_AddStringToObject(labels, "__name__", d->field);
+        buf_printf(&b, "%s%s{\"metric\":{", i ? "," : "", nl4);
+        int first = 1;
+        put_label(&b, &first, "__name__", d->field);
         snprintf(num, sizeof num, "%d", s->gpu);
-        cJSON_AddStringToObject(labels, "gpu", num);
+        put_label(&b, &first, "gpu", num);
         if (s->pid) {
             snprintf(num, sizeof num, "%u", s->pid);
-            cJSON_AddStringToObject(labels, "pid", num);
+            put_label(&b, &first, "pid", num);
         }
         if (d->unit)
-            cJSON_AddStringToObject(labels, "unit", d->unit);
-        gpu_labels(st, s->gpu, labels);
-        cJSON *values = cJSON_AddArrayToObject(item, "values");
-        for (size_t k = 0; k < s->n; k++) {
-            cJSON *pair = cJSON_CreateArray();
-            cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)s->t[k] / 1e6));
-            hq_format_value(s->v[k], num, sizeof num);
-            cJSON_AddItemToArray(pair, cJSON_CreateString(num));
-            cJSON_AddItemToArray(values, pair);
-        }
-        cJSON_AddItemToArray(result, item);
+            put_label(&b, &first, "unit", d->unit);
+        gpu_labels(st, s->gpu, &b, &first);
+        buf_puts(&b, "},\"values\":[");
+        put_values(&b, s, pretty);
+        buf_printf(&b, "%s]}", s->n ? nl4 : "");
     }
-    char *text = pretty ? cJSON_Print(root) : cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    return text;
+    buf_printf(&b, "%s]},%s\"status\":\"success\"%s}%s", r->n ? nl2 : "", nl2, nl, nl);
+    if (b.oom) {
+        buf_release(&b);
+        return NULL;
+    }
+    return b.data;
 }
 
 char *hq_error_json(const char *msg)
@@ -83,6 +140,51 @@ char *hq_error_json(const char *msg)
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     return text;
+}
+
+/* One read connection kept for the next query of the same file: opening it and reading its schema
+ * cost more than an hour of one GPU's points (the agent answers /api/v1/query_range many times).
+ * It is kept while the path names the same file (device and inode: a file replaced behind it is
+ * opened anew) and used by one query at a time; a query that finds it busy opens its own. Its
+ * statements are reset after each query, so it holds no read transaction between queries. */
+static pthread_mutex_t cached_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    char path[4096];
+    dev_t dev;
+    ino_t ino;
+    store *st;
+} cached;
+
+/* A store for path: the kept one (locked: give it back with release_store) or a new one. */
+static store *open_store(const char *path, int *kept, char *err, size_t n)
+{
+    *kept = 0;
+    struct stat sb;
+    if (strlen(path) >= sizeof cached.path || stat(path, &sb) != 0 || pthread_mutex_trylock(&cached_mu) != 0)
+        return store_open(path, 1, err, n);
+    if (cached.st && (strcmp(cached.path, path) != 0 || cached.dev != sb.st_dev || cached.ino != sb.st_ino)) {
+        store_close(cached.st);
+        cached.st = NULL;
+    }
+    if (!cached.st && (cached.st = store_open(path, 1, err, n)) != NULL) {
+        gw_strlcpy(cached.path, path, sizeof cached.path);
+        cached.dev = sb.st_dev;
+        cached.ino = sb.st_ino;
+    }
+    if (!cached.st) {
+        pthread_mutex_unlock(&cached_mu);
+        return NULL;
+    }
+    *kept = 1;
+    return cached.st;
+}
+
+static void release_store(store *st, int kept)
+{
+    if (kept)
+        pthread_mutex_unlock(&cached_mu);
+    else
+        store_close(st);
 }
 
 /* Metric list "a,b" -> ids; returns count or -1 (with the bad name in err). */
@@ -133,7 +235,8 @@ char *history_query_range_json(const char *db_path, const char *metric, const ch
         return hq_error_json(err);
     if (gpu && *gpu)
         rq.gpus = sel;
-    store *st = store_open(db_path, 1, err, sizeof err);
+    int kept;
+    store *st = open_store(db_path, &kept, err, sizeof err);
     if (!st) {
         *status = 503;
         return hq_error_json(err);
@@ -147,6 +250,6 @@ char *history_query_range_json(const char *db_path, const char *metric, const ch
         text = hq_result_json(st, &rq, &res, 0);
         hq_free(&res);
     }
-    store_close(st);
+    release_store(st, kept);
     return text;
 }

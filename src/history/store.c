@@ -15,6 +15,7 @@ struct store {
     int dbid[M_COUNT]; /* catalog id -> metrics.id (0 = not looked up / unknown) */
     int looked[M_COUNT];
     sqlite3_stmt *put_chunk, *put_open, *put_proc_chunk, *get_pieces;
+    sqlite3_stmt *queries[SQ_COUNT];
 };
 
 static const char *schema =
@@ -27,6 +28,7 @@ static const char *schema =
     " t_start INTEGER NOT NULL, t_end INTEGER NOT NULL, n INTEGER NOT NULL, blob BLOB NOT NULL);"
     "CREATE UNIQUE INDEX IF NOT EXISTS chunks_key ON chunks(gpu, metric, t_start);"
     "CREATE INDEX IF NOT EXISTS chunks_groups ON chunks(t_start) WHERE metric = 0;"
+    "CREATE INDEX IF NOT EXISTS chunks_bundles ON chunks(t_start) WHERE metric = -1;"
     /* checkpoints of the chunks still open in memory, rewritten at each flush */
     "CREATE TABLE IF NOT EXISTS open_chunks(gpu INTEGER NOT NULL, metric INTEGER NOT NULL, t_start INTEGER NOT NULL,"
     " t_end INTEGER NOT NULL, n INTEGER NOT NULL, blob BLOB NOT NULL, PRIMARY KEY(gpu, metric, t_start)) WITHOUT ROWID;"
@@ -40,7 +42,7 @@ static const char *schema =
     "CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY, t INTEGER NOT NULL, gpu INTEGER NOT NULL,"
     " kind TEXT NOT NULL, detail TEXT);"
     "CREATE INDEX IF NOT EXISTS events_t ON events(t);"
-    "INSERT OR IGNORE INTO meta VALUES('format', '1');";
+    "INSERT OR REPLACE INTO meta VALUES('format', '2');";
 
 int store_exec(store *s, const char *sql)
 {
@@ -97,7 +99,8 @@ store *store_open(const char *path, int readonly, char *err, size_t n)
         if (rc == SQLITE_OK)
             rc = store_exec(s, schema);
     } else if (rc == SQLITE_OK) {
-        rc = sqlite3_exec(s->db, "SELECT 1 FROM chunks LIMIT 1", NULL, NULL, NULL);
+        /* A reader may be kept between queries (query_json.c): a small page cache, as the writer's. */
+        rc = sqlite3_exec(s->db, "PRAGMA cache_size=-256; SELECT 1 FROM chunks LIMIT 1", NULL, NULL, NULL);
     }
     if (rc != SQLITE_OK) {
         snprintf(err, n, "%s: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
@@ -117,8 +120,18 @@ void store_close(store *s)
     sqlite3_finalize(s->put_open);
     sqlite3_finalize(s->put_proc_chunk);
     sqlite3_finalize(s->get_pieces);
+    for (int i = 0; i < SQ_COUNT; i++)
+        sqlite3_finalize(s->queries[i]);
     sqlite3_close(s->db);
     free(s);
+}
+
+sqlite3_stmt *store_query_stmt(store *s, store_query q, const char *sql)
+{
+    if (!s->queries[q] &&
+        sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->queries[q], NULL) != SQLITE_OK)
+        return NULL;
+    return s->queries[q];
 }
 
 int store_metric_id(store *s, metric_id m)
@@ -327,138 +340,6 @@ int store_put_event(store *s, int64_t t_us, int gpu, const char *kind, const cha
     return rc;
 }
 
-/* Merges minute records into the roll-up rows (one per 6-hour window) of (gpu, metric). */
-static int merge_rollups(store *s, int gpu, int dbid, const rmin *recs, size_t n)
-{
-    sqlite3_stmt *get = NULL, *put = NULL;
-    int rc = run_stmt(s, "SELECT blob FROM rollups WHERE gpu=? AND metric=? AND t_start=?", &get);
-    if (rc == SQLITE_OK)
-        rc = run_stmt(s, "INSERT OR REPLACE INTO rollups VALUES(?,?,?,?,?,?)", &put);
-    gw_buf blob = {0};
-    for (size_t i = 0; i < n && rc == SQLITE_OK;) {
-        int64_t w = recs[i].t - (((recs[i].t % ROLLUP_SPAN_US) + ROLLUP_SPAN_US) % ROLLUP_SPAN_US);
-        size_t j = i;
-        while (j < n && recs[j].t < w + ROLLUP_SPAN_US)
-            j++;
-        rmin *old = NULL, *merged = NULL;
-        size_t nold = 0;
-        sqlite3_bind_int(get, 1, gpu);
-        sqlite3_bind_int(get, 2, dbid);
-        sqlite3_bind_int64(get, 3, w);
-        int step = sqlite3_step(get);
-        if (step == SQLITE_ROW &&
-            rollup_decode(sqlite3_column_blob(get, 0), (size_t)sqlite3_column_bytes(get, 0), &old, &nold) != 0)
-            gw_log(GW_LOG_WARN, "history: corrupt roll-up row replaced", "gpu=%d metric=%d", gpu, dbid);
-        else if (step != SQLITE_ROW && step != SQLITE_DONE)
-            rc = step;
-        sqlite3_reset(get);
-        merged = malloc((nold + (j - i)) * sizeof *merged);
-        if (rc == SQLITE_OK && merged) {
-            size_t m = rollup_merge(old, nold, recs + i, j - i, merged);
-            buf_clear(&blob);
-            rollup_encode(&blob, merged, m);
-            sqlite3_bind_int(put, 1, gpu);
-            sqlite3_bind_int(put, 2, dbid);
-            sqlite3_bind_int64(put, 3, w);
-            sqlite3_bind_int64(put, 4, merged[m - 1].t);
-            sqlite3_bind_int64(put, 5, (int64_t)m);
-            sqlite3_bind_blob(put, 6, blob.data, (int)blob.len, SQLITE_STATIC);
-            rc = blob.oom ? SQLITE_NOMEM : step_done(put);
-        } else if (!merged) {
-            rc = SQLITE_NOMEM;
-        }
-        free(old);
-        free(merged);
-        i = j;
-    }
-    buf_release(&blob);
-    sqlite3_finalize(get);
-    sqlite3_finalize(put);
-    return rc;
-}
-
-/* Roll-ups of one decoded column, and of the bit metrics derived from it when it is a bitmask. */
-static int rollup_column(store *s, int gpu, metric_id m, const int64_t *t, double *v, const uint8_t *pres, size_t n,
-                         rmin *tmp)
-{
-    int rc = SQLITE_OK;
-    size_t k = rollup_minutes(t, v, pres, n, tmp);
-    if (k)
-        rc = merge_rollups(s, gpu, store_metric_id(s, m), tmp, k);
-    if (catalog_get(m)->kind != MK_BITMASK || catalog_get(m)->flags & MF_STATIC)
-        return rc;
-    double *bits = malloc(n * sizeof *bits);
-    if (!bits)
-        return SQLITE_NOMEM;
-    for (int c = M_STR_END; c < M_COUNT && rc == SQLITE_OK; c++) {
-        const metric_def *d = catalog_get((metric_id)c);
-        if (!(d->flags & MF_BIT) || d->parent != m)
-            continue;
-        for (size_t i = 0; i < n; i++)
-            bits[i] = pres[i] && ((uint64_t)v[i] & d->bit) ? 1.0 : 0.0;
-        k = rollup_minutes(t, bits, pres, n, tmp);
-        if (k)
-            rc = merge_rollups(s, gpu, store_metric_id(s, (metric_id)c), tmp, k);
-    }
-    free(bits);
-    return rc;
-}
-
-static int rollup_group(store *s, int gpu, int64_t t_start)
-{
-    sqlite3_stmt *st = NULL;
-    /* metrics drive the loop so each chunk is a primary-key look-up, not a scan of the GPU's rows */
-    int rc = run_stmt(s,
-                      "SELECT c.metric, c.blob FROM (SELECT 0 AS id UNION ALL SELECT id FROM metrics) m"
-                      " CROSS JOIN chunks c ON c.gpu=?1 AND c.metric=m.id AND c.t_start=?2 ORDER BY c.metric",
-                      &st);
-    if (rc != SQLITE_OK)
-        return rc;
-    sqlite3_bind_int(st, 1, gpu);
-    sqlite3_bind_int64(st, 2, t_start);
-    int64_t *t = NULL;
-    double *v = NULL;
-    uint8_t *pres = NULL;
-    rmin *tmp = NULL;
-    size_t n = 0;
-    int step;
-    while (rc == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int dbid = sqlite3_column_int(st, 0);
-        hrd rd = {sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), 0, 0};
-        if (dbid == STORE_TIMELINE) {
-            size_t cnt = codec_peek_count(&rd);
-            if (cnt > CODEC_MAX_COUNT)
-                break;
-            t = malloc((cnt + 1) * sizeof *t);
-            v = malloc((cnt + 1) * sizeof *v);
-            pres = malloc(cnt + 1);
-            tmp = malloc((cnt + 1) * sizeof *tmp);
-            if (!t || !v || !pres || !tmp) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            if (codec_get_times(&rd, t, cnt, &n) != 0)
-                n = 0;
-            continue;
-        }
-        int m = store_metric_of(s, dbid);
-        if (!t || n == 0 || m < 0)
-            continue;
-        if (codec_get_column(&rd, v, pres, n) != 0) {
-            gw_log(GW_LOG_WARN, "history: corrupt chunk skipped", "gpu=%d metric=%d t_start=%lld", gpu, dbid,
-                   (long long)t_start);
-            continue;
-        }
-        rc = rollup_column(s, gpu, (metric_id)m, t, v, pres, n, tmp);
-    }
-    sqlite3_finalize(st);
-    free(t);
-    free(v);
-    free(pres);
-    free(tmp);
-    return rc;
-}
-
 /* Runs sql with (gpu, t_start) bound as ?1, ?2. */
 static int group_stmt(store *s, const char *sql, int gpu, int64_t t_start)
 {
@@ -473,7 +354,8 @@ static int group_stmt(store *s, const char *sql, int gpu, int64_t t_start)
     return rc;
 }
 
-#define GROUP_METRICS " metric IN (SELECT 0 UNION ALL SELECT id FROM metrics)"
+/* A group's rows: its bundle (format 2), or (format 1) its timeline and one row per metric. */
+#define GROUP_METRICS " metric IN (SELECT -1 UNION ALL SELECT 0 UNION ALL SELECT id FROM metrics)"
 
 int store_seal_group(store *s, int gpu, int64_t t_start, int64_t open_from, int64_t t_end)
 {
@@ -487,13 +369,14 @@ int store_seal_group(store *s, int gpu, int64_t t_start, int64_t open_from, int6
     sqlite3_bind_int64(st, 3, t_end);
     rc = step_done(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_OK ? rollup_group(s, gpu, t_start) : rc;
+    return rc == SQLITE_OK ? store_rollup_group(s, gpu, t_start) : rc;
 }
 
 int store_recover_open(store *s, int64_t before_us)
 {
     sqlite3_stmt *st = NULL;
-    int rc = run_stmt(s, "SELECT gpu, t_start FROM open_chunks WHERE metric=0 AND t_end<? ORDER BY t_start", &st);
+    int rc =
+        run_stmt(s, "SELECT gpu, t_start FROM open_chunks WHERE metric IN (-1, 0) AND t_end<? ORDER BY t_start", &st);
     if (rc != SQLITE_OK)
         return rc;
     sqlite3_bind_int64(st, 1, before_us);
@@ -559,7 +442,10 @@ static int delete_before(store *s, const char *sql, int64_t cutoff)
 static int delete_groups(store *s, int64_t start_cut, int64_t end_cut)
 {
     sqlite3_stmt *sel = NULL, *del = NULL;
-    int rc = run_stmt(s, "SELECT gpu, t_start FROM chunks WHERE metric=0 AND t_start<?1 AND t_end<?2", &sel);
+    int rc = run_stmt(s,
+                      "SELECT gpu, t_start FROM chunks WHERE metric=0 AND t_start<?1 AND t_end<?2"
+                      " UNION ALL SELECT gpu, t_start FROM chunks WHERE metric=-1 AND t_start<?1 AND t_end<?2",
+                      &sel);
     if (rc == SQLITE_OK)
         rc = run_stmt(s, "DELETE FROM chunks WHERE gpu=?1 AND t_start=?2 AND" GROUP_METRICS, &del);
     if (rc == SQLITE_OK) {
@@ -598,9 +484,11 @@ static int enforce_size(store *s, uint64_t max_size)
 {
     int rc = SQLITE_OK;
     for (int round = 0; round < 64 && rc == SQLITE_OK && (uint64_t)store_used_bytes(s) > max_size; round++) {
-        int64_t oldest = pragma_int(s, "SELECT coalesce(min(t_start), -1) FROM chunks WHERE metric=0");
+        int64_t oldest = pragma_int(s, "SELECT coalesce(min(x), -1) FROM (SELECT min(t_start) AS x FROM chunks WHERE"
+                                       " metric=0 UNION ALL SELECT min(t_start) FROM chunks WHERE metric=-1)");
         if (oldest >= 0) {
-            int64_t newest = pragma_int(s, "SELECT max(t_start) FROM chunks WHERE metric=0");
+            int64_t newest = pragma_int(s, "SELECT max(x) FROM (SELECT max(t_start) AS x FROM chunks WHERE metric=0"
+                                           " UNION ALL SELECT max(t_start) FROM chunks WHERE metric=-1)");
             int64_t cut = oldest + (newest - oldest) / 8 + 1; /* an eighth of the raw span per round */
             rc = delete_groups(s, cut, INT64_MAX);
             if (rc == SQLITE_OK)

@@ -9,7 +9,8 @@
 #include "sample.h"
 #include "bitio.h"
 
-#define STORE_TIMELINE 0                      /* chunks.metric of a GPU's timestamp column */
+#define STORE_TIMELINE 0                      /* chunks.metric of a GPU's timestamp column (format 1) */
+#define STORE_BUNDLE (-1)                     /* metric of a row holding every column (bundle.h) */
 #define ROLLUP_SPAN_US (6ll * 3600 * 1000000) /* one roll-up row covers 6 hours of minutes */
 #define MINUTE_US 60000000ll
 
@@ -21,12 +22,27 @@ void store_close(store *s);
 sqlite3 *store_db(store *s);
 int store_exec(store *s, const char *sql);
 
+/* Statements of the queries, prepared once per connection (kept while it stays open). */
+typedef enum {
+    SQ_RAW,
+    SQ_RAW_OPEN,
+    SQ_ROLLUP_ROWS,
+    SQ_PROC,
+    SQ_GPUS,
+    SQ_OLDEST_RAW,
+    SQ_GPU_LABELS,
+    SQ_COUNT
+} store_query;
+/* The statement for q, prepared from sql on first use; NULL on an error. Reset it after use. */
+sqlite3_stmt *store_query_stmt(store *s, store_query q, const char *sql);
+
 /* Database id of a catalog metric (created on first use when writable); 0 when unknown. */
 int store_metric_id(store *s, metric_id m);
 /* Catalog metric of a database id, or -1. */
 int store_metric_of(store *s, int dbid);
 
-/* final: a sealed chunk (table chunks); else a checkpoint of an open one (table open_chunks). */
+/* final: a sealed chunk (table chunks); else a checkpoint of an open one (table open_chunks). The
+ * writer puts a group's bundle (dbid STORE_BUNDLE); files of format 1 have one row per column. */
 int store_put_chunk(store *s, int final, int gpu, int dbid, int64_t t_start, int64_t t_end, int64_t n,
                     const gw_buf *blob);
 /* Checkpoint pieces of open chunks, oldest first: fn(ctx, t_start, blob, len) for each row of
@@ -45,6 +61,8 @@ int store_put_event(store *s, int64_t t_us, int gpu, const char *kind, const cha
 /* After a group's sealed chunks (starting at t_start) are written: drops its checkpoint pieces
  * (those starting in [open_from, t_end]) and adds the group to the roll-ups. */
 int store_seal_group(store *s, int gpu, int64_t t_start, int64_t open_from, int64_t t_end);
+/* Merges a sealed group's minutes into the roll-up rows (rollup_store.c). */
+int store_rollup_group(store *s, int gpu, int64_t t_start);
 /* Seals the checkpointed groups that ended before before_us (what a killed run left open). */
 int store_recover_open(store *s, int64_t before_us);
 /* Retention: raw chunks ending before now-raw, roll-ups before now-rollup, then the size cap. */

@@ -1,5 +1,6 @@
 /* writer.c - history_flush: takes what waits in memory (and checkpoints of open chunks), writes it
  * in one transaction, and on failure (disk full, read-only, I/O error) keeps it for the next try. */
+#include "bundle.h"
 #include "hist_internal.h"
 #include "util.h"
 #include <stdio.h>
@@ -8,15 +9,19 @@
 #include <malloc.h>
 #endif
 
+/* A group (or checkpoint piece) is one row: its timeline and columns in a bundle. */
 static int write_group(store *st, const pend *p)
 {
-    int rc = store_put_chunk(st, p->final, p->gpu, STORE_TIMELINE, p->t_start, p->t_end, p->n, &p->blobs[0]);
-    for (int i = 0; i < p->ncols && rc == SQLITE_OK; i++) {
-        int dbid = store_metric_id(st, p->ids[i]);
-        if (!dbid)
+    int ids[M_COUNT + 1];
+    ids[0] = STORE_TIMELINE;
+    for (int i = 0; i < p->ncols; i++)
+        if (!(ids[i + 1] = store_metric_id(st, p->ids[i])))
             return SQLITE_ERROR;
-        rc = store_put_chunk(st, p->final, p->gpu, dbid, p->t_start, p->t_end, p->n, &p->blobs[i + 1]);
-    }
+    gw_buf bundle = {0};
+    bundle_put(&bundle, p->ncols + 1, ids, p->blobs);
+    int rc = bundle.oom ? SQLITE_NOMEM
+                        : store_put_chunk(st, p->final, p->gpu, STORE_BUNDLE, p->t_start, p->t_end, p->n, &bundle);
+    buf_release(&bundle);
     if (rc == SQLITE_OK && p->final)
         rc = store_seal_group(st, p->gpu, p->t_start, p->open_from, p->t_end);
     return rc;

@@ -114,6 +114,54 @@ static void test_special_values(void **state)
     roundtrip(one, NULL, 1);
 }
 
+/* Mode of the column codec_put_column writes for v. */
+static int mode_of(const double *v, size_t n)
+{
+    gw_buf b = {0};
+    codec_put_column(&b, v, NULL, n);
+    int mode = codec_column_mode((const uint8_t *)b.data);
+    buf_release(&b);
+    return mode;
+}
+
+static void test_binary_scale_and_steps(void **state)
+{
+    (void)state;
+    double v[600];
+    for (int i = 0; i < 600; i++) /* MiB from bytes */
+        v[i] = (double)(1344840663 + (int64_t)(next_rand() % 20000) - 10000) / 1048576;
+    assert_int_equal(mode_of(v, 600), COL_SCALED);
+    size_t bin = roundtrip(v, NULL, 600);
+    assert_true(bin < 600 * 3);
+    for (int i = 0; i < 600; i++) /* clocks in 15 MHz steps, some below the first */
+        v[i] = 1755 - 15.0 * (double)(next_rand() % 40);
+    assert_int_equal(mode_of(v, 600), COL_SCALED);
+    size_t steps = roundtrip(v, NULL, 600);
+    for (int i = 0; i < 600; i++)
+        v[i] = 1755 - (double)(next_rand() % 600);
+    assert_int_equal(mode_of(v, 600), COL_INT);
+    assert_true(steps < roundtrip(v, NULL, 600));
+    for (int i = 0; i < 600; i++) /* thousandths in steps of 0.005, negative too */
+        v[i] = (double)(5 * ((int64_t)(next_rand() % 2000) - 1000)) / 1000;
+    assert_int_equal(mode_of(v, 600), COL_SCALED);
+    roundtrip(v, NULL, 600);
+}
+
+static void test_noisy_doubles_bits(void **state)
+{
+    (void)state;
+    double v[600];
+    for (int i = 0; i < 600; i++) /* a rate with full-precision noise around 62 */
+        v[i] = 62 + 4 * (uniform() - 0.5);
+    int mode = mode_of(v, 600);
+    assert_true(mode == COL_BITS || mode == COL_XOR);
+    size_t len = roundtrip(v, NULL, 600);
+    assert_true(len < 600 * 6.5); /* Gorilla alone: ~6.7 bytes a value */
+    for (int i = 0; i < 600; i++) /* signs and magnitudes all over: the bit patterns' deltas wrap */
+        v[i] = (uniform() - 0.5) * pow(10, (double)(next_rand() % 40) - 20);
+    roundtrip(v, NULL, 600);
+}
+
 static void test_absent_gaps(void **state)
 {
     (void)state;
@@ -188,11 +236,17 @@ static void test_corrupt(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_constant),       cmocka_unit_test(test_integers_noisy),
-        cmocka_unit_test(test_counter),        cmocka_unit_test(test_decimals),
-        cmocka_unit_test(test_random_doubles), cmocka_unit_test(test_special_values),
-        cmocka_unit_test(test_absent_gaps),    cmocka_unit_test(test_times),
+        cmocka_unit_test(test_constant),
+        cmocka_unit_test(test_integers_noisy),
+        cmocka_unit_test(test_counter),
+        cmocka_unit_test(test_decimals),
+        cmocka_unit_test(test_random_doubles),
+        cmocka_unit_test(test_special_values),
+        cmocka_unit_test(test_absent_gaps),
+        cmocka_unit_test(test_times),
         cmocka_unit_test(test_corrupt),
+        cmocka_unit_test(test_binary_scale_and_steps),
+        cmocka_unit_test(test_noisy_doubles_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
