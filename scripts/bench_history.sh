@@ -16,11 +16,11 @@ trap 'rm -rf "$T"' EXIT
 if [ -x "$SIM" ] && [ -f "$ROOT/sim/scenarios/training-8gpu.yaml" ]; then
   "$SIM" render "$ROOT/sim/scenarios/training-8gpu.yaml" --step 1s --duration 1h >"$T/training.csv"
   mkdir -p "$T/sim"
-  "$G" history bench --csv "$T/training.csv" --dir "$T/sim"
+  "$BUILD/bench/bench_history" --csv "$T/training.csv" --dir "$T/sim"
   mkdir -p "$T/round"
-  "$G" history bench --csv "$T/training.csv" --dir "$T/round" --round-gpm --record-only |
+  "$BUILD/bench/bench_history" --csv "$T/training.csv" --dir "$T/round" --round-gpm --record-only |
     sed 's/^recorded .* values into .*: /bytes\/sample, whole file, GPM kept to 0.001 as the agent keeps them: /'
   echo
 fi
 mkdir -p "$T/synth"
-"$G" history bench --dir "$T/synth"
+"$BUILD/bench/bench_history" --dir "$T/synth"

@@ -11,9 +11,6 @@
 #include <stdio.h>
 #include "sample_source.h"
 
-/* The engine reads samples from a sample_source (the agent's ring, top's, or a test's arrays). */
-typedef sample_source alert_source;
-
 typedef enum { ALERT_INACTIVE, ALERT_PENDING, ALERT_FIRING } alert_state;
 
 /* One alert as receivers and readers see it (a snapshot; strings owned by the snapshot). */
@@ -74,7 +71,7 @@ void alert_engine_set_listener(alert_engine *e, alert_listener fn, void *arg);
 void alert_engine_set_source_capacity(alert_engine *e, int samples);
 
 /* Evaluates the groups that are due at now_us (all groups when force). Returns how many were evaluated. */
-int alert_engine_eval(alert_engine *e, const alert_source *src, int64_t now_us, int force);
+int alert_engine_eval(alert_engine *e, const sample_source *src, int64_t now_us, int force);
 /* The earliest time a group is due (for the caller's sleep). */
 int64_t alert_engine_next_due(const alert_engine *e);
 

@@ -21,11 +21,6 @@ int pseudo_find(const char *name)
     return -1;
 }
 
-const char *pseudo_name(int id)
-{
-    return id >= 0 && id < PS_COUNT ? pseudo_names[id] : "?";
-}
-
 static int term_parse(term *t, const char *s, size_t n, char *err, size_t errlen)
 {
     char buf[128];

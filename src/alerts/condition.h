@@ -12,7 +12,7 @@ typedef enum { TRI_FALSE = 0, TRI_TRUE = 1, TRI_UNKNOWN = 2 } tri;
 
 /* What a condition is evaluated against: one GPU (and one process for scope: process). */
 typedef struct eval_ctx {
-    const alert_source *src;
+    const sample_source *src;
     int gpu;
     int64_t now_us;
     int64_t latest_us;     /* time of the GPU's newest sample, 0 if none */

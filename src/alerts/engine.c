@@ -173,7 +173,7 @@ typedef struct gpu_view {
     int64_t latest_us;
 } gpu_view;
 
-static void gpu_view_init(gpu_view *gv, alert_engine *e, const alert_source *src, int gpu, int64_t ts, gpu_proc *buf)
+static void gpu_view_init(gpu_view *gv, alert_engine *e, const sample_source *src, int gpu, int64_t ts, gpu_proc *buf)
 {
     memset(gv, 0, sizeof *gv);
     gv->gpu = gpu;
@@ -241,7 +241,7 @@ static void upsert(rule_rt *rt, const rule *ru, labels *l, double value, int64_t
     }
 }
 
-static void eval_one(alert_engine *e, const rule *ru, rule_rt *rt, const gpu_view *gv, const alert_source *src,
+static void eval_one(alert_engine *e, const rule *ru, rule_rt *rt, const gpu_view *gv, const sample_source *src,
                      int64_t ts, const gpu_proc *proc)
 {
     eval_ctx x = {src, gv->gpu, ts, gv->latest_us, gv->procs, gv->nprocs, proc, &e->win};
@@ -359,7 +359,7 @@ static void collect_dispatch(rule_rt *rt, const unsigned char *changed, int64_t 
     }
 }
 
-static void eval_group(alert_engine *e, int g, const alert_source *src, int64_t ts, alert_list *out)
+static void eval_group(alert_engine *e, int g, const sample_source *src, int64_t ts, alert_list *out)
 {
     rule_group *grp = &e->rs.groups[g];
     group_rt *grt = &e->rt[g];
@@ -411,7 +411,7 @@ static int group_due(const alert_engine *e, int g, int64_t now_us, int force)
 }
 
 /* Brings the kept values up to now_us, once per evaluation that has a group due. */
-static void update_window(alert_engine *e, const alert_source *src, int64_t now_us, int force)
+static void update_window(alert_engine *e, const sample_source *src, int64_t now_us, int force)
 {
     int due = 0;
     for (int g = 0; g < e->rs.ngroups && !due; g++)
@@ -426,7 +426,7 @@ static void update_window(alert_engine *e, const alert_source *src, int64_t now_
     window_update(&e->win, src, now_us);
 }
 
-int alert_engine_eval(alert_engine *e, const alert_source *src, int64_t now_us, int force)
+int alert_engine_eval(alert_engine *e, const sample_source *src, int64_t now_us, int force)
 {
     int evaluated = 0;
     alert_list out = {0};

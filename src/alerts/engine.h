@@ -40,9 +40,9 @@ struct alert_engine {
     notifier *notifier;
     alert_listener listener;
     void *listener_arg;
-    engine_window win;    /* the rules' operands' recent values per GPU */
-    int win_planned;      /* win matches rs (a load or a threshold change plans it again) */
-    alert_source win_src; /* the source win was filled from (another one starts it over) */
+    engine_window win;     /* the rules' operands' recent values per GPU */
+    int win_planned;       /* win matches rs (a load or a threshold change plans it again) */
+    sample_source win_src; /* the source win was filled from (another one starts it over) */
 };
 
 /* Fills v from an alert (copies strings); ends_at is set by the caller. */

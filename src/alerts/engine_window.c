@@ -253,7 +253,7 @@ static void drop_old(const engine_window *w, wgpu *g, int64_t now)
     g->row0 = cut;
 }
 
-static void fetch(engine_window *w, const alert_source *src, int gpu, wgpu *g, uint64_t since, int64_t now)
+static void fetch(engine_window *w, const sample_source *src, int gpu, wgpu *g, uint64_t since, int64_t now)
 {
     fill f = {w, g, now, g->newest_t ? g->newest_dups : 0, 0, 0};
     src->each(src->ctx, gpu, since, take, &f);
@@ -264,14 +264,14 @@ static void fetch(engine_window *w, const alert_source *src, int gpu, wgpu *g, u
     g->held_row = held < 0 ? 0 : held > (int64_t)g->next_row ? (int64_t)g->next_row : held;
 }
 
-static void start_over(engine_window *w, const alert_source *src, int gpu, wgpu *g, int64_t now)
+static void start_over(engine_window *w, const sample_source *src, int gpu, wgpu *g, int64_t now)
 {
     gpu_clear(w, g);
     int64_t from = now - w->fetch_us;
     fetch(w, src, gpu, g, from > 0 ? (uint64_t)from + 1 : 0, now);
 }
 
-static void update_gpu(engine_window *w, const alert_source *src, int gpu, wgpu *g, int64_t now)
+static void update_gpu(engine_window *w, const sample_source *src, int gpu, wgpu *g, int64_t now)
 {
     for (int i = 0; i < w->ntaps; i++)
         g->taps[i].memo = 0;
@@ -294,7 +294,7 @@ static void update_gpu(engine_window *w, const alert_source *src, int gpu, wgpu 
         drop_old(w, g, now);
 }
 
-void window_update(engine_window *w, const alert_source *src, int64_t now_us)
+void window_update(engine_window *w, const sample_source *src, int64_t now_us)
 {
     if (!w->ntaps)
         return;

@@ -66,7 +66,7 @@ typedef struct engine_window {
  * from 1; 0 = read from the source) and drops every GPU's values. */
 void window_plan(engine_window *w, ruleset *rs);
 /* Brings every GPU's values up to now_us. */
-void window_update(engine_window *w, const alert_source *src, int64_t now_us);
+void window_update(engine_window *w, const sample_source *src, int64_t now_us);
 /* Reduces tap (from 1) on gpu over (now - window, now] as operand_reduce does. Returns 1 with *out,
  * 0 when unknown, -1 when the values are not kept (the caller reads the source). */
 int window_reduce(engine_window *w, int gpu, int tap, reduce_kind r, int64_t window_us, int64_t now_us, double *out);

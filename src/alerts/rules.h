@@ -85,10 +85,7 @@ int rules_load_string(ruleset *rs, const char *path, const char *text, errlist *
 int ruleset_count(const ruleset *rs);
 void ruleset_free(ruleset *rs);
 
-/* Names used in rule files. */
-const char *reduce_name(reduce_kind r);
-const char *cmp_name(cmp_op op);
+/* A pseudo metric of rule files (process.memory, ...) by name. */
 int pseudo_find(const char *name); /* -1 if not a pseudo metric */
-const char *pseudo_name(int id);
 
 #endif

@@ -11,15 +11,6 @@
 static const char *const reduce_names[] = {"last", "avg", "min", "max", "p95", "increase", "rate", "changes"};
 static const char *const cmp_names[] = {">", ">=", "<", "<=", "==", "!="};
 
-const char *reduce_name(reduce_kind r)
-{
-    return reduce_names[r];
-}
-const char *cmp_name(cmp_op op)
-{
-    return cmp_names[op];
-}
-
 typedef struct parser {
     gw_doc d;
     int errors_before;

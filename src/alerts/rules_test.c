@@ -288,7 +288,7 @@ static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int n
         for (int i = 0; i < nchecks; i++)
             if (checks[i].at > maxt)
                 maxt = checks[i].at;
-        alert_source src;
+        sample_source src;
         synth_source(&y, &src);
         for (int64_t ts = 0; ts <= maxt; ts += eval_iv) {
             alert_engine_eval(e, &src, ts, 1);

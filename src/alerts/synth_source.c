@@ -183,7 +183,7 @@ static int s_procs(void *ctx, int gpu, int64_t now_us, gpu_proc *out, int max)
     return (int)n;
 }
 
-void synth_source(synth *y, alert_source *src)
+void synth_source(synth *y, sample_source *src)
 {
     src->ctx = y;
     src->gpu_count = s_count;

@@ -1,4 +1,4 @@
-/* synth_source.h - an alert_source over samples given step by step (rules test, unit tests):
+/* synth_source.h - an sample_source over samples given step by step (rules test, unit tests):
  * no agent, no clock, exact timestamps. */
 #ifndef GPUWATCH_SYNTH_SOURCE_H
 #define GPUWATCH_SYNTH_SOURCE_H
@@ -34,6 +34,6 @@ void synth_info(synth *y, int gpu, const char *name, const char *uuid);
 /* A process on gpu; memory (MiB) or sm (%) at a step; what = 0 memory, 1 sm. */
 synth_proc *synth_proc_get(synth *y, int gpu, unsigned pid, const char *name, const char *user);
 void synth_proc_set(synth *y, synth_proc *p, int step, int what, double v);
-void synth_source(synth *y, alert_source *src);
+void synth_source(synth *y, sample_source *src);
 
 #endif

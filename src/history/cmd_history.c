@@ -1,7 +1,6 @@
 /* cmd_history.c - `gpuwatch history`: range queries on the history file as a table, CSV, JSON or a
- * terminal chart; `history export` and the hidden `history bench` are dispatched from here. */
+ * terminal chart; `history export` is dispatched from here. */
 #include "history.h"
-#include "bench.h"
 #include "chart.h"
 #include "cli_common.h"
 #include "export.h"
@@ -219,8 +218,6 @@ static int parse_metric_list(const char *list, metric_id *ids, int max)
 
 int cmd_history(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "bench") == 0)
-        return history_bench(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "export") == 0)
         return history_export_cmd(argc - 1, argv + 1);
     static const struct option opts[] = {{"db", required_argument, 0, 'd'},

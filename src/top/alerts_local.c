@@ -11,7 +11,7 @@
 
 typedef struct local_alerts {
     alert_engine *e;
-    alert_source src;
+    sample_source src;
     top_model *m;
 } local_alerts;
 
@@ -119,8 +119,8 @@ int top_alerts_local_start(top_source *src, top_model *m, const struct top_thres
     alert_engine_set_threshold(la->e, "GPUMemoryTemperatureWarning", th->hbm_warn);
     alert_engine_set_threshold(la->e, "GPUMemoryTemperatureCritical", th->hbm_crit);
     la->m = m;
-    la->src =
-        (alert_source){.ctx = la, .gpu_count = src_count, .gpu_info = src_info, .each = src_each, .latest = src_latest};
+    la->src = (sample_source){
+        .ctx = la, .gpu_count = src_count, .gpu_info = src_info, .each = src_each, .latest = src_latest};
     src->after = eval_after_refresh;
     src->actx = la;
     return 0;

@@ -48,7 +48,7 @@ static int state_of(alert_engine *e, const char *name, const char *gpu, alert_vi
 /* Evaluates at every minute 0..last and writes the state after each into states[]. */
 static void run_minutes(alert_engine *e, synth *y, int last, int *states, const char *name)
 {
-    alert_source src;
+    sample_source src;
     synth_source(y, &src);
     for (int m = 0; m <= last; m++) {
         alert_engine_eval(e, &src, m * MIN, 1);
@@ -107,7 +107,7 @@ static void test_for_zero_and_times(void **st)
     double v[] = {80, 80, 90, 90, 80};
     temps(&y, v, 5);
     int s[5];
-    alert_source src;
+    sample_source src;
     synth_source(&y, &src);
     alert_view a;
     for (int m = 0; m <= 4; m++) {
@@ -175,7 +175,7 @@ static double reduced(const char *reduce, const double *v, int n)
     synth y;
     synth_init(&y, 1, 0, MIN);
     temps(&y, v, n);
-    alert_source src;
+    sample_source src;
     synth_source(&y, &src);
     alert_engine_eval(e, &src, 10 * MIN, 1);
     alert_view a;
@@ -241,7 +241,7 @@ static void test_combined_and_ratio(void **st)
     synth_set(&y, 1, 0, M_TEMP_GPU, 60);
     synth_set(&y, 1, 0, M_MEM_USED, 1000);
     synth_set(&y, 1, 0, M_MEM_TOTAL, 8000);
-    alert_source src;
+    sample_source src;
     synth_source(&y, &src);
     alert_engine_eval(e, &src, 0, 1);
     alert_view a;
@@ -300,7 +300,7 @@ static void test_lost_and_stale(void **st)
     synth_status(&y, 0, 3, GPU_LOST);
     for (int k = 0; k <= 1; k++)
         synth_set(&y, 1, k, M_TEMP_GPU, 50); /* gpu 1 stops at 1m */
-    alert_source src;
+    sample_source src;
     synth_source(&y, &src);
     int lost[6], stale[6];
     for (int m = 0; m <= 5; m++) {
@@ -337,7 +337,7 @@ static void test_process_scope_and_gpus(void **st)
     synth_proc_set(&y, p1, 0, 0, 30000);
     synth_proc *p2 = synth_proc_get(&y, 1, 43, "small", "alice");
     synth_proc_set(&y, p2, 0, 0, 100);
-    alert_source src;
+    sample_source src;
     synth_source(&y, &src);
     alert_engine_eval(e, &src, 0, 1);
     alert_list l;
@@ -425,7 +425,7 @@ static void test_group_interval_and_metrics(void **st)
     synth_init(&y, 1, 0, 10 * 1000000LL);
     for (int k = 0; k < 20; k++)
         synth_set(&y, 0, k, M_TEMP_GPU, 90);
-    alert_source src;
+    sample_source src;
     synth_source(&y, &src);
     int evals = 0;
     for (int64_t t = 0; t <= 60 * 1000000LL; t += 10 * 1000000LL)

@@ -110,7 +110,7 @@ static int leaves(const cond *c, const cond **out, int n)
 }
 
 /* Every leaf on every GPU, with the kept values and from the source: same result, same value bits. */
-static int compare_at(engine_window *w, const alert_source *src, const cond **lv, int nl, int64_t now)
+static int compare_at(engine_window *w, const sample_source *src, const cond **lv, int nl, int64_t now)
 {
     int compared = 0;
     gpu_proc procs[2] = {{.has_mem = 1, .mem_mib = 1000}, {.has_mem = 1, .mem_mib = 250.5}};
@@ -145,7 +145,7 @@ static void run(int64_t step_back_at, int capacity)
     assert_true(w.ntaps > 5);
     assert_int_equal(lv[14]->tap_metric, 0); /* memory.used - processes.memory: read from the source */
     src_ctx c = {ring_new(GPUS, capacity)};
-    alert_source src = {&c, c_count, NULL, c_each, c_latest, NULL};
+    sample_source src = {&c, c_count, NULL, c_each, c_latest, NULL};
     w.capacity = capacity; /* as alert_engine_set_source_capacity sets it */
     double xid[GPUS] = {0};
     gpu_sample s;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "history.h"
 #include "query.h"
-#include "synth.h"
+#include "hsynth.h"
 
 #define T0 1764673200000000ll
 #define SEC 1000000ll

@@ -16,7 +16,7 @@
 #include "query.h"
 #include "rollup.h"
 #include "store.h"
-#include "synth.h"
+#include "hsynth.h"
 
 #define T0 1764673200000000ll
 #define SEC 1000000ll

@@ -1,4 +1,4 @@
-/* synth.h - synthetic training-8gpu-like samples (for the bench and tests; no GPU, no gpusim needed). */
+/* hsynth.h - synthetic training-8gpu-like samples (for the bench and tests; no GPU, no gpusim needed). */
 #ifndef GPUWATCH_SYNTH_H
 #define GPUWATCH_SYNTH_H
 

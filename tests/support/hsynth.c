@@ -1,7 +1,7 @@
-/* synth.c - realistic synthetic H100 training samples: utilization 95-99 % with noise, drifting
+/* hsynth.c - realistic synthetic H100 training samples: utilization 95-99 % with noise, drifting
  * temperatures, noisy power in mW steps, constant memory, growing energy/violation counters,
  * occasional power capping, GPM ratios as full-precision doubles. */
-#include "synth.h"
+#include "hsynth.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,11 +1,10 @@
-/* bench.c - `gpuwatch history bench`: bytes per sample, ingest rate and query times on 1 h of
+/* bench_history.c - the history's figures (scripts/bench_history.sh): bytes per sample, ingest rate and query times on 1 h of
  * synthetic 8-GPU 1 Hz training data (all catalog metrics), written to a scratch file. */
-#include "bench.h"
 #include "bundle.h"
 #include "history.h"
 #include "query.h"
 #include "rollup.h"
-#include "synth.h"
+#include "hsynth.h"
 #include "util.h"
 #include <math.h>
 #include <stdio.h>
@@ -195,7 +194,7 @@ static bench_row *read_render_csv(const char *path, int round_gpm, size_t *n, in
     return rows;
 }
 
-int history_bench(int argc, char **argv)
+int main(int argc, char **argv)
 {
     int gpus = 8, seconds = 3600;
     const char *dir = NULL, *csv = NULL;
