@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # test_history_cli.sh - gpuwatch history / events / history export on a file written by the
-# synthetic bench (2 minutes of 8 GPUs from 2025-12-02T11:00:00Z): formats, options, exit codes.
+# synthetic load of the history bench (build/bench/bench_history) (2 minutes of 8 GPUs from 2025-12-02T11:00:00Z): formats, options, exit codes.
 set -euo pipefail
 G=${GPUWATCH:?}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$G" history bench --dir "$T" --seconds 120 --record-only >"$T/bench.txt"
+"$GW_BUILD_DIR/bench/bench_history" --dir "$T" --seconds 120 --record-only >"$T/bench.txt"
 DB="$T/history.db"
 R=(--db "$DB" --from 2025-12-02T11:00:00Z --to 2025-12-02T11:01:59Z)
 
