@@ -64,7 +64,8 @@ static void eval_after_refresh(void *ctx, top_model *m)
     local_alerts *la = ctx;
     alert_engine_eval(la->e, &la->src, (int64_t)gw_now_us(), 0);
     alert_list l;
-    alert_engine_snapshot(la->e, &l);
+    if (alert_engine_snapshot(la->e, &l) != 0)
+        return; /* out of memory: the panel keeps the previous alerts */
     top_alert_line lines[TOP_MAX_ALERTS];
     int n = 0;
     for (int i = 0; i < l.n && n < TOP_MAX_ALERTS; i++) {
