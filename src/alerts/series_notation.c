@@ -5,17 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void push(series_values *s, double v, int present)
+/* Returns 0, or SERIES_OOM (s holds the values before). */
+static int push(series_values *s, double v, int present)
 {
     double *nv = realloc(s->v, (size_t)(s->n + 1) * sizeof *nv);
-    unsigned char *np = realloc(s->present, (size_t)(s->n + 1));
-    if (!nv || !np)
-        abort();
-    s->v = nv;
+    if (nv)
+        s->v = nv;
+    unsigned char *np = nv ? realloc(s->present, (size_t)(s->n + 1)) : NULL;
+    if (!np)
+        return SERIES_OOM;
     s->present = np;
     s->v[s->n] = v;
     s->present[s->n] = (unsigned char)present;
     s->n++;
+    return 0;
 }
 
 /* A decimal number (no hex, so "0x5" is 0 repeated): sign, digits, fraction, exponent. */
@@ -59,29 +62,27 @@ static const char *count(const char *p, long *n)
     return *n > 1000000 ? NULL : end;
 }
 
+/* Returns 0, -1 for a bad token, or SERIES_OOM. */
 static int token(series_values *s, const char *t)
 {
     long n;
-    if (strcmp(t, "_") == 0 || strcmp(t, "stale") == 0) {
-        push(s, 0, 0);
-        return 0;
-    }
+    if (strcmp(t, "_") == 0 || strcmp(t, "stale") == 0)
+        return push(s, 0, 0);
+    int rc = 0;
     if (strncmp(t, "_x", 2) == 0) {
         const char *e = count(t + 2, &n);
         if (!e || *e)
             return -1;
-        for (long i = 0; i < n; i++)
-            push(s, 0, 0);
-        return 0;
+        for (long i = 0; i < n && rc == 0; i++)
+            rc = push(s, 0, 0);
+        return rc;
     }
     double a, b = 0;
     const char *p = number(t, &a);
     if (!p)
         return -1;
-    if (*p == 0) {
-        push(s, a, 1);
-        return 0;
-    }
+    if (*p == 0)
+        return push(s, a, 1);
     if (*p == '+' || *p == '-') {
         int neg = *p == '-';
         p = number(p + 1, &b);
@@ -95,9 +96,9 @@ static int token(series_values *s, const char *t)
     p = count(p + 1, &n);
     if (!p || *p)
         return -1;
-    for (long i = 0; i <= n; i++)
-        push(s, a + b * (double)i, 1);
-    return 0;
+    for (long i = 0; i <= n && rc == 0; i++)
+        rc = push(s, a + b * (double)i, 1);
+    return rc;
 }
 
 int series_expand(const char *text, series_values *out, char *err, size_t errlen)
@@ -114,10 +115,20 @@ int series_expand(const char *text, series_values *out, char *err, size_t errlen
             e++;
         char t[96];
         size_t len = (size_t)(e - p);
-        if (len >= sizeof t || (memcpy(t, p, len), t[len] = 0, token(out, t) != 0)) {
-            snprintf(err, errlen, "bad value '%.*s' (use a, axn, a+bxn, a-bxn, _, _xn)", (int)(len < 60 ? len : 60), p);
+        int rc = -1;
+        if (len < sizeof t) {
+            memcpy(t, p, len);
+            t[len] = 0;
+            rc = token(out, t);
+        }
+        if (rc != 0) {
+            if (rc == SERIES_OOM)
+                snprintf(err, errlen, "out of memory");
+            else
+                snprintf(err, errlen, "bad value '%.*s' (use a, axn, a+bxn, a-bxn, _, _xn)", (int)(len < 60 ? len : 60),
+                         p);
             series_values_free(out);
-            return -1;
+            return rc;
         }
         p = e;
     }
