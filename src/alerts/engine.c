@@ -115,6 +115,8 @@ int alert_engine_load_text(alert_engine *e, const char *path, const char *text, 
     errlist_sort(&errs);
     for (int i = 0; err && i < errs.n; i++)
         fprintf(err, "%s\n", errs.msg[i]);
+    if (err && n && !errs.n) /* out of memory, and its message could not be kept */
+        fprintf(err, "%s: out of memory\n", path ? path : "-");
     errlist_free(&errs);
     return n;
 }

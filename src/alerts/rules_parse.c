@@ -340,8 +340,11 @@ int rules_load_string(ruleset *rs, const char *path, const char *text, errlist *
 {
     parser p = {.errors_before = errs->n};
     int loaded = text ? doc_load_text(&p.d, path, text, strlen(text), errs) : doc_load_file(&p.d, path, errs);
-    if (loaded != 0) /* at least one error, even when its message could not be kept (out of memory) */
+    if (loaded != 0) {
+        doc_free(&p.d); /* a load that fails before parsing (libyaml out of memory) keeps the name */
+        /* at least one error, even when its message could not be kept (out of memory) */
         return errs->n > p.errors_before ? errs->n - p.errors_before : 1;
+    }
     gw_doc *d = &p.d;
     yaml_node_t *root = doc_root(d), *groups = NULL;
     static const char *const keys[] = {"groups", NULL};

@@ -6,6 +6,7 @@
 #include "rules.h"
 #include "series_notation.h"
 #include "synth_source.h"
+#include "template.h"
 #include "doc.h"
 #include <libgen.h>
 #include <limits.h>
@@ -89,8 +90,9 @@ static char **expected_alerts(gw_doc *d, const alert_check *c, int *n)
     return out;
 }
 
-/* The engine's firing alerts called alertname, described and sorted; NULL when out of memory. */
-static char **firing_alerts(alert_engine *e, const char *alertname, int *n)
+/* The engine's firing alerts called alertname, described and sorted; NULL when out of memory.
+ * *marker: an annotation shows TMPL_OOM_MARKER (it could not be expanded). */
+static char **firing_alerts(alert_engine *e, const char *alertname, int *n, int *marker)
 {
     alert_list l;
     if (alert_engine_snapshot(e, &l) != 0)
@@ -101,6 +103,8 @@ static char **firing_alerts(alert_engine *e, const char *alertname, int *n)
         alert_view *v = &l.v[i];
         if (v->state != ALERT_FIRING || strcmp(v->alertname, alertname) != 0)
             continue;
+        for (int k = 0; k < v->nannotations; k++)
+            *marker |= strcmp(v->annotation_values[k], TMPL_OOM_MARKER) == 0;
         out[count] = describe(v->label_names, v->label_values, v->nlabels, v->annotation_names, v->annotation_values,
                               v->nannotations);
         if (!out[count]) {
@@ -119,9 +123,9 @@ static char **firing_alerts(alert_engine *e, const char *alertname, int *n)
 /* Returns 0 when the firing alerts are the expected ones, 1 when not (printed), -1 when out of memory. */
 static int check(gw_doc *d, alert_engine *e, const alert_check *c, const char *testname, FILE *out)
 {
-    int ne = 0, ng = 0;
+    int ne = 0, ng = 0, marker = 0;
     char **exp = expected_alerts(d, c, &ne);
-    char **got = exp ? firing_alerts(e, c->alertname, &ng) : NULL;
+    char **got = exp ? firing_alerts(e, c->alertname, &ng, &marker) : NULL;
     if (!exp || !got) {
         free_strs(exp, ne);
         return -1;
@@ -129,6 +133,11 @@ static int check(gw_doc *d, alert_engine *e, const alert_check *c, const char *t
     int same = ne == ng;
     for (int i = 0; same && i < ne; i++)
         same = strcmp(exp[i], got[i]) == 0;
+    if (!same && marker) { /* an annotation ran out of memory, not the rule */
+        free_strs(exp, ne);
+        free_strs(got, ng);
+        return -1;
+    }
     if (!same) {
         fprintf(out, "%s:%d:%d: FAILED %s: alertname %s at eval_time %llds\n  expected (%d):\n", d->name,
                 (int)c->node->start_mark.line + 1, (int)c->node->start_mark.column + 1, testname, c->alertname,
@@ -254,9 +263,10 @@ static void add_gpu_info(gw_doc *d, yaml_node_t *list, synth *y)
     }
 }
 
-/* Runs one test case; returns the number of failed checks (errors are in d->errs), or -1 when out of
- * memory. */
-static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int nfiles, int64_t eval_iv, FILE *out)
+/* Runs one test case; returns the number of failed checks (errors are in d->errs), or -1 when it could
+ * not run: its rule files have errors (printed), or memory ran out (*oom = 1). */
+static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int nfiles, int64_t eval_iv, FILE *out,
+                    int *oom)
 {
     static const char *const keys[] = {
         "name", "interval", "input_series", "alert_rule_test", "gpus", "promql_expr_test", NULL};
@@ -276,19 +286,20 @@ static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int n
         return 0;
     yaml_node_t *series = doc_get(d, t, "input_series");
     synth y;
-    if (synth_init(&y, series ? max_gpu(d, series) + 1 : 1, 0, step) != 0)
+    if (synth_init(&y, series ? max_gpu(d, series) + 1 : 1, 0, step) != 0) {
+        *oom = 1;
         return -1;
-    int oom = 0;
+    }
     int count = series && doc_check_seq(d, series, "input_series") == 0 ? doc_seq_len(series) : 0;
-    for (int i = 0; i < count && !oom; i++)
-        oom = add_series(d, doc_seq_at(d, series, i), &y) != 0;
+    for (int i = 0; i < count && !*oom; i++)
+        *oom = add_series(d, doc_seq_at(d, series, i), &y) != 0;
     if (doc_get(d, t, "gpus"))
         add_gpu_info(d, doc_get(d, t, "gpus"), &y);
     alert_check *checks = NULL;
     int nchecks = 0;
     yaml_node_t *art = doc_get(d, t, "alert_rule_test");
     count = art && doc_check_seq(d, art, "alert_rule_test") == 0 ? doc_seq_len(art) : 0;
-    for (int i = 0; i < count && !oom; i++) {
+    for (int i = 0; i < count && !*oom; i++) {
         yaml_node_t *n = doc_seq_at(d, art, i);
         static const char *const ck[] = {"eval_time", "alertname", "exp_alerts", NULL};
         if (doc_check_map(d, n, "alert_rule_test item", ck) != 0)
@@ -303,22 +314,23 @@ static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int n
             continue;
         alert_check *grown = realloc(checks, (size_t)(nchecks + 1) * sizeof *checks);
         if (!grown) {
-            oom = 1;
+            *oom = 1;
             break;
         }
         checks = grown;
         checks[nchecks++] = c;
     }
     int failed = 0;
-    alert_engine *e = oom ? NULL : alert_engine_new();
-    oom = oom || !e;
+    alert_engine *e = *oom ? NULL : alert_engine_new();
+    *oom = *oom || !e;
     int load_errors = 0;
-    for (int f = 0; f < nfiles && !oom; f++)
+    for (int f = 0; f < nfiles && !*oom; f++)
         load_errors += alert_engine_load(e, rule_files[f], out);
-    if (oom) {
-        /* reported by the caller */
+    if (*oom) {
+        failed = -1; /* reported by the caller */
     } else if (load_errors) {
         doc_error(d, t, "rule files have errors (above)");
+        failed = -1; /* even when that message cannot be kept */
     } else if (d->errs->n == 0) {
         int64_t maxt = 0;
         for (int i = 0; i < nchecks; i++)
@@ -326,13 +338,13 @@ static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int n
                 maxt = checks[i].at;
         sample_source src;
         synth_source(&y, &src);
-        for (int64_t ts = 0; ts <= maxt && !oom; ts += eval_iv) {
-            oom = alert_engine_eval(e, &src, ts, 1) < 0; /* a skipped evaluation: no result to check */
-            for (int i = 0; i < nchecks && !oom; i++) {
+        for (int64_t ts = 0; ts <= maxt && !*oom; ts += eval_iv) {
+            *oom = alert_engine_eval(e, &src, ts, 1) < 0; /* a skipped evaluation: no result to check */
+            for (int i = 0; i < nchecks && !*oom; i++) {
                 if (checks[i].at < ts || checks[i].at >= ts + eval_iv)
                     continue;
                 int rc = check(d, e, &checks[i], testname, out);
-                oom = rc < 0;
+                *oom = rc < 0;
                 failed += rc > 0;
             }
         }
@@ -340,14 +352,14 @@ static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int n
     alert_engine_free(e);
     free(checks);
     synth_free(&y);
-    return oom ? -1 : failed;
+    return *oom ? -1 : failed;
 }
 
 int rules_test_file(const char *path, FILE *out)
 {
     errlist errs = {0};
     gw_doc d;
-    int failed = 0, ntests = 0, oom = 0;
+    int failed = 0, ntests = 0, oom = 0, errors = 0;
     int loaded = doc_load_file(&d, path, &errs) == 0;
     if (loaded) {
         yaml_node_t *root = doc_root(&d);
@@ -378,23 +390,23 @@ int rules_test_file(const char *path, FILE *out)
             nt = tests && doc_check_seq(&d, tests, "tests") == 0 ? doc_seq_len(tests) : 0;
             if (!tests)
                 doc_error(&d, root, "a test file needs 'tests'");
-            for (int i = 0; !oom && errs.n == 0 && i < nt; i++, ntests++) {
-                int rc = run_case(&d, doc_seq_at(&d, tests, i), i, files, nf, eval_iv, out);
-                oom = rc < 0;
+            for (int i = 0; !oom && !errors && errs.n == 0 && i < nt; i++, ntests++) {
+                int rc = run_case(&d, doc_seq_at(&d, tests, i), i, files, nf, eval_iv, out, &oom);
+                errors = rc < 0;
                 failed += rc > 0 ? rc : 0;
             }
             for (int i = 0; files && i < nf; i++)
                 free(files[i]);
             free(files);
         }
-        doc_free(&d);
     }
+    doc_free(&d); /* after a failed load too: one that fails before parsing keeps the name */
     for (int i = 0; i < errs.n; i++)
         fprintf(out, "%s\n", errs.msg[i]);
     oom = oom || (!loaded && errs.n == 0); /* not loaded, and even the message could not be kept */
     if (oom)
         fprintf(out, "%s: out of memory\n", path);
-    int rc = oom || errs.n ? -1 : failed;
+    int rc = oom || errors || errs.n ? -1 : failed;
     if (rc == 0)
         fprintf(out, "%s: %d test%s SUCCESS\n", path, ntests, ntests == 1 ? "" : "s");
     errlist_free(&errs);
