@@ -42,6 +42,7 @@ void alert_engine_free(alert_engine *e)
         free(e->rt[g].rules);
     }
     free(e->rt);
+    free(e->procs);
     window_free(&e->win);
     ruleset_free(&e->rs);
     labels_free(&e->external);
@@ -311,13 +312,15 @@ static int find_hits(alert_engine *e, int g, const sample_source *src, int64_t t
 {
     const rule_group *grp = &e->rs.groups[g];
     int gpus = src->gpu_count(src->ctx);
-    gpu_proc *buf = malloc(MAX_PROCS * sizeof *buf); /* the source fills what it returns */
-    if (!buf)
-        return -1;
+    if (!e->procs) { /* kept: a per-group allocation of this size would be the likeliest to fail */
+        e->procs = malloc(MAX_PROCS * sizeof *e->procs);
+        if (!e->procs)
+            return -1;
+    }
     int rc = 0;
     for (int gpu = 0; gpu < gpus && rc == 0; gpu++) {
         gpu_view gv;
-        rc = gpu_view_init(&gv, e, src, gpu, ts, buf);
+        rc = gpu_view_init(&gv, e, src, gpu, ts, e->procs);
         for (int r = 0; r < grp->nrules && rc == 0; r++) {
             const rule *ru = &grp->rules[r];
             if (ru->has_gpus && (gpu >= RULES_MAX_GPUS || !ru->gpus[gpu]))
@@ -329,7 +332,6 @@ static int find_hits(alert_engine *e, int g, const sample_source *src, int64_t t
         }
         labels_free(&gv.labels);
     }
-    free(buf);
     return rc;
 }
 

@@ -45,6 +45,7 @@ struct alert_engine {
     int win_planned;       /* win matches rs (a load or a threshold change plans it again) */
     sample_source win_src; /* the source win was filled from (another one starts it over) */
     int oom_logged;        /* out of memory was logged; no more until an evaluation goes through */
+    gpu_proc *procs;       /* MAX_PROCS processes of a GPU, for the source to fill (allocated once) */
 };
 
 /* Fills v from an alert (copies strings); ends_at is set by the caller. Returns 0, or -1 when out of
