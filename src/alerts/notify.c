@@ -310,7 +310,7 @@ void notifier_write_metrics(notifier *n, FILE *f)
     static const char *const what[] = {"total", "failed_total", "dropped_total"};
     static const char *const help[] = {"Notifications delivered",
                                        "Notifications that failed (after retries) or were dropped",
-                                       "Notifications dropped because the receiver's queue was full"};
+                                       "Notifications dropped: the receiver's queue was full, or out of memory"};
     pthread_mutex_lock(&n->mu);
     for (int k = 0; k < 3 && n->n; k++) {
         fprintf(f, "# HELP gpuwatch_notifications_%s %s, per receiver.\n# TYPE gpuwatch_notifications_%s counter\n",
