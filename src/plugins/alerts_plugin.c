@@ -150,7 +150,8 @@ static void on_tick(void *ctx, uint64_t now_us)
 
 /* ---- HTTP ---- */
 
-/* Out of memory, fails the scrape (out->oom) rather than answer without the alerts. */
+/* Out of memory: out->oom (the agent writes the plugins' text again at the next scrape) rather than
+ * a text without the alerts. */
 static int write_metrics(void *ctx, gw_buf *out)
 {
     alerts_state *p = ctx;
