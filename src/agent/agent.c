@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "agent_memory.h"
 #include "http_server.h"
 #include "metrics_page.h"
 #include "util.h"
@@ -139,7 +138,6 @@ static void apply_settings(agent *a, gw_config *cfg)
 
 int agent_init(agent *a, gw_config *cfg, const agent_cli *cli)
 {
-    agent_memory_setup();
     memset(a, 0, sizeof *a);
     a->cli = *cli;
     pthread_rwlock_init(&a->cfg_lock, NULL);

@@ -9,7 +9,6 @@
 #include <string.h>
 #include "accept_encoding.h"
 #include "agent.h"
-#include "agent_memory.h"
 #include "api_json.h"
 #include "auth.h"
 #include "http_deferred.h"
@@ -213,7 +212,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_data_size = 0; /* a body is never used: discard it */
         return MHD_YES;
     }
-    agent_memory_note_request();
     deferred *d = *con_cls != &headers_seen ? *con_cls : NULL;
     if (d && d->phase == DEF_ROUTE_DONE) {
         if (d->busy) {

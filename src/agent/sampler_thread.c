@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 #include "agent.h"
-#include "agent_memory.h"
 #include "util.h"
 
 #define OPEN_RETRY_S 5.0
@@ -139,7 +138,6 @@ static void sample_round(agent *a, gpu_sample *smp, gpu_proc *procbuf)
         if (a->plugins[k].p->on_tick)
             a->plugins[k].p->on_tick(a->plugins[k].ctx, now);
     agent_deliver_events(a);
-    agent_memory_tick();
 }
 
 static void *sampler_main(void *arg)

@@ -4,9 +4,6 @@
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 static int write_group(store *st, const pend *p)
 {
@@ -235,9 +232,6 @@ int history_flush(history *h)
         free_list(list);
         maybe_prune(h, latest);
         pthread_mutex_unlock(&h->flush_mu);
-#ifdef __GLIBC__
-        malloc_trim(0); /* the encoded chunks just freed: give the pages back (long-running agent) */
-#endif
         return 0;
     }
     h->stats.flush_errors++;
