@@ -2,7 +2,6 @@
 #include "gzip_page.h"
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <zlib.h>
 
 #define LEVEL 1           /* fastest: the page is rebuilt every sampling round */
@@ -11,37 +10,11 @@
 /* RFC 1952 header: magic, CM=deflate, no flags, no mtime, XFL=4 (fastest), OS=3 (Unix). */
 static const unsigned char gzip_magic_header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3};
 
-/* deflate's state (~256 KB in 64 KB pieces) lives only while a page is compressed: mapped and
- * unmapped whole, so that it never stays behind in the heap as resident free memory. */
-#define MAP_HEAD 16 /* keeps the pointer zlib gets 16-byte aligned */
-
-static voidpf map_alloc(voidpf opaque, uInt items, uInt size)
-{
-    (void)opaque;
-    size_t n = (size_t)items * size + MAP_HEAD;
-    unsigned char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return Z_NULL;
-    memcpy(p, &n, sizeof n);
-    return p + MAP_HEAD;
-}
-
-static void map_free(voidpf opaque, voidpf ptr)
-{
-    (void)opaque;
-    unsigned char *p = (unsigned char *)ptr - MAP_HEAD;
-    size_t n;
-    memcpy(&n, p, sizeof n);
-    munmap(p, n);
-}
-
 int gzip_head_build(gzip_head *h, const char *in, size_t in_len)
 {
     memset(h, 0, sizeof *h);
     z_stream z;
     memset(&z, 0, sizeof z);
-    z.zalloc = map_alloc;
-    z.zfree = map_free;
     if (deflateInit2(&z, LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return -1;
     size_t cap = sizeof gzip_magic_header + deflateBound(&z, (uLong)in_len) + 16;
