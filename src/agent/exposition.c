@@ -261,29 +261,33 @@ static void live_gpu_sample(gw_buf *out, const char *name, size_t name_len, int 
     buf_putc(out, '\n');
 }
 
-void expo_write_live(gw_buf *out, const agent_health *h, double scrape_seconds)
+void expo_write_live(gw_buf *out, const agent_snapshot *s, uint64_t now_us, double scrape_seconds)
 {
     LIT(out, "# HELP gpuwatch_up 1 when the GPU backend (NVML) is loaded and answering.\n"
              "# TYPE gpuwatch_up gauge\n");
-    if (h->backend_up)
+    if (s->backend_up)
         LIT(out, "gpuwatch_up 1\n");
     else
         LIT(out, "gpuwatch_up 0\n");
     static const char age[] = "gpuwatch_sample_age_seconds", stale[] = "gpuwatch_gpu_stale";
     int header = 0;
-    for (int i = 0; i < h->ngpus; i++) {
-        if (!h->gpus[i].has_sample)
+    for (int i = 0; i < s->ngpus; i++) {
+        if (!s->gpus[i].has_sample)
             continue;
         if (!header++)
             LIT(out, "# HELP gpuwatch_sample_age_seconds Age of the GPU's latest sample.\n"
                      "# TYPE gpuwatch_sample_age_seconds gauge\n");
-        live_gpu_sample(out, age, sizeof age - 1, i, h->gpus[i].age_s);
+        int is_stale;
+        live_gpu_sample(out, age, sizeof age - 1, i, snapshot_sample_age(s, i, now_us, &is_stale));
     }
-    if (h->ngpus)
+    if (s->ngpus)
         LIT(out, "# HELP gpuwatch_gpu_stale 1 when the GPU's latest sample is older than 3 sampling intervals.\n"
                  "# TYPE gpuwatch_gpu_stale gauge\n");
-    for (int i = 0; i < h->ngpus; i++)
-        live_gpu_sample(out, stale, sizeof stale - 1, i, h->gpus[i].stale ? 1 : 0);
+    for (int i = 0; i < s->ngpus; i++) {
+        int is_stale;
+        snapshot_sample_age(s, i, now_us, &is_stale);
+        live_gpu_sample(out, stale, sizeof stale - 1, i, is_stale);
+    }
     LIT(out, "# HELP gpuwatch_scrape_duration_seconds Time taken to build this page.\n"
              "# TYPE gpuwatch_scrape_duration_seconds gauge\n"
              "gpuwatch_scrape_duration_seconds ");

@@ -64,6 +64,7 @@ static int open_backend(agent *a)
     a->ngpus = n;
     a->backend_up = 1;
     a->backend_error[0] = 0;
+    a->gen++;
     gw_strlcpy(a->driver_version, a->s.versions.driver, sizeof a->driver_version);
     pthread_mutex_unlock(&a->state_lock);
     char names[64];
@@ -110,7 +111,7 @@ static void publish_round(agent *a, double took_s)
     }
     a->nerrors = ne;
     a->sampling_duration_s = took_s;
-    a->round_gen++;
+    a->gen++;
     pthread_mutex_unlock(&a->state_lock);
 }
 
