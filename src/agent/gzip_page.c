@@ -28,23 +28,12 @@ int gzip_head_build(gzip_head *h, const char *in, size_t in_len)
     z.avail_in = (uInt)in_len;
     z.next_out = out + sizeof gzip_magic_header;
     z.avail_out = (uInt)(cap - sizeof gzip_magic_header);
-    int rc;
-    /* Z_SYNC_FLUSH, not Z_FINISH: ends on a byte boundary with no final block, so the stream stays open. */
-    while ((rc = deflate(&z, Z_SYNC_FLUSH)) == Z_OK && z.avail_out == 0) {
-        size_t used = cap - z.avail_out;
-        unsigned char *bigger = realloc(out, cap * 2);
-        if (!bigger) {
-            rc = Z_MEM_ERROR;
-            break;
-        }
-        out = bigger;
-        z.next_out = out + used;
-        z.avail_out = (uInt)(cap * 2 - used);
-        cap *= 2;
-    }
+    /* Z_SYNC_FLUSH, not Z_FINISH: ends on a byte boundary with no final block, so the stream stays
+     * open. deflateBound, and 16 bytes for the flush's empty stored block, hold it in one call. */
+    int rc = deflate(&z, Z_SYNC_FLUSH);
     size_t len = cap - z.avail_out;
     deflateEnd(&z);
-    if (rc != Z_OK || z.avail_in != 0) {
+    if (rc != Z_OK || z.avail_in != 0 || z.avail_out == 0) {
         free(out);
         return -1;
     }
@@ -75,18 +64,15 @@ static unsigned char *put_le32(unsigned char *p, uint32_t v)
     return p + 4;
 }
 
-unsigned char *gzip_tail_build(const gzip_head *h, int with_head, const char *tail, size_t tail_len, size_t *out_len)
+unsigned char *gzip_page_build(const gzip_head *h, const char *tail, size_t tail_len, size_t *out_len)
 {
     size_t blocks = tail_len ? (tail_len + STORED_MAX - 1) / STORED_MAX : 1;
-    size_t head = with_head ? h->len : 0;
-    size_t size = head + blocks * 5 + tail_len + 8;
+    size_t size = h->len + blocks * 5 + tail_len + 8;
     unsigned char *out = malloc(size), *p = out;
     if (!out)
         return NULL;
-    if (head) {
-        memcpy(p, h->data, head);
-        p += head;
-    }
+    memcpy(p, h->data, h->len);
+    p += h->len;
     size_t off = 0;
     for (size_t b = 0; b < blocks; b++) {
         unsigned n = (unsigned)(tail_len - off < STORED_MAX ? tail_len - off : STORED_MAX);

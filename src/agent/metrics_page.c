@@ -145,7 +145,7 @@ int metrics_page_gzip(metrics_page *p)
     if (!ok)
         return -1;
     /* One buffer (a copy of the deflated part): the server sends it with the response headers in one call. */
-    p->gz = gzip_tail_build(&r->gz, 1, p->tail, p->tail_len, &p->gz_len);
+    p->gz = gzip_page_build(&r->gz, p->tail, p->tail_len, &p->gz_len);
     return p->gz ? 0 : -1;
 }
 
