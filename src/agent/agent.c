@@ -283,6 +283,7 @@ int agent_snapshot_take(agent *a, agent_snapshot *out)
     pthread_mutex_lock(&a->state_lock);
     out->gen = a->gen;
     out->backend_up = a->backend_up;
+    out->simulated = a->simulated;
     gw_strlcpy(out->backend_error, a->backend_error, sizeof out->backend_error);
     gw_strlcpy(out->driver_version, a->driver_version, sizeof out->driver_version);
     out->sampling_duration_s = a->sampling_duration_s;

@@ -40,6 +40,7 @@ typedef struct agent {
     ring *ring; /* NULL until the backend is open */
     pthread_mutex_t state_lock;
     int backend_up;
+    int simulated; /* the backend is gpusim */
     char backend_error[256];
     char driver_version[80];
     int ngpus;
