@@ -76,6 +76,16 @@ static void view_post_event(const agent_view *v, const agent_event *ev)
     }
 }
 
+static void view_advertise(const agent_view *v, const char *key, const char *value)
+{
+    agent *a = v->agent;
+    if (a->nfacts == AGENT_MAX_PLUGINS)
+        return;
+    gw_strlcpy(a->facts[a->nfacts].key, key, sizeof a->facts[0].key);
+    gw_strlcpy(a->facts[a->nfacts].value, value, sizeof a->facts[0].value);
+    a->nfacts++;
+}
+
 void agent_deliver_events(agent *a)
 {
     pthread_mutex_lock(&a->events_lock);
@@ -157,6 +167,7 @@ int agent_init(agent *a, gw_config *cfg, const agent_cli *cli)
     a->view = (agent_view){
         .source = {a, view_count, view_info, view_each, view_latest, view_procs},
         .hostname = a->hostname,
+        .advertise = view_advertise,
         .post_event = view_post_event,
         .agent = a,
     };
