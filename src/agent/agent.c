@@ -57,6 +57,12 @@ static int view_procs(void *ctx, int gpu, int64_t now_us, gpu_proc *out, int max
     return n;
 }
 
+static int view_capacity(void *ctx)
+{
+    ring *r = agent_ring(ctx);
+    return r ? ring_capacity(r) : 0;
+}
+
 static void view_post_event(const agent_view *v, const agent_event *ev)
 {
     agent *a = v->agent;
@@ -165,7 +171,7 @@ int agent_init(agent *a, gw_config *cfg, const agent_cli *cli)
     gw_strlcpy(a->backend_error, "backend not opened yet", sizeof a->backend_error);
     pthread_mutex_init(&a->events_lock, NULL);
     a->view = (agent_view){
-        .source = {a, view_count, view_info, view_each, view_latest, view_procs},
+        .source = {a, view_count, view_info, view_each, view_latest, view_procs, view_capacity},
         .hostname = a->hostname,
         .advertise = view_advertise,
         .post_event = view_post_event,
