@@ -27,9 +27,10 @@ wait_for main "ghost-infer"
 wait_for main "3999999"
 wait_for main "PROCESSES 2"
 ok "process list"
-# Alerts panel: the default rules evaluated on top's own samples (92 C core, 97 C HBM).
-wait_for main "CRIT \(pending\) GPUTemperatureCritical: GPU 0"
+# Alerts panel: the default rules evaluated on top's own samples (92 C core, 97 C HBM, GPU 1 lost).
+wait_for main "pending CRIT GPUTemperatureCritical \(would fire in [0-9]+s\): GPU 0"
 wait_for main "GPUMemoryTemperatureWarning"
+wait_for main "^CRIT GPULost: GPU 1"
 ok "alerts panel"
 # Charts with an x axis in seconds.
 wait_for main "-[0-9]+s"

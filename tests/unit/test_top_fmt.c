@@ -1,4 +1,5 @@
-/* test_top_fmt.c - top's pure text helpers: bars, sparklines, throttle words, levels, units, widths. */
+/* test_top_fmt.c - top's pure text helpers: bars, sparklines, throttle words, levels, units, widths,
+ * UTF-8 decoding. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -101,13 +102,39 @@ static void test_widths(void **st)
     assert_string_equal(fmt_pad(b, sizeof b, "toolong", 3, 0), "toolong");
 }
 
+static void test_utf8(void **st)
+{
+    (void)st;
+    uint32_t cp;
+    assert_int_equal(fmt_utf8_next("a", &cp), 1);
+    assert_int_equal(cp, 'a');
+    assert_int_equal(fmt_utf8_next("°C", &cp), 2);
+    assert_int_equal(cp, 0xB0);
+    assert_int_equal(fmt_utf8_next("█", &cp), 3);
+    assert_int_equal(cp, 0x2588);
+    assert_int_equal(fmt_utf8_next("\xF0\x9F\x98\x80", &cp), 4);
+    assert_int_equal(cp, 0x1F600);
+    assert_int_equal(fmt_utf8_next("\xE2\x96", &cp), 1); /* cut short: one byte, U+FFFD */
+    assert_int_equal(cp, 0xFFFD);
+    assert_int_equal(fmt_utf8_next("\xC0\xAF", &cp), 1); /* overlong */
+    assert_int_equal(cp, 0xFFFD);
+    assert_int_equal(fmt_utf8_next("\xE0\x80\xAF", &cp), 1);
+    assert_int_equal(cp, 0xFFFD);
+    assert_int_equal(fmt_cp_cols('x'), 1);
+    assert_int_equal(fmt_cp_cols(0x65E5), 2); /* 日 */
+    assert_int_equal(fmt_cp_cols(0x2801), 1); /* braille */
+    assert_int_equal(fmt_cols("bad\xFF"
+                              "byte"),
+                     8);
+}
+
 int main(void)
 {
     setlocale(LC_ALL, "C.UTF-8");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bar_unicode),    cmocka_unit_test(test_bar_ascii), cmocka_unit_test(test_sparkline),
         cmocka_unit_test(test_throttle_words), cmocka_unit_test(test_levels),    cmocka_unit_test(test_units),
-        cmocka_unit_test(test_widths),
+        cmocka_unit_test(test_widths),         cmocka_unit_test(test_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
