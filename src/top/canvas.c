@@ -50,6 +50,8 @@ int cv_text(canvas *c, int y, int x, int maxcols, theme_role r, const char *s)
         maxcols = c->cols - x;
     tcell *row = cv_cell(c, y, 0);
     int used = 0;
+    if (row[x].ch == CELL_WIDE_TAIL && x > 0)
+        row[x - 1] = (tcell){' ', row[x - 1].role}; /* a wide character cut in half: its first half goes */
     while (*s) {
         uint32_t cp;
         s += fmt_utf8_next(s, &cp);
@@ -70,6 +72,8 @@ int cv_text(canvas *c, int y, int x, int maxcols, theme_role r, const char *s)
             row[x + used + 1] = (tcell){CELL_WIDE_TAIL, r};
         used += w;
     }
+    if (x + used < c->cols && row[x + used].ch == CELL_WIDE_TAIL)
+        row[x + used] = (tcell){' ', row[x + used].role}; /* and its second half */
     return used;
 }
 

@@ -40,10 +40,36 @@ int procfs_parse_stat(const char *text, proc_stat *out)
     memcpy(out->comm, lp + 1, len);
     out->comm[len] = 0;
     /* After comm: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
-     * cutime cstime priority nice threads itrealvalue starttime vsize rss. */
-    int n = sscanf(rp + 2, "%c %u %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu %*u %lld",
-                   &out->state, &out->ppid, &out->utime, &out->stime, &out->start_ticks, &out->rss_pages);
-    return n == 6 ? 0 : -1;
+     * cutime cstime priority nice threads itrealvalue starttime vsize rss (fields 3 to 24). */
+    const char *p = rp + 2;
+    out->state = *p;
+    int field = 3, got = 0;
+    while (*p && field < 24) {
+        while (*p && *p != ' ')
+            p++;
+        if (!*p)
+            break;
+        p++;
+        field++;
+        char *end;
+        if (field == 4 || field == 14 || field == 15 || field == 22 || field == 24) {
+            long long v = strtoll(p, &end, 10);
+            if (end == p)
+                return -1;
+            got++;
+            if (field == 4)
+                out->ppid = (unsigned)v;
+            else if (field == 14)
+                out->utime = (unsigned long long)v;
+            else if (field == 15)
+                out->stime = (unsigned long long)v;
+            else if (field == 22)
+                out->start_ticks = (unsigned long long)v;
+            else
+                out->rss_pages = v;
+        }
+    }
+    return got == 5 ? 0 : -1;
 }
 
 int procfs_read_stat(const char *root, unsigned pid, proc_stat *out)
@@ -52,6 +78,23 @@ int procfs_read_stat(const char *root, unsigned pid, proc_stat *out)
     snprintf(path, sizeof path, "%s/%u/stat", root, pid);
     if (pid == 0 || read_small(path, buf, sizeof buf) <= 0)
         return -1;
+    return procfs_parse_stat(buf, out);
+}
+
+int procfs_open_stat(const char *root, unsigned pid)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/%u/stat", root, pid);
+    return pid ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+}
+
+int procfs_pread_stat(int fd, proc_stat *out)
+{
+    char buf[1024];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1; /* the process is gone (ESRCH), even if its pid was reused since */
+    buf[n] = 0;
     return procfs_parse_stat(buf, out);
 }
 

@@ -1,8 +1,9 @@
 /* source_local.c - a top_source reading this machine's GPUs through the sampler: only the metrics
  * top shows or its alert rules read, the processes on the GPUs with what /proc says about them, and
  * the host's CPU and memory. /proc is read sparingly: a process's user, command line and container
- * once (procinfo), then only its stat line per refresh for CPU and RSS; a pid not visible here (another
- * pid namespace) is looked for again every 10 s, not at every refresh. */
+ * once (procinfo), then only its stat line for CPU and RSS, every 2 s (or every refresh when that is
+ * longer), from a file kept open (one pread); a pid not visible here (another pid namespace) is
+ * looked for again every 10 s, not at every refresh. */
 #include "top_model.h"
 #include "procinfo.h"
 #include "sampler.h"
@@ -12,11 +13,14 @@
 #include <unistd.h>
 
 #define RETRY_HIDDEN_US 10000000u /* a pid not visible here: look again after this long */
+#define MAX_STAT_FDS 256          /* stat files kept open at most; beyond, each read opens its own */
+#define STAT_EVERY_US 2000000u    /* CPU and RSS of a process: read again after this long (at most) */
 
 /* What /proc said about one pid, kept between refreshes. */
 typedef struct pinfo {
     unsigned pid;
     int visible;                    /* /proc/PID exists here */
+    int fd;                         /* its stat file, kept open (-1: none) */
     unsigned long long start_ticks; /* tells a reused pid apart */
     unsigned long long cpu_ticks;   /* utime + stime at read_us */
     uint64_t read_us;               /* last read (monotonic) */
@@ -29,7 +33,7 @@ typedef struct local_ctx {
     gpu_sample *tmp; /* one per GPU, filled without the model lock */
     gpu_proc *procs;
     pinfo *cache, *next; /* sorted by pid: last round's, this round's */
-    int ncache, nnext;
+    int ncache, nnext, nfds;
     long hz, page;
     host_ticks cpu_prev;
     int have_cpu_prev;
@@ -75,14 +79,31 @@ static int by_pid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Everything /proc says (procinfo), and the stat line for the next CPU reading. */
-static void read_all(pinfo *e, const gpu_proc *nv, uint64_t now)
+static void close_stat(local_ctx *c, pinfo *e)
 {
+    if (e->fd >= 0) {
+        close(e->fd);
+        c->nfds--;
+    }
+    e->fd = -1;
+}
+
+/* Everything /proc says (procinfo), and the stat line for the next CPU reading. */
+static void read_all(local_ctx *c, pinfo *e, const gpu_proc *nv, uint64_t now)
+{
+    close_stat(c, e);
     e->p = *nv;
     e->visible = procinfo_fill(&e->p) == 0;
     e->read_us = now;
+    if (!e->visible)
+        return;
     proc_stat st;
-    if (e->visible && procfs_read_stat("/proc", e->pid, &st) == 0) {
+    int fd = c->nfds < MAX_STAT_FDS ? procfs_open_stat("/proc", e->pid) : -1;
+    if (fd >= 0) {
+        e->fd = fd;
+        c->nfds++;
+    }
+    if ((fd >= 0 ? procfs_pread_stat(fd, &st) : procfs_read_stat("/proc", e->pid, &st)) == 0) {
         e->start_ticks = st.start_ticks;
         e->cpu_ticks = st.utime + st.stime;
     }
@@ -94,17 +115,14 @@ static void read_again(local_ctx *c, pinfo *e, const gpu_proc *nv, uint64_t now)
     proc_stat st;
     if (!e->visible) {
         if (now - e->read_us >= RETRY_HIDDEN_US)
-            read_all(e, nv, now);
+            read_all(c, e, nv, now);
         return;
     }
-    if (procfs_read_stat("/proc", e->pid, &st) != 0) {
-        e->visible = 0; /* gone: NVML will stop listing it */
-        e->p.has_cpu = e->p.has_rss = 0;
-        e->read_us = now;
-        return;
-    }
-    if (st.start_ticks != e->start_ticks) {
-        read_all(e, nv, now);
+    if (now - e->read_us < STAT_EVERY_US - 100000u)
+        return; /* CPU over two seconds at least: half the processes are read at each 1 s refresh */
+    int bad = e->fd >= 0 ? procfs_pread_stat(e->fd, &st) : procfs_read_stat("/proc", e->pid, &st);
+    if (bad || st.start_ticks != e->start_ticks) {
+        read_all(c, e, nv, now); /* gone (NVML will stop listing it), or its pid was reused */
         return;
     }
     unsigned long long ticks = st.utime + st.stime;
@@ -154,11 +172,13 @@ static int read_procs(local_ctx *c, uint64_t now)
                 pinfo *old = find(c->cache, c->ncache, p->pid);
                 if (old) {
                     *e = *old;
+                    old->fd = -1; /* moved to this round */
                     read_again(c, e, p, now);
                 } else {
                     memset(e, 0, sizeof *e);
                     e->pid = p->pid;
-                    read_all(e, p, now);
+                    e->fd = -1;
+                    read_all(c, e, p, now);
                 }
             }
             if (e)
@@ -167,6 +187,8 @@ static int read_procs(local_ctx *c, uint64_t now)
         if (k > 0)
             np += k;
     }
+    for (int i = 0; i < c->ncache; i++)
+        close_stat(c, &c->cache[i]); /* the processes that left the GPUs */
     qsort(c->next, (size_t)c->nnext, sizeof *c->next, by_pid);
     pinfo *t = c->cache;
     c->cache = c->next;
@@ -230,6 +252,8 @@ static int local_refresh(void *vctx, top_model *m)
 static void local_close(void *vctx)
 {
     local_ctx *c = vctx;
+    for (int i = 0; c->cache && i < c->ncache; i++)
+        close_stat(c, &c->cache[i]);
     sampler_close(&c->s);
     free(c->tmp);
     free(c->procs);

@@ -166,6 +166,10 @@ typedef struct proc_stat {
 } proc_stat;
 int procfs_parse_stat(const char *text, proc_stat *out);
 int procfs_read_stat(const char *root, unsigned pid, proc_stat *out);
+/* A stat file kept open: read again with pread, one system call; a read fails once that process
+ * has exited (the file stays bound to it, whatever later gets its pid). Returns the fd or -1. */
+int procfs_open_stat(const char *root, unsigned pid);
+int procfs_pread_stat(int fd, proc_stat *out);
 /* The command line of a pid with spaces between its arguments ("" for a kernel thread). */
 int procfs_read_cmdline(const char *root, unsigned pid, char *out, size_t n);
 

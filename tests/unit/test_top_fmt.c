@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <locale.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "top/top_fmt.h"
 
@@ -102,6 +103,23 @@ static void test_widths(void **st)
     assert_string_equal(fmt_pad(b, sizeof b, "toolong", 3, 0), "toolong");
 }
 
+static void test_fixed_and_join(void **st)
+{
+    (void)st;
+    char b[64], ref[64];
+    /* The same digits as printf, ties and odd values included. */
+    const double vals[] = {0, 0.4, 0.5, 1.5, 2.5, 0.15, 0.25, 72.5, 79.647, 99.95, 1234567.891, 1e14, -3.5, 4e15};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        for (int d = 0; d <= 3; d++) {
+            snprintf(ref, sizeof ref, "%.*f W", d, vals[i]);
+            assert_string_equal(fmt_fixed(b, sizeof b, vals[i], d, " W"), ref);
+        }
+    assert_string_equal(fmt_fixed(b, 4, 12345, 0, ""), "123"); /* cut to the buffer */
+    assert_string_equal(fmt_join(b, sizeof b, "rx ", "1 MB/s", " tx ", "2 MB/s", NULL), "rx 1 MB/s tx 2 MB/s");
+    assert_string_equal(fmt_join(b, 6, "abc", "defgh", NULL), "abcde");
+    assert_string_equal(fmt_join(b, sizeof b, NULL), "");
+}
+
 static void test_utf8(void **st)
 {
     (void)st;
@@ -134,7 +152,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bar_unicode),    cmocka_unit_test(test_bar_ascii), cmocka_unit_test(test_sparkline),
         cmocka_unit_test(test_throttle_words), cmocka_unit_test(test_levels),    cmocka_unit_test(test_units),
-        cmocka_unit_test(test_widths),         cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_widths),         cmocka_unit_test(test_utf8),      cmocka_unit_test(test_fixed_and_join),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

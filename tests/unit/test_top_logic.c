@@ -568,6 +568,27 @@ static void test_procfs(void **st)
     char cmd[64];
     assert_int_equal(procfs_read_cmdline(root, 30, cmd, sizeof cmd), 0);
     assert_string_equal(cmd, "python -c worker");
+    /* A stat file kept open reads the new values; once that process is gone, it fails. */
+    int fd = procfs_open_stat(root, 30);
+    assert_true(fd >= 0);
+    assert_int_equal(procfs_pread_stat(fd, &ps), 0);
+    assert_true(ps.utime == 250 && ps.rss_pages == 2560);
+    fake_proc(root, 30, 20, "pt_worker", "x", 1);
+    assert_int_equal(procfs_pread_stat(fd, &ps), 0);
+    close(fd);
+    pid_t child = fork();
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    fd = procfs_open_stat("/proc", (unsigned)child);
+    assert_true(fd >= 0);
+    assert_int_equal(procfs_pread_stat(fd, &ps), 0);
+    assert_int_equal(ps.ppid, (unsigned)getpid());
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    assert_int_equal(procfs_pread_stat(fd, &ps), -1);
+    close(fd);
     char rm[300];
     snprintf(rm, sizeof rm, "rm -rf %s", root);
     assert_int_equal(system(rm), 0);

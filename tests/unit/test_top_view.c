@@ -14,8 +14,8 @@
 #include <string.h>
 #include "top/top_ui.h"
 
-#define T0_MONO 1000000000ull          /* monotonic time of the screens below */
-#define T0_WALL 1767225600000000ull    /* 2026-01-01 00:00:00 UTC */
+#define T0_MONO 1000000000ull       /* monotonic time of the screens below */
+#define T0_WALL 1767225600000000ull /* 2026-01-01 00:00:00 UTC */
 
 static top_model m;
 static top_opts o;
@@ -124,7 +124,7 @@ static void test_canvas(void **st)
     assert_int_equal(cv_text(&c, 0, 0, 10, TR_NORMAL, "日本語x"), 7);
     assert_int_equal(cv_cell(&c, 0, 1)->ch, CELL_WIDE_TAIL);
     assert_string_equal(cv_row_text(&c, 0, buf, sizeof buf), "日本語x   ");
-    assert_int_equal(cv_text(&c, 1, 0, 3, TR_WARN, "日本"), 2); /* no half character */
+    assert_int_equal(cv_text(&c, 1, 0, 3, TR_WARN, "日本"), 2);   /* no half character */
     assert_int_equal(cv_text(&c, 1, 8, 5, TR_WARN, "abcdef"), 2); /* cut at the edge */
     assert_int_equal(cv_cell(&c, 1, 9)->role, TR_WARN);
     assert_int_equal(cv_text(&c, 5, 0, 5, TR_WARN, "x"), 0); /* outside: nothing */
