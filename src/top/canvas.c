@@ -1,4 +1,5 @@
-/* canvas.c - the screen grid top draws into (see top_canvas.h): text with roles, row comparison. */
+/* canvas.c - the screen grid top draws into (see top_canvas.h): text with roles, and the runs of cells
+ * that differ between two frames. */
 #include "top_canvas.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -93,14 +94,6 @@ void cv_fill(canvas *c, int y, int x, int n, uint32_t ch, theme_role r)
         return;
     for (int i = x; i < x + n && i < c->cols; i++)
         *cv_cell(c, y, i) = (tcell){ch, r};
-}
-
-void cv_paint(canvas *c, int y, int x, int n, theme_role r)
-{
-    if (y < 0 || y >= c->rows || x < 0)
-        return;
-    for (int i = x; i < x + n && i < c->cols; i++)
-        cv_cell(c, y, i)->role = r;
 }
 
 char *cv_row_text(const canvas *c, int y, char *out, size_t n)

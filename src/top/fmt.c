@@ -235,24 +235,6 @@ int fmt_cols(const char *s)
     return total;
 }
 
-char *fmt_fit(char *out, size_t n, const char *s, int cols)
-{
-    size_t pos = 0;
-    int used = 0, w;
-    while (*s) {
-        size_t len = next_char(s, &w);
-        if (used + w > cols || pos + len + 1 > n)
-            break;
-        memcpy(out + pos, s, len);
-        pos += len;
-        used += w;
-        s += len;
-    }
-    if (n)
-        out[pos] = 0;
-    return out;
-}
-
 char *fmt_pad(char *out, size_t n, const char *s, int cols, int right)
 {
     int pad = cols - fmt_cols(s);

@@ -92,11 +92,6 @@ void history_free(top_history *h)
     free(h);
 }
 
-int history_gpus(const top_history *h)
-{
-    return h ? h->ngpus : 0;
-}
-
 void history_push(top_history *h, int gpu, const gpu_sample *s)
 {
     if (!h || gpu < 0 || gpu >= h->ngpus)

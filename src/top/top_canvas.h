@@ -55,8 +55,6 @@ int cv_fmt(canvas *c, int y, int x, int maxcols, theme_role r, const char *fmt, 
     __attribute__((format(printf, 6, 7)));
 /* n cells of one character from (y, x). */
 void cv_fill(canvas *c, int y, int x, int n, uint32_t ch, theme_role r);
-/* Changes the role of n cells from (y, x), keeping their characters. */
-void cv_paint(canvas *c, int y, int x, int n, theme_role r);
 
 static inline tcell *cv_cell(canvas *c, int y, int x)
 {

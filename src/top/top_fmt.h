@@ -41,8 +41,6 @@ size_t fmt_utf8_next(const char *s, uint32_t *cp);
 int fmt_cp_cols(uint32_t cp);
 /* Terminal columns taken by a UTF-8 string. */
 int fmt_cols(const char *s);
-/* Copies at most `cols` columns of s into out (cut on a character boundary). Returns out. */
-char *fmt_fit(char *out, size_t n, const char *s, int cols);
 
 /* s in plain ASCII for terminals without Unicode: the degree sign is dropped ("92 °C" -> "92 C"),
  * any other non-ASCII character becomes '?'. */

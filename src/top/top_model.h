@@ -22,7 +22,6 @@ typedef enum { SER_UTIL, SER_MEM_PCT, SER_POWER, SER_TEMP, SER_HBM, SER_COUNT } 
 typedef struct top_history top_history;
 top_history *history_new(int ngpus, int capacity);
 void history_free(top_history *h);
-int history_gpus(const top_history *h);
 /* Appends the series' values of one good sample (t_us must not go back in time). */
 void history_push(top_history *h, int gpu, const gpu_sample *s);
 /* Fills out[0..buckets-1] with the series over the `buckets * bucket_s` seconds that end at end_us

@@ -93,9 +93,6 @@ static void test_widths(void **st)
     assert_int_equal(fmt_cols("abc"), 3);
     assert_int_equal(fmt_cols("65°C"), 4);
     assert_int_equal(fmt_cols("日本"), 4);
-    assert_string_equal(fmt_fit(b, sizeof b, "日本語", 5), "日本"); /* no half characters */
-    assert_string_equal(fmt_fit(b, sizeof b, "█▏xyz", 3), "█▏x");
-    assert_string_equal(fmt_fit(b, 3, "abcdef", 10), "ab");
     assert_string_equal(fmt_ascii(b, sizeof b, "core at 92 °C, ok"), "core at 92 C, ok");
     assert_string_equal(fmt_ascii(b, sizeof b, "日x"), "?x");
     assert_string_equal(fmt_pad(b, sizeof b, "65°C", 6, 0), "65°C  "); /* by columns, not bytes */

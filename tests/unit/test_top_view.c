@@ -143,7 +143,7 @@ static void test_canvas(void **st)
     assert_int_equal(cv_row_run(&c, &e, 0, 0, 2, &f, &l), 0);
     cv_text(&e, 0, 2, 2, TR_NORMAL, "本"); /* same character: still no difference */
     assert_int_equal(cv_row_run(&c, &e, 0, 0, 2, &f, &l), 0);
-    cv_paint(&e, 0, 3, 1, TR_CRIT); /* the second column of 本 */
+    cv_fill(&e, 0, 3, 1, CELL_WIDE_TAIL, TR_CRIT); /* the second column of 本, in another role */
     assert_int_equal(cv_row_run(&e, &c, 0, 0, 2, &f, &l), 1);
     assert_int_equal(f, 2);
     assert_int_equal(l, 3);
