@@ -276,13 +276,17 @@ static void gpu_use(const top_model *m, unsigned pid, char *out, size_t n)
         snprintf(out + pos, n - pos, "] ");
 }
 
-static void draw_tree(canvas *cv, const top_model *m, top_ui *u, const top_layout *l, uint64_t now_mono)
+void procs_tree_read(top_ui *u, uint64_t mono_us)
+{
+    if (!u->tree || (u->tree_read_us && mono_us - u->tree_read_us < 2000000u))
+        return;
+    u->tree_n = procfs_tree("/proc", u->tree_pid, u->tree_nodes, TOP_TREE_MAX);
+    u->tree_read_us = mono_us ? mono_us : 1;
+}
+
+static void draw_tree(canvas *cv, const top_model *m, top_ui *u, const top_layout *l)
 {
     int cols = cv->cols;
-    if (!u->tree_read_us || now_mono - u->tree_read_us >= 2000000u) {
-        u->tree_n = procfs_tree("/proc", u->tree_pid, u->tree_nodes, TOP_TREE_MAX);
-        u->tree_read_us = now_mono ? now_mono : 1;
-    }
     cv_fmt(cv, l->proc_y, 0, cols, TR_TITLE, "PROCESS TREE of pid %u  (t or Esc: back to the table)", u->tree_pid);
     if (u->tree_n == 0) {
         cv_fmt(cv, l->proc_y + 1, 0, cols, TR_WARN, "pid %u is gone or not visible here (another pid namespace)",
@@ -309,12 +313,12 @@ static void draw_tree(canvas *cv, const top_model *m, top_ui *u, const top_layou
     }
 }
 
-void procs_draw(canvas *cv, const top_model *m, top_ui *u, const top_layout *l, uint64_t now_s, uint64_t mono_us)
+void procs_draw(canvas *cv, const top_model *m, top_ui *u, const top_layout *l, uint64_t now_s)
 {
     if (l->proc_h < 2)
         return;
     if (u->tree)
-        draw_tree(cv, m, u, l, mono_us);
+        draw_tree(cv, m, u, l);
     else
         draw_table(cv, m, u, l, now_s);
 }

@@ -179,7 +179,9 @@ void gpus_draw(canvas *cv, const top_model *m, const top_ui *u, const top_layout
 int gpu_figure_lines(const gpu_text *t, int cols, int lines);
 void charts_draw(canvas *cv, const top_model *m, const top_ui *u, const top_layout *l, uint64_t wall_us);
 /* The process table (fills u->sel_pid / sel_name from the selected row), or the process tree. */
-void procs_draw(canvas *cv, const top_model *m, top_ui *u, const top_layout *l, uint64_t now_s, uint64_t mono_us);
+void procs_draw(canvas *cv, const top_model *m, top_ui *u, const top_layout *l, uint64_t now_s);
+/* Reads the tree from /proc when it is shown and 2 s old (called without the model's lock). */
+void procs_tree_read(top_ui *u, uint64_t mono_us);
 /* How many rows the table would fill (title and column header included). */
 int procs_rows_wanted(const top_model *m, const top_ui *u);
 

@@ -281,6 +281,7 @@ void view_draw(canvas *cv, top_model *m, top_ui *u, uint64_t mono_us, uint64_t w
         return;
     }
     int gl = layout_gpu_lines(cv->cols);
+    procs_tree_read(u, mono_us);
     pthread_mutex_lock(&m->lock);
     for (int i = 0; i < m->ngpus; i++) {
         const top_gpu *g = &m->gpus[i];
@@ -298,7 +299,7 @@ void view_draw(canvas *cv, top_model *m, top_ui *u, uint64_t mono_us, uint64_t w
     gpus_draw(cv, m, u, &l, texts, extra, wall_us);
     charts_draw(cv, m, u, &l, wall_us);
     draw_alerts(cv, m, u, &l, wall_us);
-    procs_draw(cv, m, u, &l, wall_us / 1000000, mono_us);
+    procs_draw(cv, m, u, &l, wall_us / 1000000);
     pthread_mutex_unlock(&m->lock);
     if (u->chart_said && u->chart != CHART_OFF && l.chart_need) {
         top_layout lc;
