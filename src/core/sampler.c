@@ -125,15 +125,21 @@ gpu_status sampler_read(sampler *s, int gpu, const metric_set *want, gpu_sample 
     return st;
 }
 
-int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max)
+int sampler_read_backend_processes(sampler *s, int gpu, gpu_proc *out, int max)
 {
     gw_gpu *g = &s->gpus[gpu];
     sampler_backend *sb = &s->backends[g->backend];
     int n = sb->ops->read_processes(sb->b, g->local, out, max);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++)
         out[i].gpu = gpu;
+    return n;
+}
+
+int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max)
+{
+    int n = sampler_read_backend_processes(s, gpu, out, max);
+    for (int i = 0; i < n; i++)
         procinfo_fill(&out[i]);
-    }
     return n;
 }
 

@@ -40,6 +40,9 @@ gpu_status sampler_read(sampler *s, int gpu, const metric_set *want, gpu_sample 
 
 /* Processes on one GPU, with user/command/container from /proc. Returns count (<= max), <0 on error. */
 int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max);
+/* The same as the backend sees them (pid, type, memory, utilizations), for a caller that keeps its
+ * own /proc cache (top). */
+int sampler_read_backend_processes(sampler *s, int gpu, gpu_proc *out, int max);
 
 /* Counts of failed backend calls, of every backend; returns how many were filled (<= max). */
 int sampler_error_counts(sampler *s, backend_error_count *out, int max);
