@@ -42,11 +42,38 @@ static void preset_unsupported(const sim_preset *p, metric_set *s)
         mset_add(s, M_SERIAL);
     if (!(p->flags & PRESET_MIG))
         mset_add(s, M_MIG_MODE);
+    if (!(p->flags & PRESET_MIG))
+        mset_add(s, M_MIG_MODE_PEND);
     if (!(p->flags & PRESET_ECC)) {
-        static const metric_id ecc[] = {M_ECC_MODE,  M_ECC_SBE_VOL, M_ECC_DBE_VOL,   M_ECC_SBE_AGG,  M_ECC_DBE_AGG,
-                                        M_REMAP_COR, M_REMAP_UNC,   M_REMAP_PENDING, M_REMAP_FAILURE};
+        static const metric_id ecc[] = {M_ECC_MODE,           M_ECC_MODE_PEND,  M_ECC_SBE_VOL,    M_ECC_DBE_VOL,
+                                        M_ECC_SBE_AGG,        M_ECC_DBE_AGG,    M_REMAP_COR,      M_REMAP_UNC,
+                                        M_REMAP_PENDING,      M_REMAP_FAILURE,  M_REMAP_HIST_MAX, M_REMAP_HIST_HIGH,
+                                        M_REMAP_HIST_PARTIAL, M_REMAP_HIST_LOW, M_REMAP_HIST_NONE};
         for (size_t i = 0; i < sizeof ecc / sizeof ecc[0]; i++)
             mset_add(s, ecc[i]);
+    }
+    /* per-location ECC: only device memory (= dram) and SRAM on Ampere and later */
+    for (int unc = 0; unc < 2; unc++)
+        for (int agg = 0; agg < 2; agg++)
+            for (int loc = 0; loc < ECC_NLOC; loc++)
+                if (!(p->flags & PRESET_ECC) || (loc != 0 && loc != 1 && loc != 7))
+                    mset_add(s, (metric_id)ecc_loc_id(unc, agg, loc));
+    /* what no simulated board has: page retirement (replaced by row remapping on Ampere), Windows
+     * driver models, GPU operation modes, DRAM encryption, the InfoROM power object */
+    static const metric_id never[] = {M_RETIRED_SBE,       M_RETIRED_DBE, M_RETIRED_PENDING, M_DRIVER_MODEL_CUR,
+                                      M_DRIVER_MODEL_PEND, M_GOM_CUR,     M_GOM_PEND,        M_DRAM_ENC_CUR,
+                                      M_DRAM_ENC_PEND,     M_INFOROM_PWR};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        mset_add(s, never[i]);
+    if (!p->inforom_img)
+        mset_add(s, M_INFOROM_IMG);
+    if (!p->inforom_oem)
+        mset_add(s, M_INFOROM_OEM);
+    if (!p->inforom_ecc)
+        mset_add(s, M_INFOROM_ECC);
+    if (p->brand == 5) { /* GeForce: no T.Limit margin, no C2C (as the RTX 4080 capture) */
+        mset_add(s, M_TEMP_TLIMIT);
+        mset_add(s, M_C2C_MODE);
     }
     if (!(p->flags & PRESET_GPM))
         for (int m = M_GPM_GR_ACTIVE; m <= M_GPM_NVLINK_RX; m++)
