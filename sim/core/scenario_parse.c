@@ -45,10 +45,11 @@ static void preset_unsupported(const sim_preset *p, metric_set *s)
     if (!(p->flags & PRESET_MIG))
         mset_add(s, M_MIG_MODE_PEND);
     if (!(p->flags & PRESET_ECC)) {
-        static const metric_id ecc[] = {M_ECC_MODE,           M_ECC_MODE_PEND,  M_ECC_SBE_VOL,    M_ECC_DBE_VOL,
-                                        M_ECC_SBE_AGG,        M_ECC_DBE_AGG,    M_REMAP_COR,      M_REMAP_UNC,
-                                        M_REMAP_PENDING,      M_REMAP_FAILURE,  M_REMAP_HIST_MAX, M_REMAP_HIST_HIGH,
-                                        M_REMAP_HIST_PARTIAL, M_REMAP_HIST_LOW, M_REMAP_HIST_NONE};
+        static const metric_id ecc[] = {M_ECC_MODE,       M_ECC_MODE_PEND,   M_ECC_SBE_VOL,        M_ECC_DBE_VOL,
+                                        M_ECC_SBE_AGG,    M_ECC_DBE_AGG,     M_REMAP_COR,          M_REMAP_UNC,
+                                        M_REMAP_PENDING,  M_REMAP_FAILURE,   M_REMAP_COR_INACTIVE, M_REMAP_UNC_INACTIVE,
+                                        M_REMAP_HIST_MAX, M_REMAP_HIST_HIGH, M_REMAP_HIST_PARTIAL, M_REMAP_HIST_LOW,
+                                        M_REMAP_HIST_NONE};
         for (size_t i = 0; i < sizeof ecc / sizeof ecc[0]; i++)
             mset_add(s, ecc[i]);
     }
@@ -80,6 +81,15 @@ static void preset_unsupported(const sim_preset *p, metric_set *s)
             mset_add(s, (metric_id)m);
 }
 
+/* "unknown metric 'X' — did you mean 'Y'?", or an example name when nothing is close. */
+static int unknown_metric(gw_doc *d, const yaml_node_t *n, const char *name, const char *example)
+{
+    char best[GW_SUGGEST_LEN];
+    if (name && catalog_suggest(name, best, sizeof best))
+        return doc_error(d, n, "unknown metric '%s' \xe2\x80\x94 did you mean '%s'?", name, best);
+    return doc_error(d, n, "unknown metric '%s' (expected a catalog field name, e.g. %s)", name ? name : "", example);
+}
+
 static int parse_unsupported(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g)
 {
     if (!doc_is_seq(n))
@@ -89,7 +99,7 @@ static int parse_unsupported(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g)
         const char *s = doc_text(e);
         const metric_def *m = s ? catalog_find(s) : NULL;
         if (!m)
-            return doc_error(d, e, "unknown metric '%s' (expected a catalog field name, e.g. fan.speed)", s ? s : "");
+            return unknown_metric(d, e, s, "fan.speed");
         mset_add(&g->unsupported, m->id);
     }
     return 0;
@@ -104,8 +114,7 @@ static int parse_metrics(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_c
         const char *k = doc_text(kn);
         const metric_def *m = k ? catalog_find(k) : NULL;
         if (!m)
-            return doc_error(d, kn, "unknown metric '%s' (expected a catalog field name, e.g. utilization.gpu)",
-                             k ? k : "");
+            return unknown_metric(d, kn, k, "utilization.gpu");
         if (metric_is_string(m->id))
             return doc_error(
                 d, kn, "'%s' is a string: set it with the gpu keys name, uuid, serial, pci_bus_id or vbios_version", k);

@@ -205,6 +205,8 @@ typedef unsigned int nvmlGpuOperationMode_t;
 typedef unsigned int nvmlDriverModel_t;
 #define NVML_FI_DEV_PERF_POLICY_SYNC_BOOST 76
 #define NVML_FI_DEV_POWER_AVERAGE 185
+#define NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE 301 /* NVML 13.3 (driver 595) */
+#define NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE 302
 typedef struct {
     unsigned int version;
     unsigned int domain;

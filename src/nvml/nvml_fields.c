@@ -26,6 +26,8 @@ static const struct nv_field {
     {NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN, M_VIOL_SW_THERMAL, 0.001},
     {NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN, M_VIOL_POWER_BRAKE, 0.001},
     {NVML_FI_DEV_POWER_AVERAGE, M_POWER_DRAW_AVERAGE, 0.001}, /* mW -> W */
+    {NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE, M_REMAP_COR_INACTIVE, 1},
+    {NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE, M_REMAP_UNC_INACTIVE, 1},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -53,6 +55,8 @@ static void read_fallbacks(nv_rd *r)
     nv_unsupported(r, M_POWER_DRAW_AVERAGE);
     nv_unsupported(r, M_VIOL_SW_THERMAL); /* the violation call has no policy for these two */
     nv_unsupported(r, M_VIOL_POWER_BRAKE);
+    nv_unsupported(r, M_REMAP_COR_INACTIVE);
+    nv_unsupported(r, M_REMAP_UNC_INACTIVE);
     unsigned long long ull = 0;
     if (f->GetTotalEnergyConsumption && nv_need(r, M_ENERGY) &&
         nv_check1(r, NV_GetTotalEnergyConsumption, f->GetTotalEnergyConsumption(dev, &ull), M_ENERGY))
