@@ -201,10 +201,11 @@ static int query_rounds(sampler *s, const unsigned char *sel, const cli_opts *o,
         fprintf(stderr, "gpuwatch %s: -f: cannot write '%s': %s\n", spec.cmd, o->file, strerror(errno));
         return 1;
     }
+    if (o->loop_s > 0)
+        ticker_install_signals(); /* before the first round: an early SIGINT still ends the loop cleanly */
     int rc = query_once(s, sel, o, fields, pf, out, 1);
     if (o->loop_s > 0 && rc == 0) {
         ticker t;
-        ticker_install_signals();
         ticker_start(&t, o->loop_s);
         while (rc == 0 && ticker_wait(&t) == 0)
             rc = query_once(s, sel, o, fields, pf, out, 0);

@@ -78,25 +78,19 @@ typedef struct qline {
     metric_id id;
     const char *suffix; /* after the value: " MiB", " %", "x", ... */
     unsigned show;      /* the -d section it belongs to (0: only without -d) */
+    int collapse;       /* a section: when this metric is absent the section is one "Name : N/A" line */
 } qline;
 
-#define SEC(d, l, s)                       \
-    {                                      \
-        d, QL_SECTION, l, M_INDEX, NULL, s \
-    }
-#define MET(d, l, id, suf, s)       \
-    {                               \
-        d, QL_METRIC, l, id, suf, s \
-    }
-#define STR(d, l, id)                \
-    {                                \
-        d, QL_STRING, l, id, NULL, 0 \
-    }
+/* clang-format off */
+#define SEC(d, l, s) {d, QL_SECTION, l, M_INDEX, NULL, s, 0}
+#define MET(d, l, id, suf, s) {d, QL_METRIC, l, id, suf, s, 0}
+#define STR(d, l, id) {d, QL_STRING, l, id, NULL, 0, 0}
+/* clang-format on */
 
 /* In nvidia-smi's order; sections nvidia-smi prints that gpuwatch has no field for are absent. */
 static const qline lines[] = {
     STR(1, "Product Name", M_NAME),
-    {1, QL_ARCH, "Product Architecture", M_ARCHITECTURE, NULL, 0},
+    {1, QL_ARCH, "Product Architecture", M_ARCHITECTURE, NULL, 0, 0},
     MET(1, "Display Mode", M_DISPLAY_MODE, NULL, 0),
     MET(1, "Display Attached", M_DISPLAY_ATTACHED, NULL, 0),
     MET(1, "Display Active", M_DISPLAY_ACTIVE, NULL, 0),
@@ -169,7 +163,7 @@ static const qline lines[] = {
     SEC(1, "BAR1 Memory Usage", D_MEMORY),
     MET(2, "Total", M_BAR1_TOTAL, " MiB", D_MEMORY),
     MET(2, "Used", M_BAR1_USED, " MiB", D_MEMORY),
-    {2, QL_BAR1_FREE, "Free", M_BAR1_USED, " MiB", D_MEMORY},
+    {2, QL_BAR1_FREE, "Free", M_BAR1_USED, " MiB", D_MEMORY, 0},
     SEC(1, "Conf Compute Protected Memory Usage", D_MEMORY),
     MET(2, "Total", M_PROTECTED_MEM_TOTAL, " MiB", D_MEMORY),
     MET(2, "Used", M_PROTECTED_MEM_USED, " MiB", D_MEMORY),
@@ -205,7 +199,7 @@ static const qline lines[] = {
     MET(2, "Single Bit ECC", M_RETIRED_SBE, NULL, D_PAGE_RETIREMENT),
     MET(2, "Double Bit ECC", M_RETIRED_DBE, NULL, D_PAGE_RETIREMENT),
     MET(2, "Pending Page Blacklist", M_RETIRED_PENDING, NULL, D_PAGE_RETIREMENT),
-    SEC(1, "Remapped Rows", D_ROW_REMAPPER),
+    {1, QL_SECTION, "Remapped Rows", M_INDEX, NULL, D_ROW_REMAPPER, M_REMAP_COR},
     MET(2, "Correctable Error", M_REMAP_COR, NULL, D_ROW_REMAPPER),
     MET(2, "Uncorrectable Error", M_REMAP_UNC, NULL, D_ROW_REMAPPER),
     MET(2, "Pending", M_REMAP_PENDING, NULL, D_ROW_REMAPPER),
@@ -243,7 +237,7 @@ static const qline lines[] = {
     MET(2, "Graphics", M_CLOCK_MAX_GR, " MHz", D_CLOCK),
     MET(2, "SM", M_CLOCK_MAX_SM, " MHz", D_CLOCK),
     MET(2, "Memory", M_CLOCK_MAX_MEM, " MHz", D_CLOCK),
-    {1, QL_PROCESSES, "Processes", M_INDEX, NULL, D_PIDS},
+    {1, QL_PROCESSES, "Processes", M_INDEX, NULL, D_PIDS, 0},
 };
 #define NLINES (sizeof lines / sizeof lines[0])
 
@@ -407,11 +401,20 @@ static void gpu_block(gw_buf *b, sampler *s, int g, unsigned show)
     const gpu_info *info = &s->gpus[g].info;
     buf_printf(b, "GPU %s\n", mset_has(&info->str_present, M_PCI_BUS_ID) ? info->str[M_PCI_BUS_ID] : "N/A");
     char value[FMT_CELL_LEN];
+    int skip_below = 0; /* > 0: leave out the lines deeper than this (a collapsed section) */
     for (size_t i = 0; i < NLINES; i++) {
         const qline *l = &lines[i];
         if (show && !(l->show & show))
             continue;
-        if (l->kind == QL_SECTION)
+        if (skip_below && l->depth > skip_below)
+            continue;
+        skip_below = 0;
+        double v;
+        if (l->kind == QL_SECTION && l->collapse && smp.status != GPU_LOST &&
+            !sample_get(&smp, (metric_id)l->collapse, &v)) {
+            key_line(b, l->depth, l->label, KEY_COL, "N/A"); /* as nvidia-smi for a GPU without the feature */
+            skip_below = l->depth;
+        } else if (l->kind == QL_SECTION)
             key_line(b, l->depth, l->label, KEY_COL, NULL);
         else if (l->kind == QL_PROCESSES)
             processes(b, s, g);
@@ -480,10 +483,11 @@ int smi_report_run(int argc, char **argv)
         out = stdout;
         rc = 1;
     } else {
+        if (o.loop_s > 0)
+            ticker_install_signals(); /* before the first report: an early SIGINT still ends the loop cleanly */
         rc = report_once(&s, sel, show, out);
         if (o.loop_s > 0 && rc == 0) {
             ticker t;
-            ticker_install_signals();
             ticker_start(&t, o.loop_s);
             while (rc == 0 && ticker_wait(&t) == 0)
                 rc = report_once(&s, sel, show, out);
