@@ -194,14 +194,16 @@ static int parse_loop(const cli_spec *spec, const char *opt, const char *arg, do
     return CLI_RUN;
 }
 
-static int is_number(const char *s)
+/* A value -l takes: a number (also negative, so that it is refused as one) or a duration. */
+static int is_loop_value(const char *s)
 {
     char *end;
+    double d;
     if (!s || !*s)
         return 0;
     errno = 0;
     strtod(s, &end);
-    return !errno && !*end;
+    return (!errno && !*end) || gw_parse_duration(s, &d) == 0;
 }
 
 void cli_normalize_loop(int argc, char **argv)
@@ -213,7 +215,7 @@ void cli_normalize_loop(int argc, char **argv)
         if (strcmp(argv[i], "-lms") == 0)
             argv[i] = loop_ms;
         else if ((strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "--loop") == 0) &&
-                 (i + 1 >= argc || !is_number(argv[i + 1])))
+                 (i + 1 >= argc || !is_loop_value(argv[i + 1])))
             argv[i] = loop_default;
     }
 }
