@@ -171,6 +171,9 @@ static int find_in(char dirs[][PATH_MAX], const char *where[], int n, const char
     for (int i = 0; i < n; i++) {
         snprintf(out, len, "%s/%s", dirs[i], file);
         int ok = access(out, R_OK) == 0;
+        char real[PATH_MAX];
+        if (ok && realpath(out, real)) /* bin/../share/... -> share/...: what the banner shows */
+            snprintf(out, len, "%s", real);
         if (debug_sim())
             fprintf(stderr, "gpuwatch: --sim: %s %s (%s)\n", ok ? "using" : "no", out, where[i]);
         if (ok)
