@@ -201,8 +201,6 @@ static int query_rounds(sampler *s, const unsigned char *sel, const cli_opts *o,
         fprintf(stderr, "gpuwatch %s: -f: cannot write '%s': %s\n", spec.cmd, o->file, strerror(errno));
         return 1;
     }
-    if (o->loop_s > 0)
-        ticker_install_signals(); /* before the first round: an early SIGINT still ends the loop cleanly */
     int rc = query_once(s, sel, o, fields, pf, out, 1);
     if (o->loop_s > 0 && rc == 0) {
         ticker t;
@@ -240,6 +238,8 @@ int cmd_query(int argc, char **argv)
         return GW_EXIT_USAGE;
     if (o.processes && proc_fields_parse(spec.cmd, o.apps ? o.apps : PROC_FIELDS_DEFAULT, &pf) != 0)
         return GW_EXIT_USAGE;
+    if (o.loop_s > 0)
+        ticker_install_signals(); /* before anything is read: an early Ctrl-C still ends the loop cleanly */
     sampler s;
     if ((rc = session_open(&s, spec.cmd, 1)) != 0)
         return rc;

@@ -469,6 +469,8 @@ int smi_report_run(int argc, char **argv)
         cli_usage_error(spec.cmd, "%s", err);
         return GW_EXIT_USAGE;
     }
+    if (o.loop_s > 0)
+        ticker_install_signals(); /* before anything is read: an early Ctrl-C still ends the loop cleanly */
     sampler s;
     if ((rc = session_open(&s, spec.cmd, 1)) != 0)
         return rc;
@@ -483,8 +485,6 @@ int smi_report_run(int argc, char **argv)
         out = stdout;
         rc = 1;
     } else {
-        if (o.loop_s > 0)
-            ticker_install_signals(); /* before the first report: an early SIGINT still ends the loop cleanly */
         rc = report_once(&s, sel, show, out);
         if (o.loop_s > 0 && rc == 0) {
             ticker t;
