@@ -226,7 +226,10 @@ int cmd_query(int argc, char **argv)
         return 0;
     }
     if (o.processes && o.fields) {
-        cli_usage_error(spec.cmd, "--processes lists fixed columns; --fields does not apply");
+        if (o.apps)
+            cli_usage_error(spec.cmd, "--query-gpu and --query-compute-apps do not go together (one list a run)");
+        else
+            cli_usage_error(spec.cmd, "--processes lists fixed columns; --fields does not apply");
         return GW_EXIT_USAGE;
     }
     /* nvidia-smi's spellings bring nvidia-smi's output: csv unless --format says otherwise */

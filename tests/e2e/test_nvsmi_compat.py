@@ -282,7 +282,8 @@ def test_typos():
 def test_refusals():
     for args, want in ((["-pl", "300"], "changes GPU settings"), (["-x", "-q"], "XML output is not produced"),
                        (["--query-accounted-apps=pid", "--format=csv"], "is not answered"),
-                       (["-L", "-q"], "do not go together")):
+                       (["-L", "-q"], "do not go together"),
+                       (["--query-gpu=index", "--query-compute-apps=pid", "--format=csv"], "do not go together")):
         rc, out, err = run(args)
         check(rc == 2 and want in err and out == "", "nvidia-smi form refuses %s" % args, err)
 
