@@ -138,6 +138,11 @@ gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sampl
 void nv_read_memory(nv_rd *r); /* the wanted ones of memory total/reserved/used/free */
 void nv_read_fields(nv_rd *r);
 
+/* nvml_compat.c: nvidia-smi's other --query-gpu fields; the static ones (and strings) with the
+ * identity, the others per sample. */
+void nv_compat_info(nv_rd *r, gpu_info *info);
+void nv_compat_read(nv_rd *r);
+
 /* nvml_events.c */
 void nv_events_open(backend *b);
 void nv_events_register(backend *b, nv_gpu *g);
