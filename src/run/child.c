@@ -237,6 +237,6 @@ int child_relay(run_child *c, int sigfd, step_parser *sp)
         close(c->err_fd);
     c->out_fd = c->err_fd = -1;
     if (sp)
-        steps_finish(sp, (int64_t)gw_now_us());
+        steps_finish(sp);
     return status;
 }

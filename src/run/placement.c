@@ -71,10 +71,11 @@ int place_choose(const place_gpu *g, int ngpus, const place_request *rq, const u
     if (rq->n <= 0 || nr < rq->n)
         return 0;
     /* For each seed in rank order, grow a set by the GPU closest to it (then the best ranked); keep
-     * the set of lowest total cost, then of best ranks. */
-    int best[RUN_MAX_GPUS], best_cost = -1, best_ranks = 0;
+     * the set of lowest total cost, then of best worst rank (so a set without GPU 0 wins a tie),
+     * then of best ranks. */
+    int best[RUN_MAX_GPUS], best_cost = -1, best_ranks = 0, best_worst = 0;
     for (int s = 0; s < nr; s++) {
-        int set[RUN_MAX_GPUS], in[RUN_MAX_GPUS] = {0}, total = 0, ranks = s;
+        int set[RUN_MAX_GPUS], in[RUN_MAX_GPUS] = {0}, total = 0, ranks = s, worst = s;
         set[0] = rank[s];
         in[s] = 1;
         for (int m = 1; m < rq->n; m++) {
@@ -94,10 +95,13 @@ int place_choose(const place_gpu *g, int ngpus, const place_request *rq, const u
             set[m] = rank[pick];
             total += pick_cost;
             ranks += pick;
+            worst = pick > worst ? pick : worst;
         }
-        if (best_cost < 0 || total < best_cost || (total == best_cost && ranks < best_ranks)) {
+        if (best_cost < 0 || total < best_cost ||
+            (total == best_cost && (worst < best_worst || (worst == best_worst && ranks < best_ranks)))) {
             best_cost = total;
             best_ranks = ranks;
+            best_worst = worst;
             memcpy(best, set, (size_t)rq->n * sizeof *set);
         }
     }

@@ -58,6 +58,7 @@ struct step_parser {
     regex_t user;
     char line[MAX_STREAMS][LINE_MAX_BYTES];
     size_t len[MAX_STREAMS];
+    int64_t line_t[MAX_STREAMS]; /* when the line's last byte came: tqdm ends a bar with the next \r */
     series s[MAX_SERIES];
     int ns;
     int hf_seen;
@@ -273,9 +274,10 @@ static void builtin_line(step_parser *p, int64_t t, const char *line)
     }
 }
 
-static void one_line(step_parser *p, int stream, int64_t t)
+static void one_line(step_parser *p, int stream)
 {
     char *line = p->line[stream];
+    int64_t t = p->line_t[stream];
     line[p->len[stream]] = 0;
     p->len[stream] = 0;
     if (!line[0])
@@ -293,22 +295,23 @@ void steps_feed(step_parser *p, int stream, int64_t t_us, const char *data, size
     for (size_t i = 0; i < len; i++) {
         char c = data[i];
         if (c == '\n' || c == '\r') {
-            one_line(p, stream, t_us);
+            one_line(p, stream);
             continue;
         }
         if (c == 0)
             c = ' ';
         p->line[stream][p->len[stream]++] = c;
+        p->line_t[stream] = t_us;
         if (p->len[stream] == LINE_MAX_BYTES - 1)
-            one_line(p, stream, t_us); /* an endless line: judged by its first 4 KiB */
+            one_line(p, stream); /* an endless line: judged by its first 4 KiB */
     }
 }
 
-void steps_finish(step_parser *p, int64_t t_us)
+void steps_finish(step_parser *p)
 {
     for (int s = 0; s < MAX_STREAMS; s++)
         if (p->len[s])
-            one_line(p, s, t_us);
+            one_line(p, s);
 }
 
 static const series *chosen(const step_parser *p)

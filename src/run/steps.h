@@ -37,8 +37,8 @@ void steps_free(step_parser *p);
 
 /* Bytes of one stream (0 stdout, 1 stderr, up to 3) that arrived at t_us. */
 void steps_feed(step_parser *p, int stream, int64_t t_us, const char *data, size_t len);
-/* Ends the streams (a last line without a newline counts). */
-void steps_finish(step_parser *p, int64_t t_us);
+/* Ends the streams (a last line without a newline counts). A line's time is when its last byte came. */
+void steps_finish(step_parser *p);
 
 /* The statistics of the series with the most steps (source "" and nsteps 0 when none). */
 void steps_stats(const step_parser *p, step_stats *out);
