@@ -35,8 +35,10 @@ static void local_round(run_watch *w, round_buf *b, int ntree)
 {
     for (int k = 0; k < w->ngpus; k++) {
         int g = w->gpus[k];
+        double before = w->data->simulated ? sampler_sim_time(w->s) : -1;
         sampler_read(w->s, g, NULL, &b->smp);
-        double sim_t = w->data->simulated ? sampler_sim_time(w->s) : -1;
+        /* the reading's scenario time: the middle of the read (a few ms on gpusim) */
+        double sim_t = w->data->simulated ? (before + sampler_sim_time(w->s)) / 2 : -1;
         const gpu_info *info = w->s->gpus[g].have_info ? &w->s->gpus[g].info : NULL;
         run_gpu *rg = run_data_gpu(w->data, g, info);
         if (!rg)
@@ -104,6 +106,10 @@ static void *watch_main(void *arg)
         w->data->oom = 1;
         return NULL;
     }
+    /* A GPU's first full read sets things up (GPM samples, process utilization): one read before the
+     * first recorded round keeps that out of the readings' times. */
+    for (int k = 0; w->s && k < w->ngpus; k++)
+        sampler_read(w->s, w->gpus[k], NULL, &b->smp);
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     pthread_mutex_lock(&w->mu);
