@@ -47,6 +47,7 @@ static cJSON *gpu_series(const run_gpu *g, int64_t t0, int simulated, size_t max
                                             "temperature_memory_c",
                                             "clock_sm_mhz"};
     cJSON *col[NCOL];
+    simulated = simulated && g->n && g->pts[0].sim_t >= 0; /* an agent's readings have no scenario time */
     for (int c = 0; c < NCOL; c++)
         col[c] = (c == SIMT && !simulated) ? NULL : cJSON_AddArrayToObject(s, names[c]);
     size_t per = (max_points && g->n > max_points) ? (g->n + max_points - 1) / max_points : 1;

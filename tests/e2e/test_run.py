@@ -310,13 +310,32 @@ def test_usage():
     check(rc == 75 and "this machine has 4 GPUs" in err, "--gpus 5 of 4", err)
 
 
+def test_agent_source():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import agentlib
+    a = agentlib.Agent(TOPO)
+    a.wait_sampled(4)
+    path = os.path.join(TMP.name, "agent.json")
+    rc, _, err = run(TOPO, ["--agent", "127.0.0.1:%d" % a.port, "--json", path, "--only", "1"], ["sleep", "3.5"])
+    check(rc == 0, "a run reading the agent", err)
+    d = json.load(open(path))
+    check("agent" in d["job"]["source"] and "from the agent http://127.0.0.1:%d" % a.port in err,
+          "the readings come from the agent", d["job"]["source"] + err)
+    g = d["gpus"][0]
+    check(g["index"] == 1 and g["samples"] >= 2 and "sim_t" not in g["series"], "the agent's samples of GPU 1",
+          json.dumps(g)[:500])
+    a.stop()
+    rc, _, err = run(TOPO, ["--agent", "127.0.0.1:1", "--only", "1"], ["true"])
+    check(rc == 0 and "sampling here instead" in err, "an agent that does not answer: sampled here", err)
+
+
 def main():
     if not os.path.exists(GPUSIM_TOOL):
         print("SKIP: gpusim is not built")
         return 0
     for t in (test_usage, test_exit_status_and_signals, test_concurrent_runs_never_share,
               test_killed_run_frees_its_gpus, test_wait, test_affinity, test_energy, test_steps,
-              test_jobs_and_history):
+              test_jobs_and_history, test_agent_source):
         t0 = time.monotonic()
         t()
         print("%s: %.1f s" % (t.__name__, time.monotonic() - t0))
