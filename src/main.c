@@ -45,6 +45,8 @@ static const command commands[] = {
     {"rules", NULL, "rules", "check or unit-test alert rule files"},
     {"diagnose", NULL, "diagnose", "explain why GPUs are slow: findings with evidence and advice"},
     {"config", NULL, "agent", "check a configuration file"},
+    {"run", NULL, "run", "run a job on free GPUs, watch it, report what it did"},
+    {"jobs", NULL, "run", "the jobs gpuwatch run recorded"},
     {"version", cmd_version, NULL, "gpuwatch, NVML, driver and CUDA versions"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -212,4 +212,6 @@ const backend_ops nvml_backend_ops = {
     .versions = nv_versions,
     .set_time = nv_set_time,
     .error_counts = nv_error_counts,
+    .read_topology = nv_read_topology,
+    .get_time = nv_get_time,
 };

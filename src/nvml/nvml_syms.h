@@ -137,7 +137,15 @@ typedef nvmlDevice_t nvD;
     X(GpusimProcessOwner, nvmlReturn_t, (unsigned int, char *, unsigned int, char *, unsigned int), 0,                 \
       "gpusimGetProcessOwner")                                                                                         \
     /* gpusim only: sets the scenario's clock (a replay samples scenario time without waiting) */                      \
-    X(GpusimSetTime, nvmlReturn_t, (double), 0, "gpusimSetTime")
+    X(GpusimSetTime, nvmlReturn_t, (double), 0, "gpusimSetTime")                                                       \
+    /* topology, for job placement (nvml_topo.c) */                                                                    \
+    X(GetCpuAffinity, nvmlReturn_t, (nvD, unsigned int, unsigned long *), 0, "nvmlDeviceGetCpuAffinity")               \
+    X(GetTopologyCommonAncestor, nvmlReturn_t, (nvD, nvD, nvmlGpuTopologyLevel_t *), 0,                                \
+      "nvmlDeviceGetTopologyCommonAncestor")                                                                           \
+    X(GetP2PStatus, nvmlReturn_t, (nvD, nvD, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t *), 0,                          \
+      "nvmlDeviceGetP2PStatus")                                                                                        \
+    /* gpusim only: the scenario's clock */                                                                            \
+    X(GpusimGetTime, double, (void), 0, "gpusimGetTime")
 
 #define NV_SYM_ENUM(f, ret, params, req, ...) NV_##f,
 typedef enum { NVML_SYMBOLS(NV_SYM_ENUM) NV_SYM_COUNT } nv_sym;
