@@ -16,26 +16,25 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gpuwatch [--sim SCENARIO] diagnose [SOURCE] [OPTIONS]\n"
-            "  Explains why GPUs are slow: input stalls, launch overhead, power and thermal limits,\n"
-            "  memory leaks, imbalance, idle GPUs holding memory, PCIe-bound work, hardware faults.\n\n"
-            "source (one; default --db with the agent's history file):\n"
-            "  --db PATH            a history file (see gpuwatch history)\n"
-            "  --host HOST:PORT     a running agent's current findings (/api/v1/findings), with\n"
-            "                       --tls, --cacert FILE, --insecure, --user U --password-file F as needed\n"
-            "  --live DURATION      sample this machine's GPUs for DURATION, then diagnose\n"
-            "  --replay DURATION    sample a gpusim scenario over DURATION of scenario time, at once\n"
-            "                       (with --sim; e.g. gpuwatch --sim data-pipeline-stall diagnose --replay 10m)\n"
-            "options:\n"
-            "  --since DUR | --from T --to T   the range read from --db (default --since 30m)\n"
-            "  --interval DUR       sampling interval for --live and --replay (default 1s)\n"
-            "  --gpu LIST           only findings about these GPUs (0,2,4-7)\n"
-            "  --pid PID            only findings about this process\n"
-            "  --config FILE        thresholds from the diagnosis: section of a YAML file (docs/diagnosis.md)\n"
-            "  --format text|json   (default text)\n"
-            "  --ascii              ASCII charts\n"
-            "  --help-thresholds    list every threshold with its default\n");
+    fprintf(f, "usage: gpuwatch [--sim SCENARIO] diagnose [SOURCE] [OPTIONS]\n"
+               "  Explains why GPUs are slow: input stalls, launch overhead, power and thermal limits,\n"
+               "  memory leaks, imbalance, idle GPUs holding memory, PCIe-bound work, hardware faults.\n\n"
+               "source (one; default --db with the agent's history file):\n"
+               "  --db PATH            a history file (see gpuwatch history)\n"
+               "  --host HOST:PORT     a running agent's current findings (/api/v1/findings), with\n"
+               "                       --tls, --cacert FILE, --insecure, --user U --password-file F as needed\n"
+               "  --live DURATION      sample this machine's GPUs for DURATION, then diagnose\n"
+               "  --replay DURATION    sample a gpusim scenario over DURATION of scenario time, at once\n"
+               "                       (with --sim; e.g. gpuwatch --sim data-pipeline-stall diagnose --replay 10m)\n"
+               "options:\n"
+               "  --since DUR | --from T --to T   the range read from --db (default --since 30m)\n"
+               "  --interval DUR       sampling interval for --live and --replay (default 1s)\n"
+               "  --gpu LIST           only findings about these GPUs (0,2,4-7)\n"
+               "  --pid PID            only findings about this process\n"
+               "  --config FILE        thresholds from the diagnosis: section of a YAML file (docs/diagnosis.md)\n"
+               "  --format text|json   (default text)\n"
+               "  --ascii              ASCII charts\n"
+               "  --help-thresholds    list every threshold with its default\n");
 }
 
 typedef struct options {
@@ -56,8 +55,27 @@ static int bad(const char *fmt, const char *arg)
 
 static int parse(int argc, char **argv, options *o)
 {
-    enum { O_DB = 256, O_HOST, O_TLS, O_CACERT, O_INSECURE, O_USER, O_PASSWORD_FILE, O_LIVE, O_REPLAY, O_SINCE, O_FROM, O_TO, O_INTERVAL, O_GPU, O_PID, O_CONFIG, O_FORMAT,
-           O_ASCII, O_THRESHOLDS };
+    enum {
+        O_DB = 256,
+        O_HOST,
+        O_TLS,
+        O_CACERT,
+        O_INSECURE,
+        O_USER,
+        O_PASSWORD_FILE,
+        O_LIVE,
+        O_REPLAY,
+        O_SINCE,
+        O_FROM,
+        O_TO,
+        O_INTERVAL,
+        O_GPU,
+        O_PID,
+        O_CONFIG,
+        O_FORMAT,
+        O_ASCII,
+        O_THRESHOLDS
+    };
     static const struct option longs[] = {
         {"db", required_argument, 0, O_DB},
         {"host", required_argument, 0, O_HOST},

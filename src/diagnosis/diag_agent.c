@@ -17,8 +17,10 @@ int diag_from_agent(const http_client_opts *o, diag_report *out)
     long status = http_client_get(c, "/api/v1/findings", &body, err, sizeof err);
     int rc = 0;
     if (status == 404) {
-        fprintf(stderr, "gpuwatch diagnose: the agent at %s does not diagnose (diagnosis.enabled: false, or an "
-                        "older gpuwatch)\n", o->host);
+        fprintf(stderr,
+                "gpuwatch diagnose: the agent at %s does not diagnose (diagnosis.enabled: false, or an "
+                "older gpuwatch)\n",
+                o->host);
         rc = 1;
     } else if (status != 200) {
         fprintf(stderr, "gpuwatch diagnose: %s\n", err);

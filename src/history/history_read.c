@@ -152,8 +152,8 @@ static int read_processes(store *st, int gpu, int64_t from, int64_t to, const hi
                     pts = more;
                 }
                 int mem = res.s[i].metric == M_MEM_USED;
-                pts[npts++] = (proc_point){res.s[i].t[k], nprocs, mem ? res.s[i].v[k] : 0, mem ? 0 : res.s[i].v[k],
-                                           mem, !mem};
+                pts[npts++] =
+                    (proc_point){res.s[i].t[k], nprocs, mem ? res.s[i].v[k] : 0, mem ? 0 : res.s[i].v[k], mem, !mem};
             }
         hq_free(&res);
         nprocs++;
@@ -194,8 +194,8 @@ static int read_processes(store *st, int gpu, int64_t from, int64_t to, const hi
 static int read_events(store *st, int64_t from, int64_t to, const unsigned char *sel, const history_reader *r)
 {
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_db(st), "SELECT t, gpu, kind, detail FROM events WHERE t>=?1 AND t<=?2 ORDER BY t",
-                           -1, &q, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(store_db(st), "SELECT t, gpu, kind, detail FROM events WHERE t>=?1 AND t<=?2 ORDER BY t", -1,
+                           &q, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(q, 1, from);
     sqlite3_bind_int64(q, 2, to);

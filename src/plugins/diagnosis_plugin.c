@@ -23,16 +23,16 @@ typedef struct finding_key {
 
 typedef struct diag_state {
     const agent_view *view;
-    diag_window *w;         /* sampler thread only */
-    uint64_t next_run_us;   /* sampler thread only */
-    pthread_mutex_t mu;     /* everything below */
-    diag_settings set;      /* replaced on reload */
-    diag_report report;     /* the latest run */
-    char *json;             /* its JSON, for /api/v1/findings */
-    finding_key *active;    /* the findings of the latest run, one per detector and GPU */
+    diag_window *w;       /* sampler thread only */
+    uint64_t next_run_us; /* sampler thread only */
+    pthread_mutex_t mu;   /* everything below */
+    diag_settings set;    /* replaced on reload */
+    diag_report report;   /* the latest run */
+    char *json;           /* its JSON, for /api/v1/findings */
+    finding_key *active;  /* the findings of the latest run, one per detector and GPU */
     int nactive;
     uint64_t runs;
-    double last_run_s;      /* CPU time of the latest run */
+    double last_run_s;             /* CPU time of the latest run */
     atomic_uint_least64_t version; /* +1 after each run */
 } diag_state;
 
