@@ -165,7 +165,8 @@ static uint64_t overlap(const diag_proc *p, uint64_t from, uint64_t to)
     return total;
 }
 
-/* Orders holders: the largest memory first (unknown last), then the longest present. */
+/* Orders holders: compute processes before graphics-only ones, then the largest memory first
+ * (unknown last), then the longest present. */
 typedef struct {
     const diag_proc *p;
     double mem;
@@ -175,6 +176,8 @@ typedef struct {
 static int holder_cmp(const void *a, const void *b)
 {
     const holder *x = a, *y = b;
+    if (x->p->compute != y->p->compute)
+        return x->p->compute ? -1 : 1;
     if (x->mem != y->mem)
         return x->mem > y->mem ? -1 : 1;
     if (x->present != y->present)
