@@ -18,10 +18,11 @@ static void advise(diag_finding *f)
 
 static void report(diag_ctx *c, diag_gpu_view *v, const diag_cycles *cy, int swing)
 {
-    const double crit = c->cfg->input_stall.critical_idle_share;
+    const diag_config *cfg = c->cfg;
     double idle_share = 1 - cy->duty;
-    diag_finding *f =
-        diag_emit(c, "input_stall", idle_share >= crit ? DIAG_CRITICAL : DIAG_WARNING, v->gpu, v->act_from, v->act_to);
+    diag_severity sev = diag_level(c, "input_stall", v->gpu, idle_share - cfg->input_stall.critical_idle_share,
+                                   cfg->input_stall.severity_margin, DIAG_WARNING, DIAG_CRITICAL);
+    diag_finding *f = diag_emit(c, "input_stall", sev, v->gpu, v->act_from, v->act_to);
     if (!f)
         return;
     f->score = idle_share;

@@ -116,7 +116,10 @@ static void causes(diag_ctx *c, diag_finding *f, const diag_gpu_view *v, const d
 
 static void report(diag_ctx *c, const diag_gpu_view *v, const held_stats *h, double p95, double p50)
 {
-    diag_finding *f = diag_emit(c, "low_util", p95 < 40 ? DIAG_WARNING : DIAG_INFO, v->gpu, h->from, h->to);
+    const diag_config *cfg = c->cfg;
+    diag_severity sev = diag_level(c, "low_util", v->gpu, p95 - cfg->low_util.warning_p95,
+                                   cfg->low_util.severity_margin, DIAG_WARNING, DIAG_INFO);
+    diag_finding *f = diag_emit(c, "low_util", sev, v->gpu, h->from, h->to);
     if (!f)
         return;
     f->score = 1 - p95 / 100;

@@ -238,6 +238,23 @@ void diag_attribute(diag_ctx *c, diag_finding *f, int gpu, uint64_t from, uint64
         diag_finding_str(f, "command", "%s", p->cmdline);
 }
 
+diag_severity diag_level(const diag_ctx *c, const char *detector, int gpu, double x, double margin, diag_severity below,
+                         diag_severity at_or_above)
+{
+    diag_severity now = x >= 0 ? at_or_above : below;
+    if (!c->prev || !(fabs(x) < margin))
+        return now;
+    for (int i = 0; i < c->prev->n; i++) {
+        const diag_finding *f = &c->prev->f[i];
+        if (strcmp(f->detector, detector) != 0 || (f->severity != below && f->severity != at_or_above))
+            continue;
+        for (int g = 0; g < f->n_gpus; g++)
+            if (f->gpus[g] == gpu)
+                return f->severity;
+    }
+    return now;
+}
+
 diag_finding *diag_emit(diag_ctx *c, const char *detector, diag_severity sev, int gpu, uint64_t from, uint64_t to)
 {
     diag_finding *f = diag_report_add(c->out, detector, sev);
