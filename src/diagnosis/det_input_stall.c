@@ -36,6 +36,7 @@ static void report(diag_ctx *c, diag_gpu_view *v, const diag_cycles *cy, int swi
     diag_finding_num(f, "p5_util", cy->p5, "%");
     diag_finding_num(f, "cycles", cy->cycles, "");
     diag_finding_num(f, "autocorrelation", cy->acf_peak, "");
+    diag_finding_num(f, "cycle_cv", cy->cv, "");
     diag_finding_str(f, "rule", "%s", swing ? "fluctuation (p95/p5)" : "recurring idle gaps");
     char who[160] = "";
     const diag_proc *p[1];
@@ -63,8 +64,8 @@ void det_input_stall(diag_ctx *c)
         if (v->n_act < 2 || v->act_s < cfg->input_stall.min_duration_s)
             continue;
         const diag_cycles *cy = diag_view_cycles(c, v);
-        if (!cy->valid || !cy->periodic)
-            continue;
+        if (!cy->valid || !cy->periodic || !diag_cycles_reach_idle(cy, cfg))
+            continue; /* not regular, or never idle in its cycle: no wait */
         int swing = cy->p95 > cfg->input_stall.p95_util && cy->p5 < cfg->input_stall.p5_util;
         int gaps = cy->p5 < cfg->input_stall.p5_util && cy->p95 >= cfg->input_stall.busy_util &&
                    cy->gap_s >= cfg->input_stall.min_gap_s;

@@ -146,7 +146,7 @@ void det_low_util(diag_ctx *c)
         if (!v->procs_known || v->n == 0 || (v->flags & (VIEW_STALL | VIEW_IMBALANCED | VIEW_LAUNCH | VIEW_PCIE)))
             continue;
         const diag_cycles *cy = diag_view_cycles(c, v);
-        if (cy->periodic && cy->p5 < cfg->input_stall.p5_util)
+        if (cy->periodic && diag_cycles_reach_idle(cy, cfg))
             continue; /* a periodic swing down to idle is input_stall's, found or not */
         float *vals = malloc((size_t)v->n * sizeof *vals);
         if (!vals)

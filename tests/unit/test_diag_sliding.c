@@ -92,8 +92,9 @@ static void test_input_stall_severity(void **st)
         stall_half(&rng, &sp, syn_range(&rng, 0.48, 0.52));
         flips += slide(&sp, "input_stall", "idle_share", 0.5, &flips_without, sides);
     }
-    fprintf(stderr, "input_stall near 50 %% idle: %d runs below, %d at or above; severity changes %d with the "
-                    "previous report, %d without\n",
+    fprintf(stderr,
+            "input_stall near 50 %% idle: %d runs below, %d at or above; severity changes %d with the "
+            "previous report, %d without\n",
             sides[0], sides[1], flips, flips_without);
     assert_true(sides[0] > 0 && sides[1] > 0); /* the estimates did straddle the threshold */
     assert_int_equal(flips, 0);
@@ -145,8 +146,9 @@ static void test_low_util_severity(void **st)
         }
         flips += slide(&sp, "low_util", "p95_util", 40, &flips_without, sides);
     }
-    fprintf(stderr, "low_util near p95 40 %%: %d runs below, %d at or above; severity changes %d with the previous "
-                    "report, %d without\n",
+    fprintf(stderr,
+            "low_util near p95 40 %%: %d runs below, %d at or above; severity changes %d with the previous "
+            "report, %d without\n",
             sides[0], sides[1], flips, flips_without);
     assert_true(sides[0] > 0 && sides[1] > 0);
     assert_int_equal(flips, 0);

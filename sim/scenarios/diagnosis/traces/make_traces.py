@@ -52,6 +52,10 @@ def main():
     # with a long tail (network file system latency).
     rng = random.Random(2024_2)
     write("l4_nfs_stall.csv", "sm", stall_trace(rng, 3700, 1.8, 0.08, 2.7, 0.35, 98, 1), 3700)
+    # s3_stream_stall.csv: a DDP job on 2 x A100 streams WebDataset shards from object storage: 3.1 s
+    # steps, waits of ~2.4 s whose latency varies a lot (shard fetches over the network).
+    rng = random.Random(2024_5)
+    write("s3_stream_stall.csv", "sm", stall_trace(rng, 3700, 3.1, 0.12, 2.4, 0.45, 97, 2), 3700)
     # rank0_leak.csv: DDP rank 0 keeps gathered validation outputs on the GPU: after 150 s of
     # loading (to 33.8 GB) it grows ~130 MiB/min, in 64 MiB allocator blocks.
     rng = random.Random(2024_3)
