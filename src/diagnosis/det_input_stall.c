@@ -5,6 +5,8 @@
 #include "diag_internal.h"
 #include <stdio.h>
 
+#define LONG_BUSY_S 30 /* a busy phase this long spans many steps */
+
 static void advise(diag_finding *f)
 {
     diag_finding_advice(f, "Give the DataLoader more workers (num_workers, about the CPU cores per GPU) and keep "
@@ -50,6 +52,12 @@ static void report(diag_ctx *c, diag_gpu_view *v, const diag_cycles *cy, int swi
                          "idle %.0f %% of each cycle (gaps of %.1f s)",
                          v->gpu, who, cy->idle_level, cy->busy_level, cy->period_s, idle_share * 100, cy->gap_s);
     advise(f);
+    if (cy->duty * cy->period_s >= LONG_BUSY_S)
+        diag_finding_advice(f,
+                            "A gap every %.0f s after %.0f s of work is often a boundary, not each batch: workers "
+                            "restarting each epoch (persistent_workers=True), evaluation metrics on the CPU, logging "
+                            "or checkpoint writes",
+                            cy->period_s, cy->duty * cy->period_s);
     /* a dozen cycles, so the swing shows */
     uint64_t span = (uint64_t)(cy->period_s * 12e6);
     uint64_t from = v->act_to > v->act_from + span ? v->act_to - span : v->act_from;
@@ -64,8 +72,8 @@ void det_input_stall(diag_ctx *c)
         if (v->n_act < 2 || v->act_s < cfg->input_stall.min_duration_s)
             continue;
         const diag_cycles *cy = diag_view_cycles(c, v);
-        if (!cy->valid || !cy->periodic || !diag_cycles_reach_idle(cy, cfg))
-            continue; /* not regular, or never idle in its cycle: no wait */
+        if (!cy->valid || !cy->periodic)
+            continue;
         int swing = cy->p95 > cfg->input_stall.p95_util && cy->p5 < cfg->input_stall.p5_util;
         int gaps = cy->p5 < cfg->input_stall.p5_util && cy->p95 >= cfg->input_stall.busy_util &&
                    cy->gap_s >= cfg->input_stall.min_gap_s;

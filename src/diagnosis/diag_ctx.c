@@ -261,8 +261,9 @@ diag_finding *diag_emit(diag_ctx *c, const char *detector, diag_severity sev, in
     if (!f)
         return NULL;
     diag_finding_gpu(f, gpu);
+    /* a run of readings lasts a step past its last one: the finding still ends with the window */
     f->from_us = from;
-    f->to_us = to;
+    f->to_us = c->to_us && to > c->to_us ? c->to_us : to;
     if (gpu >= 0 && gpu < c->n_views && c->views[gpu].g->name[0])
         diag_finding_str(f, "gpu_name", "%s", c->views[gpu].g->name);
     diag_attribute(c, f, gpu, from, to);

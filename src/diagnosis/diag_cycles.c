@@ -153,7 +153,7 @@ static double spectral_period(const grid *g, const double *cand, int n_cand, dou
 
 int diag_cycles_reach_idle(const diag_cycles *c, const diag_config *cfg)
 {
-    return c->valid && c->p5 < cfg->input_stall.p5_util && c->idle_level < cfg->input_stall.p5_util;
+    return c->valid && c->p5 < cfg->input_stall.p5_util;
 }
 
 static int is_periodic(const diag_cycles *c, const diag_config *cfg)

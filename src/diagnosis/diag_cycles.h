@@ -21,8 +21,8 @@ typedef struct diag_cycles {
     int periodic;        /* regular cycles with a period within max_period_s */
 } diag_cycles;
 
-/* Whether the swing goes down to idle: p5 and the idle phases' level under input_stall.p5_util. A
- * ripple that stays above it (a fast loop read through NVML's averaging) is no stall. */
+/* Whether the swing goes down to idle: p5 under input_stall.p5_util. A ripple that stays above it (a
+ * fast loop whose bursts NVML's averaging always catches some of) is no stall. */
 int diag_cycles_reach_idle(const diag_cycles *c, const diag_config *cfg);
 
 /* t: increasing times (us) of the readings u (%), n of them, about step_us apart. */

@@ -241,8 +241,10 @@ static void test_low_util(void **st)
     assert_int_equal(failures, 0);
 }
 
-/* A CPU-bound loop: sub-second GPU bursts that NVML's averaging reads as a steady ripple well
- * above idle (on a 1 s averaging board a regular pattern); under-used, not a stall. */
+/* A CPU-bound loop: sub-second GPU bursts that NVML's averaging (0.6-1 s here, so that no reading
+ * falls between two bursts) reads as a ripple well above idle, on whole-second readings a regular
+ * pattern; under-used, not a stall. (With a shorter averaging some readings dip to idle: the loop
+ * then reads as the stall it also is, the host preparing each batch.) */
 static void test_low_util_ripple(void **st)
 {
     (void)st;
