@@ -510,8 +510,13 @@ static void test_idle_holding(void **st)
             syn_gpu *g = &sp.gpu[i];
             if (i == idle) {
                 g->noise = syn_range(&rng, 0, 1.2);
-                syn_proc *p = syn_add_proc(g, 23456, syn_range(&rng, 0, 120), 1e9, "henry",
-                                           mem_of(&sp, i, syn_range(&rng, 0.02, 0.4)));
+                double mem = mem_of(&sp, i, syn_range(&rng, 0.02, 0.4));
+                if (v % 2) { /* a workstation: the display server holds memory too, even more */
+                    syn_proc *x = syn_add_proc(g, 1702, 0, 1e9, "root", mem + 100);
+                    x->name = "Xorg";
+                    x->type = PROC_GRAPHICS;
+                }
+                syn_proc *p = syn_add_proc(g, 23456, syn_range(&rng, 0, 120), 1e9, "henry", mem);
                 p->name = "ipykernel_launcher";
                 p->container = "jupyterhub-henry";
                 continue;
