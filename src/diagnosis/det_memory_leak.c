@@ -74,7 +74,11 @@ static void report(diag_ctx *c, const diag_gpu_view *v, const diag_series *s, co
 {
     const diag_gpu *g = v->g;
     const diag_series *used = &g->s[DS_MEM_USED];
-    double gpu_now = used->n ? used->v[used->n - 1] : lk->now_mib;
+    /* the GPU's memory when the fit ends: now, or when a process that has exited last grew */
+    int hint = 0;
+    double gpu_now = diag_at(used, s->t[s->n - 1], 2 * v->step_us, &hint);
+    if (isnan(gpu_now))
+        gpu_now = used->n ? used->v[used->n - 1] : lk->now_mib;
     double free_mib = isnan(g->mem_total_mib) ? NAN : g->mem_total_mib - gpu_now;
     double tte_s = !isnan(free_mib) ? fmax(free_mib, 0) / lk->fit.slope : NAN;
     const diag_config *cfg = c->cfg;
