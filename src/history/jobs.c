@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "files.h"
 #include "util.h"
 
 static const char *schema = "CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY, name TEXT, command TEXT, user TEXT,"
@@ -15,17 +16,15 @@ static const char *schema = "CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY
                             " summary_json TEXT);"
                             "CREATE INDEX IF NOT EXISTS jobs_t ON jobs(t_start);";
 
+/* mkdir -p of the folder holding path. */
 static void make_parent_dirs(const char *path)
 {
-    char tmp[4096];
-    gw_strlcpy(tmp, path, sizeof tmp);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-            return;
-        *p = '/';
+    char dir[4096];
+    gw_strlcpy(dir, path, sizeof dir);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = 0;
+        gw_make_dirs(dir, 0755);
     }
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "files.h"
 #include "util.h"
 
 #define PREFIX "gpu-"
@@ -17,7 +18,7 @@ static int usable_dir(const char *path, mode_t mode)
 {
     struct stat sb;
     if (stat(path, &sb) != 0) {
-        if (mkdir(path, mode) != 0 && errno != EEXIST)
+        if (gw_make_dirs(path, mode) != 0)
             return 0;
         chmod(path, mode); /* umask may have narrowed it */
         if (stat(path, &sb) != 0)
