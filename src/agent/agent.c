@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "agent_memory.h"
 #include "http_server.h"
 #include "metrics_page.h"
 #include "util.h"
@@ -58,6 +57,12 @@ static int view_procs(void *ctx, int gpu, int64_t now_us, gpu_proc *out, int max
     return n;
 }
 
+static int view_capacity(void *ctx)
+{
+    ring *r = agent_ring(ctx);
+    return r ? ring_capacity(r) : 0;
+}
+
 static void view_post_event(const agent_view *v, const agent_event *ev)
 {
     agent *a = v->agent;
@@ -75,6 +80,16 @@ static void view_post_event(const agent_view *v, const agent_event *ev)
         free(detail);
         gw_log(GW_LOG_WARN, "event dropped: out of memory", "kind=%s", ev->kind);
     }
+}
+
+static void view_advertise(const agent_view *v, const char *key, const char *value)
+{
+    agent *a = v->agent;
+    if (a->nfacts == AGENT_MAX_PLUGINS)
+        return;
+    gw_strlcpy(a->facts[a->nfacts].key, key, sizeof a->facts[0].key);
+    gw_strlcpy(a->facts[a->nfacts].value, value, sizeof a->facts[0].value);
+    a->nfacts++;
 }
 
 void agent_deliver_events(agent *a)
@@ -139,7 +154,6 @@ static void apply_settings(agent *a, gw_config *cfg)
 
 int agent_init(agent *a, gw_config *cfg, const agent_cli *cli)
 {
-    agent_memory_setup();
     memset(a, 0, sizeof *a);
     a->cli = *cli;
     pthread_rwlock_init(&a->cfg_lock, NULL);
@@ -154,12 +168,12 @@ int agent_init(agent *a, gw_config *cfg, const agent_cli *cli)
     a->cfg = cfg;
     apply_settings(a, cfg);
     a->interval_s = cfg->interval;
-    a->cfg_gen = 1;
     gw_strlcpy(a->backend_error, "backend not opened yet", sizeof a->backend_error);
     pthread_mutex_init(&a->events_lock, NULL);
     a->view = (agent_view){
-        .source = {a, view_count, view_info, view_each, view_latest, view_procs},
+        .source = {a, view_count, view_info, view_each, view_latest, view_procs, view_capacity},
         .hostname = a->hostname,
+        .advertise = view_advertise,
         .post_event = view_post_event,
         .agent = a,
     };
@@ -192,10 +206,10 @@ void agent_reload(agent *a, gw_config *cfg)
     if (old->ring_duration != cfg->ring_duration)
         gw_log(GW_LOG_WARN, "ring_duration change needs a restart", NULL);
     a->cfg = cfg;
-    a->cfg_gen++;
     pthread_rwlock_unlock(&a->cfg_lock);
     pthread_mutex_lock(&a->state_lock);
     a->interval_s = cfg->interval;
+    a->gen++;
     pthread_cond_broadcast(&a->wake);
     pthread_mutex_unlock(&a->state_lock);
     http_set_users(a->http, cfg->users, cfg->nusers);
@@ -263,34 +277,34 @@ void snapshot_free(agent_snapshot *s)
     memset(s, 0, sizeof *s);
 }
 
-/* The time of a snapshot and the config generation it belongs to. */
-static void take_time(agent *a, uint64_t *now_us, uint64_t *cfg_gen)
+double snapshot_sample_age(const agent_snapshot *s, int gpu, uint64_t now_us, int *stale)
 {
-    *now_us = gw_now_us();
-    pthread_rwlock_rdlock(&a->cfg_lock);
-    *cfg_gen = a->cfg_gen;
-    pthread_rwlock_unlock(&a->cfg_lock);
+    const agent_gpu_view *g = &s->gpus[gpu];
+    double age = g->has_sample && now_us > g->sample.t_us ? (double)(now_us - g->sample.t_us) / 1e6 : 0;
+    *stale = g->has_sample && age > 3 * s->interval_s;
+    return age;
 }
 
-/* Age of a sample taken at t_us, and whether that is more than three intervals. */
-static double sample_age(uint64_t now_us, uint64_t t_us, double interval_s, int *stale)
+uint64_t agent_state_gen(agent *a)
 {
-    double age = now_us > t_us ? (double)(now_us - t_us) / 1e6 : 0;
-    *stale = age > 3 * interval_s;
-    return age;
+    pthread_mutex_lock(&a->state_lock);
+    uint64_t gen = a->gen;
+    pthread_mutex_unlock(&a->state_lock);
+    return gen;
 }
 
 int agent_snapshot_take(agent *a, agent_snapshot *out)
 {
     memset(out, 0, sizeof *out);
-    take_time(a, &out->now_us, &out->cfg_gen);
+    out->now_us = gw_now_us();
     pthread_mutex_lock(&a->state_lock);
+    out->gen = a->gen;
     out->backend_up = a->backend_up;
+    out->simulated = a->simulated;
     gw_strlcpy(out->backend_error, a->backend_error, sizeof out->backend_error);
     gw_strlcpy(out->driver_version, a->driver_version, sizeof out->driver_version);
     out->sampling_duration_s = a->sampling_duration_s;
     out->interval_s = a->interval_s;
-    out->round_gen = a->round_gen;
     int n = a->ngpus, np = 0;
     for (int i = 0; i < n; i++)
         np += a->nprocs[i];
@@ -320,44 +334,7 @@ int agent_snapshot_take(agent *a, agent_snapshot *out)
     for (int i = 0; i < n; i++) {
         agent_gpu_view *g = &out->gpus[i];
         g->has_sample = ring_latest(r, i, &g->sample);
-        if (!g->has_sample)
-            continue;
-        g->lost = g->sample.status == GPU_LOST;
-        g->age_s = sample_age(out->now_us, g->sample.t_us, out->interval_s, &g->stale);
-    }
-    return 0;
-}
-
-void agent_health_free(agent_health *h)
-{
-    free(h->gpus);
-    memset(h, 0, sizeof *h);
-}
-
-int agent_health_take(agent *a, agent_health *out)
-{
-    memset(out, 0, sizeof *out);
-    take_time(a, &out->now_us, &out->cfg_gen);
-    pthread_mutex_lock(&a->state_lock);
-    out->round_gen = a->round_gen;
-    out->backend_up = a->backend_up;
-    if (!a->backend_up)
-        gw_strlcpy(out->backend_error, a->backend_error, sizeof out->backend_error);
-    out->interval_s = a->interval_s;
-    int n = a->ngpus;
-    ring *r = a->ring;
-    pthread_mutex_unlock(&a->state_lock);
-    out->gpus = calloc(n > 0 ? (size_t)n : 1, sizeof *out->gpus);
-    if (!out->gpus)
-        return -1;
-    out->ngpus = n;
-    for (int i = 0; i < n; i++) {
-        agent_gpu_health *g = &out->gpus[i];
-        uint64_t t_us;
-        g->has_sample = ring_latest_time(r, i, &t_us, NULL);
-        if (!g->has_sample)
-            continue;
-        g->age_s = sample_age(out->now_us, t_us, out->interval_s, &g->stale);
+        g->lost = g->has_sample && g->sample.status == GPU_LOST;
     }
     return 0;
 }

@@ -32,7 +32,6 @@ typedef struct agent {
     pthread_rwlock_t cfg_lock;
     gw_config *cfg;
     expo_options expo; /* resolved from cfg */
-    uint64_t cfg_gen;
     agent_cli cli;
     char hostname[256];
 
@@ -41,6 +40,7 @@ typedef struct agent {
     ring *ring; /* NULL until the backend is open */
     pthread_mutex_t state_lock;
     int backend_up;
+    int simulated; /* the backend is gpusim */
     char backend_error[256];
     char driver_version[80];
     int ngpus;
@@ -51,8 +51,8 @@ typedef struct agent {
     agent_error_count errors[AGENT_MAX_ERRORS];
     int nerrors;
     double sampling_duration_s;
-    double interval_s;  /* in effect */
-    uint64_t round_gen; /* +1 after every round */
+    double interval_s; /* in effect */
+    uint64_t gen;      /* +1 after every round, backend opening and reload (what a snapshot shows moved) */
 
     pthread_t sampler_thread;
     int sampler_running;
@@ -69,6 +69,11 @@ typedef struct agent {
         void *ctx;
     } plugins[AGENT_MAX_PLUGINS];
     int nplugins;
+    struct {
+        char key[32];
+        char value[4096];
+    } facts[AGENT_MAX_PLUGINS]; /* advertised by plugins (plugin.h), written to the state file */
+    int nfacts;
     pthread_mutex_t events_lock; /* events posted and not yet delivered */
     agent_event *events;
     int nevents;
@@ -91,9 +96,9 @@ void agent_stop(agent *a); /* joins threads, frees everything */
 double agent_interval(agent *a);
 /* A consistent copy of the latest state (free with snapshot_free). */
 int agent_snapshot_take(agent *a, agent_snapshot *out);
-/* The backend's state and every GPU's sample age now (free with agent_health_free): what each
- * scrape and /healthz need, read with no sample copied. */
-int agent_health_take(agent *a, agent_health *out);
+/* The state's generation: a snapshot taken now would show the same as one of this generation,
+ * but for the time. */
+uint64_t agent_state_gen(agent *a);
 /* The ring of recent samples, or NULL while the backend is not open. */
 ring *agent_ring(agent *a);
 

@@ -45,8 +45,11 @@ static cJSON *typed_value(const gpu_sample *s, metric_id id)
     }
 }
 
-static cJSON *gpu_json(const agent_gpu_view *g)
+static cJSON *gpu_json(const agent_snapshot *s, int i)
 {
+    const agent_gpu_view *g = &s->gpus[i];
+    int stale;
+    double age = snapshot_sample_age(s, i, s->now_us, &stale);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "index", g->info.index);
     for (int id = 0; id < M_STR_END; id++) {
@@ -56,11 +59,12 @@ static cJSON *gpu_json(const agent_gpu_view *g)
         else
             cJSON_AddNullToObject(o, f);
     }
+    cJSON_AddBoolToObject(o, "simulated", s->simulated);
     cJSON_AddBoolToObject(o, "lost", g->lost);
-    cJSON_AddBoolToObject(o, "stale", g->stale);
+    cJSON_AddBoolToObject(o, "stale", stale);
     if (g->has_sample) {
         cJSON_AddNumberToObject(o, "timestamp", (double)g->sample.t_us / 1e6);
-        cJSON_AddNumberToObject(o, "sample_age_seconds", g->age_s);
+        cJSON_AddNumberToObject(o, "sample_age_seconds", age);
     } else {
         cJSON_AddNullToObject(o, "timestamp");
         cJSON_AddNullToObject(o, "sample_age_seconds");
@@ -93,12 +97,13 @@ void api_gpus(agent *a, const agent_request *req, agent_response *resp)
     }
     cJSON *root = cJSON_CreateObject();
     cJSON_AddBoolToObject(root, "backend_up", s.backend_up);
+    cJSON_AddBoolToObject(root, "simulated", s.simulated);
     cJSON_AddStringToObject(root, "hostname", a->hostname);
     cJSON_AddStringToObject(root, "driver_version", s.driver_version);
     cJSON_AddNumberToObject(root, "interval_seconds", s.interval_s);
     cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
     for (int i = 0; i < s.ngpus; i++)
-        cJSON_AddItemToArray(arr, gpu_json(&s.gpus[i]));
+        cJSON_AddItemToArray(arr, gpu_json(&s, i));
     cJSON_AddItemToObject(root, "units", units_json());
     snapshot_free(&s);
     send_json(resp, root);
@@ -232,15 +237,18 @@ void api_samples(agent *a, const agent_request *req, agent_response *resp)
 void api_healthz(agent *a, const agent_request *req, agent_response *resp)
 {
     (void)req;
-    agent_health s;
-    if (agent_health_take(a, &s) != 0) {
+    agent_snapshot s;
+    if (agent_snapshot_take(a, &s) != 0) {
         api_error(resp, 500, "out of memory");
         return;
     }
     resp->content_type = "text/plain; charset=utf-8";
     int stale = 0;
-    for (int i = 0; i < s.ngpus; i++)
-        stale += s.gpus[i].stale || !s.gpus[i].has_sample;
+    for (int i = 0; i < s.ngpus; i++) {
+        int is_stale;
+        snapshot_sample_age(&s, i, s.now_us, &is_stale);
+        stale += is_stale || !s.gpus[i].has_sample;
+    }
     if (!s.backend_up) {
         resp->status = 503;
         buf_printf(&resp->body, "backend down: %s\n", s.backend_error);
@@ -250,7 +258,7 @@ void api_healthz(agent *a, const agent_request *req, agent_response *resp)
     } else {
         buf_puts(&resp->body, "ok\n");
     }
-    agent_health_free(&s);
+    snapshot_free(&s);
 }
 
 static void html_text(gw_buf *b, const char *s)
@@ -302,7 +310,9 @@ void api_index(agent *a, const agent_request *req, agent_response *resp)
         html_text(b, g->info.str[M_UUID]);
         buf_puts(b, "</td><td>");
         html_text(b, g->info.str[M_PCI_BUS_ID]);
-        buf_printf(b, "</td><td>%s</td></tr>\n", g->lost ? "lost" : g->stale ? "stale" : "ok");
+        int stale;
+        snapshot_sample_age(&s, i, s.now_us, &stale);
+        buf_printf(b, "</td><td>%s</td></tr>\n", g->lost ? "lost" : stale ? "stale" : "ok");
     }
     buf_puts(b, "</table>\n</body></html>\n");
     snapshot_free(&s);

@@ -11,11 +11,7 @@ void expo_family(gw_buf *b, const char *name, const char *help, const char *type
 void expo_label(gw_buf *b, int *first, const char *name, const char *value);
 /* "name{labels} value\n"; labels is the text between the braces ("" for none). */
 void expo_sample(gw_buf *b, const char *name, const char *labels, double value);
-/* A value as Prometheus reads it: integers exactly, NaN, +Inf, -Inf, else up to 15 digits (the text
- * of printf's %lld or %.15g; the common cases are formatted without printf). */
+/* A value as Prometheus reads it: integers exactly (%lld), NaN, +Inf, -Inf, else %.15g. */
 void expo_value(gw_buf *b, double v);
-/* The decimal digits of u written backwards from end (no NUL); returns where they start. Without
- * printf: a scrape writes many numbers. */
-char *expo_digits_before(char *end, unsigned long long u);
 
 #endif

@@ -133,6 +133,7 @@ static void write_info(gw_buf *out, const agent_snapshot *s, const gpu_labels *l
         expo_label(&lab, &first, "driver_version", *drv ? drv : s->driver_version);
         expo_label(&lab, &first, "vbios_version", info_str(g, M_VBIOS_VERSION));
         expo_label(&lab, &first, "serial", info_str(g, M_SERIAL));
+        expo_label(&lab, &first, "simulated", s->simulated ? "true" : "false");
         double cc;
         if (g->has_sample && sample_get(&g->sample, M_COMPUTE_CAP, &cc)) {
             char tmp[16];
@@ -246,47 +247,37 @@ void expo_write_round_health(gw_buf *out, const agent_snapshot *s)
     }
 }
 
-/* The live part is written on every scrape: its fixed text goes in whole pieces (no escaping). */
-#define LIT(b, s) buf_append(b, s, sizeof s - 1)
-
-static void live_gpu_sample(gw_buf *out, const char *name, size_t name_len, int gpu, double v)
+/* name{gpu="N"} v */
+static void live_sample(gw_buf *out, const char *name, int gpu, double v)
 {
-    char digits[16], *end = digits + sizeof digits;
-    char *d = expo_digits_before(end, gpu < 0 ? 0u : (unsigned)gpu);
-    buf_append(out, name, name_len);
-    LIT(out, "{gpu=\"");
-    buf_append(out, d, (size_t)(end - d));
-    LIT(out, "\"} ");
-    expo_value(out, v);
-    buf_putc(out, '\n');
+    char labels[32];
+    snprintf(labels, sizeof labels, "gpu=\"%d\"", gpu);
+    expo_sample(out, name, labels, v);
 }
 
-void expo_write_live(gw_buf *out, const agent_health *h, double scrape_seconds)
+void expo_write_live(gw_buf *out, const agent_snapshot *s, uint64_t now_us, double scrape_seconds)
 {
-    LIT(out, "# HELP gpuwatch_up 1 when the GPU backend (NVML) is loaded and answering.\n"
-             "# TYPE gpuwatch_up gauge\n");
-    if (h->backend_up)
-        LIT(out, "gpuwatch_up 1\n");
-    else
-        LIT(out, "gpuwatch_up 0\n");
-    static const char age[] = "gpuwatch_sample_age_seconds", stale[] = "gpuwatch_gpu_stale";
-    int header = 0;
-    for (int i = 0; i < h->ngpus; i++) {
-        if (!h->gpus[i].has_sample)
+    expo_family(out, "gpuwatch_up", "1 when the GPU backend (NVML) is loaded and answering.", "gauge");
+    expo_sample(out, "gpuwatch_up", "", s->backend_up);
+    expo_family(out, "gpuwatch_simulated",
+                "1 when the GPUs are gpusim's simulated ones (a demo or test agent): never real measurements.",
+                "gauge");
+    expo_sample(out, "gpuwatch_simulated", "", s->simulated);
+    int header = 0, stale;
+    for (int i = 0; i < s->ngpus; i++) {
+        if (!s->gpus[i].has_sample)
             continue;
         if (!header++)
-            LIT(out, "# HELP gpuwatch_sample_age_seconds Age of the GPU's latest sample.\n"
-                     "# TYPE gpuwatch_sample_age_seconds gauge\n");
-        live_gpu_sample(out, age, sizeof age - 1, i, h->gpus[i].age_s);
+            expo_family(out, "gpuwatch_sample_age_seconds", "Age of the GPU's latest sample.", "gauge");
+        live_sample(out, "gpuwatch_sample_age_seconds", i, snapshot_sample_age(s, i, now_us, &stale));
     }
-    if (h->ngpus)
-        LIT(out, "# HELP gpuwatch_gpu_stale 1 when the GPU's latest sample is older than 3 sampling intervals.\n"
-                 "# TYPE gpuwatch_gpu_stale gauge\n");
-    for (int i = 0; i < h->ngpus; i++)
-        live_gpu_sample(out, stale, sizeof stale - 1, i, h->gpus[i].stale ? 1 : 0);
-    LIT(out, "# HELP gpuwatch_scrape_duration_seconds Time taken to build this page.\n"
-             "# TYPE gpuwatch_scrape_duration_seconds gauge\n"
-             "gpuwatch_scrape_duration_seconds ");
-    expo_value(out, scrape_seconds);
-    buf_putc(out, '\n');
+    if (s->ngpus)
+        expo_family(out, "gpuwatch_gpu_stale", "1 when the GPU's latest sample is older than 3 sampling intervals.",
+                    "gauge");
+    for (int i = 0; i < s->ngpus; i++) {
+        snapshot_sample_age(s, i, now_us, &stale);
+        live_sample(out, "gpuwatch_gpu_stale", i, stale);
+    }
+    expo_family(out, "gpuwatch_scrape_duration_seconds", "Time taken to build this page.", "gauge");
+    expo_sample(out, "gpuwatch_scrape_duration_seconds", "", scrape_seconds);
 }

@@ -28,7 +28,8 @@ void expo_write_gpus(gw_buf *out, const agent_snapshot *s, const expo_options *o
 /* The agent's health that changes only with a sampling round (cacheable with the GPU part): NVML
  * errors, sampling duration, ring size. */
 void expo_write_round_health(gw_buf *out, const agent_snapshot *s);
-/* The part that changes with every scrape: gpuwatch_up, sample ages, staleness, scrape duration. */
-void expo_write_live(gw_buf *out, const agent_health *h, double scrape_seconds);
+/* The part that changes with every scrape: gpuwatch_up, the ages at now_us of s's samples,
+ * staleness, scrape duration. */
+void expo_write_live(gw_buf *out, const agent_snapshot *s, uint64_t now_us, double scrape_seconds);
 
 #endif

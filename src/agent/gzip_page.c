@@ -2,7 +2,6 @@
 #include "gzip_page.h"
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <zlib.h>
 
 #define LEVEL 1           /* fastest: the page is rebuilt every sampling round */
@@ -11,37 +10,11 @@
 /* RFC 1952 header: magic, CM=deflate, no flags, no mtime, XFL=4 (fastest), OS=3 (Unix). */
 static const unsigned char gzip_magic_header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3};
 
-/* deflate's state (~256 KB in 64 KB pieces) lives only while a page is compressed: mapped and
- * unmapped whole, so that it never stays behind in the heap as resident free memory. */
-#define MAP_HEAD 16 /* keeps the pointer zlib gets 16-byte aligned */
-
-static voidpf map_alloc(voidpf opaque, uInt items, uInt size)
-{
-    (void)opaque;
-    size_t n = (size_t)items * size + MAP_HEAD;
-    unsigned char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return Z_NULL;
-    memcpy(p, &n, sizeof n);
-    return p + MAP_HEAD;
-}
-
-static void map_free(voidpf opaque, voidpf ptr)
-{
-    (void)opaque;
-    unsigned char *p = (unsigned char *)ptr - MAP_HEAD;
-    size_t n;
-    memcpy(&n, p, sizeof n);
-    munmap(p, n);
-}
-
 int gzip_head_build(gzip_head *h, const char *in, size_t in_len)
 {
     memset(h, 0, sizeof *h);
     z_stream z;
     memset(&z, 0, sizeof z);
-    z.zalloc = map_alloc;
-    z.zfree = map_free;
     if (deflateInit2(&z, LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return -1;
     size_t cap = sizeof gzip_magic_header + deflateBound(&z, (uLong)in_len) + 16;
@@ -55,23 +28,12 @@ int gzip_head_build(gzip_head *h, const char *in, size_t in_len)
     z.avail_in = (uInt)in_len;
     z.next_out = out + sizeof gzip_magic_header;
     z.avail_out = (uInt)(cap - sizeof gzip_magic_header);
-    int rc;
-    /* Z_SYNC_FLUSH, not Z_FINISH: ends on a byte boundary with no final block, so the stream stays open. */
-    while ((rc = deflate(&z, Z_SYNC_FLUSH)) == Z_OK && z.avail_out == 0) {
-        size_t used = cap - z.avail_out;
-        unsigned char *bigger = realloc(out, cap * 2);
-        if (!bigger) {
-            rc = Z_MEM_ERROR;
-            break;
-        }
-        out = bigger;
-        z.next_out = out + used;
-        z.avail_out = (uInt)(cap * 2 - used);
-        cap *= 2;
-    }
+    /* Z_SYNC_FLUSH, not Z_FINISH: ends on a byte boundary with no final block, so the stream stays
+     * open. deflateBound, and 16 bytes for the flush's empty stored block, hold it in one call. */
+    int rc = deflate(&z, Z_SYNC_FLUSH);
     size_t len = cap - z.avail_out;
     deflateEnd(&z);
-    if (rc != Z_OK || z.avail_in != 0) {
+    if (rc != Z_OK || z.avail_in != 0 || z.avail_out == 0) {
         free(out);
         return -1;
     }
@@ -102,18 +64,15 @@ static unsigned char *put_le32(unsigned char *p, uint32_t v)
     return p + 4;
 }
 
-unsigned char *gzip_tail_build(const gzip_head *h, int with_head, const char *tail, size_t tail_len, size_t *out_len)
+unsigned char *gzip_page_build(const gzip_head *h, const char *tail, size_t tail_len, size_t *out_len)
 {
     size_t blocks = tail_len ? (tail_len + STORED_MAX - 1) / STORED_MAX : 1;
-    size_t head = with_head ? h->len : 0;
-    size_t size = head + blocks * 5 + tail_len + 8;
+    size_t size = h->len + blocks * 5 + tail_len + 8;
     unsigned char *out = malloc(size), *p = out;
     if (!out)
         return NULL;
-    if (head) {
-        memcpy(p, h->data, head);
-        p += head;
-    }
+    memcpy(p, h->data, h->len);
+    p += h->len;
     size_t off = 0;
     for (size_t b = 0; b < blocks; b++) {
         unsigned n = (unsigned)(tail_len - off < STORED_MAX ? tail_len - off : STORED_MAX);

@@ -17,9 +17,8 @@ typedef struct gzip_head {
 int gzip_head_build(gzip_head *h, const char *in, size_t in_len); /* 0, or -1 (out of memory) */
 void gzip_head_release(gzip_head *h);
 
-/* The rest of the stream after `h`: `tail` as stored blocks (the last one final) and the gzip
- * trailer for the whole body (h's bytes then tail). With with_head, the buffer starts with a copy of
- * h's bytes and is the whole stream. malloc'ed; NULL when out of memory. */
-unsigned char *gzip_tail_build(const gzip_head *h, int with_head, const char *tail, size_t tail_len, size_t *out_len);
+/* The whole stream: a copy of h's bytes, `tail` as stored blocks (the last one final) and the gzip
+ * trailer for the whole body (h's input then tail). malloc'ed; NULL when out of memory. */
+unsigned char *gzip_page_build(const gzip_head *h, const char *tail, size_t tail_len, size_t *out_len);
 
 #endif

@@ -9,7 +9,6 @@
 #include <string.h>
 #include "accept_encoding.h"
 #include "agent.h"
-#include "agent_memory.h"
 #include "api_json.h"
 #include "auth.h"
 #include "http_deferred.h"
@@ -17,9 +16,8 @@
 #include "util.h"
 
 /* One HTTP thread that only does quick work (the cached /metrics page, snapshot routes, cached
- * passwords); bcrypt and slow routes run on work queues (http_deferred.c). wrk -t2 -c64 on a 2-core
- * machine, gzip /metrics: p99 1.7-2.0 ms and ~90k req/s with 1 thread, 2-4.4 ms and ~84k with 2,
- * ~6.5 ms with 4: fewer threads than the load generator's wait less for a core. */
+ * passwords); bcrypt and slow routes run on work queues (http_deferred.c). One thread gives the
+ * lowest p99 (docs/agent.md, Performance). */
 #define THREADS 1
 #define CONNECTION_TIMEOUT_S 10
 #define CONNECTION_LIMIT 1000
@@ -94,7 +92,7 @@ static enum MHD_Result send_metrics(http_server *h, struct MHD_Connection *c)
         return r;
     }
     /* gzip: one buffer, sent with the headers in one system call (libmicrohttpd sends the headers
-     * of an iovec response separately: measured ~25% fewer req/s for the 10 KB gzip page). */
+     * of an iovec response separately: fewer req/s, docs/agent.md). */
     int gz = accept_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
              metrics_page_gzip(p) == 0;
     struct MHD_Response *r;
@@ -213,7 +211,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_data_size = 0; /* a body is never used: discard it */
         return MHD_YES;
     }
-    agent_memory_note_request();
     deferred *d = *con_cls != &headers_seen ? *con_cls : NULL;
     if (d && d->phase == DEF_ROUTE_DONE) {
         if (d->busy) {

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 #include "agent.h"
-#include "agent_memory.h"
 #include "util.h"
 
 #define OPEN_RETRY_S 5.0
@@ -64,7 +63,9 @@ static int open_backend(agent *a)
     a->nprocs = nprocs;
     a->ngpus = n;
     a->backend_up = 1;
+    a->simulated = a->s.versions.simulated;
     a->backend_error[0] = 0;
+    a->gen++;
     gw_strlcpy(a->driver_version, a->s.versions.driver, sizeof a->driver_version);
     pthread_mutex_unlock(&a->state_lock);
     char names[64];
@@ -111,7 +112,7 @@ static void publish_round(agent *a, double took_s)
     }
     a->nerrors = ne;
     a->sampling_duration_s = took_s;
-    a->round_gen++;
+    a->gen++;
     pthread_mutex_unlock(&a->state_lock);
 }
 
@@ -139,7 +140,6 @@ static void sample_round(agent *a, gpu_sample *smp, gpu_proc *procbuf)
         if (a->plugins[k].p->on_tick)
             a->plugins[k].p->on_tick(a->plugins[k].ctx, now);
     agent_deliver_events(a);
-    agent_memory_tick();
 }
 
 static void *sampler_main(void *arg)

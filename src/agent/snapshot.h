@@ -1,5 +1,5 @@
 /* snapshot.h - a consistent copy of what the agent knows, taken under its lock and then read
- * without locks by the /metrics page, the JSON API and /healthz. */
+ * without locks by the /metrics page, the JSON API and /healthz: the one way to read its state. */
 #ifndef GPUWATCH_SNAPSHOT_H
 #define GPUWATCH_SNAPSHOT_H
 
@@ -12,9 +12,7 @@ typedef struct agent_gpu_view {
     int have_info;
     gpu_sample sample; /* latest sample from the ring */
     int has_sample;
-    int lost;     /* latest sample said GPU_LOST */
-    double age_s; /* now - sample time */
-    int stale;    /* age > 3 intervals */
+    int lost; /* latest sample said GPU_LOST */
 } agent_gpu_view;
 
 typedef struct agent_error_count {
@@ -25,6 +23,7 @@ typedef struct agent_error_count {
 
 typedef struct agent_snapshot {
     int backend_up;
+    int simulated; /* the GPUs are gpusim's: every consumer must be able to tell */
     char backend_error[256];
     char driver_version[80];
     int ngpus;
@@ -36,32 +35,13 @@ typedef struct agent_snapshot {
     double sampling_duration_s; /* last sampling round */
     size_t ring_bytes;          /* memory the sample ring holds */
     double interval_s;
-    uint64_t now_us;
-    uint64_t round_gen; /* sampling rounds so far */
-    uint64_t cfg_gen;   /* config loads so far */
+    uint64_t now_us; /* when it was taken */
+    uint64_t gen;    /* the agent's state generation then (agent_state_gen) */
 } agent_snapshot;
 
 void snapshot_free(agent_snapshot *s);
-
-/* What every scrape and /healthz read: the backend's state and each GPU's sample age, taken
- * without copying samples (see agent_health_take). */
-typedef struct agent_gpu_health {
-    int has_sample;
-    int stale;    /* age > 3 intervals */
-    double age_s; /* now - sample time */
-} agent_gpu_health;
-
-typedef struct agent_health {
-    int backend_up;
-    char backend_error[256];
-    int ngpus;
-    agent_gpu_health *gpus; /* malloc'ed; index = GPU index */
-    double interval_s;
-    uint64_t now_us;
-    uint64_t round_gen; /* as in agent_snapshot */
-    uint64_t cfg_gen;
-} agent_health;
-
-void agent_health_free(agent_health *h);
+/* The age at now_us of a GPU's latest sample, in seconds (0 without one); *stale: it is older than
+ * three intervals. */
+double snapshot_sample_age(const agent_snapshot *s, int gpu, uint64_t now_us, int *stale);
 
 #endif

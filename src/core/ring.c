@@ -157,21 +157,6 @@ int ring_latest(ring *r, int gpu, gpu_sample *out)
     return have;
 }
 
-int ring_latest_time(ring *r, int gpu, uint64_t *t_us, int *status)
-{
-    if (!r || gpu < 0 || gpu >= r->gpus)
-        return 0;
-    pthread_mutex_lock(&r->lock);
-    int have = r->g[gpu].count > 0;
-    if (have) {
-        *t_us = r->g[gpu].latest.t_us;
-        if (status)
-            *status = (int)r->g[gpu].latest.status;
-    }
-    pthread_mutex_unlock(&r->lock);
-    return have;
-}
-
 void ring_each(ring *r, int gpu, uint64_t since_us, void (*fn)(const gpu_sample *s, void *ctx), void *ctx)
 {
     if (!r || gpu < 0 || gpu >= r->gpus)

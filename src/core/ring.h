@@ -13,9 +13,6 @@ void ring_free(ring *r);
 void ring_push(ring *r, int gpu, const gpu_sample *s);
 /* Latest sample of a GPU; returns 0 when there is none yet. */
 int ring_latest(ring *r, int gpu, gpu_sample *out);
-/* Time and status (status may be NULL) of a GPU's latest sample, without copying it; returns 0
- * when there is none yet. */
-int ring_latest_time(ring *r, int gpu, uint64_t *t_us, int *status);
 /* Samples with t_us >= since_us, oldest first, at most max; returns how many. */
 int ring_range(ring *r, int gpu, uint64_t since_us, gpu_sample *out, int max);
 /* Calls fn for each sample with t_us >= since_us, oldest first, under the lock (no copies). */

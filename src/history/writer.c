@@ -5,9 +5,6 @@
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 /* A group (or checkpoint piece) is one row: its timeline and columns in a bundle. */
 static int write_group(store *st, const pend *p)
@@ -240,9 +237,6 @@ int history_flush(history *h)
         free_list(list);
         maybe_prune(h, latest);
         pthread_mutex_unlock(&h->flush_mu);
-#ifdef __GLIBC__
-        malloc_trim(0); /* the encoded chunks just freed: give the pages back (long-running agent) */
-#endif
         return 0;
     }
     h->stats.flush_errors++;

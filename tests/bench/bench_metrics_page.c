@@ -1,6 +1,7 @@
 /* bench_metrics_page.c - CPU a /metrics scrape costs the agent besides HTTP: an agent with history
  * and alerts runs in this process on gpusim (8 GPUs), and the page is taken (and gzipped) in a loop,
- * as the HTTP thread does per request. Run by scripts/bench_agent.sh; prints "identity_us gzip_us". */
+ * as the HTTP thread does per request. Run by scripts/bench_agent.sh; prints "identity_us gzip_us".
+ * BENCH_SCRAPES: scrapes per timed round (default 100000; fewer under valgrind --tool=callgrind). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -69,7 +70,9 @@ int main(int argc, char **argv)
         return 1;
     }
     sleep(2); /* two sampling rounds: the page is whole */
-    double id = per_scrape(a, 0, 100000), gz = per_scrape(a, 1, 100000);
+    const char *env = getenv("BENCH_SCRAPES");
+    int n = env ? atoi(env) : 100000;
+    double id = per_scrape(a, 0, n > 0 ? n : 1), gz = per_scrape(a, 1, n > 0 ? n : 1);
     agent_stop(a);
     free(a);
     if (id < 0 || gz < 0) {

@@ -175,11 +175,17 @@ static void test_health(void **st)
     snap.errors = NULL;
     snap.nerrors = 0;
 
-    /* The live part: GPU 0 fresh, GPU 1 stale, GPU 2 without a sample yet (no age, stale 0). */
-    agent_gpu_health g[3] = {{.has_sample = 1, .age_s = 0.5}, {.has_sample = 1, .age_s = 4, .stale = 1}, {0}};
-    agent_health h = {.backend_up = 1, .ngpus = 3, .gpus = g, .interval_s = 1};
+    /* The live part at now: GPU 0 fresh, GPU 1 stale, GPU 2 without a sample yet (no age, stale 0). */
+    uint64_t now = 1700000000000000ull;
+    agent_gpu_view g[3];
+    memset(g, 0, sizeof g);
+    g[0].has_sample = 1;
+    g[1].has_sample = 1;
+    g[0].sample.t_us = now - 500000;
+    g[1].sample.t_us = now - 4000000;
+    agent_snapshot h = {.backend_up = 1, .ngpus = 3, .gpus = g, .interval_s = 1};
     buf_clear(&b);
-    expo_write_live(&b, &h, 0.001);
+    expo_write_live(&b, &h, now, 0.001);
     assert_non_null(strstr(b.data, "# TYPE gpuwatch_up gauge\ngpuwatch_up 1\n"));
     assert_non_null(strstr(b.data, "gpuwatch_sample_age_seconds{gpu=\"0\"} 0.5\n"));
     assert_non_null(strstr(b.data, "gpuwatch_sample_age_seconds{gpu=\"1\"} 4\n"));
@@ -191,7 +197,7 @@ static void test_health(void **st)
     h.backend_up = 0;
     h.ngpus = 0;
     buf_clear(&b);
-    expo_write_live(&b, &h, 0.002);
+    expo_write_live(&b, &h, now, 0.002);
     assert_non_null(strstr(b.data, "gpuwatch_up 0\n"));
     assert_null(strstr(b.data, "gpuwatch_gpu_stale"));
     assert_null(strstr(b.data, "gpuwatch_sample_age_seconds"));
