@@ -71,7 +71,14 @@ static void fix_sidecar_modes(const char *path)
 
 store *store_open(const char *path, int readonly, char *err, size_t n)
 {
+    int rc;
+    return store_open_rc(path, readonly, &rc, err, n);
+}
+
+store *store_open_rc(const char *path, int readonly, int *why, char *err, size_t n)
+{
     store *s = calloc(1, sizeof *s);
+    *why = SQLITE_NOMEM;
     if (!s) {
         snprintf(err, n, "out of memory");
         return NULL;
@@ -106,6 +113,7 @@ store *store_open(const char *path, int readonly, char *err, size_t n)
         snprintf(err, n, "%s: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
         if (rc == SQLITE_READONLY)
             snprintf(err, n, "%s: file is read-only", path);
+        *why = rc;
         store_close(s);
         return NULL;
     }
