@@ -316,6 +316,7 @@ scenario *scenario_parse(const char *name, const char *dir, const char *text, si
     /* gpusim reports a scenario's first problem (nvmlInit prints it); the parse stops there */
     if (rc != 0 || errs.n) {
         snprintf(err, errlen, "%s", errs.n ? errs.msg[0] : "out of memory");
+        errlist_free(&errs);
         scenario_free(sc);
         return NULL;
     }
