@@ -10,7 +10,10 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 names="$*"
 [ -z "$names" ] && names=$(cd "$build/fuzz" && ls fuzz_* | sed 's/^fuzz_//')
 mkdir -p "$build/fuzz-found" "$build/fuzz-logs"
-export TMPDIR=${TMPDIR:-/tmp}
+# Scratch files (the damaged history files written for every input) in memory where it can be.
+scratch_root=/tmp; [ -d /dev/shm ] && [ -w /dev/shm ] && scratch_root=/dev/shm
+TMPDIR=$(mktemp -d "$scratch_root/gw-fuzz.XXXXXX"); export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 found=0
 summary=""
 for n in $names; do

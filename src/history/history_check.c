@@ -24,8 +24,8 @@ typedef struct tally {
 
 enum { T_CHUNKS, T_OPEN, T_ROLLUPS, T_PROCS, T_NTABLES };
 static const char *const table_names[T_NTABLES] = {"chunks", "open_chunks", "rollups", "proc_chunks"};
-static const char *const table_what[T_NTABLES] = {"sealed chunk groups", "open checkpoint pieces",
-                                                  "roll-up windows", "process series chunks"};
+static const char *const table_what[T_NTABLES] = {"sealed chunk groups", "open checkpoint pieces", "roll-up windows",
+                                                  "process series chunks"};
 
 /* Decodes a timeline and ncols columns of n slots each (ncols < 0: as many as there are bytes);
  * returns the count of timestamps, or -1 when corrupt. */
@@ -110,16 +110,8 @@ static long decode_row(int table, int metric, int64_t n, const uint8_t *p, size_
 
 /* Reads every row of one GPU in a table, in key order. Where SQLite cannot read on (a damaged page),
  * it seeks past the damage, a minute further and then twice as far each time, up to a year. */
-static void scan_gpu(store *st, int table, int gpu, tally *t, FILE *out)
+static void scan_gpu(sqlite3_stmt *q, int table, int gpu, tally *t, FILE *out)
 {
-    char sql[200];
-    snprintf(sql, sizeof sql, "SELECT %s, t_start, t_end, n, blob FROM %s WHERE gpu=?1 AND t_start>?2 ORDER BY t_start",
-             table == T_PROCS ? "pid" : "metric", table_names[table]);
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_db(st), sql, -1, &q, NULL) != SQLITE_OK) {
-        t->unreadable++;
-        return;
-    }
     int64_t after = INT64_MIN, jump = MINUTE_US;
     for (;;) {
         sqlite3_bind_int(q, 1, gpu);
@@ -166,7 +158,6 @@ static void scan_gpu(store *st, int table, int gpu, tally *t, FILE *out)
         after += jump;
         jump *= 2;
     }
-    sqlite3_finalize(q);
 }
 
 /* Rows of a small table, and whether all of them could be read. */
@@ -227,9 +218,19 @@ int history_check(const char *path, FILE *out)
         int nlines = 0;
         /* Every GPU index, not only those the file lists: the lists may be what is damaged. */
         int blocked = 0, why = 0;
+        char sql[200];
+        snprintf(sql, sizeof sql,
+                 "SELECT %s, t_start, t_end, n, blob FROM %s WHERE gpu=?1 AND t_start>?2 ORDER BY t_start",
+                 table == T_PROCS ? "pid" : "metric", table_names[table]);
+        sqlite3_stmt *q = NULL;
+        if (sqlite3_prepare_v2(store_db(st), sql, -1, &q, NULL) != SQLITE_OK) {
+            fprintf(out, "  damaged: %s cannot be read (%s)\n", table_names[table], sqlite3_errmsg(store_db(st)));
+            damaged = 1;
+            continue;
+        }
         for (int g = 0; g < HQ_MAX_GPUS; g++) {
             tally t = {0};
-            scan_gpu(st, table, g, &t, out);
+            scan_gpu(q, table, g, &t, out);
             if (t.blocked) {
                 blocked++;
                 why = t.blocked;
@@ -247,6 +248,7 @@ int history_check(const char *path, FILE *out)
             all.bad_rows += t.bad_rows;
             all.unreadable += t.unreadable;
         }
+        sqlite3_finalize(q);
         if (blocked) {
             fprintf(out, "  damaged: %s cannot be read for %s (%s)\n", table_names[table],
                     blocked == HQ_MAX_GPUS ? "any GPU" : "some GPUs", sqlite3_errstr(why));
