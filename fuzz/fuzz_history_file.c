@@ -58,15 +58,20 @@ static void queries(store *st)
                          .nmetrics = 3,
                          .from_us = T0 - (i == 3 ? 3600ll * 1000000 : 0),
                          .to_us = T0 + SECONDS * 1000000ll,
-                         .step_us = i == 0 ? 0 : i == 1 ? 10000000 : 60000000,
+                         .step_us = i == 0   ? 0
+                                    : i == 1 ? 10000000
+                                             : 60000000,
                          .agg = (hq_agg)i,
-                         .source = i == 0 ? HQ_RAW : i == 2 ? HQ_ROLLUP : HQ_AUTO};
+                         .source = i == 0   ? HQ_RAW
+                                   : i == 2 ? HQ_ROLLUP
+                                            : HQ_AUTO};
         hq_result res;
         char err[300];
         if (hq_run(st, &rq, &res, err, sizeof err) == 0)
             hq_free(&res);
     }
-    hq_request rq = {.metrics = metrics + 1, .nmetrics = 1, .pid = 4242, .from_us = T0, .to_us = T0 + SECONDS * 1000000ll};
+    hq_request rq = {
+        .metrics = metrics + 1, .nmetrics = 1, .pid = 4242, .from_us = T0, .to_us = T0 + SECONDS * 1000000ll};
     hq_result res;
     char err[300];
     if (hq_run(st, &rq, &res, err, sizeof err) == 0)

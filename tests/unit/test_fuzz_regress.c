@@ -92,8 +92,9 @@ static void earlier_fixes_hold(void **state)
     assert_true(errs.n > 0);
     errlist_free(&errs);
     free(deep);
-    static const char *const times[] = {"nan", "inf", "-inf", "1e400", "-1e400", "1e300", "NaN",
-                                        "infinity", "1e11000", "99999999999999999999", "-99999999999"};
+    static const char *const times[] = {"nan",         "inf", "-inf",     "1e400",   "-1e400",
+                                        "1e300",       "NaN", "infinity", "1e11000", "99999999999999999999",
+                                        "-99999999999"};
     for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
         int64_t t;
         assert_int_equal(tp_parse_time(times[i], 1764673200000000ll, &t), -1);

@@ -86,14 +86,15 @@ static void copy_damaged(const char *src, const char *dst, const char *table, in
     fclose(out);
 }
 
-static int run_query(const char *file, hq_source src, int64_t from, int64_t to, int64_t step, hq_agg agg, hq_result *res)
+static int run_query(const char *file, hq_source src, int64_t from, int64_t to, int64_t step, hq_agg agg,
+                     hq_result *res)
 {
     static const metric_id metrics[] = {M_POWER_DRAW, M_UTIL_GPU};
     char err[300];
     store *st = store_open(file, 1, err, sizeof err);
     assert_non_null(st);
-    hq_request rq = {.metrics = metrics, .nmetrics = 2, .from_us = from, .to_us = to, .step_us = step, .agg = agg,
-                     .source = src};
+    hq_request rq = {
+        .metrics = metrics, .nmetrics = 2, .from_us = from, .to_us = to, .step_us = step, .agg = agg, .source = src};
     int rc = hq_run(st, &rq, res, err, sizeof err);
     store_close(st);
     return rc;
@@ -149,10 +150,34 @@ static void test_history_command_warns(void **state)
     (void)state;
     assert_int_equal(hfile_build(path, 2, T0, SECONDS), 0);
     copy_damaged(path, damaged, "rollups", 0xA5);
-    char *argv_ok[] = {"history", "--db", path, "--metric", "power.draw", "--from", "2025-12-02T11:00:00Z",
-                       "--to", "2025-12-02T11:20:00Z", "--step", "2m", "--format", "csv", NULL};
-    char *argv_bad[] = {"history", "--db", damaged, "--metric", "power.draw", "--from", "2025-12-02T11:00:00Z",
-                        "--to", "2025-12-02T11:20:00Z", "--step", "2m", "--format", "csv", NULL};
+    char *argv_ok[] = {"history",
+                       "--db",
+                       path,
+                       "--metric",
+                       "power.draw",
+                       "--from",
+                       "2025-12-02T11:00:00Z",
+                       "--to",
+                       "2025-12-02T11:20:00Z",
+                       "--step",
+                       "2m",
+                       "--format",
+                       "csv",
+                       NULL};
+    char *argv_bad[] = {"history",
+                        "--db",
+                        damaged,
+                        "--metric",
+                        "power.draw",
+                        "--from",
+                        "2025-12-02T11:00:00Z",
+                        "--to",
+                        "2025-12-02T11:20:00Z",
+                        "--step",
+                        "2m",
+                        "--format",
+                        "csv",
+                        NULL};
     fflush(stdout);
     int saved = dup(1);
     char out[200];
@@ -168,7 +193,7 @@ static void test_history_command_warns(void **state)
     close(saved);
     assert_int_equal(rc_ok, 0);
     assert_int_equal(rc_bad, 1);
-    assert_true(ok_size > 100);                  /* header and 11 x 2 rows */
+    assert_true(ok_size > 100);                     /* header and 11 x 2 rows */
     assert_true(all_size - ok_size >= ok_size / 2); /* the damaged file's answer was printed too */
 }
 
@@ -186,8 +211,8 @@ static void test_query_range_warning(void **state)
     assert_non_null(strstr(json, "\"warnings\":[\"the history file is damaged"));
     assert_non_null(strstr(json, "\"values\":[[1764673200,"));
     free(json);
-    json = history_query_range_json(path, "power.draw", "0", NULL, "2025-12-02T11:00:00Z", "2025-12-02T11:20:00Z",
-                                    "1m", "avg", &status);
+    json = history_query_range_json(path, "power.draw", "0", NULL, "2025-12-02T11:00:00Z", "2025-12-02T11:20:00Z", "1m",
+                                    "avg", &status);
     assert_int_equal(status, 200);
     assert_null(strstr(json, "warnings"));
     free(json);
