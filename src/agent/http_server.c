@@ -453,3 +453,17 @@ void http_set_users(http_server *h, const cfg_user *users, int n)
     if (h && h->auth)
         auth_set_users(h->auth, users, n);
 }
+
+void http_route(agent *a, const agent_request *req, agent_response *resp)
+{
+    if (strcmp(req->method, MHD_HTTP_METHOD_GET) != 0 && strcmp(req->method, MHD_HTTP_METHOD_HEAD) != 0) {
+        api_error(resp, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET");
+        return;
+    }
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+        if (strcmp(req->path, routes[i].path) == 0) {
+            routes[i].fn(a, req, resp);
+            return;
+        }
+    route_plugins(a, req, resp);
+}

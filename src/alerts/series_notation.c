@@ -5,20 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Returns 0, or SERIES_OOM (s holds the values before). */
-static int push(series_values *s, double v, int present)
+/* Room for more values at once (growing by one per value made "1x1000000" quadratic: seconds),
+ * and never past SERIES_MAX_VALUES in all. Returns 0, -1 past the limit, or SERIES_OOM. */
+static int reserve(series_values *s, long more)
 {
-    double *nv = realloc(s->v, (size_t)(s->n + 1) * sizeof *nv);
+    if (more > SERIES_MAX_VALUES - s->n)
+        return -1;
+    double *nv = realloc(s->v, (size_t)(s->n + more) * sizeof *nv);
     if (nv)
         s->v = nv;
-    unsigned char *np = nv ? realloc(s->present, (size_t)(s->n + 1)) : NULL;
+    unsigned char *np = nv ? realloc(s->present, (size_t)(s->n + more)) : NULL;
     if (!np)
         return SERIES_OOM;
     s->present = np;
+    return 0;
+}
+
+/* Appends a value to room made by reserve. */
+static void push(series_values *s, double v, int present)
+{
     s->v[s->n] = v;
     s->present[s->n] = (unsigned char)present;
     s->n++;
-    return 0;
 }
 
 /* A decimal number (no hex, so "0x5" is 0 repeated): sign, digits, fraction, exponent. */
@@ -66,23 +74,33 @@ static const char *count(const char *p, long *n)
 static int token(series_values *s, const char *t)
 {
     long n;
-    if (strcmp(t, "_") == 0 || strcmp(t, "stale") == 0)
-        return push(s, 0, 0);
-    int rc = 0;
+    int rc;
+    if (strcmp(t, "_") == 0 || strcmp(t, "stale") == 0) {
+        if ((rc = reserve(s, 1)) != 0)
+            return rc;
+        push(s, 0, 0);
+        return 0;
+    }
     if (strncmp(t, "_x", 2) == 0) {
         const char *e = count(t + 2, &n);
         if (!e || *e)
             return -1;
-        for (long i = 0; i < n && rc == 0; i++)
-            rc = push(s, 0, 0);
-        return rc;
+        if ((rc = reserve(s, n)) != 0)
+            return rc;
+        for (long i = 0; i < n; i++)
+            push(s, 0, 0);
+        return 0;
     }
     double a, b = 0;
     const char *p = number(t, &a);
     if (!p)
         return -1;
-    if (*p == 0)
-        return push(s, a, 1);
+    if (*p == 0) {
+        if ((rc = reserve(s, 1)) != 0)
+            return rc;
+        push(s, a, 1);
+        return 0;
+    }
     if (*p == '+' || *p == '-') {
         int neg = *p == '-';
         p = number(p + 1, &b);
@@ -96,9 +114,11 @@ static int token(series_values *s, const char *t)
     p = count(p + 1, &n);
     if (!p || *p)
         return -1;
-    for (long i = 0; i <= n && rc == 0; i++)
-        rc = push(s, a + b * (double)i, 1);
-    return rc;
+    if ((rc = reserve(s, n + 1)) != 0)
+        return rc;
+    for (long i = 0; i <= n; i++)
+        push(s, a + b * (double)i, 1);
+    return 0;
 }
 
 int series_expand(const char *text, series_values *out, char *err, size_t errlen)
@@ -125,8 +145,8 @@ int series_expand(const char *text, series_values *out, char *err, size_t errlen
             if (rc == SERIES_OOM)
                 snprintf(err, errlen, "out of memory");
             else
-                snprintf(err, errlen, "bad value '%.*s' (use a, axn, a+bxn, a-bxn, _, _xn)", (int)(len < 60 ? len : 60),
-                         p);
+                snprintf(err, errlen, "bad value '%.*s' (use a, axn, a+bxn, a-bxn, _, _xn; at most %d values)",
+                         (int)(len < 60 ? len : 60), p, SERIES_MAX_VALUES);
             series_values_free(out);
             return rc;
         }

@@ -219,7 +219,8 @@ long history_read_range(const char *path, int64_t from_us, int64_t to_us, const 
     if (!st)
         return -1;
     unsigned char recorded[HQ_MAX_GPUS] = {0};
-    hq_gpus(st, recorded);
+    if (hq_gpus(st, recorded) < 0) /* the list is damaged: every index, the absent ones give nothing */
+        memset(recorded, 1, sizeof recorded);
     long total = 0;
     for (int g = 0; g < HQ_MAX_GPUS && total >= 0; g++) {
         if (!recorded[g] || (sel && !sel[g]))

@@ -197,6 +197,8 @@ static int same_info(const gpu_info *a, const gpu_info *b)
     return 1;
 }
 
+static void queue_proc_meta(history *h, hproc *p, int64_t t);
+
 static void note_info(history *h, int gpu, const gpu_info *info, int64_t t)
 {
     hgpu *G = h->gpus[gpu];
@@ -214,6 +216,20 @@ static void note_info(history *h, int gpu, const gpu_info *info, int64_t t)
     p->info.index = gpu;
     p->bytes = sizeof *p;
     hist_queue(h, p);
+}
+
+void hist_requeue_meta(history *h)
+{
+    for (int g = 0; g < HIST_MAX_GPUS; g++) {
+        hgpu *G = h->gpus[g];
+        if (G && G->have_info) {
+            G->have_info = 0;
+            note_info(h, g, &G->info, G->g.n ? G->g.t_first : h->latest_t);
+        }
+    }
+    for (int i = 0; i < HIST_MAX_PROCS; i++)
+        if (h->procs[i])
+            queue_proc_meta(h, h->procs[i], h->procs[i]->t_first);
 }
 
 void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_sample *s)
