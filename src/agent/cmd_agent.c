@@ -1,4 +1,5 @@
 /* cmd_agent.c - `gpuwatch agent`: options, config file, signals (TERM/INT stop, HUP reloads). */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,25 @@ static int hash_password(const char *pw)
     }
     printf("%s\n", hash);
     return 0;
+}
+
+/* The last guard of a bounded stop: whatever agent_stop waits on (a plugin's last flush on a
+ * hung disk...), the process is gone AGENT_STOP_S seconds after the signal. */
+static void *stop_watchdog(void *arg)
+{
+    (void)arg;
+    gw_sleep_us(AGENT_STOP_S * 1000000ull);
+    gw_log(GW_LOG_ERROR, "stopping took too long; exiting now", "limit_s=%d", AGENT_STOP_S);
+    fflush(NULL);
+    _exit(1);
+    return NULL;
+}
+
+static void start_stop_watchdog(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, stop_watchdog, NULL) == 0)
+        pthread_detach(t);
 }
 
 typedef struct {
@@ -199,6 +219,7 @@ int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
                 continue;
             if (sig != SIGHUP) {
                 gw_log(GW_LOG_INFO, "stopping", "signal=%s", sig == SIGTERM ? "TERM" : "INT");
+                start_stop_watchdog();
                 break;
             }
             gw_config *fresh = load_config(&o);
@@ -208,7 +229,13 @@ int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
                 gw_log(GW_LOG_WARN, "reload failed, keeping the current configuration", NULL);
         }
     }
-    agent_stop(a);
+    if (agent_stop(a) != 0) {
+        /* A thread is still inside a backend call that may never return: nothing it may touch
+         * was freed, and the process ends here rather than in exit handlers that could wait on it. */
+        gw_log(GW_LOG_INFO, "stopped", "abandoned_backend_call=1");
+        fflush(NULL);
+        _exit(rc);
+    }
     free(a);
     return rc;
 }

@@ -115,6 +115,18 @@ static void write_family(gw_buf *out, const agent_snapshot *s, const gpu_labels 
     }
 }
 
+/* Health, kept whatever the series mode: a GPU whose read (an NVML call) has not returned for over
+ * max(2 intervals, 1 s); its samples then stop, and it goes stale, while the others go on. */
+static void write_hung(gw_buf *out, const agent_snapshot *s, const gpu_labels *l)
+{
+    expo_family(out, "gpuwatch_gpu_hung",
+                "1 while a read of the GPU (an NVML call) has not returned for over 2 sampling intervals; the "
+                "other GPUs are sampled meanwhile.",
+                "gauge");
+    for (int i = 0; i < s->ngpus; i++)
+        expo_sample(out, "gpuwatch_gpu_hung", l[i].native.data, s->gpus[i].hung ? 1 : 0);
+}
+
 static void write_info(gw_buf *out, const agent_snapshot *s, const gpu_labels *l)
 {
     if (s->ngpus == 0)
@@ -146,6 +158,7 @@ static void write_info(gw_buf *out, const agent_snapshot *s, const gpu_labels *l
                 "1 when the GPU has fallen off the bus or stopped answering; it then has no value series.", "gauge");
     for (int i = 0; i < s->ngpus; i++)
         expo_sample(out, "gpuwatch_gpu_lost", l[i].native.data, s->gpus[i].lost ? 1 : 0);
+    write_hung(out, s, l);
 }
 
 static void write_processes(gw_buf *out, const agent_snapshot *s, const expo_options *o, int sm)
@@ -214,6 +227,7 @@ void expo_write_gpus(gw_buf *out, const agent_snapshot *s, const expo_options *o
                         "gauge");
             for (int i = 0; i < s->ngpus; i++)
                 expo_sample(out, "gpuwatch_gpu_lost", l[i].native.data, s->gpus[i].lost ? 1 : 0);
+            write_hung(out, s, l);
         }
     }
     for (int i = 0; i < s->ngpus; i++) {

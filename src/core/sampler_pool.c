@@ -162,8 +162,8 @@ int sampler_pool_round(sampler_pool *p, uint64_t deadline_us)
     }
     while (!p->interrupted) {
         int pending = 0;
-        for (int i = 0; i < p->n; i++)
-            pending += p->w[i].asked && (p->w[i].job || p->w[i].busy);
+        for (int i = 0; i < p->n; i++) /* this round's, and earlier ones that may end in time */
+            pending += p->w[i].job || p->w[i].busy;
         if (!pending || pthread_cond_timedwait(&p->answered, &p->lock, &ts) == ETIMEDOUT)
             break;
     }

@@ -36,8 +36,8 @@ typedef struct pool_result {
 sampler_pool *sampler_pool_start(sampler *s, int max_procs);
 
 /* Asks every idle GPU with no result waiting for a sample (all metrics) and its processes, then
- * waits until each GPU asked has answered, the monotonic deadline_us passes, or the pool is
- * interrupted. Returns how many GPUs were asked. */
+ * waits until no GPU is inside a read (those of earlier rounds may end in time too), the
+ * monotonic deadline_us passes, or the pool is interrupted. Returns how many GPUs were asked. */
 int sampler_pool_round(sampler_pool *p, uint64_t deadline_us);
 
 /* A GPU's state after a round. POOL_DONE: the result is copied into *out and procs[0..nprocs-1]
