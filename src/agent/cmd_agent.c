@@ -26,7 +26,8 @@ static void usage(FILE *f)
             "  --db PATH            history file (overrides history.path; see docs/history.md)\n"
             "  --web.config.file FILE  Prometheus web-config (tls_server_config, basic_auth_users);\n"
             "                       overrides tls and basic_auth_users of the config file\n"
-            "  --hash-password [PW] print a bcrypt hash for basic_auth_users (PW or a line on stdin)\n"
+            "  --hash-password [PW] print a bcrypt hash for basic_auth_users (PW or a line on stdin;\n"
+            "                       bcrypt reads at most 72 bytes of a password)\n"
             "signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration.\n",
             GW_DEFAULT_CONFIG);
 }
@@ -42,6 +43,12 @@ static int hash_password(const char *pw)
         line[strcspn(line, "\r\n")] = 0;
         pw = line;
     }
+    size_t len = strlen(pw);
+    if (len > AUTH_BCRYPT_MAX_PASSWORD)
+        fprintf(stderr,
+                "gpuwatch agent: --hash-password: warning: the password is %zu bytes and bcrypt uses only the "
+                "first %d; any password that starts with the same %d bytes will be accepted\n",
+                len, AUTH_BCRYPT_MAX_PASSWORD, AUTH_BCRYPT_MAX_PASSWORD);
     char hash[128];
     if (auth_hash_password(pw, hash, sizeof hash) != 0) {
         fprintf(stderr, "gpuwatch agent: cannot make a bcrypt hash\n");
