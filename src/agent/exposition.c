@@ -1,5 +1,6 @@
 /* exposition.c - builds the /metrics page from a snapshot, driven by the metric catalog. */
 #include "exposition.h"
+#include "http_guard.h"
 #include "expo_text.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,6 +267,20 @@ static void live_sample(gw_buf *out, const char *name, int gpu, double v)
     char labels[32];
     snprintf(labels, sizeof labels, "gpu=\"%d\"", gpu);
     expo_sample(out, name, labels, v);
+}
+
+void expo_write_http(gw_buf *out, const guard_stats *g)
+{
+    expo_family(out, "gpuwatch_http_connections", "HTTP connections open.", "gauge");
+    expo_sample(out, "gpuwatch_http_connections", "", g->open);
+    expo_family(out, "gpuwatch_http_connections_closed_total",
+                "HTTP connections the agent closed: no whole request within http.request_timeout "
+                "(request_timeout), to make room under http.max_connections(_per_ip) (evicted), or at "
+                "once because their address's connections were all busy (refused).",
+                "counter");
+    expo_sample(out, "gpuwatch_http_connections_closed_total", "reason=\"request_timeout\"", (double)g->timed_out);
+    expo_sample(out, "gpuwatch_http_connections_closed_total", "reason=\"evicted\"", (double)g->evicted);
+    expo_sample(out, "gpuwatch_http_connections_closed_total", "reason=\"refused\"", (double)g->refused);
 }
 
 void expo_write_live(gw_buf *out, const agent_snapshot *s, uint64_t now_us, double scrape_seconds)
