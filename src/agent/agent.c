@@ -57,6 +57,12 @@ static int view_procs(void *ctx, int gpu, int64_t now_us, gpu_proc *out, int max
     return n;
 }
 
+static int view_capacity(void *ctx)
+{
+    ring *r = agent_ring(ctx);
+    return r ? ring_capacity(r) : 0;
+}
+
 static void view_post_event(const agent_view *v, const agent_event *ev)
 {
     agent *a = v->agent;
@@ -74,6 +80,16 @@ static void view_post_event(const agent_view *v, const agent_event *ev)
         free(detail);
         gw_log(GW_LOG_WARN, "event dropped: out of memory", "kind=%s", ev->kind);
     }
+}
+
+static void view_advertise(const agent_view *v, const char *key, const char *value)
+{
+    agent *a = v->agent;
+    if (a->nfacts == AGENT_MAX_PLUGINS)
+        return;
+    gw_strlcpy(a->facts[a->nfacts].key, key, sizeof a->facts[0].key);
+    gw_strlcpy(a->facts[a->nfacts].value, value, sizeof a->facts[0].value);
+    a->nfacts++;
 }
 
 void agent_deliver_events(agent *a)
@@ -155,8 +171,9 @@ int agent_init(agent *a, gw_config *cfg, const agent_cli *cli)
     gw_strlcpy(a->backend_error, "backend not opened yet", sizeof a->backend_error);
     pthread_mutex_init(&a->events_lock, NULL);
     a->view = (agent_view){
-        .source = {a, view_count, view_info, view_each, view_latest, view_procs},
+        .source = {a, view_count, view_info, view_each, view_latest, view_procs, view_capacity},
         .hostname = a->hostname,
+        .advertise = view_advertise,
         .post_event = view_post_event,
         .agent = a,
     };
@@ -305,6 +322,7 @@ int agent_snapshot_take(agent *a, agent_snapshot *out)
     pthread_mutex_lock(&a->state_lock);
     out->gen = a->gen;
     out->backend_up = a->backend_up;
+    out->simulated = a->simulated;
     gw_strlcpy(out->backend_error, a->backend_error, sizeof out->backend_error);
     gw_strlcpy(out->driver_version, a->driver_version, sizeof out->driver_version);
     out->sampling_duration_s = a->sampling_duration_s;

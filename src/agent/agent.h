@@ -42,6 +42,7 @@ typedef struct agent {
     ring *ring;         /* NULL until the backend is open */
     pthread_mutex_t state_lock;
     int backend_up;
+    int simulated; /* the backend is gpusim */
     char backend_error[256];
     char driver_version[80];
     int ngpus;
@@ -75,6 +76,11 @@ typedef struct agent {
         void *ctx;
     } plugins[AGENT_MAX_PLUGINS];
     int nplugins;
+    struct {
+        char key[32];
+        char value[4096];
+    } facts[AGENT_MAX_PLUGINS]; /* advertised by plugins (plugin.h), written to the state file */
+    int nfacts;
     pthread_mutex_t events_lock; /* events posted and not yet delivered */
     agent_event *events;
     int nevents;

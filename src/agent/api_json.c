@@ -59,6 +59,7 @@ static cJSON *gpu_json(const agent_snapshot *s, int i)
         else
             cJSON_AddNullToObject(o, f);
     }
+    cJSON_AddBoolToObject(o, "simulated", s->simulated);
     cJSON_AddBoolToObject(o, "lost", g->lost);
     cJSON_AddBoolToObject(o, "stale", stale);
     cJSON_AddBoolToObject(o, "hung", g->hung);
@@ -101,6 +102,7 @@ void api_gpus(agent *a, const agent_request *req, agent_response *resp)
     }
     cJSON *root = cJSON_CreateObject();
     cJSON_AddBoolToObject(root, "backend_up", s.backend_up);
+    cJSON_AddBoolToObject(root, "simulated", s.simulated);
     cJSON_AddStringToObject(root, "hostname", a->hostname);
     cJSON_AddStringToObject(root, "driver_version", s.driver_version);
     cJSON_AddNumberToObject(root, "interval_seconds", s.interval_s);

@@ -8,6 +8,7 @@
 #include "agent.h"
 #include "auth.h"
 #include "agent_commands.h"
+#include "agent_state.h"
 #include "http_server.h"
 #include "util.h"
 
@@ -177,6 +178,27 @@ static int write_port_file(const char *path, int port)
     return rename(tmp, path);
 }
 
+/* Tells the local commands where this agent is and what its plugins advertised (agent_state.h). */
+static void advertise(agent *a, const options *o)
+{
+    agent_state st = {.pid = (int)getpid()};
+    const char *listen = a->cfg->listen, *colon = strrchr(listen, ':');
+    int host_len = colon ? (int)(colon - listen) : 0;
+    if (host_len == 0 || (host_len == 7 && !strncmp(listen, "0.0.0.0", 7)) ||
+        (host_len == 4 && !strncmp(listen, "[::]", 4)))
+        snprintf(st.listen, sizeof st.listen, "127.0.0.1:%d", http_port(a->http));
+    else
+        snprintf(st.listen, sizeof st.listen, "%.*s:%d", host_len, listen, http_port(a->http));
+    gw_strlcpy(st.config, o->config, sizeof st.config);
+    const char *keys[AGENT_MAX_PLUGINS], *values[AGENT_MAX_PLUGINS];
+    for (int i = 0; i < a->nfacts; i++) {
+        keys[i] = a->facts[i].key;
+        values[i] = a->facts[i].value;
+    }
+    if (agent_state_write(&st, keys, values, a->nfacts) != 0)
+        gw_log(GW_LOG_WARN, "cannot write the agent's state file (local commands will not find this agent)", NULL);
+}
+
 int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
 {
     options o;
@@ -217,6 +239,8 @@ int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
         gw_log(GW_LOG_ERROR, "cannot write the port file", "path=%s", o.port_file);
         rc = 1;
     }
+    if (rc == 0)
+        advertise(a, &o);
     if (rc == 0) {
         gw_log(GW_LOG_INFO, "agent started", "config=%s interval=%g pid=%d", o.config, agent_interval(a),
                (int)getpid());
@@ -236,6 +260,7 @@ int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
                 gw_log(GW_LOG_WARN, "reload failed, keeping the current configuration", NULL);
         }
     }
+    agent_state_remove();
     if (agent_stop(a) != 0) {
         /* A thread is still inside a backend call that may never return: nothing it may touch
          * was freed, and the process ends here rather than in exit handlers that could wait on it. */

@@ -146,6 +146,7 @@ static void write_info(gw_buf *out, const agent_snapshot *s, const gpu_labels *l
         expo_label(&lab, &first, "driver_version", *drv ? drv : s->driver_version);
         expo_label(&lab, &first, "vbios_version", info_str(g, M_VBIOS_VERSION));
         expo_label(&lab, &first, "serial", info_str(g, M_SERIAL));
+        expo_label(&lab, &first, "simulated", s->simulated ? "true" : "false");
         double cc;
         if (g->has_sample && sample_get(&g->sample, M_COMPUTE_CAP, &cc)) {
             char tmp[16];
@@ -287,6 +288,10 @@ void expo_write_live(gw_buf *out, const agent_snapshot *s, uint64_t now_us, doub
 {
     expo_family(out, "gpuwatch_up", "1 when the GPU backend (NVML) is loaded and answering.", "gauge");
     expo_sample(out, "gpuwatch_up", "", s->backend_up);
+    expo_family(out, "gpuwatch_simulated",
+                "1 when the GPUs are gpusim's simulated ones (a demo or test agent): never real measurements.",
+                "gauge");
+    expo_sample(out, "gpuwatch_simulated", "", s->simulated);
     int header = 0, stale;
     for (int i = 0; i < s->ngpus; i++) {
         if (!s->gpus[i].has_sample)

@@ -47,6 +47,9 @@ typedef struct agent_view {
     /* The GPUs, their identity, the ring of recent samples and the latest processes. */
     sample_source source;
     const char *hostname;
+    /* A fact about this agent for the local commands (agent_state.h), e.g. ("db", the history
+     * file) so that `gpuwatch history` reads the file the agent writes. Call it from start. */
+    void (*advertise)(const struct agent_view *view, const char *key, const char *value);
     /* Posts an event, from any thread; copied. Delivered on the sampler thread after the round. */
     void (*post_event)(const struct agent_view *view, const agent_event *ev);
     void *agent;

@@ -87,6 +87,7 @@ static int open_backend(agent *a)
     a->nprocs = nprocs;
     a->ngpus = n;
     a->backend_up = 1;
+    a->simulated = a->s.versions.simulated;
     a->backend_error[0] = 0;
     a->gen++;
     gw_strlcpy(a->driver_version, a->s.versions.driver, sizeof a->driver_version);

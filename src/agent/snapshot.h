@@ -25,6 +25,7 @@ typedef struct agent_error_count {
 
 typedef struct agent_snapshot {
     int backend_up;
+    int simulated; /* the GPUs are gpusim's: every consumer must be able to tell */
     char backend_error[256];
     char driver_version[80];
     int ngpus;

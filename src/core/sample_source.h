@@ -18,6 +18,8 @@ typedef struct sample_source {
     int (*latest)(void *ctx, int gpu, int64_t now_us, gpu_sample *out);
     /* Processes on gpu at now_us; returns how many (<= max). NULL: no process information. */
     int (*procs)(void *ctx, int gpu, int64_t now_us, gpu_proc *out, int max);
+    /* How many samples per GPU the source keeps (a ring's capacity); NULL or 0: unbounded. */
+    int (*capacity)(void *ctx);
 } sample_source;
 
 #endif

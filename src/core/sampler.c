@@ -137,15 +137,21 @@ gpu_status sampler_read(sampler *s, int gpu, const metric_set *want, gpu_sample 
     return st;
 }
 
-int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max)
+int sampler_read_backend_processes(sampler *s, int gpu, gpu_proc *out, int max)
 {
     gw_gpu *g = &s->gpus[gpu];
     sampler_backend *sb = &s->backends[g->backend];
     int n = sb->ops->read_processes(sb->b, g->local, out, max);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++)
         out[i].gpu = gpu;
+    return n;
+}
+
+int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max)
+{
+    int n = sampler_read_backend_processes(s, gpu, out, max);
+    for (int i = 0; i < n; i++)
         procinfo_fill(&out[i]);
-    }
     return n;
 }
 
@@ -170,6 +176,40 @@ int sampler_set_time(sampler *s, double t_s)
             return -1;
     }
     return s->nbackends ? 0 : -1;
+}
+
+int sampler_read_topology(sampler *s, int gpu, gpu_topology *out)
+{
+    if (gpu < 0 || gpu >= s->count)
+        return -1;
+    gw_gpu *g = &s->gpus[gpu];
+    sampler_backend *sb = &s->backends[g->backend];
+    gpu_topology local;
+    if (!sb->ops->read_topology || sb->ops->read_topology(sb->b, g->local, &local) != 0)
+        return -1;
+    *out = local;
+    memset(out->path, TOPO_PATH_UNKNOWN, sizeof out->path);
+    memset(out->nvlink, 0, sizeof out->nvlink);
+    for (int i = 0; i < s->count && i < GW_TOPO_MAX_GPUS; i++) {
+        const gw_gpu *p = &s->gpus[i];
+        if (p->backend != g->backend || p->local >= GW_TOPO_MAX_GPUS)
+            continue;
+        out->path[i] = local.path[p->local];
+        out->nvlink[i] = local.nvlink[p->local];
+    }
+    if (out->numa_node < 0 && g->have_info && sample_has(&g->statics, M_NUMA_NODE))
+        out->numa_node = (int)g->statics.v[M_NUMA_NODE];
+    return 0;
+}
+
+double sampler_sim_time(sampler *s)
+{
+    for (int k = 0; k < s->nbackends; k++) {
+        sampler_backend *sb = &s->backends[k];
+        if (sb->ops->get_time)
+            return sb->ops->get_time(sb->b);
+    }
+    return -1;
 }
 
 void sampler_backend_names(const sampler *s, char *out, size_t n)

@@ -44,6 +44,9 @@ gpu_status sampler_read(sampler *s, int gpu, const metric_set *want, gpu_sample 
 
 /* Processes on one GPU, with user/command/container from /proc. Returns count (<= max), <0 on error. */
 int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max);
+/* The same as the backend sees them (pid, type, memory, utilizations), for a caller that keeps its
+ * own /proc cache (top). */
+int sampler_read_backend_processes(sampler *s, int gpu, gpu_proc *out, int max);
 
 /* Counts of failed backend calls, of every backend; returns how many were filled (<= max). */
 int sampler_error_counts(sampler *s, backend_error_count *out, int max);
@@ -51,6 +54,14 @@ int sampler_error_counts(sampler *s, backend_error_count *out, int max);
 /* Sets the clock of a simulated backend (every backend must be simulated): see backend_ops.set_time.
  * 0, or -1 when a backend cannot. */
 int sampler_set_time(sampler *s, double t_s);
+
+/* The topology of one GPU (backend_ops.read_topology), its peers given as sampler indices (GPUs of
+ * other backends: TOPO_PATH_UNKNOWN); numa_node from the GPU's static numa_node when the backend
+ * gives none. 0, or -1 when the backend has no topology or cannot read it. */
+int sampler_read_topology(sampler *s, int gpu, gpu_topology *out);
+
+/* The scenario time of a simulated backend (backend_ops.get_time), or -1. */
+double sampler_sim_time(sampler *s);
 
 /* The backends' names, joined with '+' ("nvml"). */
 void sampler_backend_names(const sampler *s, char *out, size_t n);

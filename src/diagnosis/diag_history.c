@@ -1,7 +1,7 @@
 /* diag_history.c - the window of `gpuwatch diagnose --db`: a range of the history file read back as
  * samples, process lists and events (history_read.h). */
 #include "diag_sources.h"
-#include "history.h"
+#include "cli_common.h"
 #include "history_read.h"
 #include "sampler.h"
 #include "timeparse.h"
@@ -13,10 +13,7 @@
 
 int diag_history_path(const char *db, char *out, size_t n)
 {
-    if (db)
-        gw_strlcpy(out, db, n);
-    else
-        history_default_path(out, n);
+    hcli_db_path(db, out, n);
     if (access(out, R_OK) != 0) {
         fprintf(stderr, "gpuwatch diagnose: no history file %s%s\n", out,
                 db ? "" : " (give --db PATH, or diagnose --live 5m / --host HOST:PORT)");

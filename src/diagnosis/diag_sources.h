@@ -15,7 +15,7 @@
  * Returns 0, or an exit status after a message on stderr. */
 int diag_from_sampler(diag_window *w, double duration_s, double interval_s, int replay);
 
-/* The history file to read: db when given, else the default (history_default_path). */
+/* The history file to read: db when given, else the running agent's, else the default (cli_common.h). */
 int diag_history_path(const char *db, char *out, size_t n);
 /* Fills w from a history file over --since (default 30m) or --from/--to. 0, or an exit status. */
 int diag_from_history(diag_window *w, const char *path, const char *since, const char *from, const char *to);

@@ -1,5 +1,6 @@
 /* cli_common.c - file path and time-range handling shared by the history commands. */
 #include "cli_common.h"
+#include "agent_state.h"
 #include "history.h"
 #include "timeparse.h"
 #include "util.h"
@@ -10,12 +11,21 @@
 void hcli_db_path(const char *opt, char *out, size_t n)
 {
     const char *env = getenv("GPUWATCH_HISTORY_DB");
-    if (opt && *opt)
+    agent_state st;
+    if (opt && *opt) {
         gw_strlcpy(out, opt, n);
-    else if (env && *env)
+        return;
+    }
+    if (env && *env) {
         gw_strlcpy(out, env, n);
-    else
+        fprintf(stderr, "gpuwatch: reading %s (GPUWATCH_HISTORY_DB)\n", out);
+    } else if (agent_state_find(&st) && st.db[0]) {
+        gw_strlcpy(out, st.db, n);
+        fprintf(stderr, "gpuwatch: reading %s (the running agent's, pid %d)\n", out, st.pid);
+    } else {
         history_default_path(out, n);
+        fprintf(stderr, "gpuwatch: reading %s (the default; no running agent found, --db PATH for another)\n", out);
+    }
 }
 
 store *hcli_open(const char *path)

@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include "store.h"
 
-/* --db, else $GPUWATCH_HISTORY_DB, else history_default_path(). */
+/* --db, else $GPUWATCH_HISTORY_DB, else the running agent's file (agent_state.h), else
+ * history_default_path(); says on stderr which it reads when --db was not given. */
 void hcli_db_path(const char *opt, char *out, size_t n);
 /* Opens the file read-only, printing a clear line when it cannot (returns NULL). */
 store *hcli_open(const char *path);

@@ -162,7 +162,8 @@ static int read_processes(store *st, int gpu, int64_t from, int64_t to, const hi
     gpu_proc *list = rc == 0 ? malloc((size_t)(nprocs ? nprocs : 1) * sizeof *list) : NULL;
     if (rc == 0 && !list)
         rc = -1;
-    qsort(pts, npts, sizeof *pts, by_time);
+    if (npts > 0) /* pts is NULL when no process had a point in the range */
+        qsort(pts, npts, sizeof *pts, by_time);
     for (size_t i = 0; rc == 0 && i < npts;) {
         int64_t t = pts[i].t;
         int k = 0;

@@ -1,4 +1,5 @@
 /* nvml_backend.c - the NVML backend's life cycle (open, close, versions) and its backend_ops table. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,8 +227,15 @@ static int nv_set_time(backend *b, double t_s)
         return -1;
     pthread_mutex_lock(&b->lock);
     nvmlReturn_t rc = b->fn.GpusimSetTime(t_s);
+    if (rc == NVML_SUCCESS)
+        b->set_time_us = (uint64_t)llround(t_s * 1e6) + 1;
     pthread_mutex_unlock(&b->lock);
     return rc == NVML_SUCCESS ? 0 : -1;
+}
+
+uint64_t nv_clock_us(const backend *b)
+{
+    return b->set_time_us ? b->set_time_us : gw_mono_us();
 }
 
 const backend_ops nvml_backend_ops = {
@@ -241,4 +249,6 @@ const backend_ops nvml_backend_ops = {
     .versions = nv_versions,
     .set_time = nv_set_time,
     .error_counts = nv_error_counts,
+    .read_topology = nv_read_topology,
+    .get_time = nv_get_time,
 };

@@ -85,7 +85,7 @@ static void prime(backend *b, nv_gpu *g)
         return;
     nvmlReturn_t rc = b->fn.GpmSampleGet(g->dev, g->gpm_prev);
     if (rc == NVML_SUCCESS) {
-        g->gpm_prev_us = gw_mono_us();
+        g->gpm_prev_us = nv_clock_us(b);
     } else if (nv_refused(rc)) {
         mark_unsupported(g);
     } else {
@@ -107,7 +107,7 @@ static void compute(nv_rd *r)
         nv_check(r, NV_GpmSampleGet, rc, NULL, 0);
         return;
     }
-    uint64_t now = gw_mono_us();
+    uint64_t now = nv_clock_us(b);
     nvmlGpmMetricsGet_t *mg = &g->gpm_get;
     mg->version = NVML_GPM_METRICS_GET_VERSION;
     mg->sample1 = g->gpm_prev;
@@ -167,8 +167,8 @@ void nv_gpm_read(nv_rd *r)
         }
     }
     if (g->gpm_prev_us && !g->lost) {
-        uint64_t age = gw_mono_us() - g->gpm_prev_us;
-        if (age < NV_GPM_MIN_US && !g->gpm_have) {
+        uint64_t age = nv_clock_us(b) - g->gpm_prev_us;
+        if (age < NV_GPM_MIN_US && !g->gpm_have && !b->set_time_us) {
             gw_sleep_us(NV_GPM_MIN_US - age);
             age = NV_GPM_MIN_US;
         }

@@ -34,7 +34,7 @@ typedef struct nv_gpu {
     int gpm_support; /* 0 unknown, 1 yes, -1 no */
     int gpm_alloc;   /* gpm_prev and gpm_cur are allocated */
     nvmlGpmSample_t gpm_prev, gpm_cur;
-    uint64_t gpm_prev_us; /* monotonic time of gpm_prev, 0 = none */
+    uint64_t gpm_prev_us; /* time of gpm_prev (nv_clock_us), 0 = none */
     double gpm_val[NV_GPM_IDS];
     unsigned gpm_have;           /* bit i: gpm_val[i] holds a value */
     nvmlGpmMetricsGet_t gpm_get; /* scratch for nvmlGpmMetricsGet */
@@ -77,7 +77,12 @@ struct backend {
     pthread_mutex_t err_lock;  /* the counters only: error_counts does not wait for a read */
     nv_err_kind errs[NV_MAX_ERR_KINDS];
     int n_errs;
+    uint64_t set_time_us; /* a simulated clock set by set_time (+1, so 0 = the real clock) */
 };
+
+/* The backend's clock in us: the monotonic clock, or the time a replay set (set_time), so that
+ * rates between two readings (GPM) follow the replayed time, not the wall clock. */
+uint64_t nv_clock_us(const backend *b);
 
 /* One read of one GPU: what the caller wants, where values go. */
 typedef struct nv_rd {
@@ -155,6 +160,11 @@ gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sampl
 void nv_read_memory(nv_rd *r); /* the wanted ones of memory total/reserved/used/free */
 void nv_read_fields(nv_rd *r);
 
+/* nvml_compat.c: nvidia-smi's other --query-gpu fields; the static ones (and strings) with the
+ * identity, the others per sample. */
+void nv_compat_info(nv_rd *r, gpu_info *info);
+void nv_compat_read(nv_rd *r);
+
 /* nvml_events.c */
 void nv_events_open(backend *b);
 void nv_events_register(backend *b, nv_gpu *g);
@@ -168,5 +178,9 @@ void nv_gpm_close(backend *b);
 
 /* nvml_procs.c */
 int nv_read_processes(backend *b, int gpu, gpu_proc *out, int max);
+
+/* nvml_topo.c: backend_ops.read_topology and get_time (the caller holds nothing; they lock) */
+int nv_read_topology(backend *b, int gpu, gpu_topology *out);
+double nv_get_time(backend *b);
 
 #endif

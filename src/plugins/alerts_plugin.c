@@ -123,6 +123,8 @@ static void *evaluator(void *arg)
         p->tick_us = 0;
         /* Not before the backend is open: a first evaluation over no GPU would delay the next one. */
         if (p->e && now >= alert_engine_next_due(p->e) && src->gpu_count(src->ctx) > 0) {
+            if (src->capacity)
+                alert_engine_set_source_capacity(p->e, src->capacity(src->ctx));
             alert_engine_eval(p->e, src, now, 0); /* under mu: a reload waits for it */
             atomic_fetch_add(&p->metrics_gen, 1);
         }

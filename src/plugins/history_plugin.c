@@ -171,7 +171,6 @@ static void release(void *ctx)
 
 static int start(const agent_view *view, gw_config *cfg, void **ctx)
 {
-    (void)view;
     history_config hc;
     char path[4096], err[512];
     int enabled;
@@ -192,6 +191,7 @@ static int start(const agent_view *view, gw_config *cfg, void **ctx)
         free(p);
         return -1;
     }
+    view->advertise(view, "db", path);
     gw_log(GW_LOG_INFO, "history recording", "path=%s flush_interval_s=%g raw_retention_s=%g rollup_retention_s=%g",
            path, hc.flush_interval_s, hc.raw_retention_s, hc.rollup_retention_s);
     *ctx = p;

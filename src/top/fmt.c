@@ -1,7 +1,8 @@
-/* fmt.c - pure text helpers for top (see top_fmt.h): no curses, unit tested. */
+/* fmt.c - pure text helpers for top (see top_fmt.h): bars, sparklines, units, UTF-8 widths. No curses. */
 #include "top_fmt.h"
 #include "catalog.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
@@ -103,26 +104,69 @@ int fmt_throttle_words(uint64_t mask, int include_idle, char *out, size_t n)
     return count;
 }
 
+char *fmt_fixed(char *out, size_t n, double v, int decimals, const char *suffix)
+{
+    static const double scale[] = {1, 10, 100, 1000};
+    double scaled = decimals >= 0 && decimals <= 3 ? v * scale[decimals] : -1;
+    /* printf rounds a tie (x.5 exactly) to even on the exact binary value: leave those, negative
+     * values and huge ones to it. Otherwise rint of the scaled value gives the same digits. */
+    if (!(scaled >= 0 && scaled < 1e15) || signbit(scaled) || scaled - floor(scaled) == 0.5) {
+        snprintf(out, n, "%.*f%s", decimals, v, suffix);
+        return out;
+    }
+    unsigned long long r = (unsigned long long)rint(scaled);
+    char digits[24], text[64];
+    int k = 0;
+    do {
+        digits[k++] = (char)('0' + r % 10);
+        r /= 10;
+    } while (r || k <= decimals);
+    size_t pos = 0;
+    for (int i = k - 1; i >= 0; i--) {
+        text[pos++] = digits[i];
+        if (i == decimals && decimals)
+            text[pos++] = '.';
+    }
+    for (; *suffix && pos + 1 < sizeof text; suffix++)
+        text[pos++] = *suffix;
+    if (n) {
+        size_t len = pos < n - 1 ? pos : n - 1;
+        memcpy(out, text, len);
+        out[len] = 0;
+    }
+    return out;
+}
+
+char *fmt_join(char *out, size_t n, ...)
+{
+    va_list ap;
+    size_t pos = 0;
+    va_start(ap, n);
+    for (const char *p; (p = va_arg(ap, const char *)) != NULL;)
+        for (; *p && pos + 1 < n; p++)
+            out[pos++] = *p;
+    va_end(ap);
+    if (n)
+        out[pos] = 0;
+    return out;
+}
+
 char *fmt_mib(char *out, size_t n, double mib)
 {
     if (mib >= 1024.0 * 1024.0)
-        snprintf(out, n, "%.2f TiB", mib / (1024.0 * 1024.0));
-    else if (mib >= 1024.0)
-        snprintf(out, n, "%.1f GiB", mib / 1024.0);
-    else
-        snprintf(out, n, "%.0f MiB", mib);
-    return out;
+        return fmt_fixed(out, n, mib / (1024.0 * 1024.0), 2, " TiB");
+    if (mib >= 1024.0)
+        return fmt_fixed(out, n, mib / 1024.0, 1, " GiB");
+    return fmt_fixed(out, n, mib, 0, " MiB");
 }
 
 char *fmt_kbs(char *out, size_t n, double kbs)
 {
     if (kbs >= 1e6)
-        snprintf(out, n, "%.1f GB/s", kbs / 1e6);
-    else if (kbs >= 1e3)
-        snprintf(out, n, "%.0f MB/s", kbs / 1e3);
-    else
-        snprintf(out, n, "%.0f KB/s", kbs);
-    return out;
+        return fmt_fixed(out, n, kbs / 1e6, 1, " GB/s");
+    if (kbs >= 1e3)
+        return fmt_fixed(out, n, kbs / 1e3, 0, " MB/s");
+    return fmt_fixed(out, n, kbs, 0, " KB/s");
 }
 
 char *fmt_duration(char *out, size_t n, uint64_t s)
@@ -139,19 +183,45 @@ char *fmt_duration(char *out, size_t n, uint64_t s)
     return out;
 }
 
+size_t fmt_utf8_next(const char *s, uint32_t *cp)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (u[0] < 0x80) {
+        *cp = u[0];
+        return 1;
+    }
+    int len = u[0] >= 0xF0 && u[0] < 0xF8 ? 4 : u[0] >= 0xE0 ? 3 : u[0] >= 0xC2 && u[0] < 0xE0 ? 2 : 0;
+    uint32_t c = len == 4 ? u[0] & 0x07u : len == 3 ? u[0] & 0x0Fu : u[0] & 0x1Fu;
+    for (int i = 1; i < len; i++) {
+        if ((u[i] & 0xC0) != 0x80) {
+            len = 0; /* cut short (a NUL ends it too) */
+            break;
+        }
+        c = c << 6 | (u[i] & 0x3Fu);
+    }
+    if (!len || (len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF))) {
+        *cp = 0xFFFD; /* not UTF-8: one replacement character per byte */
+        return 1;
+    }
+    *cp = c;
+    return (size_t)len;
+}
+
+int fmt_cp_cols(uint32_t cp)
+{
+    /* What top draws most: ASCII, Latin-1 (°), block elements and box drawing, braille. */
+    if (cp < 0x7F || (cp >= 0xA0 && cp < 0x300) || (cp >= 0x2500 && cp < 0x2600) || (cp >= 0x2800 && cp < 0x2900))
+        return 1;
+    int w = wcwidth((wchar_t)cp);
+    return w < 0 ? 1 : w;
+}
+
 /* Decodes one UTF-8 character: its byte length (>= 1) and its column width (>= 0). */
 static size_t next_char(const char *s, int *cols)
 {
-    mbstate_t st;
-    memset(&st, 0, sizeof st);
-    wchar_t wc;
-    size_t len = mbrtowc(&wc, s, strlen(s), &st);
-    if (len == (size_t)-1 || len == (size_t)-2 || len == 0) {
-        *cols = 1;
-        return 1;
-    }
-    int w = wcwidth(wc);
-    *cols = w < 0 ? 1 : w;
+    uint32_t cp;
+    size_t len = fmt_utf8_next(s, &cp);
+    *cols = fmt_cp_cols(cp);
     return len;
 }
 
@@ -163,24 +233,6 @@ int fmt_cols(const char *s)
         total += w;
     }
     return total;
-}
-
-char *fmt_fit(char *out, size_t n, const char *s, int cols)
-{
-    size_t pos = 0;
-    int used = 0, w;
-    while (*s) {
-        size_t len = next_char(s, &w);
-        if (used + w > cols || pos + len + 1 > n)
-            break;
-        memcpy(out + pos, s, len);
-        pos += len;
-        used += w;
-        s += len;
-    }
-    if (n)
-        out[pos] = 0;
-    return out;
 }
 
 char *fmt_pad(char *out, size_t n, const char *s, int cols, int right)

@@ -1,10 +1,15 @@
-/* keys.c - what each key does to top's state (help, pause, interval, layout, GPU, sort,
- * filter, process selection and signals after a y/n confirmation). */
-#include "top_keys.h"
-#include "top_draw.h"
+/* keys.c - top's interactive state and what each key does to it (help, pause, interval, layout,
+ * charts, alerts, GPU, sort, filter, process selection, tree), and signals: `k` opens a menu of INT
+ * (a graceful stop that lets a trainer checkpoint), TERM and KILL, y confirms. On simulated GPUs a
+ * signal only goes to gpuwatch itself or its parent: a scenario's other pids are numbers that may
+ * belong to any process of this host. */
+#include "top_ui.h"
+#include "util.h"
 #include <ctype.h>
 #include <errno.h>
+#include <ncurses.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,16 +17,64 @@
 static const double intervals[] = {0.25, 0.5, 1, 2, 5, 10, 30, 60};
 #define N_INTERVALS (int)(sizeof intervals / sizeof intervals[0])
 
-int top_signal_process(unsigned pid, int sig, int remote, char *msg, size_t n)
+void top_ui_init(top_ui *u, top_opts *o)
 {
-    const char *name = sig == SIGKILL ? "SIGKILL" : "SIGTERM";
+    memset(u, 0, sizeof *u);
+    u->o = o;
+    u->layout = o->layout;
+    u->chart = CHART_SELECTED;
+    u->sel_gpu = -1;
+    u->sort_col = PC_GPUMEM;
+    u->sort_desc = 1;
+    u->remote = o->remote_on;
+}
+
+void top_ui_message(top_ui *u, int level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->msg, sizeof u->msg, fmt, ap);
+    va_end(ap);
+    u->msg_level = level;
+    u->msg_until_us = gw_mono_us() + 5000000u;
+}
+
+void top_screen_time(const top_ui *u, uint64_t now_mono_us, uint64_t now_wall_us, uint64_t *mono_us, uint64_t *wall_us)
+{
+    *mono_us = u->paused ? u->paused_mono_us : now_mono_us;
+    *wall_us = u->paused ? u->paused_wall_us : now_wall_us;
+}
+
+/* ---- signals ---- */
+
+const char *top_signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGKILL ? "SIGKILL" : sig == SIGTERM ? "SIGTERM" : "signal";
+}
+
+int top_signal_allowed(unsigned pid, sig_mode mode)
+{
+    if (mode == SIG_REMOTE || pid == 0)
+        return 0;
+    if (mode == SIG_SIMULATED)
+        return pid == (unsigned)getpid() || pid == (unsigned)getppid();
+    return 1;
+}
+
+int top_signal_process(unsigned pid, int sig, sig_mode mode, char *msg, size_t n)
+{
+    const char *name = top_signal_name(sig);
     char path[64];
-    if (remote) {
+    if (mode == SIG_REMOTE) {
         snprintf(msg, n, "%s not sent: pid %u runs on the remote host", name, pid);
         return LVL_WARN;
     }
+    if (!top_signal_allowed(pid, mode)) {
+        snprintf(msg, n, "simulated GPUs: no signal sent (pid %u is the scenario's, not a process of these GPUs)", pid);
+        return LVL_WARN;
+    }
     snprintf(path, sizeof path, "/proc/%u", pid);
-    if (pid == 0 || access(path, F_OK) != 0) {
+    if (access(path, F_OK) != 0) {
         snprintf(msg, n, "%s not sent: pid %u is gone or not visible here (another pid namespace)", name, pid);
         return LVL_WARN;
     }
@@ -39,6 +92,47 @@ int top_signal_process(unsigned pid, int sig, int remote, char *msg, size_t n)
     return LVL_CRIT;
 }
 
+static sig_mode mode_of(const top_ui *u)
+{
+    return u->remote ? SIG_REMOTE : u->sim_guard ? SIG_SIMULATED : SIG_LOCAL;
+}
+
+/* k / K: the menu (or straight to the y/n question for K), unless no signal could go anywhere. */
+static void signal_start(top_ui *u, int sig)
+{
+    char msg[200];
+    if (!u->sel_pid) {
+        top_ui_message(u, LVL_WARN, "no process selected");
+        return;
+    }
+    if (!top_signal_allowed(u->sel_pid, mode_of(u))) {
+        int lvl = top_signal_process(u->sel_pid, sig ? sig : SIGTERM, mode_of(u), msg, sizeof msg);
+        top_ui_message(u, lvl, "%s", msg);
+        return;
+    }
+    u->confirm_pid = u->sel_pid;
+    snprintf(u->confirm_name, sizeof u->confirm_name, "%s", u->sel_name);
+    if (sig)
+        u->confirm_sig = sig;
+    else
+        u->sig_menu = 1;
+}
+
+static void signal_menu_key(top_ui *u, int ch)
+{
+    u->sig_menu = 0;
+    if (ch == 'i' || ch == 'I')
+        u->confirm_sig = SIGINT;
+    else if (ch == 't' || ch == 'T' || ch == '\n' || ch == '\r' || ch == KEY_ENTER)
+        u->confirm_sig = SIGTERM;
+    else if (ch == 'K')
+        u->confirm_sig = SIGKILL;
+    else
+        top_ui_message(u, LVL_OK, "no signal sent");
+}
+
+/* ---- keys ---- */
+
 static void change_interval(top_ui *u, top_poller *p, int dir)
 {
     int i = 0;
@@ -47,10 +141,7 @@ static void change_interval(top_ui *u, top_poller *p, int dir)
     if (intervals[i] != u->o->interval_s && dir < 0)
         i++; /* between two steps */
     i += dir;
-    if (i < 0)
-        i = 0;
-    if (i >= N_INTERVALS)
-        i = N_INTERVALS - 1;
+    i = i < 0 ? 0 : i >= N_INTERVALS ? N_INTERVALS - 1 : i;
     u->o->interval_s = intervals[i];
     if (p)
         top_poller_set_interval(p, u->o->interval_s);
@@ -63,9 +154,9 @@ static int filter_key(top_ui *u, int ch)
     if (ch == 27) {
         u->filter[0] = 0;
         u->editing_filter = 0;
-    } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
+    } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
         u->editing_filter = 0;
-    else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
         if (len)
             u->filter[len - 1] = 0;
     } else if (ch >= 32 && ch < 127 && len + 1 < sizeof u->filter) {
@@ -79,7 +170,7 @@ static int filter_key(top_ui *u, int ch)
 
 static void move_selection(top_ui *u, int delta)
 {
-    u->sel_pid = 0; /* the table re-reads the pid at the new row */
+    u->sel_pid = 0; /* the table reads the pid at the new row */
     u->sel_row += delta;
     if (u->sel_row < 0)
         u->sel_row = 0;
@@ -96,6 +187,26 @@ static void select_gpu(top_ui *u, int gpu, int ngpus)
     u->sel_pid = 0;
 }
 
+static void toggle_tree(top_ui *u)
+{
+    if (u->tree) {
+        u->tree = 0;
+        return;
+    }
+    if (u->remote) {
+        top_ui_message(u, LVL_WARN, "process tree: only for this machine's processes (not with --host)");
+        return;
+    }
+    if (!u->sel_pid) {
+        top_ui_message(u, LVL_WARN, "no process selected");
+        return;
+    }
+    u->tree = 1;
+    u->tree_pid = u->sel_pid;
+    u->tree_n = 0;
+    u->tree_read_us = 0; /* read at the next draw */
+}
+
 /* A click selects the GPU or the process under it. */
 static int mouse_click(top_ui *u, int ngpus)
 {
@@ -104,16 +215,20 @@ static int mouse_click(top_ui *u, int ngpus)
         return 0;
     const top_layout *l = &u->lay;
     int rows_y = l->proc_y + 2; /* title and column header first */
-    if (l->proc_h > 2 && ev.y >= rows_y && ev.y < l->proc_y + l->proc_h) {
+    if (!u->tree && l->proc_h > 2 && ev.y >= rows_y && ev.y < l->proc_y + l->proc_h) {
         u->sel_row = u->proc_top + (ev.y - rows_y);
         u->sel_pid = 0;
         return 1;
     }
-    int first_y = l->gpu_y + (l->compact ? 1 : 0), per = l->compact ? 1 : l->gpu_lines;
-    if (ev.y >= first_y && ev.y < l->gpu_y + l->gpu_h && per > 0) {
-        int gpu = l->gpu_first + (ev.y - first_y) / per;
-        select_gpu(u, gpu == u->sel_gpu ? -1 : gpu, ngpus);
-        return 1;
+    /* The GPU whose lines hold the click (a full panel may have a wrapped figures line). */
+    int y = l->gpu_y + (l->compact ? 1 : 0);
+    for (int i = l->gpu_first; i < l->gpu_first + l->gpu_shown && ev.y >= y; i++) {
+        int h = l->compact ? 1 : l->gpu_lines + u->gpu_extra[i];
+        if (ev.y < y + h) {
+            select_gpu(u, i == u->sel_gpu ? -1 : i, ngpus);
+            return 1;
+        }
+        y += h;
     }
     return 0;
 }
@@ -127,7 +242,7 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
     if (u->confirm_sig) {
         if (ch == 'y' || ch == 'Y') {
             char msg[200];
-            int lvl = top_signal_process(u->confirm_pid, u->confirm_sig, u->o->remote_on, msg, sizeof msg);
+            int lvl = top_signal_process(u->confirm_pid, u->confirm_sig, mode_of(u), msg, sizeof msg);
             top_ui_message(u, lvl, "%s", msg);
             if (p)
                 top_poller_kick(p);
@@ -137,8 +252,16 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
         u->confirm_sig = 0;
         return 1;
     }
+    if (u->sig_menu) {
+        signal_menu_key(u, ch);
+        return 1;
+    }
     if (u->editing_filter)
         return filter_key(u, ch);
+    if (u->tree && (ch == 27 || ch == 't')) {
+        u->tree = 0;
+        return 1;
+    }
     switch (ch) {
     case 'q':
     case 'Q':
@@ -149,6 +272,8 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
     case 'p':
     case ' ':
         u->paused = !u->paused;
+        u->paused_mono_us = gw_mono_us();
+        u->paused_wall_us = gw_now_us();
         if (p)
             top_poller_pause(p, u->paused);
         break;
@@ -164,10 +289,18 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
         break;
     case 'c':
         u->chart = (chart_mode)((u->chart + 1) % CHART_MODES);
-        top_ui_message(u, LVL_OK, "charts: %s",
-                       u->chart == CHART_SELECTED ? "selected GPU"
-                       : u->chart == CHART_ALL    ? "all GPUs"
-                                                  : "off");
+        u->chart_said = 1;
+        if (u->chart != CHART_OFF && u->alerts_expanded)
+            top_ui_message(u, LVL_WARN, "charts hidden while the alert list is expanded (e shrinks it)");
+        else
+            top_ui_message(u, LVL_OK, "charts: %s",
+                           u->chart == CHART_SELECTED ? "selected GPU"
+                           : u->chart == CHART_ALL    ? "all GPUs"
+                                                      : "off");
+        break;
+    case 'e':
+        u->alerts_expanded = !u->alerts_expanded;
+        top_ui_message(u, LVL_OK, "alert list: %s", u->alerts_expanded ? "expanded" : "normal");
         break;
     case 'g': select_gpu(u, u->sel_gpu + 1 >= ngpus ? -1 : u->sel_gpu + 1, ngpus); break;
     case 'a': select_gpu(u, -1, ngpus); break;
@@ -183,15 +316,9 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
     case '<': u->sort_col = (proc_col)((u->sort_col + PC_COUNT - 1) % PC_COUNT); break;
     case 'r': u->sort_desc = !u->sort_desc; break;
     case '/': u->editing_filter = 1; break;
-    case 'k':
-    case 'K':
-        if (!u->sel_pid) {
-            top_ui_message(u, LVL_WARN, "no process selected");
-            break;
-        }
-        u->confirm_sig = ch == 'K' ? SIGKILL : SIGTERM;
-        u->confirm_pid = u->sel_pid;
-        break;
+    case 't': toggle_tree(u); break;
+    case 'k': signal_start(u, 0); break;
+    case 'K': signal_start(u, SIGKILL); break;
     case KEY_RESIZE: break;
     case KEY_MOUSE: return mouse_click(u, ngpus);
     default:

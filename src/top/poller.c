@@ -100,10 +100,12 @@ void top_poller_pause(top_poller *p, int paused)
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
 }
+
 void top_poller_kick(top_poller *p)
 {
     set_and_signal(p, &p->kicked, 1);
 }
+
 int top_poller_fd(top_poller *p)
 {
     return p->pipefd[0];
@@ -111,9 +113,9 @@ int top_poller_fd(top_poller *p)
 
 void top_poller_drain(top_poller *p)
 {
-    char buf[64];
-    while (read(p->pipefd[0], buf, sizeof buf) > 0) {
-    }
+    char buf[256];
+    while (read(p->pipefd[0], buf, sizeof buf) == (ssize_t)sizeof buf) {
+    } /* a short read emptied the pipe */
 }
 
 void top_poller_stop(top_poller *p)

@@ -22,6 +22,11 @@ char *fmt_sparkline(char *out, size_t n, const double *vals, int count, double l
  * include_idle. Returns the number of reasons written. */
 int fmt_throttle_words(uint64_t mask, int include_idle, char *out, size_t n);
 
+/* v with 0 to 3 decimals then suffix, as snprintf("%.*f%s") writes it, without its cost for the
+ * common case. Returns out. */
+char *fmt_fixed(char *out, size_t n, double v, int decimals, const char *suffix);
+/* The strings up to a NULL one after the other, cut to fit. Returns out. */
+char *fmt_join(char *out, size_t n, ...) __attribute__((sentinel));
 /* 812 MiB, 41.2 GiB, 1.50 TiB */
 char *fmt_mib(char *out, size_t n, double mib);
 /* KB/s (NVML's unit, 1000 bytes) as 12 KB/s, 350 MB/s, 1.2 GB/s */
@@ -29,10 +34,13 @@ char *fmt_kbs(char *out, size_t n, double kbs);
 /* seconds as 45s, 12:34, 3:04:05, 2d03h */
 char *fmt_duration(char *out, size_t n, uint64_t secs);
 
+/* Decodes one UTF-8 character of s (which is not empty) into *cp; returns its length in bytes.
+ * A byte that does not start a valid character gives U+FFFD and a length of 1. */
+size_t fmt_utf8_next(const char *s, uint32_t *cp);
+/* Terminal columns of a character (1 for ASCII; wcwidth, at least 0, otherwise). */
+int fmt_cp_cols(uint32_t cp);
 /* Terminal columns taken by a UTF-8 string. */
 int fmt_cols(const char *s);
-/* Copies at most `cols` columns of s into out (cut on a character boundary). Returns out. */
-char *fmt_fit(char *out, size_t n, const char *s, int cols);
 
 /* s in plain ASCII for terminals without Unicode: the degree sign is dropped ("92 °C" -> "92 C"),
  * any other non-ASCII character becomes '?'. */

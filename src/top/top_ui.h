@@ -1,19 +1,17 @@
-/* top_ui.h - top's options and interactive state, shared by the view, keys and snapshot. */
+/* top_ui.h - top's interactive side: options, the UI state and what keys do to it, where each part
+ * of the screen goes, the texts of GPUs and processes, and the panels that draw a screen into a
+ * canvas. Everything here but top_run() works without a terminal. */
 #ifndef GPUWATCH_TOP_UI_H
 #define GPUWATCH_TOP_UI_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include "top_model.h"
 #include "top_fmt.h"
+#include "top_canvas.h"
 
 typedef enum { LAYOUT_AUTO, LAYOUT_FULL, LAYOUT_COMPACT } layout_pref;
 typedef enum { CHART_SELECTED, CHART_ALL, CHART_OFF, CHART_MODES } chart_mode;
-
-typedef struct top_thresholds {
-    double temp_warn, temp_crit; /* core, °C */
-    double hbm_warn, hbm_crit;   /* HBM, °C */
-} top_thresholds;
 
 typedef struct top_opts {
     double interval_s;
@@ -26,18 +24,53 @@ typedef struct top_opts {
     int remote_on;
 } top_opts;
 
+/* ---- layout (pure) ---- */
+
+#define TOP_HEADER_LINES 2
+
+typedef struct layout_in {
+    int rows, cols, ngpus;
+    layout_pref pref;
+    chart_mode chart;
+    int alerts;                     /* alert lines there are (0: a "no alerts" line) */
+    int alerts_expanded;            /* `e`: the alerts take what the processes can spare */
+    int procs;                      /* rows the process table would fill */
+    int sel_gpu;                    /* kept visible when the GPUs scroll (-1: none) */
+    const unsigned char *gpu_extra; /* per GPU, lines a full panel needs beyond gpu_lines (or NULL) */
+} layout_in;
+
 /* Screen regions. Rows are absolute screen lines; a height of 0 means not shown. */
 typedef struct top_layout {
     int compact;   /* one line per GPU */
-    int gpu_lines; /* lines per GPU in the full layout (2 or 3) */
+    int gpu_lines; /* lines per GPU in the full layout (2 or 3), before a wrapped figures line */
     int gpu_y, gpu_h, gpu_first, gpu_shown;
     int chart_y, chart_h;
+    int chart_need; /* charts are on but do not fit: the terminal rows they need (0 otherwise) */
     int alert_y, alert_h;
     int proc_y, proc_h;
     int footer_y;
 } top_layout;
-#define TOP_HEADER_LINES 2
-/* Process table columns, in display order. */
+
+void layout_compute(const layout_in *in, top_layout *l);
+/* Lines of a full GPU panel before its figures wrap: 2 from 120 columns, else 3. */
+int layout_gpu_lines(int cols);
+
+/* ---- GPU texts (pure) ---- */
+
+/* One GPU's fields as short texts and levels, shared by the panels and the snapshot. */
+typedef struct gpu_text {
+    char name[GW_STR_LEN], bus[GW_STR_LEN], state[16], pstate[8];
+    int has_util, has_mem;
+    double util_frac, mem_frac;
+    char util[16], mem[40], power[32], temp[16], hbm[16], sm_clk[16], mem_clk[16], fan[16];
+    char pcie[64], throttle[200], marks[96];
+    char tensor[16], nvlink[48]; /* GPM activity; "" when the GPU does not report it */
+    top_level temp_lvl, hbm_lvl, power_lvl, marks_lvl;
+} gpu_text;
+void gpu_text_make(const top_gpu *g, const top_thresholds *th, int stale, int ascii, gpu_text *t);
+
+/* ---- processes (pure) ---- */
+
 typedef enum {
     PC_GPU,
     PC_PID,
@@ -52,6 +85,24 @@ typedef enum {
     PC_COUNT
 } proc_col;
 extern const char *const proc_col_names[PC_COUNT];
+extern const int proc_col_width[PC_COUNT]; /* 0 = the rest of the line */
+
+#define PROC_CELL 256
+void proc_cells(const gpu_proc *p, uint64_t now_s, char cells[PC_COUNT][PROC_CELL]);
+int proc_col_right(proc_col c);
+/* Which columns fit in `cols`: the least needed (host memory, time, CPU, container) are dropped
+ * until the command has at least 24 columns. */
+void proc_visible_cols(int cols, int visible[PC_COUNT]);
+/* Does a process match a filter text (case-insensitive substring of pid, user, container,
+ * name, command, or "gpuN")? An empty filter matches everything. */
+int proc_matches(const gpu_proc *p, const char *filter);
+/* Indexes of the processes that match, sorted by col (missing values last). Returns count. */
+int proc_order(const gpu_proc *procs, int n, const char *filter, int gpu, proc_col col, int desc, uint64_t now_s,
+               int *order);
+
+/* ---- the UI state ---- */
+
+#define TOP_TREE_MAX 64
 
 typedef struct top_ui {
     top_opts *o;
@@ -63,49 +114,84 @@ typedef struct top_ui {
     char filter[64];
     int editing_filter;    /* '/' typed: keys go to the filter */
     unsigned sel_pid;      /* selected process (follows the pid across re-sorts) */
+    char sel_name[64];     /* its name, for the signal dialog */
     int sel_row, proc_top; /* selected row and first shown row of the table */
     int help;
     int paused;
-    int confirm_sig; /* 0, or the signal waiting for y/n */
+    uint64_t paused_mono_us, paused_wall_us; /* a paused screen stays at that time (no STALE, same clock) */
+    int chart_said;                          /* `c` pressed: say so when the charts do not fit */
+    int alerts_expanded;
+    /* Signals: `k` opens a menu (sig_menu), then y/n confirms confirm_sig for confirm_pid. */
+    int sig_menu;
+    int confirm_sig;
     unsigned confirm_pid;
     char confirm_name[64];
+    int sim_guard; /* 1: the GPUs are simulated: only gpuwatch's own pid and its parent's get signals */
+    int remote;    /* --host: no signals, no /proc */
+    /* `t`: the selected process's family from /proc. */
+    int tree;
+    unsigned tree_pid;
+    proc_node tree_nodes[TOP_TREE_MAX];
+    int tree_n;
+    uint64_t tree_read_us;
     char msg[200];         /* one-line status message */
     int msg_level;         /* top_level */
     uint64_t msg_until_us; /* monotonic */
     int quit;
-    top_layout lay; /* the last screen's layout (for mouse clicks) */
+    top_layout lay;                        /* the last screen's layout (for mouse clicks) */
+    unsigned char gpu_extra[TOP_MAX_GPUS]; /* and its panels' wrapped lines */
 } top_ui;
 
 void top_ui_init(top_ui *u, top_opts *o);
 void top_ui_message(top_ui *u, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* ---- pure helpers (unit tested) ---- */
+/* The time a screen shows: now, or while paused the time of the pause (the clock stops, nothing turns
+ * STALE, charts and countdowns hold still). */
+void top_screen_time(const top_ui *u, uint64_t now_mono_us, uint64_t now_wall_us, uint64_t *mono_us, uint64_t *wall_us);
+/* Applies one key (curses key codes); returns 1 when the screen should be redrawn. p may be NULL. */
+int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p);
 
-/* Does a process match a filter text (case-insensitive substring of pid, user, container,
- * name, command, or "gpuN")? An empty filter matches everything. */
-int proc_matches(const gpu_proc *p, const char *filter);
-/* Indexes of the processes that match, sorted by col (missing values last). Returns count. */
-int proc_order(const gpu_proc *procs, int n, const char *filter, int gpu, proc_col col, int desc, uint64_t now_s,
-               int *order);
+/* Who may get a signal: local mode any pid visible here; simulated GPUs only gpuwatch itself and its
+ * parent (the pids a scenario names `self` and `parent`; any other pid there is a host process that
+ * merely has the number the scenario wrote); remote mode none. */
+typedef enum { SIG_LOCAL, SIG_SIMULATED, SIG_REMOTE } sig_mode;
+int top_signal_allowed(unsigned pid, sig_mode mode);
+/* Sends sig to pid when allowed and writes what happened into msg (sent, refused and why, gone, not
+ * permitted); returns a top_level for the message. */
+int top_signal_process(unsigned pid, int sig, sig_mode mode, char *msg, size_t n);
+const char *top_signal_name(int sig); /* "SIGINT", ... */
 
-void layout_compute(int rows, int cols, int ngpus, layout_pref pref, chart_mode chart, int alert_lines, int sel_gpu,
-                    top_layout *l);
+/* ---- drawing into a canvas (the model locked by the caller where it says so) ---- */
 
-/* Text of one GPU's fields, shared by the curses panel and the plain snapshot. */
-typedef struct gpu_text {
-    char name[GW_STR_LEN], bus[GW_STR_LEN], state[16], pstate[8];
-    int has_util, has_mem;
-    double util_frac, mem_frac;
-    char util[16], mem[40], power[32], temp[16], hbm[16], sm_clk[16], mem_clk[16], fan[16];
-    char pcie[64], throttle[200], marks[96];
-    top_level temp_lvl, hbm_lvl, power_lvl, marks_lvl;
-} gpu_text;
-void gpu_text_make(const top_gpu *g, const top_thresholds *th, int stale, int ascii, gpu_text *t);
+/* The whole screen at a time (monotonic and wall clock; a paused screen passes its pause time). Takes
+ * the model's lock itself. */
+void view_draw(canvas *cv, top_model *m, top_ui *u, uint64_t mono_us, uint64_t wall_us);
+/* Help screen: every key, the marks and the thresholds. */
+void help_draw(canvas *cv, const top_ui *u);
+extern const char *const top_help_lines[];
 
-/* "host  driver X  CUDA Y  N GPUs  date time" */
-void top_header_text(const top_model *m, char *out, size_t n);
+/* The GPU region, with the texts of every GPU and the lines their figures wrap onto (extra[i]: 0 or
+ * 1, gpu_figure_lines - 1; NULL: none), made by the caller. */
+void gpus_draw(canvas *cv, const top_model *m, const top_ui *u, const top_layout *l, const gpu_text *texts,
+               const unsigned char *extra, uint64_t wall_us);
+/* Lines the figures of a full panel take on a screen `cols` wide (1, or 2 when the throttle
+ * reasons wrap). */
+int gpu_figure_lines(const gpu_text *t, int cols, int lines);
+void charts_draw(canvas *cv, const top_model *m, const top_ui *u, const top_layout *l, uint64_t wall_us);
+/* The process table (fills u->sel_pid / sel_name from the selected row), or the process tree. */
+void procs_draw(canvas *cv, const top_model *m, top_ui *u, const top_layout *l, uint64_t now_s);
+/* Reads the tree from /proc when it is shown and 2 s old (called without the model's lock). */
+void procs_tree_read(top_ui *u, uint64_t mono_us);
+/* How many rows the table would fill (title and column header included). */
+int procs_rows_wanted(const top_model *m, const top_ui *u);
 
-/* Prints one plain-text snapshot of the model (no colours, no cursor movement). */
-void top_snapshot(FILE *f, top_model *m, const top_opts *o);
+/* "host  driver X  CUDA Y  N GPUs  date time" at wall_us. */
+void top_header_text(const top_model *m, uint64_t wall_us, char *out, size_t n);
+
+/* The interactive loop (curses); returns the exit status. */
+int top_run(top_source *src, top_model *m, top_opts *o);
+
+/* The `top` command (the top module). */
+int cmd_top(int argc, char **argv);
 
 #endif

@@ -1,94 +1,313 @@
-/* view.c - composes one screen of top from the model: header, GPUs, charts, alerts,
- * processes and the footer (key hints, a message, or a y/n question). */
-#include "top_draw.h"
-#include "top_alerts.h"
-#include "util.h"
+/* view.c - one screen of top composed into a canvas: where each part goes for a terminal size (pure,
+ * unit tested), the header (host, versions, host CPU and memory bars, banners), the GPUs, charts,
+ * alerts and processes, the footer (key hints, a message, the signal menu or a y/n question), and
+ * the help screen, which fits 80x24. */
+#include "top_ui.h"
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
-static void draw_header(const top_model *m, const top_ui *u, const top_layout *l, int cols)
+/* ---- layout ---- */
+
+#define PROC_MIN_FULL 6    /* table header + 5 rows */
+#define PROC_MIN_COMPACT 3 /* table header + 2 rows */
+#define CHART_MIN 8
+#define CHART_MAX 14
+#define ALERTS_BASE 3 /* alert lines before the processes' spare rows are counted */
+
+int layout_gpu_lines(int cols)
 {
-    char head[400];
-    top_header_text(m, head, sizeof head);
-    int x = draw_text(0, 0, cols, theme_attr(TR_TITLE), "gpuwatch top  ");
-    draw_text(0, x, cols - x, A_NORMAL, head);
+    return cols >= 120 ? 2 : 3;
+}
+
+/* Lines of GPU i in the layout. */
+static int gpu_height(const layout_in *in, const top_layout *l, int i)
+{
+    return l->compact ? 1 : l->gpu_lines + (in->gpu_extra ? in->gpu_extra[i] : 0);
+}
+
+void layout_compute(const layout_in *in, top_layout *l)
+{
+    *l = (top_layout){0};
+    int rows = in->rows, ngpus = in->ngpus;
+    l->gpu_lines = layout_gpu_lines(in->cols);
+    int want = in->alerts < 1 ? 1 : in->alerts;
+    int alerts = want > ALERTS_BASE ? ALERTS_BASE : want;
+    int fixed = TOP_HEADER_LINES + alerts + 1; /* header, alerts, footer */
+    int full_h = 0;
+    for (int i = 0; i < ngpus; i++)
+        full_h += l->gpu_lines + (in->gpu_extra ? in->gpu_extra[i] : 0);
+    if (in->pref == LAYOUT_COMPACT)
+        l->compact = 1;
+    else if (in->pref == LAYOUT_AUTO)
+        l->compact = fixed + full_h + PROC_MIN_FULL > rows;
+    int proc_min = l->compact ? PROC_MIN_COMPACT : PROC_MIN_FULL;
+    int gpu_h = l->compact ? ngpus + 1 : full_h; /* compact has a column header */
+    /* GPUs come before alert details: squeeze the alerts to one line ("N alerts, worst: ...") if needed. */
+    if (alerts > 1 && fixed + gpu_h + proc_min > rows) {
+        fixed -= alerts - 1;
+        alerts = 1;
+    }
+    /* The GPUs that fit, scrolled so that the selected one is shown. */
+    int room = rows - fixed - proc_min - (l->compact ? 1 : 0), used = 0;
+    while (l->gpu_shown < ngpus && used + gpu_height(in, l, l->gpu_shown) <= room)
+        used += gpu_height(in, l, l->gpu_shown++);
+    if (in->sel_gpu >= l->gpu_shown && in->sel_gpu < ngpus) {
+        l->gpu_first = in->sel_gpu;
+        used = gpu_height(in, l, in->sel_gpu);
+        while (l->gpu_first > 0 && used + gpu_height(in, l, l->gpu_first - 1) <= room)
+            used += gpu_height(in, l, --l->gpu_first);
+        l->gpu_shown = in->sel_gpu - l->gpu_first + 1;
+        if (used > room)
+            l->gpu_shown = 0, used = 0;
+    }
+    l->gpu_h = used + (l->gpu_shown && l->compact ? 1 : 0);
+    l->gpu_y = TOP_HEADER_LINES;
+    int rest = rows - fixed - l->gpu_h;
+    int y = l->gpu_y + l->gpu_h;
+    if (in->chart != CHART_OFF && !in->alerts_expanded) {
+        if (rest - CHART_MIN >= PROC_MIN_FULL) {
+            l->chart_h = rest * 45 / 100;
+            l->chart_h = l->chart_h < CHART_MIN ? CHART_MIN : l->chart_h > CHART_MAX ? CHART_MAX : l->chart_h;
+            l->chart_y = y;
+            y += l->chart_h;
+            rest -= l->chart_h;
+        } else {
+            l->chart_need = rows + CHART_MIN + PROC_MIN_FULL - rest;
+        }
+    }
+    /* More alerts than their base lines: they take the rows the process table does not fill, or, when
+     * expanded (`e`), all but the table's minimum. */
+    int more = want - alerts, spare = rest - (in->procs > PROC_MIN_COMPACT ? in->procs : PROC_MIN_COMPACT);
+    if (in->alerts_expanded)
+        spare = rest - PROC_MIN_COMPACT;
+    if (more > 0 && spare > 0) {
+        int add = more < spare ? more : spare;
+        alerts += add;
+        rest -= add;
+    }
+    l->alert_y = y;
+    l->alert_h = alerts;
+    y += alerts;
+    l->proc_y = y;
+    l->proc_h = rest > 0 ? rest : 0;
+    l->footer_y = rows - 1;
+}
+
+/* ---- header ---- */
+
+void top_header_text(const top_model *m, uint64_t wall_us, char *out, size_t n)
+{
+    char when[32];
+    time_t t = (time_t)(wall_us / 1000000);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    /* A remote agent does not say which CUDA version its driver supports: left out then. */
+    snprintf(out, n, "%s  driver %s%s%s  %d GPU%s  %s", m->host, m->versions.driver[0] ? m->versions.driver : "?",
+             m->versions.cuda[0] ? "  CUDA " : "", m->versions.cuda, m->ngpus, m->ngpus == 1 ? "" : "s", when);
+}
+
+/* Draws an item at *x when it fits in full (or cut, when `cut`); returns 1 when drawn. */
+static int put_item(canvas *cv, int y, int *x, theme_role r, const char *s, int cut)
+{
+    int w = fmt_cols(s);
+    if (*x >= cv->cols || (!cut && *x + w > cv->cols))
+        return 0;
+    *x += cv_text(cv, y, *x, cv->cols - *x, r, s) + 2;
+    return 1;
+}
+
+/* "CPU ▕███  ▏ 61%": a label, a bar and a value, when it all fits. */
+static void put_meter(canvas *cv, int y, int *x, const char *label, double frac, const char *value, int cells,
+                      theme_role bar_role)
+{
+    char bar[128];
+    int w = fmt_cols(label) + 3 + cells + fmt_cols(value);
+    if (*x + w > cv->cols)
+        return;
+    *x += cv_text(cv, y, *x, w, TR_TITLE, label);
+    *x += cv_text(cv, y, *x, w, TR_NORMAL, cv->ascii ? " [" : " ▕");
+    *x += cv_text(cv, y, *x, cells, bar_role, fmt_bar(bar, sizeof bar, frac, cells, cv->ascii));
+    *x += cv_text(cv, y, *x, 2, TR_NORMAL, cv->ascii ? "]" : "▏");
+    *x += cv_text(cv, y, *x, cv->cols - *x, TR_NORMAL, value) + 2;
+}
+
+static void draw_header(canvas *cv, const top_model *m, const top_ui *u, const top_layout *l, uint64_t wall_us)
+{
+    char head[400], buf[128];
+    top_header_text(m, wall_us, head, sizeof head);
+    int x = cv_text(cv, 0, 0, cv->cols, TR_TITLE, "gpuwatch top  ");
+    cv_text(cv, 0, x, cv->cols - x, TR_NORMAL, head);
+    /* Line 2, most important first; what does not fit is left out (an error is cut instead). */
     x = 0;
     if (m->versions.simulated)
-        x += draw_text(1, x, cols, theme_attr(TR_BANNER), " SIMULATED GPUs ") + 2;
+        put_item(cv, 1, &x, TR_BANNER, " SIMULATED GPUs ", 1);
     if (u->paused)
-        x += draw_text(1, x, cols - x, theme_attr(TR_WARN), "PAUSED") + 2;
-    x += draw_fmt(1, x, cols - x, theme_attr(TR_DIM), "every %gs", u->o->interval_s) + 2;
-    if (l->gpu_shown < m->ngpus)
-        x += draw_fmt(1, x, cols - x, theme_attr(TR_WARN), "GPUs %d-%d of %d shown (g: next)", l->gpu_first,
-                      l->gpu_first + l->gpu_shown - 1, m->ngpus) +
-             2;
+        put_item(cv, 1, &x, TR_WARN, "PAUSED", 1);
+    if (l->gpu_shown < m->ngpus) {
+        snprintf(buf, sizeof buf, "GPUs %d-%d of %d shown (g: next)", l->gpu_first, l->gpu_first + l->gpu_shown - 1,
+                 m->ngpus);
+        put_item(cv, 1, &x, TR_WARN, buf, 1);
+    }
     if (m->error[0])
-        draw_text(1, x, cols - x, theme_attr(TR_CRIT), m->error);
+        put_item(cv, 1, &x, TR_CRIT, m->error, 1);
     else if (m->updated_us == 0)
-        draw_text(1, x, cols - x, theme_attr(TR_DIM), "reading GPUs...");
+        put_item(cv, 1, &x, TR_DIM, "reading GPUs...", 1);
+    const top_host *h = &m->hoststat;
+    int cells = cv->cols >= 120 ? 10 : 6;
+    if (h->has_cpu) {
+        snprintf(buf, sizeof buf, " %3.0f%%", h->cpu_pct);
+        put_meter(cv, 1, &x, "CPU", h->cpu_pct / 100.0, buf, cells, TR_BAR_UTIL);
+    }
+    if (h->has_mem && h->mem_total_mib > 0) {
+        snprintf(buf, sizeof buf, " %.1f/%.0f GiB", h->mem_used_mib / 1024.0, h->mem_total_mib / 1024.0);
+        put_meter(cv, 1, &x, "MEM", h->mem_used_mib / h->mem_total_mib, buf, cells, TR_BAR_MEM);
+    }
+    snprintf(buf, sizeof buf, "every %gs", u->o->interval_s);
+    put_item(cv, 1, &x, TR_DIM, buf, 0);
+}
+
+/* ---- alerts ---- */
+
+static theme_role alert_role(const top_alert *a)
+{
+    return a->firing ? role_of_level((top_level)a->level) : TR_NORMAL; /* pending: not yet an alarm */
 }
 
 /* The alerts, worst first; when they do not all fit, the last line says how many more. */
-static void draw_alerts(const top_alert_line *al, int n, const top_layout *l, int cols)
+static void draw_alerts(canvas *cv, const top_model *m, const top_ui *u, const top_layout *l, uint64_t wall_us)
 {
+    char text[400];
+    int n = m->nalerts, cols = cv->cols;
     if (n == 0) {
-        int x = draw_text(l->alert_y, 0, cols, theme_attr(TR_TITLE), "ALERTS ");
-        draw_text(l->alert_y, x, cols - x, theme_attr(TR_DIM), "no alerts");
+        int x = cv_text(cv, l->alert_y, 0, cols, TR_TITLE, "ALERTS ");
+        cv_text(cv, l->alert_y, x, cols - x, TR_DIM, "no alerts");
         return;
     }
     if (l->alert_h == 1 && n > 1) {
-        draw_fmt(l->alert_y, 0, cols, theme_level((top_level)al[0].level), "%d alerts, worst: %s", n, al[0].text);
+        int firing = 0;
+        for (int i = 0; i < n; i++)
+            firing += m->alerts[i].firing;
+        top_alert_text(&m->alerts[0], (int64_t)wall_us, text, sizeof text);
+        cv_fmt(cv, l->alert_y, 0, cols, alert_role(&m->alerts[0]), "%d alerts (%d firing; e: list), worst: %s", n,
+               firing, text);
         return;
     }
     int shown = n > l->alert_h ? l->alert_h - 1 : n;
-    for (int i = 0; i < shown; i++)
-        draw_text(l->alert_y + i, 0, cols, theme_level((top_level)al[i].level), al[i].text);
+    for (int i = 0; i < shown; i++) {
+        top_alert_text(&m->alerts[i], (int64_t)wall_us, text, sizeof text);
+        cv_text(cv, l->alert_y + i, 0, cols, alert_role(&m->alerts[i]), text);
+    }
     if (shown < n)
-        draw_fmt(l->alert_y + shown, 0, cols, theme_attr(TR_WARN),
-                 "+%d more alert%s (gpuwatch top --once lists them all)", n - shown, n - shown == 1 ? "" : "s");
+        cv_fmt(cv, l->alert_y + shown, 0, cols, TR_WARN, "+%d more alert%s (%s)", n - shown, n - shown == 1 ? "" : "s",
+               u->alerts_expanded ? "gpuwatch top --once lists them all" : "e: expand the list");
 }
 
-static void draw_footer(top_ui *u, int y, int cols)
+/* ---- footer ---- */
+
+static void draw_footer(canvas *cv, const top_ui *u, int y, uint64_t mono_us)
 {
-    mvhline(y, 0, ' ' | theme_attr(TR_HEADER), cols);
+    int cols = cv->cols;
+    cv_fill(cv, y, 0, cols, ' ', TR_HEADER);
     if (u->confirm_sig) {
-        draw_fmt(y, 0, cols, theme_attr(TR_CRIT), "Send %s to pid %u (%s)? y/n",
-                 u->confirm_sig == SIGKILL ? "SIGKILL" : "SIGTERM", u->confirm_pid, u->confirm_name);
+        cv_fmt(cv, y, 0, cols, TR_CRIT, "Send %s to pid %u (%s)? y/n", top_signal_name(u->confirm_sig), u->confirm_pid,
+               u->confirm_name);
         return;
     }
-    if (u->msg[0] && gw_mono_us() < u->msg_until_us) {
-        draw_text(y, 0, cols, theme_level((top_level)u->msg_level) | A_BOLD, u->msg);
+    if (u->sig_menu) {
+        cv_fmt(cv, y, 0, cols, TR_WARN, "Signal to pid %u (%s): i INT (graceful stop)  t TERM  K KILL  Esc: none",
+               u->confirm_pid, u->confirm_name);
+        return;
+    }
+    if (u->msg[0] && mono_us < u->msg_until_us) {
+        cv_text(cv, y, 0, cols, role_of_level((top_level)u->msg_level), u->msg);
         return;
     }
     if (u->editing_filter) {
-        draw_text(y, 0, cols, theme_attr(TR_HEADER), "filter: type text, Enter to keep, Esc to clear");
+        cv_text(cv, y, 0, cols, TR_HEADER, "filter: type text, Enter to keep, Esc to clear");
         return;
     }
-    draw_text(y, 0, cols, theme_attr(TR_HEADER),
-              "?:help q:quit p:pause +/-:interval l:layout c:charts g/0-9:GPU s/</>:sort /:filter k/K:kill");
+    cv_text(cv, y, 0, cols, TR_HEADER,
+            "?:help q:quit p:pause l:layout c:charts e:alerts g/0-9:GPU s/</>:sort /:filter t:tree k:signal");
 }
 
-void draw_view(top_model *m, top_ui *u)
+/* ---- help ---- */
+
+const char *const top_help_lines[] = {
+    "gpuwatch top - keys                                    any key closes this help",
+    "  q F10     quit                    p space   pause / resume",
+    "  + -       slower / faster refresh l         layout: auto, full, compact",
+    "  c         charts: selected GPU, all GPUs, off",
+    "  g 0-9 a   next GPU, GPU n, all GPUs (the process table follows)",
+    "  up down   select a process (PgUp PgDn Home End; a mouse click too)",
+    "  s < > r   sort by the next / previous column, reverse",
+    "  /         filter processes (pid, user, container, command, gpuN)",
+    "  t         process tree of the selected process (parents, children)",
+    "  k         signal it: i INT (graceful stop, lets a trainer checkpoint),",
+    "            t TERM or K KILL, then y to confirm;  K  SIGKILL, then y",
+    "  e         expand / shrink the alert list",
+    "marks",
+    "  LOST      the driver lost the GPU;  STALE  no new reading for 3 intervals",
+    "  throttle  active clock event reasons (sw power cap, hw slowdown, ...)",
+    "  XID n     last XID error;  ECC DBE/SBE n  ECC errors;  REMAP  row remapping",
+    "  TENSOR    tensor-core activity; NVLINK traffic (GPUs with GPM only)",
+    "  N/A       the GPU or driver does not report this value",
+    "  pending   an alert whose condition holds, not yet for its rule's `for`",
+    NULL,
+};
+
+void help_draw(canvas *cv, const top_ui *u)
 {
-    int rows = LINES, cols = COLS;
-    erase();
+    int y = 0;
+    for (; top_help_lines[y] && y < cv->rows - 1; y++) {
+        const char *s = top_help_lines[y];
+        cv_text(cv, y, 0, cv->cols, y == 0 || s[0] != ' ' ? TR_TITLE : TR_NORMAL, s);
+    }
+    cv_fmt(cv, cv->rows - 1, 0, cv->cols, TR_DIM, "colours: core %g/%g C, HBM %g/%g C (--temp-warn ... --hbm-crit)",
+           u->o->th.temp_warn, u->o->th.temp_crit, u->o->th.hbm_warn, u->o->th.hbm_crit);
+}
+
+/* ---- the screen ---- */
+
+void view_draw(canvas *cv, top_model *m, top_ui *u, uint64_t mono_us, uint64_t wall_us)
+{
+    static gpu_text texts[TOP_MAX_GPUS];
+    unsigned char extra[TOP_MAX_GPUS];
+    canvas_clear(cv);
     if (u->help) {
-        draw_help(u);
+        help_draw(cv, u);
         return;
     }
+    int gl = layout_gpu_lines(cv->cols);
+    procs_tree_read(u, mono_us);
     pthread_mutex_lock(&m->lock);
-    top_alert_line alerts[TOP_MAX_ALERTS];
-    int nalerts = top_alerts_collect(m, alerts, TOP_MAX_ALERTS);
+    for (int i = 0; i < m->ngpus; i++) {
+        const top_gpu *g = &m->gpus[i];
+        gpu_text_make(g, &u->o->th, top_gpu_stale(g, mono_us, u->o->interval_s), cv->ascii, &texts[i]);
+        extra[i] = (unsigned char)(gpu_figure_lines(&texts[i], cv->cols, gl) - 1);
+    }
+    layout_in in = {cv->rows,   cv->cols,   m->ngpus,           u->layout,
+                    u->chart,   m->nalerts, u->alerts_expanded, procs_rows_wanted(m, u),
+                    u->sel_gpu, extra};
     top_layout l;
-    layout_compute(rows, cols, m->ngpus, u->layout, u->chart, nalerts, u->sel_gpu, &l);
+    layout_compute(&in, &l);
     u->lay = l;
-    draw_header(m, u, &l, cols);
-    draw_gpus(m, u, &l, cols);
-    if (l.chart_h)
-        draw_charts(m, u, &l, cols);
-    draw_alerts(alerts, nalerts, &l, cols);
-    draw_procs(m, u, &l, cols);
+    memcpy(u->gpu_extra, extra, (size_t)m->ngpus);
+    draw_header(cv, m, u, &l, wall_us);
+    gpus_draw(cv, m, u, &l, texts, extra, wall_us);
+    charts_draw(cv, m, u, &l, wall_us);
+    draw_alerts(cv, m, u, &l, wall_us);
+    procs_draw(cv, m, u, &l, wall_us / 1000000);
     pthread_mutex_unlock(&m->lock);
-    draw_footer(u, l.footer_y, cols);
+    if (u->chart_said && u->chart != CHART_OFF && l.chart_need) {
+        top_layout lc;
+        in.pref = LAYOUT_COMPACT;
+        layout_compute(&in, &lc);
+        top_ui_message(u, LVL_WARN, "terminal too small for charts: need %d rows, have %d%s", l.chart_need, cv->rows,
+                       !l.compact && lc.chart_h ? " (l: compact GPUs make room)" : "");
+    }
+    u->chart_said = 0;
+    draw_footer(cv, u, l.footer_y, mono_us);
 }

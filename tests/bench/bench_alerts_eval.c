@@ -115,7 +115,7 @@ int main(int argc, char **argv)
         return 1;
     }
     alert_engine_set_external_label(e, "Hostname", "bench");
-    sample_source src = {&b, b_count, b_info, b_each, b_latest, b_procs};
+    sample_source src = {&b, b_count, b_info, b_each, b_latest, b_procs, NULL};
     alert_engine_set_source_capacity(e, RING_SECONDS);
     int second = 0;
     for (; second < RING_SECONDS; second++)

@@ -33,6 +33,7 @@ try:
 
     m = parse_metrics(text)
     info = {g["index"]: g for g in gpus["gpus"]}
+    check(gpus["simulated"] is True, "/api/v1/gpus says the GPUs are simulated")
     for gpu in ("0", "1"):
         t = series(m, "DCGM_FI_DEV_GPU_TEMP", gpu=gpu)
         check(len(t) == 1 and t[0][2] == 61, "DCGM_FI_DEV_GPU_TEMP gpu %s: %r" % (gpu, t))
@@ -50,11 +51,13 @@ try:
         check(len(ut) == 1 and abs(ut[0][2] - 0.40) < 1e-9, "gpuwatch_utilization_ratio: %r" % ut)
         gi = series(m, "gpuwatch_gpu_info", gpu=gpu)
         check(len(gi) == 1 and gi[0][1]["uuid"] == g["uuid"] and gi[0][1]["name"] == g["name"], "gpu_info %r" % gi)
+        check(gi[0][1].get("simulated") == "true" and g["simulated"] is True, "simulated GPU %s said so: %r" % (gpu, gi))
         check(series(m, "gpuwatch_gpu_lost", gpu=gpu)[0][2] == 0, "gpu_lost")
         check(series(m, "gpuwatch_gpu_stale", gpu=gpu)[0][2] == 0, "gpu_stale")
         age = series(m, "gpuwatch_sample_age_seconds", gpu=gpu)
         check(len(age) == 1 and 0 <= age[0][2] < 3, "sample age %r" % age)
     check(series(m, "gpuwatch_up")[0][2] == 1, "gpuwatch_up")
+    check(series(m, "gpuwatch_simulated")[0][2] == 1, "gpuwatch_simulated 1 on gpusim")
     pm = series(m, "gpuwatch_process_memory_bytes", pid="4242")
     check(len(pm) == 2 and all(s[2] == 2048 * 1048576 for s in pm), "process memory %r" % pm)
     check(text.count("# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n") == 1, "TYPE once")

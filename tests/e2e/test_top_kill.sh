@@ -1,39 +1,79 @@
 #!/usr/bin/env bash
-# test_top_kill.sh - select a real child process in top's table and send it SIGTERM after a y/n
-# confirmation; answering n sends nothing; a pid that is not here is refused with a clear message.
+# test_top_kill.sh - signals from top on simulated GPUs. A scenario that names a real host pid (a
+# `sleep` started here) must never get it signalled: `k` and `K` say "simulated GPUs: no signal sent"
+# and the sleep survives. The scenario's `parent` (gpuwatch's parent: a small python3 wrapper that
+# records the signals it gets) does get them: `k` offers INT, TERM and KILL, y sends, n does not.
 . "$(dirname "$0")/top_lib.sh"
 
 sleep 300 &
 victim=$!
+trap 'kill $victim 2>/dev/null; cleanup' EXIT
 cat > "$WORK/kill.yaml" <<YAML
 seed: 1
 gpus:
   - preset: h100-sxm
     processes:
-      - {pid: $victim, name: sleep, user: tester, type: C, memory_mib: 1234, sm: 50}
+      - {pid: $victim, name: sleep, user: tester, type: C, memory_mib: 4000, sm: 50}
+      - {pid: parent, name: wrapper, user: tester, type: C, memory_mib: 2000, sm: 20}
       - {pid: 3999998, name: elsewhere, user: bob, type: C, memory_mib: 10, sm: 1}
 YAML
-start k 120 30 --sim "$WORK/kill.yaml" top
+# gpuwatch runs under a wrapper that logs SIGINT/SIGTERM and keeps waiting for it.
+cat > "$WORK/wrap.py" <<'PY'
+import signal, subprocess, sys
+log = sys.argv[1]
+def note(sig, frame):
+    with open(log, "a") as f:
+        f.write(signal.Signals(sig).name + "\n")
+signal.signal(signal.SIGINT, note)
+signal.signal(signal.SIGTERM, note)
+sys.exit(subprocess.call(sys.argv[2:]))
+PY
+tmx new-session -d -s k -x 120 -y 30 \
+  "exec 2>$WORK/k.err; python3 $WORK/wrap.py $WORK/signals $GPUWATCH --sim $WORK/kill.yaml top; echo \$? > $WORK/k.rc; sleep 600" \
+  || fail "tmux new-session"
 wait_for k " $victim "
-# Sort by memory (default, descending): the victim (1.2 GiB) is the first, selected row.
+wait_for k "SIMULATED GPUs"
+# Sorted by GPU memory: the sleep (4000 MiB) is the first, selected row.
 keys k k
-wait_for k "Send SIGTERM to pid $victim"
+wait_for k "simulated GPUs: no signal sent \(pid $victim is the scenario's"
+keys k K
+wait_for k "simulated GPUs: no signal sent \(pid $victim"
+screen k | grep -q "Send SIGKILL" && fail "a y/n question for a scenario's pid"
+keys k y                                                # nothing to confirm
+sleep 0.3
+kill -0 "$victim" 2>/dev/null || fail "the host process $victim named by the scenario was signalled"
+ok "a host pid named by a scenario is never signalled"
+
+# The wrapper (the scenario's `parent`): the menu, INT (graceful), then TERM; n sends nothing.
+keys k Down
+keys k k
+wait_for k "Signal to pid [0-9]+ \(python3\): i INT \(graceful stop\)  t TERM  K KILL"
+keys k i
+wait_for k "Send SIGINT to pid [0-9]+ \(python3\)\? y/n"
+keys k y
+wait_for k "SIGINT sent to pid [0-9]+"
+for _ in $(seq 100); do grep -q SIGINT "$WORK/signals" 2>/dev/null && break; sleep 0.05; done
+grep -q SIGINT "$WORK/signals" || fail "the wrapper did not get SIGINT"
+keys k k
+wait_for k "Signal to pid"
+keys k t
+wait_for k "Send SIGTERM to pid"
 keys k n
 wait_for k "no signal sent"
-kill -0 "$victim" 2>/dev/null || fail "n still killed the process"
+sleep 0.3
+grep -q SIGTERM "$WORK/signals" && fail "n sent SIGTERM"
 keys k k
-wait_for k "Send SIGTERM to pid $victim"
+keys k t
+wait_for k "Send SIGTERM to pid"
 keys k y
-wait_for k "SIGTERM sent to pid $victim"
-i=0; while kill -0 "$victim" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-wait "$victim" 2>/dev/null
-kill -0 "$victim" 2>/dev/null && fail "process $victim still alive"
-ok "SIGTERM after confirmation"
-# The other pid is not in this pid namespace: refused, nothing sent.
+wait_for k "SIGTERM sent to pid"
+for _ in $(seq 100); do grep -q SIGTERM "$WORK/signals" 2>/dev/null && break; sleep 0.05; done
+grep -q SIGTERM "$WORK/signals" || fail "the wrapper did not get SIGTERM"
+ok "INT and TERM reach the scenario's parent after y; n sends nothing"
+
 keys k Down
-keys k K
-wait_for k "Send SIGKILL to pid 3999998"
-keys k y
-wait_for k "not sent: pid 3999998 is gone or not visible here"
-ok "refused for a pid not visible here"
+keys k k
+wait_for k "simulated GPUs: no signal sent \(pid 3999998"
+ok "other scenario pids refused"
 quit k
+kill -0 "$victim" 2>/dev/null || fail "the host process $victim died"

@@ -54,7 +54,7 @@ start r 120 40 top --host "$host" --tls --insecure --user watcher --password-fil
 wait_for r " H100 80GB HBM3 "
 wait_for r "73%"
 wait_for r "ghost-infer"
-wait_for r "GPUTemperatureCritical: GPU 0"            # the agent's /api/v1/alerts
+wait_for r "pending CRIT GPUTemperatureCritical \(pending for [0-9]+s, not firing yet\): GPU 0" # /api/v1/alerts
 cols=$(screen r | python3 -c '
 import sys
 rows = [l for l in sys.stdin.read().split("\n") if "\u2502" in l]

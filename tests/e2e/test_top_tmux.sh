@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_top_tmux.sh - `gpuwatch top` driven through tmux on gpusim: GPU names and constant values,
 # thresholds, throttle words, a lost GPU, the process list, sort, filter, help, GPU selection,
-# layout switch on resize and with `l`, 16 GPUs on 80x24, NO_COLOR and TERM=vt100.
+# layout switch on resize and with `l`, Ctrl-L and a resume, 16 GPUs on 80x24, NO_COLOR and
+# TERM=vt100.
 . "$(dirname "$0")/top_lib.sh"
 
 # --- the main screen at 120x40 ---
@@ -27,9 +28,10 @@ wait_for main "ghost-infer"
 wait_for main "3999999"
 wait_for main "PROCESSES 2"
 ok "process list"
-# Alerts panel: the default rules evaluated on top's own samples (92 C core, 97 C HBM).
-wait_for main "CRIT \(pending\) GPUTemperatureCritical: GPU 0"
+# Alerts panel: the default rules evaluated on top's own samples (92 C core, 97 C HBM, GPU 1 lost).
+wait_for main "pending CRIT GPUTemperatureCritical \(would fire in [0-9]+s\): GPU 0"
 wait_for main "GPUMemoryTemperatureWarning"
+wait_for main "^CRIT GPULost: GPU 1"
 ok "alerts panel"
 # Charts with an x axis in seconds.
 wait_for main "-[0-9]+s"
@@ -107,6 +109,24 @@ keys main l
 wait_for main "layout: auto"
 wait_gone main "GPU +NAME +UTIL"
 ok "layout key"
+
+# Ctrl-L, and a resume after a stop, send the whole screen again, the rows that do not change
+# included. The screen is wiped from outside (a clear written to the pane's terminal) first.
+gw=$(pgrep -P "$(tmx list-panes -t main -F '#{pane_pid}')" -f gpuwatch | head -1)
+tty=$(tmx display -p -t main '#{pane_tty}')
+[ -n "$gw" ] && [ -w "$tty" ] || fail "no gpuwatch process or terminal under the pane"
+wait_for main "PROCESSES 2  sort:"
+printf '\033[H\033[2J' > "$tty"
+wait_gone main "PROCESSES 2  sort:"
+keys main C-l
+wait_for main "PROCESSES 2  sort:" 3
+kill -STOP "$gw"
+printf '\033[H\033[2J' > "$tty"
+wait_gone main "PROCESSES 2  sort:"
+kill -CONT "$gw"
+wait_for main "PROCESSES 2  sort:" 3
+wait_for main "^ 2 GeForce RTX 4080 SUPER"
+ok "Ctrl-L and a resume redraw the whole screen"
 quit main
 
 # --- 16 GPUs on 80x24: compact layout, all sixteen visible ---

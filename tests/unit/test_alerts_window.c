@@ -145,7 +145,7 @@ static void run(int64_t step_back_at, int capacity)
     assert_true(w.ntaps > 5);
     assert_int_equal(lv[14]->tap_metric, 0); /* memory.used - processes.memory: read from the source */
     src_ctx c = {ring_new(GPUS, capacity)};
-    sample_source src = {&c, c_count, NULL, c_each, c_latest, NULL};
+    sample_source src = {&c, c_count, NULL, c_each, c_latest, NULL, NULL};
     w.capacity = capacity; /* as alert_engine_set_source_capacity sets it */
     double xid[GPUS] = {0};
     gpu_sample s;

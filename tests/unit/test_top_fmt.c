@@ -1,4 +1,5 @@
-/* test_top_fmt.c - top's pure text helpers: bars, sparklines, throttle words, levels, units, widths. */
+/* test_top_fmt.c - top's pure text helpers: bars, sparklines, throttle words, levels, units, widths,
+ * UTF-8 decoding. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -6,6 +7,7 @@
 #include <cmocka.h>
 #include <locale.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "top_fmt.h"
 
@@ -91,14 +93,54 @@ static void test_widths(void **st)
     assert_int_equal(fmt_cols("abc"), 3);
     assert_int_equal(fmt_cols("65°C"), 4);
     assert_int_equal(fmt_cols("日本"), 4);
-    assert_string_equal(fmt_fit(b, sizeof b, "日本語", 5), "日本"); /* no half characters */
-    assert_string_equal(fmt_fit(b, sizeof b, "█▏xyz", 3), "█▏x");
-    assert_string_equal(fmt_fit(b, 3, "abcdef", 10), "ab");
     assert_string_equal(fmt_ascii(b, sizeof b, "core at 92 °C, ok"), "core at 92 C, ok");
     assert_string_equal(fmt_ascii(b, sizeof b, "日x"), "?x");
     assert_string_equal(fmt_pad(b, sizeof b, "65°C", 6, 0), "65°C  "); /* by columns, not bytes */
     assert_string_equal(fmt_pad(b, sizeof b, "7", 3, 1), "  7");
     assert_string_equal(fmt_pad(b, sizeof b, "toolong", 3, 0), "toolong");
+}
+
+static void test_fixed_and_join(void **st)
+{
+    (void)st;
+    char b[64], ref[64];
+    /* The same digits as printf, ties and odd values included. */
+    const double vals[] = {0, 0.4, 0.5, 1.5, 2.5, 0.15, 0.25, 72.5, 79.647, 99.95, 1234567.891, 1e14, -3.5, 4e15};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        for (int d = 0; d <= 3; d++) {
+            snprintf(ref, sizeof ref, "%.*f W", d, vals[i]);
+            assert_string_equal(fmt_fixed(b, sizeof b, vals[i], d, " W"), ref);
+        }
+    assert_string_equal(fmt_fixed(b, 4, 12345, 0, ""), "123"); /* cut to the buffer */
+    assert_string_equal(fmt_join(b, sizeof b, "rx ", "1 MB/s", " tx ", "2 MB/s", NULL), "rx 1 MB/s tx 2 MB/s");
+    assert_string_equal(fmt_join(b, 6, "abc", "defgh", NULL), "abcde");
+    assert_string_equal(fmt_join(b, sizeof b, NULL), "");
+}
+
+static void test_utf8(void **st)
+{
+    (void)st;
+    uint32_t cp;
+    assert_int_equal(fmt_utf8_next("a", &cp), 1);
+    assert_int_equal(cp, 'a');
+    assert_int_equal(fmt_utf8_next("°C", &cp), 2);
+    assert_int_equal(cp, 0xB0);
+    assert_int_equal(fmt_utf8_next("█", &cp), 3);
+    assert_int_equal(cp, 0x2588);
+    assert_int_equal(fmt_utf8_next("\xF0\x9F\x98\x80", &cp), 4);
+    assert_int_equal(cp, 0x1F600);
+    assert_int_equal(fmt_utf8_next("\xE2\x96", &cp), 1); /* cut short: one byte, U+FFFD */
+    assert_int_equal(cp, 0xFFFD);
+    assert_int_equal(fmt_utf8_next("\xC0\xAF", &cp), 1); /* overlong */
+    assert_int_equal(cp, 0xFFFD);
+    assert_int_equal(fmt_utf8_next("\xE0\x80\xAF", &cp), 1);
+    assert_int_equal(cp, 0xFFFD);
+    assert_int_equal(fmt_cp_cols('x'), 1);
+    assert_int_equal(fmt_cp_cols(0x65E5), 2); /* 日 */
+    assert_int_equal(fmt_cp_cols(0x2801), 1); /* braille */
+    assert_int_equal(fmt_cols("bad\xFF"
+                              "byte"),
+                     8);
 }
 
 int main(void)
@@ -107,7 +149,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bar_unicode),    cmocka_unit_test(test_bar_ascii), cmocka_unit_test(test_sparkline),
         cmocka_unit_test(test_throttle_words), cmocka_unit_test(test_levels),    cmocka_unit_test(test_units),
-        cmocka_unit_test(test_widths),
+        cmocka_unit_test(test_widths),         cmocka_unit_test(test_utf8),      cmocka_unit_test(test_fixed_and_join),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
