@@ -37,7 +37,7 @@ static backend_status open_backends(sampler *s, char *err, size_t errlen)
     return BK_OK;
 }
 
-backend_status sampler_open(sampler *s, char *err, size_t errlen)
+static backend_status open_sampler(sampler *s, int read_info, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     backend_status st = open_backends(s, err, errlen);
@@ -59,6 +59,8 @@ backend_status sampler_open(sampler *s, char *err, size_t errlen)
             g->backend = k;
             g->local = local;
             g->info.index = i;
+            if (!read_info)
+                continue;
             gpu_status gs = sb->ops->read_info(sb->b, local, &g->info, &g->statics);
             g->info.index = i;
             g->have_info = gs == GPU_OK;
@@ -66,6 +68,16 @@ backend_status sampler_open(sampler *s, char *err, size_t errlen)
         }
     }
     return BK_OK;
+}
+
+backend_status sampler_open(sampler *s, char *err, size_t errlen)
+{
+    return open_sampler(s, 1, err, errlen);
+}
+
+backend_status sampler_open_deferred(sampler *s, char *err, size_t errlen)
+{
+    return open_sampler(s, 0, err, errlen);
 }
 
 void sampler_close(sampler *s)

@@ -48,7 +48,7 @@ typedef struct hgpu {
     hgroup g;
     gpu_info info;
     int have_info, info_dirty;
-    gpu_sample prev; /* for events: the previous sample */
+    gpu_sample prev; /* for events: the last good sample's values, the latest sample's status */
     int have_prev;
 } hgpu;
 

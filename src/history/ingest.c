@@ -247,7 +247,13 @@ void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_
     if (info)
         note_info(h, gpu, info, t);
     hist_detect_events(h, gpu, G->have_prev ? &G->prev : NULL, s);
-    G->prev = *s;
+    /* A sample that read nothing (lost, error) says nothing of the counters: prev keeps the last
+     * good sample's values with the latest status, so that an XID that arrived meanwhile is seen
+     * in the first good sample after it. */
+    if (s->status == GPU_OK || !G->have_prev)
+        G->prev = *s;
+    else
+        G->prev.status = s->status;
     G->have_prev = 1;
     hgroup *grp = &G->g;
     int64_t window = t / ((int64_t)h->cfg.chunk_span_s * 1000000);

@@ -154,9 +154,18 @@ void nv_gpm_read(nv_rd *r)
         mark_unsupported(g);
         return;
     }
-    if (!g->gpm_prev_us)
-        for (int i = 0; i < b->count; i++) /* this GPU and every other one that has none yet */
-            prime(b, &b->gpus[i]);
+    if (!g->gpm_prev_us) {
+        prime(b, g);
+        /* and every other GPU that has none yet and is not being read right now (its lock is
+         * only tried: a GPU whose call hangs holds its own, and this read never waits on it) */
+        for (int i = 0; i < b->count; i++) {
+            nv_gpu *o = &b->gpus[i];
+            if (o == g || pthread_mutex_trylock(&o->lock) != 0)
+                continue;
+            prime(b, o);
+            pthread_mutex_unlock(&o->lock);
+        }
+    }
     if (g->gpm_prev_us && !g->lost) {
         uint64_t age = nv_clock_us(b) - g->gpm_prev_us;
         if (age < NV_GPM_MIN_US && !g->gpm_have && !b->set_time_us) {
