@@ -98,8 +98,7 @@ static void make_room(http_guard *g, gconn *fresh)
     }
 }
 
-void guard_notify(void *cls, struct MHD_Connection *c, void **socket_context,
-                  enum MHD_ConnectionNotificationCode code)
+void guard_notify(void *cls, struct MHD_Connection *c, void **socket_context, enum MHD_ConnectionNotificationCode code)
 {
     http_guard *g = cls;
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {

@@ -18,8 +18,8 @@
 typedef struct http_guard http_guard;
 
 typedef struct guard_limits {
-    int max_connections;     /* open at once, all addresses */
-    int max_per_address;     /* open at once from one client address */
+    int max_connections;      /* open at once, all addresses */
+    int max_per_address;      /* open at once from one client address */
     double request_timeout_s; /* to send a request's headers, from accept or the previous response */
 } guard_limits;
 
@@ -35,8 +35,7 @@ http_guard *guard_start(const guard_limits *limits);
 void guard_stop(http_guard *g);
 
 /* MHD_OPTION_NOTIFY_CONNECTION's callback; cls is the guard. */
-void guard_notify(void *cls, struct MHD_Connection *c, void **socket_context,
-                  enum MHD_ConnectionNotificationCode code);
+void guard_notify(void *cls, struct MHD_Connection *c, void **socket_context, enum MHD_ConnectionNotificationCode code);
 /* A request's headers are in (the request handler's first call): busy until guard_request_done. */
 void guard_request_started(http_guard *g, struct MHD_Connection *c);
 /* Its response is done or abandoned (MHD_OPTION_NOTIFY_COMPLETED): waiting for the next request. */

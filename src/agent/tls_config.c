@@ -35,8 +35,8 @@ static const suite suites[] = {
 
 /* Suites Go knows and gpuwatch refuses to offer. */
 static const char *const broken[] = {
-    "TLS_RSA_WITH_RC4_128_SHA",         "TLS_RSA_WITH_3DES_EDE_CBC_SHA",     "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA",
-    "TLS_ECDHE_RSA_WITH_RC4_128_SHA",   "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA",
+    "TLS_RSA_WITH_RC4_128_SHA",       "TLS_RSA_WITH_3DES_EDE_CBC_SHA",       "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA",
+    "TLS_ECDHE_RSA_WITH_RC4_128_SHA", "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA",
 };
 
 static const struct {

@@ -81,8 +81,7 @@ int nv_check(nv_rd *r, nv_sym sym, nvmlReturn_t rc, const metric_id *ids, int n)
         r->g->lost = 1;
     } else if (nv_driver_gone(rc)) {
         r->g->driver_gone = 1;
-    } else if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND ||
-               rc == NVML_ERROR_DEPRECATED) {
+    } else if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND || rc == NVML_ERROR_DEPRECATED) {
         for (int i = 0; i < n; i++)
             mset_add(&r->g->unsup, ids[i]);
     }
