@@ -61,6 +61,12 @@ void alert_engine_set_default_interval(alert_engine *e, int64_t us);
 int alert_engine_set_external_label(alert_engine *e, const char *name, const char *value);
 /* Replaces the numeric threshold of every single-condition rule named alertname; returns how many. */
 int alert_engine_set_threshold(alert_engine *e, const char *alertname, double threshold);
+/* The diagnosis finding of detector on gpu is active at level (1 info, 2 warning, 3 critical), or
+ * cleared (level 0): what finding.DETECTOR and finding.any read in conditions. Until the first call,
+ * those terms are 0 (no finding). Returns 0, or -1 when out of memory (nothing changed). */
+int alert_engine_set_finding(alert_engine *e, int gpu, const char *detector, int level);
+/* Hands from's findings to to (a rebuilt engine keeps what diagnosis reported); from has none after. */
+void alert_engine_move_findings(alert_engine *to, alert_engine *from);
 /* Notifications of state changes and resends go to n (may be NULL). */
 void alert_engine_set_notifier(alert_engine *e, notifier *n);
 /* Also calls fn after each evaluation with the alerts that changed state or are due for sending

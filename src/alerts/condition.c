@@ -39,27 +39,42 @@ static int term_parse(term *t, const char *s, size_t n, char *err, size_t errlen
     char *end;
     double c = strtod(buf, &end);
     if (end != buf && *end == 0 && isfinite(c)) {
-        *t = (term){TERM_CONST, 0, c};
+        *t = (term){.kind = TERM_CONST, .c = c};
         return 0;
     }
     const metric_def *d = catalog_find(buf);
     if (d && !metric_is_string(d->id)) {
-        *t = (term){TERM_METRIC, (int)d->id, 0};
+        *t = (term){.kind = TERM_METRIC, .id = (int)d->id};
         return 0;
     }
     if (d) {
         snprintf(err, errlen, "'%s' is a text field; conditions need a number", buf);
         return -1;
     }
+    if (strncmp(buf, "finding.", 8) == 0) {
+        const char *name = buf + 8;
+        size_t len = strspn(name, "abcdefghijklmnopqrstuvwxyz_");
+        if (len == 0 || name[len] || len >= FINDING_NAME_MAX) {
+            snprintf(
+                err, errlen,
+                "'%s': a finding is finding.DETECTOR (input_stall, thermal, ...; docs/diagnosis.md) or finding.any",
+                buf);
+            return -1;
+        }
+        *t = (term){.kind = TERM_FINDING};
+        if (strcmp(name, "any") != 0)
+            memcpy(t->detector, name, len + 1);
+        return 0;
+    }
     int p = pseudo_find(buf);
     if (p >= 0) {
-        *t = (term){TERM_PSEUDO, p, 0};
+        *t = (term){.kind = TERM_PSEUDO, .id = p};
         return 0;
     }
     snprintf(err, errlen,
              "unknown metric '%s' (catalog fields: gpuwatch query --help-fields; "
              "also gpu.lost, gpu.error, sample.age, processes.count, processes.memory, "
-             "process.memory, process.sm)",
+             "process.memory, process.sm, finding.DETECTOR, finding.any)",
              buf);
     return -1;
 }
@@ -101,7 +116,8 @@ int operand_parse(operand *o, const char *text, char *err, size_t errlen)
 
 static int term_instant(const term *t)
 {
-    return t->kind == TERM_CONST || (t->kind == TERM_PSEUDO && t->id != PS_GPU_LOST && t->id != PS_GPU_ERROR);
+    return t->kind == TERM_CONST || t->kind == TERM_FINDING ||
+           (t->kind == TERM_PSEUDO && t->id != PS_GPU_LOST && t->id != PS_GPU_ERROR);
 }
 
 int operand_is_instant(const operand *o)
@@ -158,12 +174,28 @@ static int pseudo_value(int id, const gpu_sample *s, const eval_ctx *x, double *
     return 0;
 }
 
+/* The highest severity of the findings of t's detector (any, for "") on the GPU; 0 for none. */
+static int finding_value(const term *t, const eval_ctx *x, double *out)
+{
+    if (!x->findings)
+        return 0;
+    int level = 0;
+    for (int i = 0; i < x->findings->n; i++) {
+        const finding_fact *f = &x->findings->v[i];
+        if (f->gpu == x->gpu && (!t->detector[0] || strcmp(f->detector, t->detector) == 0) && f->level > level)
+            level = f->level;
+    }
+    *out = level;
+    return 1;
+}
+
 static int term_value(const term *t, const gpu_sample *s, const eval_ctx *x, double *out)
 {
     switch (t->kind) {
     case TERM_CONST: *out = t->c; return 1;
     case TERM_METRIC: return s ? sample_get(s, (metric_id)t->id, out) : 0;
     case TERM_PSEUDO: return pseudo_value(t->id, s, x, out);
+    case TERM_FINDING: return finding_value(t, x, out);
     }
     return 0;
 }
@@ -195,7 +227,8 @@ static int operand_value(const operand *o, const gpu_sample *s, const eval_ctx *
 
 static int term_keepable(const term *t)
 {
-    return t->kind != TERM_PSEUDO || t->id == PS_GPU_LOST || t->id == PS_GPU_ERROR;
+    return t->kind == TERM_CONST || t->kind == TERM_METRIC ||
+           (t->kind == TERM_PSEUDO && (t->id == PS_GPU_LOST || t->id == PS_GPU_ERROR));
 }
 
 int operand_keepable(const operand *o)

@@ -10,6 +10,17 @@
 
 typedef enum { TRI_FALSE = 0, TRI_TRUE = 1, TRI_UNKNOWN = 2, TRI_ERROR = 3 /* out of memory */ } tri;
 
+/* The diagnosis findings now active, as the engine was told of them (alert_engine_set_finding). */
+typedef struct finding_fact {
+    int gpu;
+    char detector[FINDING_NAME_MAX];
+    int level; /* 1 info, 2 warning, 3 critical */
+} finding_fact;
+typedef struct finding_facts {
+    finding_fact *v;
+    int n, cap;
+} finding_facts;
+
 /* What a condition is evaluated against: one GPU (and one process for scope: process). */
 typedef struct eval_ctx {
     const sample_source *src;
@@ -18,8 +29,9 @@ typedef struct eval_ctx {
     int64_t latest_us;     /* time of the GPU's newest sample, 0 if none */
     const gpu_proc *procs; /* processes on the GPU */
     int nprocs;
-    const gpu_proc *proc; /* scope: process: the process */
-    engine_window *win;   /* the engine's kept values, or NULL: every reduction reads the source */
+    const gpu_proc *proc;          /* scope: process: the process */
+    engine_window *win;            /* the engine's kept values, or NULL: every reduction reads the source */
+    const finding_facts *findings; /* NULL where no diagnosis runs: finding.* is unknown */
 } eval_ctx;
 
 /* Parses "name", "number", "A / B", "A - B", "A + B", "A * B". Returns 0, or -1 with a message. */

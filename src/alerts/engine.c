@@ -43,6 +43,7 @@ void alert_engine_free(alert_engine *e)
     }
     free(e->rt);
     free(e->procs);
+    free(e->findings.v);
     window_free(&e->win);
     ruleset_free(&e->rs);
     labels_free(&e->external);
@@ -159,13 +160,59 @@ int alert_engine_set_threshold(alert_engine *e, const char *alertname, double th
             if (strcmp(ru->alert, alertname) != 0 || ru->cond.kind != COND_LEAF)
                 continue;
             ru->cond.threshold.op = 0;
-            ru->cond.threshold.a = (term){TERM_CONST, 0, threshold};
+            ru->cond.threshold.a = (term){.kind = TERM_CONST, .c = threshold};
             snprintf(ru->cond.threshold.text, sizeof ru->cond.threshold.text, "%g", threshold);
             e->win_planned = 0;
             n++;
         }
     pthread_mutex_unlock(&e->mu);
     return n;
+}
+
+int alert_engine_set_finding(alert_engine *e, int gpu, const char *detector, int level)
+{
+    int rc = 0;
+    pthread_mutex_lock(&e->mu);
+    finding_facts *ff = &e->findings;
+    int i = 0;
+    while (i < ff->n && !(ff->v[i].gpu == gpu && strcmp(ff->v[i].detector, detector) == 0))
+        i++;
+    if (level <= 0) {
+        if (i < ff->n)
+            ff->v[i] = ff->v[--ff->n];
+        goto done;
+    }
+    if (i == ff->n) {
+        if (ff->n == ff->cap) {
+            int cap = ff->cap ? ff->cap * 2 : 8;
+            finding_fact *v = realloc(ff->v, (size_t)cap * sizeof *v);
+            if (!v) {
+                rc = -1;
+                goto done;
+            }
+            ff->v = v;
+            ff->cap = cap;
+        }
+        ff->n++;
+        ff->v[i].gpu = gpu;
+        snprintf(ff->v[i].detector, sizeof ff->v[i].detector, "%s", detector);
+    }
+    ff->v[i].level = level;
+done:
+    pthread_mutex_unlock(&e->mu);
+    return rc;
+}
+
+void alert_engine_move_findings(alert_engine *to, alert_engine *from)
+{
+    pthread_mutex_lock(&from->mu);
+    finding_facts moved = from->findings;
+    memset(&from->findings, 0, sizeof from->findings);
+    pthread_mutex_unlock(&from->mu);
+    pthread_mutex_lock(&to->mu);
+    free(to->findings.v);
+    to->findings = moved;
+    pthread_mutex_unlock(&to->mu);
 }
 
 static int64_t group_interval(const alert_engine *e, int g)
@@ -281,7 +328,7 @@ static int alert_annotations(labels *out, const rule *ru, const labels *l, doubl
 static int eval_one(alert_engine *e, int r, const rule *ru, const gpu_view *gv, const sample_source *src, int64_t ts,
                     const gpu_proc *proc, hits *out)
 {
-    eval_ctx x = {src, gv->gpu, ts, gv->latest_us, gv->procs, gv->nprocs, proc, &e->win};
+    eval_ctx x = {src, gv->gpu, ts, gv->latest_us, gv->procs, gv->nprocs, proc, &e->win, &e->findings};
     double value = 0;
     tri holds = cond_eval(&ru->cond, &x, &value);
     if (holds != TRI_TRUE)

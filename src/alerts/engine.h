@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include "alerts.h"
+#include "condition.h"
 #include "engine_window.h"
 #include "rules.h"
 
@@ -41,11 +42,12 @@ struct alert_engine {
     notifier *notifier;
     alert_listener listener;
     void *listener_arg;
-    engine_window win;     /* the rules' operands' recent values per GPU */
-    int win_planned;       /* win matches rs (a load or a threshold change plans it again) */
-    sample_source win_src; /* the source win was filled from (another one starts it over) */
-    int oom_logged;        /* out of memory was logged; no more until an evaluation goes through */
-    gpu_proc *procs;       /* MAX_PROCS processes of a GPU, for the source to fill (allocated once) */
+    engine_window win;      /* the rules' operands' recent values per GPU */
+    int win_planned;        /* win matches rs (a load or a threshold change plans it again) */
+    sample_source win_src;  /* the source win was filled from (another one starts it over) */
+    int oom_logged;         /* out of memory was logged; no more until an evaluation goes through */
+    gpu_proc *procs;        /* MAX_PROCS processes of a GPU, for the source to fill (allocated once) */
+    finding_facts findings; /* diagnosis findings now active (finding.* in conditions) */
 };
 
 /* Fills v from an alert (copies strings); ends_at is set by the caller. Returns 0, or -1 when out of

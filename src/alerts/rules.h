@@ -25,11 +25,15 @@ typedef enum {
     PS_COUNT
 } pseudo_id;
 
-typedef enum { TERM_CONST, TERM_METRIC, TERM_PSEUDO } term_kind;
+/* TERM_FINDING: finding.DETECTOR (or finding.any), the severity of the diagnosis finding now active
+ * on the GPU: 0 none, 1 info, 2 warning, 3 critical (the agent's diagnosis posts them). */
+typedef enum { TERM_CONST, TERM_METRIC, TERM_PSEUDO, TERM_FINDING } term_kind;
+#define FINDING_NAME_MAX 32
 typedef struct {
     term_kind kind;
     int id;
     double c;
+    char detector[FINDING_NAME_MAX]; /* TERM_FINDING: the detector's id, "" for any */
 } term;
 
 /* A value: a term, or two terms joined by one of / - + * (e.g. memory.used / memory.total). */

@@ -1,7 +1,8 @@
 /* alerts_plugin.c - the alert engine as an agent plugin: its own evaluator thread woken after every
  * sampling round (so evaluation never delays sampling), rules read through the agent's view, series
  * on /metrics, /api/v1/alerts, receivers from the `alerts:` section, a rebuild on SIGHUP, and every
- * alert that starts firing or resolves posted as an "alert" event (the history records it). */
+ * alert that starts firing or resolves posted as an "alert" event (the history records it). The
+ * "finding" events of diagnosis set what finding.DETECTOR reads in rule conditions. */
 #include "alerts.h"
 #include "alerts_settings.h"
 #include "notify.h"
@@ -202,6 +203,45 @@ static int handle_http(void *ctx, const agent_request *req, agent_response *resp
     return 1;
 }
 
+/* ---- findings from diagnosis ---- */
+
+/* The value of key in an event's "k=v k=v" detail (unquoted values only); 0 when absent. */
+static int detail_value(const char *detail, const char *key, char *out, size_t n)
+{
+    size_t klen = strlen(key);
+    for (const char *p = detail; (p = strstr(p, key)) != NULL; p += klen) {
+        if ((p != detail && p[-1] != ' ') || p[klen] != '=')
+            continue;
+        const char *v = p + klen + 1;
+        size_t len = strcspn(v, " ");
+        if (len >= n)
+            return 0;
+        memcpy(out, v, len);
+        out[len] = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* Sampler thread: a finding that appeared, changed severity or cleared (docs/diagnosis.md). */
+static void on_event(void *ctx, const agent_event *ev)
+{
+    alerts_state *p = ctx;
+    char detector[64], severity[32], state[32];
+    if (strcmp(ev->kind, "finding") != 0 || !detail_value(ev->detail, "detector", detector, sizeof detector) ||
+        !detail_value(ev->detail, "severity", severity, sizeof severity) ||
+        !detail_value(ev->detail, "state", state, sizeof state))
+        return;
+    int level = !strcmp(severity, "critical") ? 3 : !strcmp(severity, "warning") ? 2 : 1;
+    if (strcmp(state, "active") != 0)
+        level = 0;
+    pthread_mutex_lock(&p->mu);
+    if (p->e && alert_engine_set_finding(p->e, ev->gpu, detector, level) != 0)
+        gw_log(GW_LOG_WARN, "alerts: out of memory, a finding is not seen by the rules", "detector=%s gpu=%d", detector,
+               ev->gpu);
+    pthread_mutex_unlock(&p->mu);
+}
+
 /* ---- lifecycle ---- */
 
 static void on_reload(void *ctx, gw_config *cfg)
@@ -216,6 +256,8 @@ static void on_reload(void *ctx, gw_config *cfg)
     pthread_mutex_lock(&p->mu);
     alert_engine *old_e = p->e;
     notifier *old_n = p->n;
+    if (old_e && e)
+        alert_engine_move_findings(e, old_e);
     p->e = e;
     p->n = n;
     pthread_mutex_unlock(&p->mu);
@@ -278,6 +320,7 @@ const agent_plugin alerts_plugin = {
     .check = check,
     .start = start,
     .on_tick = on_tick,
+    .on_event = on_event,
     .on_reload = on_reload,
     .write_metrics = write_metrics,
     .metrics_version = metrics_version,

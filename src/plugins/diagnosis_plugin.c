@@ -99,11 +99,11 @@ static void run(diag_state *p, const diag_settings *set, uint64_t now_us)
     int n = 0;
     finding_key *keys = keys_of(&r, &n);
     pthread_mutex_lock(&p->mu);
-    for (int i = 0; keys && i < n; i++) { /* appeared (a change of severity alone is no event) */
-        int was = 0;
-        for (int j = 0; j < p->nactive && !was; j++)
-            was = same_key(&p->active[j], &keys[i]);
-        if (!was)
+    for (int i = 0; keys && i < n; i++) { /* appeared, or its severity changed */
+        int j = 0;
+        while (j < p->nactive && !same_key(&p->active[j], &keys[i]))
+            j++;
+        if (j == p->nactive || p->active[j].severity != keys[i].severity)
             post(p, now_us, &keys[i], "active", finding_for(&r, &keys[i]));
     }
     for (int j = 0; keys && j < p->nactive; j++) { /* cleared */

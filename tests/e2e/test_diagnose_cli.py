@@ -142,7 +142,30 @@ p = run("--db", "/nonexistent/history.db", sim=None)
 check(p.returncode == 1 and "no history file" in p.stderr, "missing --db: exit %d: %s" % (p.returncode, p.stderr))
 
 # ---- a real agent: --db on its history, --host on its findings ----
-CONFIG = "history:\n  flush_interval: 1s\ndiagnosis:\n  interval: 1s\n"
+# rules on findings: finding.DETECTOR is the severity (0 none, 1 info, 2 warning, 3 critical)
+RULES = os.path.join(tempfile.mkdtemp(prefix="gw-diag-rules-"), "findings.yaml")
+with open(RULES, "w") as f:
+    f.write("""groups:
+  - name: findings
+    interval: 250ms
+    rules:
+      - alert: HwFinding
+        condition: {metric: finding.hw_health, op: ">=", threshold: 3}
+        labels: {severity: critical}
+      - alert: AnyFinding
+        condition: {metric: finding.any, op: ">=", threshold: 1}
+      - alert: ThermalFinding
+        condition: {metric: finding.thermal, op: ">=", threshold: 1}
+""")
+bad = RULES + ".bad"
+with open(bad, "w") as f:
+    f.write("groups:\n  - name: x\n    rules:\n      - alert: A\n"
+            "        condition: {metric: finding.no such, op: \">=\", threshold: 1}\n")
+p = subprocess.run([GPUWATCH, "rules", "check", bad], capture_output=True, text=True, timeout=30)
+check(p.returncode == 1 and "%s:5:" % bad in p.stderr and "finding.DETECTOR" in p.stderr,
+      "rules check of a bad finding name: %d %r" % (p.returncode, p.stderr))
+CONFIG = ("history:\n  flush_interval: 1s\ndiagnosis:\n  interval: 1s\n"
+          "alerts:\n  default_rules: false\n  rule_files: [%s]\n" % RULES)
 a = Agent(SCEN, config=CONFIG, args=["--interval", "250ms"])
 try:
     a.wait_sampled(ngpus=3)
@@ -152,6 +175,14 @@ try:
         return json.loads(body) if st == 200 and pairs(json.loads(body)) >= EXPECTED else None
     served = wait_for("the agent's findings", agent_found, timeout=40, step=0.5)
     check_schema(served, "/api/v1/findings")
+
+    def firing():
+        got = {(x["labels"]["alertname"], x["labels"]["gpu"]) for x in a.get_json("/api/v1/alerts")["data"]["alerts"]
+               if x["state"] == "firing"}
+        return got if {("HwFinding", "2"), ("AnyFinding", "0"), ("AnyFinding", "1")} <= got else None
+    got = wait_for("alerts on the findings", firing, timeout=20, step=0.5)
+    check(("HwFinding", "0") not in got and not any(n == "ThermalFinding" for n, _ in got),
+          "alerts fired on findings that are not there: %s" % sorted(got))
 
     p = subprocess.run([GPUWATCH, "diagnose", "--host", "127.0.0.1:%d" % a.port, "--format", "json"],
                        capture_output=True, text=True, timeout=30)

@@ -48,7 +48,7 @@ def exported_series():
     if prefix:
         for bit in re.findall(r'CER\(M_\w+, "(\w+)"', cat):
             names.add(prefix.group(1) + bit)
-    for layer in ("src/agent", "src/alerts"):
+    for layer in ("src/agent", "src/alerts", "src/plugins"):
         for f in glob.glob(os.path.join(SRC, layer, "*.c")):
             text = open(f).read()
             names.update(re.findall(r'"(gpuwatch_[a-z0-9_]+)[ {"]', text))

@@ -117,7 +117,7 @@ static int compare_at(engine_window *w, const sample_source *src, const cond **l
     for (int gpu = 0; gpu < GPUS; gpu++) {
         gpu_sample latest;
         int64_t lt = ring_latest(((src_ctx *)src->ctx)->r, gpu, &latest) ? (int64_t)latest.t_us : 0;
-        eval_ctx with = {src, gpu, now, lt, procs, 2, NULL, w}, without = with;
+        eval_ctx with = {src, gpu, now, lt, procs, 2, NULL, w, NULL}, without = with;
         without.win = NULL;
         for (int i = 0; i < nl; i++) {
             double a = -12345.5, b = -12345.5;
