@@ -37,9 +37,10 @@ def examples(text):
 
 
 def tokens(line):
-    """A line's words, each number (and a run's job id) replaced by '#': what must match when the
-    values move."""
-    return [re.sub(r"^(-?\d+(\.\d+)?|\d{8}-\d{6}-[0-9a-f]{4})$", "#", t) for t in re.split(r"[\s,]+", line.strip()) if t]
+    """A line's words with each number (also inside a word, as "(0.3"), a run's job id and an RFC 3339
+    time replaced by '#': what must match when the values move."""
+    whole = r"^(\d{8}-\d{6}-[0-9a-f]{4}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z)"
+    return [re.sub(r"\d+(\.\d+)?", "#", re.sub(whole, "#", t)) for t in re.split(r"[\s,]+", line.strip()) if t]
 
 
 def main():
