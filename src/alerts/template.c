@@ -23,7 +23,8 @@ static int add_seg(tmpl *t, int kind, const char *text, size_t len, const char *
     return 0;
 }
 
-#define OOM -2 /* parse_ref / parse_action: out of memory (-1: not a valid action) */
+#define TMPL_MAX_WIDTH 64 /* the widest printf width or precision a template may ask for */
+#define OOM -2            /* parse_ref / parse_action: out of memory (-1: not a valid action) */
 
 /* A printf format with exactly one conversion among d i f F e E g G s v x and %% escapes. */
 static int format_ok(const char *f)
@@ -39,13 +40,17 @@ static int format_ok(const char *f)
         p++;
         while (*p && strchr("-+ #0", *p))
             p++;
-        while (isdigit((unsigned char)*p))
-            p++;
+        /* width and precision are bounded: "%999999999d" would have printf build gigabytes */
+        int width = 0, prec = 0;
+        while (isdigit((unsigned char)*p) && width <= TMPL_MAX_WIDTH)
+            width = width * 10 + (*p++ - '0');
         if (*p == '.') {
             p++;
-            while (isdigit((unsigned char)*p))
-                p++;
+            while (isdigit((unsigned char)*p) && prec <= TMPL_MAX_WIDTH)
+                prec = prec * 10 + (*p++ - '0');
         }
+        if (width > TMPL_MAX_WIDTH || prec > TMPL_MAX_WIDTH)
+            return 0;
         if (!*p || !strchr("difFeEgGsvx", *p))
             return 0;
         conversions++;
@@ -113,7 +118,10 @@ static int parse_action(tmpl *t, const char *p, const char *end, char *err, size
         memcpy(fmt, t2 + 1, n2 - 2);
         fmt[n2 - 2] = 0;
         if (!format_ok(fmt)) {
-            snprintf(err, errlen, "printf format \"%s\" must hold exactly one of %%d %%f %%e %%g %%s %%v %%x", fmt);
+            snprintf(err, errlen,
+                     "printf format \"%s\" must hold exactly one of %%d %%f %%e %%g %%s %%v %%x "
+                     "(width and precision at most %d)",
+                     fmt, TMPL_MAX_WIDTH);
             return -1;
         }
         int rc = parse_ref(t, t3, n3, fmt);

@@ -180,6 +180,19 @@ static void test_templates(void **st)
     assert_non_null(strstr(err, "unclosed"));
     assert_int_equal(tmpl_compile(&t, "{{ printf \"%n\" $value }}", err, sizeof err, &off), -1);
     assert_int_equal(tmpl_compile(&t, "{{ printf \"%s %s\" $value }}", err, sizeof err, &off), -1);
+    /* a width or precision past 64 would have printf build gigabytes: refused, the limit named */
+    static const char *const huge[] = {"%999999999d", "%.999999999f", "%65s",
+                                       "%-0100x",     "%1.65e",       "%99999999999999999999999g"};
+    for (size_t i = 0; i < sizeof huge / sizeof *huge; i++) {
+        char src[96];
+        snprintf(src, sizeof src, "{{ printf \"%s\" $value }}", huge[i]);
+        assert_int_equal(tmpl_compile(&t, src, err, sizeof err, &off), -1);
+        assert_non_null(strstr(err, "at most 64"));
+    }
+    char *s = expand("[{{ printf \"%64.64f\" $value }}]", 1.5);
+    assert_non_null(s);
+    assert_int_equal(strlen(s), 68); /* "[1." and 64 decimals "]" */
+    free(s);
 }
 
 static void test_series_notation(void **st)
