@@ -15,25 +15,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* printf's width or precision past 4 digits: a known finding left to the alerts engineer (glibc
- * allocates the padded text before snprintf truncates it: gigabytes; docs/reliability.md). Set
- * FUZZ_TEMPLATE_WIDE=1 to let such inputs through. */
-static int wide_printf(const char *t)
-{
-    static int allow = -1;
-    if (allow < 0)
-        allow = getenv("FUZZ_TEMPLATE_WIDE") != NULL;
-    if (allow)
-        return 0;
-    int digits = 0;
-    for (const char *p = t; *p; p++) {
-        digits = *p >= '0' && *p <= '9' ? digits + 1 : 0;
-        if (digits > 4)
-            return 1;
-    }
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const double values[] = {0, 1, -1, 95.5, 0.25, 1e21, -1e-300, 1e308, 123456789.125, 4e18, -9.3e18};
@@ -59,10 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    if (wide_printf(text)) {
-        free(text);
-        return 0;
-    }
     tmpl t = {0};
     char err[256];
     int off = 0;

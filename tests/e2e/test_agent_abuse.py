@@ -9,7 +9,7 @@
 Latency bounds here are loose (shared CI machines); make bench measures p99 (scripts/bench_abuse.sh)."""
 import socket
 import time
-from agentlib import Agent, check, need_gpusim, parse_metrics, scenario, series, wait_for
+from agentlib import Agent, check, need_gpusim, parse_metrics, rss_bounded, scenario, series, wait_for
 
 need_gpusim()
 N = 1200
@@ -125,7 +125,7 @@ try:
     scrape_ok(a)
     rss1 = a.status_kb("VmRSS")
     print("RSS %d -> %d kB" % (rss0, rss1))
-    check(rss1 - rss0 < 8192, "RSS grew %d kB" % (rss1 - rss0))
+    check(rss_bounded(rss1 - rss0, 8192), "RSS grew %d kB" % (rss1 - rss0))
 finally:
     for s in socks:
         s.close()
