@@ -38,6 +38,7 @@ res = d["data"]["result"]
 assert len(res) == 1 and res[0]["metric"]["gpu"] == "3" and res[0]["metric"]["__name__"] == "utilization.gpu"
 rows = list(csv.DictReader(open(sys.argv[2])))
 vals = [float(r["value"]) for r in rows]
+assert all(isinstance(v, (int, float)) for _, v in res[0]["values"]), "values must be JSON numbers"
 got = [float(v) for _, v in res[0]["values"]]
 assert len(got) == 2, got
 for i in range(2):
@@ -53,9 +54,16 @@ head -1 "$T/t.txt" | grep -q "gpu2 temperature.gpu" || fail "table header"
 # chart: ASCII without a UTF-8 locale, braille with one; axis labels and legend
 LANG=C LC_ALL=C "$G" history "${R[@]}" --metric power.draw --gpu 0,1 --format chart --width 72 --height 14 >"$T/c.txt"
 [ "$(wc -l <"$T/c.txt")" -eq 14 ] || fail "chart height"
-grep -q "power.draw" "$T/c.txt" && grep -q "(W)" "$T/c.txt" && grep -q "gpu1" "$T/c.txt" || fail "chart labels"
+grep -q "power.draw" "$T/c.txt" && grep -q "(W)" "$T/c.txt" || fail "chart labels"
+# the legend names each GPU next to the character its line is drawn with (no colour in a pipe)
+grep -q '^ *\* GPU 0 *+ GPU 1$' "$T/c.txt" || fail "chart legend: $(tail -1 "$T/c.txt")"
+grep -q '^ *[0-9.]* *[+|].*\*' "$T/c.txt" && grep -q '^ *[0-9.]* *[+|].*[^-]+' "$T/c.txt" || fail "both lines drawn"
 LC_ALL=C grep -q -P '[^\x00-\x7F]' "$T/c.txt" && fail "ASCII chart has non-ASCII"
-LC_ALL=C.UTF-8 "$G" history "${R[@]}" --metric power.draw --gpu 0 --format chart --width 72 --height 14 | grep -q "⣿" || fail "braille legend"
+LC_ALL=C.UTF-8 "$G" history "${R[@]}" --metric power.draw --gpu 0 --format chart --width 72 --height 14 | grep -q "⣿ GPU 0" || fail "braille legend"
+# UTF-8, several GPUs, no colour (a pipe): braille dots would all look alike, so characters again
+LC_ALL=C.UTF-8 "$G" history "${R[@]}" --metric power.draw --gpu 0,1 --format chart --width 72 --height 14 >"$T/cu.txt"
+grep -q "⣿" "$T/cu.txt" && fail "several GPUs piped must not be told apart by colour only"
+grep -q '\* GPU 0 *+ GPU 1$' "$T/cu.txt" && grep -q "┤" "$T/cu.txt" || fail "UTF-8 chart with characters"
 
 # events
 "$G" events --db "$DB" --from 2025-12-02T11:00:00Z --to 2025-12-02T11:02:00Z --format json >"$T/e.json"
