@@ -8,7 +8,7 @@
 #include <string.h>
 
 typedef struct parser {
-    const char *s; /* the text without spaces */
+    const char *s; /* the text as given */
     size_t pos;
     metric_expr *e;
     char *err;
@@ -31,6 +31,14 @@ static int put(parser *p, char op, int arg, double num)
 }
 
 static int expr(parser *p);
+
+/* The next character that is not a space. */
+static char peek(parser *p)
+{
+    while (isspace((unsigned char)p->s[p->pos]))
+        p->pos++;
+    return p->s[p->pos];
+}
 
 static int field(parser *p)
 {
@@ -61,7 +69,7 @@ static int field(parser *p)
 /* number | field | ( expr ) | - primary */
 static int primary(parser *p)
 {
-    char c = p->s[p->pos];
+    char c = peek(p);
     if (c == '-' || c == '+') {
         p->pos++;
         if (primary(p) != 0)
@@ -74,7 +82,7 @@ static int primary(parser *p)
         p->pos++;
         if (expr(p) != 0)
             return -1;
-        if (p->s[p->pos] != ')')
+        if (peek(p) != ')')
             return fail(p, "expected ')'");
         p->pos++;
         p->depth--;
@@ -97,7 +105,7 @@ static int term(parser *p)
 {
     if (primary(p) != 0)
         return -1;
-    while (p->s[p->pos] == '*' || p->s[p->pos] == '/') {
+    while (peek(p) == '*' || p->s[p->pos] == '/') {
         char op = p->s[p->pos++];
         if (primary(p) != 0 || put(p, op, 0, 0) != 0)
             return -1;
@@ -109,7 +117,7 @@ static int expr(parser *p)
 {
     if (term(p) != 0)
         return -1;
-    while (p->s[p->pos] == '+' || p->s[p->pos] == '-') {
+    while (peek(p) == '+' || p->s[p->pos] == '-') {
         char op = p->s[p->pos++];
         if (term(p) != 0 || put(p, op, 0, 0) != 0)
             return -1;
@@ -131,11 +139,13 @@ int mexpr_parse(const char *text, metric_expr *e, char *err, size_t errlen)
         e->text[k++] = *c;
     }
     e->text[k] = 0;
-    parser p = {.s = e->text, .e = e, .err = err, .errlen = errlen};
+    parser p = {.s = text, .e = e, .err = err, .errlen = errlen};
     if (expr(&p) != 0)
         return -1;
-    if (e->text[p.pos])
+    if (peek(&p))
         return fail(&p, "unexpected character");
+    if (!e->nmetrics)
+        return fail(&p, "no metric in it");
     return 0;
 }
 

@@ -18,7 +18,7 @@ typedef struct mexpr_op {
 } mexpr_op;
 
 typedef struct metric_expr {
-    char text[MEXPR_MAX_TEXT]; /* as given, without spaces: the series' name */
+    char text[MEXPR_MAX_TEXT];     /* as given, without spaces: the series' name */
     mexpr_op code[MEXPR_MAX_CODE]; /* postfix */
     int ncode;
     metric_id metrics[MEXPR_MAX_METRICS]; /* the fields it reads, each once, in order of appearance */
