@@ -10,7 +10,9 @@
 
 #define YLABEL_W 10 /* "  12345.6 " then the axis */
 
-static const char ascii_marks[] = "*+ox#@%&";
+/* one per series (64: HQ_MAX_GPUS) */
+static const char ascii_marks[] = "*+ox#@%&=~^$ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+#define NMARKS ((int)sizeof ascii_marks - 1)
 static const int colors[] = {31, 32, 33, 34, 35, 36, 91, 92};
 
 int chart_locale_utf8(void)
@@ -29,7 +31,7 @@ typedef struct canvas {
     int dw, dh;         /* dots */
     uint8_t *bits;      /* braille bits per cell (utf8) */
     signed char *owner; /* series that last drew in a cell, -1 none */
-    int utf8;
+    int utf8;           /* braille dots */
 } canvas;
 
 static void dot(canvas *c, int x, int y, int series)
@@ -85,7 +87,7 @@ static void put_cell(gw_buf *b, const canvas *c, int cx, int cy, const chart_opt
         uint8_t u[3] = {0xE2, (uint8_t)(0xA0 | (bits >> 6)), (uint8_t)(0x80 | (bits & 0x3F))};
         buf_append(b, (const char *)u, 3);
     } else {
-        hb_put_byte(b, (uint8_t)ascii_marks[own % 8]);
+        hb_put_byte(b, (uint8_t)ascii_marks[own % NMARKS]);
     }
     if (o->color)
         put_str(b, "\033[0m");
@@ -101,17 +103,60 @@ static void fmt_value(double v, char *out, size_t n)
         snprintf(out, n, "%.1f", v);
 }
 
+/* The legend's lines: " M label" per series, wrapped to width. */
+static int legend(gw_buf *b, const chart_series *s, int ns, const chart_opts *o, int marks, int width)
+{
+    int lines = 1, col = YLABEL_W;
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "%*s", YLABEL_W, "");
+    buf_puts(b, tmp);
+    for (int k = 0; k < ns; k++) {
+        const char *label = s[k].label ? s[k].label : "";
+        int w = 3 + (int)strlen(label);
+        if (k && col + w > width) {
+            buf_puts(b, "\n");
+            buf_puts(b, tmp);
+            col = YLABEL_W;
+            lines++;
+        }
+        col += w;
+        if (o->color) {
+            char esc[16];
+            snprintf(esc, sizeof esc, "\033[%dm", colors[k % 8]);
+            buf_puts(b, esc);
+        }
+        if (marks) {
+            char m[4] = {' ', ascii_marks[k % NMARKS], ' ', 0};
+            buf_puts(b, m);
+        } else {
+            buf_puts(b, " ⣿ ");
+        }
+        if (o->color)
+            buf_puts(b, "\033[0m");
+        buf_puts(b, label);
+    }
+    buf_puts(b, "\n");
+    return lines;
+}
+
 char *chart_render(const chart_series *s, int ns, const chart_opts *o)
 {
     int width = o->width > YLABEL_W + 10 ? o->width : 80, height = o->height >= 5 ? o->height : 20;
-    canvas c = {.w = width - YLABEL_W - 1, .h = height - 4, .utf8 = o->utf8}; /* title, axis, times, legend */
+    /* Braille dots are all alike: without colour, several series are told apart by characters. */
+    int marks = !o->utf8 || (!o->color && ns > 1);
+    gw_buf leg = {0};
+    int nleg = legend(&leg, s, ns, o, marks, width);
+    canvas c = {.w = width - YLABEL_W - 1, .h = height - 3 - nleg, .utf8 = !marks}; /* title, axis, times */
+    if (c.h < 2)
+        c.h = 2;
     c.dw = c.utf8 ? c.w * 2 : c.w;
     c.dh = c.utf8 ? c.h * 4 : c.h;
     c.bits = calloc((size_t)(c.w * c.h), 1);
     c.owner = malloc((size_t)(c.w * c.h));
-    if (!c.bits || !c.owner) {
+    if (!c.bits || !c.owner || leg.oom) {
         free(c.bits);
         free(c.owner);
+        buf_release(&leg);
         return NULL;
     }
     memset(c.owner, -1, (size_t)(c.w * c.h));
@@ -128,17 +173,36 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
         lo = 0;
         hi = 1;
     }
+    if (o->has_ymin)
+        lo = o->ymin;
+    if (o->has_ymax)
+        hi = o->ymax;
     if (hi - lo < 1e-12) {
-        lo -= 1;
-        hi += 1;
+        if (o->has_ymin && !o->has_ymax)
+            hi = lo + 1;
+        else if (o->has_ymax && !o->has_ymin)
+            lo = hi - 1;
+        else {
+            lo -= 1;
+            hi += 1;
+        }
     }
     double span_t = (double)(o->to_us > o->from_us ? o->to_us - o->from_us : 1);
     for (int k = 0; k < ns; k++) {
         int px = 0, py = 0, have = 0;
         int64_t pt = 0;
         for (size_t i = 0; i < s[k].n; i++) {
+            if (isnan(s[k].v[i])) {
+                have = 0;
+                continue;
+            }
+            double fy = (hi - s[k].v[i]) / (hi - lo) * (c.dh - 1);
+            if (fy < -c.dh) /* clipped: far enough out for the line's direction */
+                fy = -c.dh;
+            if (fy > 2.0 * c.dh)
+                fy = 2.0 * c.dh;
             int x = (int)llround((double)(s[k].t[i] - o->from_us) / span_t * (c.dw - 1));
-            int y = (int)llround((hi - s[k].v[i]) / (hi - lo) * (c.dh - 1));
+            int y = (int)llround(fy);
             if (have && (o->gap_us <= 0 || s[k].t[i] - pt <= o->gap_us))
                 line(&c, px, py, x, y, k);
             else
@@ -162,16 +226,16 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
             fmt_value(hi - (hi - lo) * r / (c.h - 1), label, sizeof label);
         snprintf(tmp, sizeof tmp, "%*s ", YLABEL_W - 1, label);
         put_str(&b, tmp);
-        put_str(&b, c.utf8 ? (tick ? "┤" : "│") : (tick ? "+" : "|"));
+        put_str(&b, o->utf8 ? (tick ? "┤" : "│") : (tick ? "+" : "|"));
         for (int x = 0; x < c.w; x++)
             put_cell(&b, &c, x, r, o);
         hb_put_byte(&b, '\n');
     }
     snprintf(tmp, sizeof tmp, "%*s", YLABEL_W, "");
     put_str(&b, tmp);
-    put_str(&b, c.utf8 ? "└" : "+");
+    put_str(&b, o->utf8 ? "└" : "+");
     for (int x = 0; x < c.w; x++)
-        put_str(&b, c.utf8 ? "─" : "-");
+        put_str(&b, o->utf8 ? "─" : "-");
     hb_put_byte(&b, '\n');
     /* times: left, middle, right */
     char t0[32], t1[32], t2[32];
@@ -194,19 +258,8 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
         free(row);
     }
     hb_put_byte(&b, '\n');
-    snprintf(tmp, sizeof tmp, "%*s", YLABEL_W, "");
-    put_str(&b, tmp);
-    for (int k = 0; k < ns; k++) {
-        if (o->color) {
-            snprintf(tmp, sizeof tmp, "\033[%dm", colors[k % 8]);
-            put_str(&b, tmp);
-        }
-        put_str(&b, c.utf8 ? " ⣿ " : (char[]){' ', ascii_marks[k % 8], ' ', 0});
-        if (o->color)
-            put_str(&b, "\033[0m");
-        put_str(&b, s[k].label ? s[k].label : "");
-    }
-    hb_put_byte(&b, '\n');
+    buf_append(&b, leg.data, leg.len);
+    buf_release(&leg);
     hb_put_byte(&b, 0);
     free(c.bits);
     free(c.owner);

@@ -1,5 +1,7 @@
 /* chart.h - terminal line charts of time series: Unicode braille (2x4 dots per cell) or plain ASCII,
- * with y-axis labels and unit, x-axis times and a legend (one series per GPU). */
+ * with y-axis labels and unit, x-axis times and a legend (one series per GPU). Series stay apart
+ * without colour: several series and no colour draw each with its own character, named in the
+ * legend, so that a chart piped to a file or a mail still says which line is which. */
 #ifndef GPUWATCH_CHART_H
 #define GPUWATCH_CHART_H
 
@@ -21,9 +23,13 @@ typedef struct chart_opts {
     const char *unit;       /* y unit, or NULL */
     int64_t from_us, to_us; /* x range */
     int64_t gap_us;         /* points further apart than this are not joined (0 = always joined) */
+    int has_ymin, has_ymax; /* fixed y bounds (else the data's); points outside are clipped */
+    double ymin, ymax;
 } chart_opts;
 
-/* Renders the chart into a malloc'd NUL-terminated text (lines end with \n); NULL when out of memory. */
+/* Renders the chart into a malloc'd NUL-terminated text (lines end with \n) of o->height lines
+ * (more only when the legend needs more lines than the chart has); NaN values are gaps. NULL when
+ * out of memory. */
 char *chart_render(const chart_series *s, int ns, const chart_opts *o);
 /* 1 when LC_ALL / LC_CTYPE / LANG ask for UTF-8. */
 int chart_locale_utf8(void);

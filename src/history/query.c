@@ -1,24 +1,73 @@
 /* query.c - range queries: decodes the chunks (or roll-up rows) overlapping [from, to] and folds
- * their points into step-wide buckets with min/max/avg/last. */
+ * their points into step-wide buckets with min/max/avg/last; expressions and percentiles are read
+ * sample by sample from the raw chunks. */
 #include "query.h"
 #include "bundle.h"
 #include "codec.h"
 #include "rollup.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define HQ_LOOKBACK_US (86400ll * 1000000) /* no chunk spans more than a day */
 
+static const char *const agg_names[] = {"avg", "min", "max", "last", "p50", "p90", "p95", "p99"};
+#define NAGG ((int)(sizeof agg_names / sizeof *agg_names))
+
 int hq_parse_agg(const char *s, hq_agg *out)
 {
-    static const char *names[] = {"avg", "min", "max", "last"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, names[i]) == 0) {
+    for (int i = 0; i < NAGG; i++)
+        if (strcmp(s, agg_names[i]) == 0) {
             *out = (hq_agg)i;
             return 0;
         }
     return -1;
+}
+
+const char *hq_agg_name(hq_agg a)
+{
+    return (int)a >= 0 && (int)a < NAGG ? agg_names[a] : "avg";
+}
+
+int hq_agg_needs_samples(hq_agg a)
+{
+    return a >= AGG_P50;
+}
+
+int hq_item_needs_samples(const hq_request *rq, int i)
+{
+    return hq_agg_needs_samples(rq->agg) || (rq->exprs && !mexpr_is_field(&rq->exprs[i]));
+}
+
+static metric_id item_metric(const hq_request *rq, int i)
+{
+    return rq->exprs ? rq->exprs[i].metrics[0] : rq->metrics[i];
+}
+
+const char *hq_series_name(const hq_request *rq, const hq_series *s)
+{
+    if (rq->exprs && !mexpr_is_field(&rq->exprs[s->item]))
+        return rq->exprs[s->item].text;
+    return catalog_get(s->metric)->field;
+}
+
+const char *hq_series_unit(const hq_request *rq, const hq_series *s)
+{
+    if (rq->exprs && !mexpr_is_field(&rq->exprs[s->item]))
+        return NULL;
+    return catalog_get(s->metric)->unit;
+}
+
+/* Start of the step-wide bucket holding t: a multiple of step in Unix time. */
+static int64_t bucket_of(int64_t t, int64_t step)
+{
+    if (step <= 0)
+        return t;
+    int64_t q = t / step;
+    if (t % step < 0)
+        q--;
+    return q * step;
 }
 
 /* Folds points (or minute records) into buckets of one series. */
@@ -70,7 +119,7 @@ static void fold(folder *f, int64_t t, double n, double min, double max, double 
     if (t < f->lo || t > f->hi)
         return;
     int64_t step = f->rq->step_us;
-    int64_t b = step > 0 ? f->rq->from_us + (t - f->rq->from_us) / step * step : t;
+    int64_t b = bucket_of(t, step);
     if (f->open && b != f->bucket)
         fold_close(f);
     if (!f->open) {
@@ -484,6 +533,162 @@ static int fold_series(store *st, const hq_request *rq, int g, metric_id m, fold
     return fold_split(st, rq, g, m, f, used_rollups);
 }
 
+/* Every raw sample of (gpu, metric) in the range (or of the request's process), into pts. */
+static int collect(store *st, const hq_request *rq, int g, metric_id m, hq_series *pts, long *damaged)
+{
+    hq_request each = *rq;
+    each.step_us = 0;
+    each.agg = AGG_LAST;
+    folder f = {.rq = &each, .out = pts, .lo = rq->from_us, .hi = rq->to_us};
+    int rc = rq->pid ? fold_proc(st, g, rq->pid, m, &f) : fold_raw(st, g, m, RAW_ALL, &f);
+    fold_close(&f);
+    *damaged += f.damaged;
+    return rc != 0 || f.oom ? -1 : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The aggregate of a bucket's values v[0..n) (n > 0, in time order; percentiles sort v). */
+static double reduce(hq_agg a, double *v, size_t n)
+{
+    double r = v[0];
+    switch (a) {
+    case AGG_MIN:
+        for (size_t i = 1; i < n; i++)
+            r = v[i] < r ? v[i] : r;
+        return r;
+    case AGG_MAX:
+        for (size_t i = 1; i < n; i++)
+            r = v[i] > r ? v[i] : r;
+        return r;
+    case AGG_LAST: return v[n - 1];
+    case AGG_P50:
+    case AGG_P90:
+    case AGG_P95:
+    case AGG_P99: {
+        double q = a == AGG_P50 ? 0.5 : a == AGG_P90 ? 0.9 : a == AGG_P95 ? 0.95 : 0.99;
+        qsort(v, n, sizeof *v, cmp_double);
+        double rank = q * (double)(n - 1);
+        size_t lo = (size_t)floor(rank), hi = (size_t)ceil(rank);
+        return v[lo] + (v[hi] - v[lo]) * (rank - (double)lo);
+    }
+    case AGG_AVG: break;
+    }
+    for (size_t i = 1; i < n; i++)
+        r += v[i];
+    return r / (double)n;
+}
+
+/* Item i of the request on GPU g, sample by sample: its fields' raw samples joined on time, the
+ * expression evaluated on each (NaN where a field has no value), then bucketed (a bucket's NaN
+ * values left out; a bucket of NaN only is NaN). */
+static int fold_samples(store *st, const hq_request *rq, int g, int i, hq_series *s, long *damaged)
+{
+    metric_expr one;
+    const metric_expr *e = rq->exprs ? &rq->exprs[i] : &one;
+    if (!rq->exprs) {
+        memset(&one, 0, sizeof one);
+        one.metrics[0] = rq->metrics[i];
+        one.nmetrics = 1;
+        one.code[0] = (mexpr_op){'m', 0, 0};
+        one.ncode = 1;
+    }
+    hq_series pts[MEXPR_MAX_METRICS];
+    size_t pos[MEXPR_MAX_METRICS] = {0};
+    double vals[MEXPR_MAX_METRICS];
+    memset(pts, 0, sizeof pts);
+    folder fo = {.rq = rq, .out = s};
+    double *bv = NULL;
+    size_t bn = 0, bcap = 0;
+    int64_t bucket = 0;
+    int open = 0, rc = 0;
+    for (int k = 0; k < e->nmetrics && rc == 0; k++)
+        rc = collect(st, rq, g, e->metrics[k], &pts[k], damaged);
+    while (rc == 0 && !fo.oom) {
+        int64_t t = INT64_MAX;
+        for (int k = 0; k < e->nmetrics; k++)
+            if (pos[k] < pts[k].n && pts[k].t[pos[k]] < t)
+                t = pts[k].t[pos[k]];
+        if (t == INT64_MAX)
+            break;
+        int all = 1;
+        for (int k = 0; k < e->nmetrics; k++) {
+            if (pos[k] < pts[k].n && pts[k].t[pos[k]] == t)
+                vals[k] = pts[k].v[pos[k]++];
+            else
+                all = 0;
+        }
+        double x = all ? mexpr_eval(e, vals) : NAN;
+        if (!rq->step_us) {
+            emit(&fo, t, x);
+            continue;
+        }
+        int64_t b = bucket_of(t, rq->step_us);
+        if (open && b != bucket) {
+            emit(&fo, bucket, bn ? reduce(rq->agg, bv, bn) : NAN);
+            bn = 0;
+        }
+        open = 1;
+        bucket = b;
+        if (isnan(x))
+            continue;
+        if (bn == bcap) {
+            size_t cap = bcap ? bcap * 2 : 64;
+            double *nb = realloc(bv, cap * sizeof *nb);
+            if (!nb) {
+                rc = -1;
+                break;
+            }
+            bv = nb;
+            bcap = cap;
+        }
+        bv[bn++] = x;
+    }
+    if (rc == 0 && open)
+        emit(&fo, bucket, bn ? reduce(rq->agg, bv, bn) : NAN);
+    if (fo.oom)
+        rc = -1;
+    for (int k = 0; k < e->nmetrics; k++) {
+        free(pts[k].t);
+        free(pts[k].v);
+    }
+    free(bv);
+    return rc;
+}
+
+/* 1 when roll-up rows of gpu may hold minutes of [lo, hi]. */
+static int has_rollups(store *st, int gpu, int64_t lo, int64_t hi)
+{
+    sqlite3_stmt *q = store_query_stmt(st, SQ_ROLLUP_ANY,
+                                       "SELECT 1 FROM rollups WHERE gpu=?1 AND t_start>=?2 AND t_start<=?3 LIMIT 1");
+    if (!q)
+        return 0;
+    sqlite3_bind_int(q, 1, gpu);
+    sqlite3_bind_int64(q, 2, lo - ROLLUP_SPAN_US);
+    sqlite3_bind_int64(q, 3, hi);
+    int found = sqlite3_step(q) == SQLITE_ROW;
+    sqlite3_reset(q);
+    return found;
+}
+
+/* Notes in out when the range starts before GPU g's raw samples and roll-ups cover that part. */
+static void note_rollups_only(store *st, const hq_request *rq, int g, hq_result *out)
+{
+    int64_t raw_start = oldest_raw(st, g);
+    if (raw_start == INT64_MIN || rq->from_us >= raw_start)
+        return;
+    int64_t hi = raw_start == INT64_MAX || raw_start - 1 > rq->to_us ? rq->to_us : raw_start - 1;
+    if (!has_rollups(st, g, rq->from_us, hi))
+        return;
+    if (!out->rollups_only || raw_start > out->raw_start_us)
+        out->raw_start_us = raw_start;
+    out->rollups_only = 1;
+}
+
 void hq_free(hq_result *r)
 {
     for (size_t i = 0; i < r->n; i++) {
@@ -505,7 +710,19 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
         snprintf(err, errlen, "step must not be negative");
         return -1;
     }
+    int samples = 0;
     for (int i = 0; i < rq->nmetrics; i++) {
+        samples |= hq_item_needs_samples(rq, i);
+        if (rq->exprs) {
+            const metric_expr *e = &rq->exprs[i];
+            for (int k = 0; k < e->nmetrics; k++)
+                if (rq->pid && e->metrics[k] != M_MEM_USED && e->metrics[k] != M_UTIL_GPU) {
+                    snprintf(err, errlen, "per-process history has memory.used and utilization.gpu, not %s",
+                             catalog_get(e->metrics[k])->field);
+                    return -1;
+                }
+            continue;
+        }
         metric_id m = rq->metrics[i];
         if (metric_is_string(m)) {
             snprintf(err, errlen, "%s is a text field; history keeps numbers", catalog_get(m)->field);
@@ -516,6 +733,11 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
                      catalog_get(m)->field);
             return -1;
         }
+    }
+    if (samples && rq->source == HQ_ROLLUP) {
+        snprintf(err, errlen, "%s are computed from raw samples; 1-minute roll-ups do not have them",
+                 hq_agg_needs_samples(rq->agg) ? "percentiles" : "expressions");
+        return -1;
     }
     unsigned char all[HQ_MAX_GPUS];
     /* A GPU the file does not have gives an empty series, dropped below: when the list of the
@@ -530,16 +752,30 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
     for (int g = 0; g < HQ_MAX_GPUS; g++) {
         if (!all[g] || (rq->gpus && !rq->gpus[g]))
             continue;
+        if (samples && !rq->pid)
+            note_rollups_only(st, rq, g, out);
         for (int i = 0; i < rq->nmetrics; i++) {
             hq_series *s = &out->s[out->n];
             s->gpu = g;
-            s->metric = rq->metrics[i];
+            s->item = i;
+            s->metric = item_metric(rq, i);
             s->pid = rq->pid;
-            folder f = {.rq = rq, .out = s, .lo = rq->from_us, .hi = rq->to_us};
-            int rc = fold_series(st, rq, g, s->metric, &f, &out->used_rollups);
-            fold_close(&f);
-            out->damaged += f.damaged;
-            if (rc != 0 || f.oom) {
+            int rc, oom = 0;
+            if (hq_item_needs_samples(rq, i)) {
+                rc = fold_samples(st, rq, g, i, s, &out->damaged);
+                size_t k = 0;
+                while (k < s->n && isnan(s->v[k]))
+                    k++;
+                if (k == s->n)
+                    s->n = 0; /* no value at all: no series */
+            } else {
+                folder f = {.rq = rq, .out = s, .lo = rq->from_us, .hi = rq->to_us};
+                rc = fold_series(st, rq, g, s->metric, &f, &out->used_rollups);
+                fold_close(&f);
+                out->damaged += f.damaged;
+                oom = f.oom;
+            }
+            if (rc != 0 || oom) {
                 snprintf(err, errlen, "reading the history failed: %s", sqlite3_errmsg(store_db(st)));
                 out->n++;
                 hq_free(out);

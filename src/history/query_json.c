@@ -5,6 +5,7 @@
 #include "timeparse.h"
 #include "util.h"
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,16 +64,21 @@ static void gpu_labels(store *st, int gpu, gw_buf *b, int *first)
     sqlite3_reset(q);
 }
 
-/* [t,"v"] for every point: seconds and the value's shortest exact text, no printf per point. */
-static void put_values(gw_buf *b, const hq_series *s, int pretty)
+/* [t,"v"] (or [t,v], numbers) for every point: seconds and the value's shortest exact text, no
+ * printf per point; a point without a value (NaN) is [t,null] as numbers, left out as strings. */
+static void put_values(gw_buf *b, const hq_series *s, int pretty, int numbers)
 {
+    int first = 1;
     nt_clock clock = {0};
     for (size_t k = 0; k < s->n; k++) {
         if (buf_reserve(b, 2 * NT_MAX + 16) != 0)
             return;
+        if (!isfinite(s->v[k]) && !numbers)
+            continue;
         char *p = b->data + b->len;
-        if (k)
+        if (!first)
             *p++ = ',';
+        first = 0;
         if (pretty) {
             memcpy(p, "\n      ", 7);
             p += 7;
@@ -80,18 +86,25 @@ static void put_values(gw_buf *b, const hq_series *s, int pretty)
         *p++ = '[';
         p += nt_seconds_next(&clock, s->t[k], p);
         *p++ = ',';
-        *p++ = '"';
-        p += nt_double(s->v[k], p);
-        *p++ = '"';
+        if (!isfinite(s->v[k])) {
+            memcpy(p, "null", 4);
+            p += 4;
+        } else if (numbers) {
+            p += nt_double(s->v[k], p);
+        } else {
+            *p++ = '"';
+            p += nt_double(s->v[k], p);
+            *p++ = '"';
+        }
         *p++ = ']';
         *p = 0;
         b->len = (size_t)(p - b->data);
     }
 }
 
-char *hq_result_json(store *st, const hq_request *rq, const hq_result *r, int pretty)
+char *hq_result_json(store *st, const hq_request *rq, const hq_result *r, int flags)
 {
-    static const char *aggs[] = {"avg", "min", "max", "last"};
+    int pretty = flags & HQ_JSON_PRETTY, numbers = !!(flags & HQ_JSON_NUMBERS);
     const char *nl = pretty ? "\n" : "", *nl2 = pretty ? "\n  " : "", *nl4 = pretty ? "\n    " : "";
     gw_buf b = {0};
     char num[NT_MAX];
@@ -103,24 +116,24 @@ char *hq_result_json(store *st, const hq_request *rq, const hq_result *r, int pr
     buf_printf(
         &b,
         "{%s\"data\":{%s\"resultType\":\"matrix\",%s\"source\":\"%s\",%s\"step\":%s,%s\"agg\":\"%s\",%s\"result\":[",
-        nl2, nl2, nl2, r->used_rollups ? "rollup" : "raw", nl2, num, nl2, aggs[rq->agg], nl2);
+        nl2, nl2, nl2, r->used_rollups ? "rollup" : "raw", nl2, num, nl2, hq_agg_name(rq->agg), nl2);
     for (size_t i = 0; i < r->n; i++) {
         const hq_series *s = &r->s[i];
-        const metric_def *d = catalog_get(s->metric);
+        const char *unit = hq_series_unit(rq, s);
         buf_printf(&b, "%s%s{\"metric\":{", i ? "," : "", nl4);
         int first = 1;
-        put_label(&b, &first, "__name__", d->field);
+        put_label(&b, &first, "__name__", hq_series_name(rq, s));
         snprintf(num, sizeof num, "%d", s->gpu);
         put_label(&b, &first, "gpu", num);
         if (s->pid) {
             snprintf(num, sizeof num, "%u", s->pid);
             put_label(&b, &first, "pid", num);
         }
-        if (d->unit)
-            put_label(&b, &first, "unit", d->unit);
+        if (unit)
+            put_label(&b, &first, "unit", unit);
         gpu_labels(st, s->gpu, &b, &first);
         buf_puts(&b, "},\"values\":[");
-        put_values(&b, s, pretty);
+        put_values(&b, s, pretty, numbers);
         buf_printf(&b, "%s]}", s->n ? nl4 : "");
     }
     buf_printf(&b, "%s]},", r->n ? nl2 : "");
@@ -236,7 +249,7 @@ char *history_query_range_json(const char *db_path, const char *metric, const ch
     else if (step && *step && gw_parse_duration_us(step, &rq.step_us) != 0)
         snprintf(err, sizeof err, "bad step '%s'", step);
     else if (agg && *agg && hq_parse_agg(agg, &rq.agg) != 0)
-        snprintf(err, sizeof err, "bad agg '%s' (avg, min, max, last)", agg);
+        snprintf(err, sizeof err, "bad agg '%s' (avg, min, max, last, p50, p90, p95, p99)", agg);
     else if (pid && *pid && (rq.pid = (unsigned)strtoul(pid, NULL, 10)) == 0)
         snprintf(err, sizeof err, "bad pid '%s'", pid);
     if (err[0])

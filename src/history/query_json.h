@@ -6,8 +6,13 @@
 
 /* Shortest text that reads back as the same double. */
 void hq_format_value(double v, char *out, size_t n);
-/* {"status":"success","data":{"resultType":"matrix","result":[...]}}: malloc'd text, NULL on no memory. */
-char *hq_result_json(store *st, const hq_request *rq, const hq_result *r, int pretty);
+enum {
+    HQ_JSON_PRETTY = 1,  /* indented */
+    HQ_JSON_NUMBERS = 2, /* values as JSON numbers (null: no value) rather than Prometheus's strings */
+};
+/* {"status":"success","data":{"resultType":"matrix","result":[...]}} (flags: HQ_JSON_*): malloc'd
+ * text, NULL on no memory. */
+char *hq_result_json(store *st, const hq_request *rq, const hq_result *r, int flags);
 /* {"status":"error","errorType":"bad_data","error":msg}: malloc'd. */
 char *hq_error_json(const char *msg);
 

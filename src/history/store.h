@@ -33,6 +33,7 @@ typedef enum {
     SQ_ROLLUP_WINDOWS,
     SQ_ROLLUP_HAS,
     SQ_ROLLUP_ROWS,
+    SQ_ROLLUP_ANY,
     SQ_PROC,
     SQ_GPUS,
     SQ_OLDEST_RAW,

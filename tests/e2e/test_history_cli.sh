@@ -38,6 +38,7 @@ res = d["data"]["result"]
 assert len(res) == 1 and res[0]["metric"]["gpu"] == "3" and res[0]["metric"]["__name__"] == "utilization.gpu"
 rows = list(csv.DictReader(open(sys.argv[2])))
 vals = [float(r["value"]) for r in rows]
+assert all(isinstance(v, (int, float)) for _, v in res[0]["values"]), "values must be JSON numbers"
 got = [float(v) for _, v in res[0]["values"]]
 assert len(got) == 2, got
 for i in range(2):
@@ -53,9 +54,144 @@ head -1 "$T/t.txt" | grep -q "gpu2 temperature.gpu" || fail "table header"
 # chart: ASCII without a UTF-8 locale, braille with one; axis labels and legend
 LANG=C LC_ALL=C "$G" history "${R[@]}" --metric power.draw --gpu 0,1 --format chart --width 72 --height 14 >"$T/c.txt"
 [ "$(wc -l <"$T/c.txt")" -eq 14 ] || fail "chart height"
-grep -q "power.draw" "$T/c.txt" && grep -q "(W)" "$T/c.txt" && grep -q "gpu1" "$T/c.txt" || fail "chart labels"
+grep -q "power.draw" "$T/c.txt" && grep -q "(W)" "$T/c.txt" || fail "chart labels"
+# the legend names each GPU next to the character its line is drawn with (no colour in a pipe)
+grep -q '^ *\* GPU 0 *+ GPU 1$' "$T/c.txt" || fail "chart legend: $(tail -1 "$T/c.txt")"
+grep -q '^ *[0-9.]* *[+|].*\*' "$T/c.txt" && grep -q '^ *[0-9.]* *[+|].*[^-]+' "$T/c.txt" || fail "both lines drawn"
 LC_ALL=C grep -q -P '[^\x00-\x7F]' "$T/c.txt" && fail "ASCII chart has non-ASCII"
-LC_ALL=C.UTF-8 "$G" history "${R[@]}" --metric power.draw --gpu 0 --format chart --width 72 --height 14 | grep -q "⣿" || fail "braille legend"
+LC_ALL=C.UTF-8 "$G" history "${R[@]}" --metric power.draw --gpu 0 --format chart --width 72 --height 14 | grep -q "⣿ GPU 0" || fail "braille legend"
+# UTF-8, several GPUs, no colour (a pipe): braille dots would all look alike, so characters again
+LC_ALL=C.UTF-8 "$G" history "${R[@]}" --metric power.draw --gpu 0,1 --format chart --width 72 --height 14 >"$T/cu.txt"
+grep -q "⣿" "$T/cu.txt" && fail "several GPUs piped must not be told apart by colour only"
+grep -q '\* GPU 0 *+ GPU 1$' "$T/cu.txt" && grep -q "┤" "$T/cu.txt" || fail "UTF-8 chart with characters"
+
+# expressions: per sample and GPU, before bucketing; checked against the fields' own samples
+"$G" history "${R[@]}" --metric utilization.gpu,power.draw,memory.used,memory.total --gpu 2,3 --format csv >"$T/f.csv"
+"$G" history "${R[@]}" --metric '100*memory.used/memory.total, (utilization.gpu + power.draw) / 2' --gpu 2,3 \
+  --format csv >"$T/x.csv"
+"$G" history "${R[@]}" --metric '-utilization.gpu+power.draw*2' --gpu 2,3 --step 60s --format json >"$T/x.json"
+# 1/(u - u0), u0 the first sample's value: no value (null) exactly where u == u0
+U0=$(awk -F, 'NR==2 {print $6}' "$T/u.csv")
+"$G" history "${R[@]}" --metric "1/(utilization.gpu-$U0)" --gpu 3 --format json >"$T/n.json"
+python3 - "$T/f.csv" "$T/x.csv" "$T/x.json" "$T/n.json" "$T/u.csv" "$U0" <<'PY' || fail "expressions"
+import csv, json, sys
+f = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    f[(int(r["gpu"]), r["unix_seconds"], r["metric"])] = float(r["value"])
+n = 0
+for r in csv.DictReader(open(sys.argv[2])):
+    g, t, v = int(r["gpu"]), r["unix_seconds"], float(r["value"])
+    if r["metric"] == "100*memory.used/memory.total":
+        want = 100 * f[(g, t, "memory.used")] / f[(g, t, "memory.total")]
+    else:
+        assert r["metric"] == "(utilization.gpu+power.draw)/2", r["metric"]
+        want = (f[(g, t, "utilization.gpu")] + f[(g, t, "power.draw")]) / 2
+    assert abs(v - want) < 1e-9 * abs(want), (r, want)
+    n += 1
+assert n == 2 * 2 * 120, n
+d = json.load(open(sys.argv[3]))["data"]["result"]
+assert [s["metric"]["gpu"] for s in d] == ["2", "3"] and d[0]["metric"]["__name__"] == "-utilization.gpu+power.draw*2"
+assert "unit" not in d[0]["metric"]
+for s in d:
+    g = int(s["metric"]["gpu"])
+    for k, (t, v) in enumerate(s["values"]):
+        xs = [-f[(g, ts, "utilization.gpu")] + 2 * f[(g, ts, "power.draw")] for (gg, ts, m) in f
+              if gg == g and m == "power.draw" and t <= float(ts) < t + 60]
+        assert len(xs) == 60 and abs(v - sum(xs) / 60) < 1e-9 * abs(v), (g, t, v)
+u = {r["unix_seconds"]: float(r["value"]) for r in csv.DictReader(open(sys.argv[5]))}
+vals = json.load(open(sys.argv[4]))["data"]["result"][0]["values"]
+assert len(vals) == 120
+nulls = 0
+for t, v in vals:
+    want = u["%.6f" % t]
+    if want == float(sys.argv[6]):
+        assert v is None, (t, v)
+        nulls += 1
+    else:
+        assert abs(v - 1 / (want - float(sys.argv[6]))) < 1e-12, (t, v)
+assert nulls >= 1
+PY
+set +e
+"$G" history "${R[@]}" --metric 'power.draw/(' >/dev/null 2>"$T/bad.err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "power.draw/(.*character" "$T/bad.err" || fail "bad expression must exit 2 and say where"
+
+# percentiles of each bucket's samples (interpolated between closest ranks), buckets at multiples of
+# the step in Unix time: from 11:00:07 the first 1-minute bucket is 11:00:00 and holds 53 samples
+for a in p50 p90 p95 p99 max; do
+  "$G" history --db "$DB" --from 2025-12-02T11:00:07Z --to 2025-12-02T11:01:59Z --metric utilization.gpu --gpu 3 \
+    --step 1m --agg $a --source raw --format json >"$T/p.json"
+  python3 - "$T/p.json" "$T/u.csv" $a <<'PY' || fail "--agg $a"
+import csv, json, math, sys
+vals = json.load(open(sys.argv[1]))["data"]["result"][0]["values"]
+samples = [(float(r["unix_seconds"]), float(r["value"])) for r in csv.DictReader(open(sys.argv[2]))]
+assert [t for t, _ in vals] == [1764673200, 1764673260], vals
+q = {"p50": .5, "p90": .9, "p95": .95, "p99": .99, "max": 1}[sys.argv[3]]
+for t, v in vals:
+    xs = sorted(x for ts, x in samples if max(t, 1764673207) <= ts < t + 60)
+    assert len(xs) == (53 if t == 1764673200 else 60)
+    r = q * (len(xs) - 1)
+    want = xs[math.floor(r)] + (xs[math.ceil(r)] - xs[math.floor(r)]) * (r - math.floor(r))
+    assert abs(v - want) < 1e-9, (t, v, want)
+PY
+done
+"$G" history "${R[@]}" --metric power.draw --gpu 0 --step 7s --format csv | \
+  awk -F, 'NR>1 && ($2 % 7 != 0) {exit 1}' || fail "7 s buckets start at multiples of 7 s"
+
+# nothing matched: "no data" on stderr naming the metric, range and file, exit status 1
+set +e
+"$G" history --db "$DB" --from 2025-12-01T11:00:00Z --to 2025-12-01T12:00:00Z --metric power.draw --gpu 1 \
+  >"$T/none.out" 2>"$T/none.err"; rc=$?
+"$G" history "${R[@]}" --metric power.draw --gpu 9 --format csv >/dev/null 2>"$T/none9.err"; rc9=$?
+set -e
+[ $rc -eq 1 ] && [ $rc9 -eq 1 ] || fail "no data must exit 1 ($rc, $rc9)"
+[ ! -s "$T/none.out" ] || fail "no data prints nothing on stdout"
+grep -q "no data: power.draw on GPU 1 between 2025-12-01T11:00:00Z and 2025-12-01T12:00:00Z in $DB" "$T/none.err" ||
+  fail "no data message: $(cat "$T/none.err")"
+grep -q "no data: power.draw on GPU 9 " "$T/none9.err" || fail "no data for a GPU the file lacks"
+
+# only roll-ups for the range (raw samples deleted as retention does): percentiles and expressions
+# say so and exit 1; plain averages read the roll-ups
+cp "$DB" "$T/rollups.db"
+python3 -c "import sqlite3; c = sqlite3.connect('$T/rollups.db'); c.execute('DELETE FROM chunks'); c.execute('DELETE FROM open_chunks'); c.commit()"
+RR=(--db "$T/rollups.db" --from 2025-12-02T11:00:00Z --to 2025-12-02T11:01:59Z --gpu 0 --step 1m)
+for m in "--agg p95 --metric power.draw" "--metric 2*power.draw"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$G" history "${RR[@]}" $m >"$T/ro.out" 2>"$T/ro.err"; rc=$?
+  set -e
+  [ $rc -eq 1 ] && grep -q "only 1-minute roll-ups are kept for this range" "$T/ro.err" || fail "roll-ups only ($m): $rc $(cat "$T/ro.err")"
+done
+"$G" history "${RR[@]}" --metric power.draw | grep -q "^2025-12-02T11:01:00Z" || fail "avg from roll-ups"
+
+# chart y range: 0-100 for a metric in %, the data's otherwise, --ymin/--ymax when given
+chart() { LC_ALL=C "$G" history "${R[@]}" --gpu 0 --format chart --width 72 --height 14 "$@"; }
+chart --metric utilization.gpu >"$T/cy.txt"
+[ "$(sed -n 2p "$T/cy.txt" | awk '{print $1}')" = 100 ] && [ "$(sed -n 11p "$T/cy.txt" | awk '{print $1}')" = 0 ] ||
+  fail "% chart 0-100: $(sed -n 2p "$T/cy.txt")"
+chart --metric power.draw >"$T/cp.txt"
+[ "$(sed -n 2p "$T/cp.txt" | awk '{print $1}')" != 1000 ] && [ "$(sed -n 11p "$T/cp.txt" | awk '{print $1}')" != 0 ] ||
+  fail "W chart auto"
+chart --metric power.draw --ymin 0 --ymax 1000 >"$T/cm.txt"
+[ "$(sed -n 2p "$T/cm.txt" | awk '{print $1}')" = 1000 ] && [ "$(sed -n 11p "$T/cm.txt" | awk '{print $1}')" = 0 ] ||
+  fail "--ymin/--ymax"
+chart --metric utilization.gpu --ymin 50 >"$T/cn.txt"
+[ "$(sed -n 2p "$T/cn.txt" | awk '{print $1}')" = 100 ] && [ "$(sed -n 11p "$T/cn.txt" | awk '{print $1}')" = 50 ] ||
+  fail "--ymin alone"
+set +e
+chart --metric power.draw --ymin 5 --ymax 1 >/dev/null 2>&1; [ $? -eq 2 ] || fail "--ymin above --ymax must exit 2"
+chart --metric power.draw --ymax x >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad --ymax must exit 2"
+chart --metric power.draw --panels disk >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad --panels must exit 2"
+set -e
+# --panels gpu: one chart per metric and GPU, each of its own height and legend
+LC_ALL=C "$G" history "${R[@]}" --gpu 0,1 --metric power.draw,utilization.gpu --format chart --width 72 --height 14 \
+  --panels gpu >"$T/pg.txt"
+[ "$(wc -l <"$T/pg.txt")" -eq 56 ] || fail "4 panels of 14 lines: $(wc -l <"$T/pg.txt")"
+[ "$(grep -c "^power.draw on GPU [01], " "$T/pg.txt")" -eq 2 ] && grep -q "^utilization.gpu on GPU 1, " "$T/pg.txt" ||
+  fail "panel titles"
+[ "$(grep -c '^ *\* GPU [01]$' "$T/pg.txt")" -eq 4 ] || fail "one GPU per panel's legend"
+"$G" history --help | grep -q -- "--panels" && "$G" history --help | grep -q "p95" && "$G" history --help |
+  grep -q -- "--ymin" || fail "--help lists the new options"
 
 # events
 "$G" events --db "$DB" --from 2025-12-02T11:00:00Z --to 2025-12-02T11:02:00Z --format json >"$T/e.json"

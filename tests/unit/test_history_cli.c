@@ -54,17 +54,24 @@ static void test_chart(void **state)
         assert_non_null(strstr(text, "temperature.gpu (C)"));
         assert_non_null(strstr(text, "89.5")); /* top label: the maximum */
         assert_non_null(strstr(text, "40"));   /* bottom label: the minimum */
-        assert_non_null(strstr(text, "gpu0"));
-        assert_non_null(strstr(text, "gpu1"));
+        /* without colour, each series its own character, named in the legend, in both */
+        assert_non_null(strstr(text, " * gpu0 + gpu1\n"));
+        assert_null(strstr(text, "\xe2\xa3")); /* braille dots would all look alike */
         if (utf8)
-            assert_non_null(strstr(text, "\xe2\xa3")); /* braille block characters */
-        else {
+            assert_non_null(strstr(text, "\xe2\x94\xa4")); /* the axis still in box drawing */
+        else
             for (const char *p = text; *p; p++)
                 assert_true((unsigned char)*p < 0x80);
-            assert_non_null(strchr(text, '*'));
-            assert_non_null(strchr(text, '+'));
-        }
         free(text);
+        /* braille for one series, or several told apart by colour */
+        for (int color = 0; utf8 && color <= 1; color++) {
+            o.color = color;
+            text = chart_render(s, 2 - !color, &o);
+            assert_non_null(text);
+            assert_non_null(strstr(text, "\xe2\xa3"));
+            assert_non_null(strstr(text, color ? "\xe2\xa3\xbf \033[0mgpu1" : "\xe2\xa3\xbf gpu0\n"));
+            free(text);
+        }
     }
     /* no data: still a frame, no crash */
     chart_opts o = {.width = 40, .height = 8, .from_us = NOW, .to_us = NOW + 1000};
