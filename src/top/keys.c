@@ -1,8 +1,9 @@
 /* keys.c - top's interactive state and what each key does to it (help, pause, interval, layout,
- * charts, alerts, GPU, sort, filter, process selection, tree), and signals: `k` opens a menu of INT
- * (a graceful stop that lets a trainer checkpoint), TERM and KILL, y confirms. On simulated GPUs a
- * signal only goes to gpuwatch itself or its parent: a scenario's other pids are numbers that may
- * belong to any process of this host. */
+ * charts, alerts, findings, GPU, sort, filter, process selection, tree, colours, ASCII), which of
+ * those choices are preferences to save, and signals: `k` opens a menu of INT (a graceful stop that
+ * lets a trainer checkpoint), TERM and KILL, y confirms. On simulated GPUs a signal only goes to
+ * gpuwatch itself or its parent: a scenario's other pids are numbers that may belong to any process
+ * of this host. */
 #include "top_ui.h"
 #include "util.h"
 #include <ctype.h>
@@ -22,11 +23,27 @@ void top_ui_init(top_ui *u, top_opts *o)
     memset(u, 0, sizeof *u);
     u->o = o;
     u->layout = o->layout;
-    u->chart = CHART_SELECTED;
+    u->chart = o->prefs ? o->prefs->chart : CHART_SELECTED;
     u->sel_gpu = -1;
-    u->sort_col = PC_GPUMEM;
-    u->sort_desc = 1;
+    u->sort_col = o->prefs ? o->prefs->sort_col : PC_GPUMEM;
+    u->sort_desc = o->prefs ? o->prefs->sort_desc : 1;
     u->remote = o->remote_on;
+}
+
+/* A key changed a preference: keep it in the file's values, to be saved. */
+static void prefs_changed(top_ui *u)
+{
+    top_prefs *p = u->o->prefs;
+    if (!p)
+        return;
+    p->interval_s = u->o->interval_s;
+    p->layout = u->layout;
+    p->chart = u->chart;
+    p->sort_col = u->sort_col;
+    p->sort_desc = u->sort_desc;
+    p->ascii = u->o->ascii && !u->o->ascii_forced;
+    p->color = !u->o->no_color;
+    u->prefs_dirty = 1;
 }
 
 void top_ui_message(top_ui *u, int level, const char *fmt, ...)
@@ -133,6 +150,8 @@ static void signal_menu_key(top_ui *u, int ch)
 
 /* ---- keys ---- */
 
+static const char *const layout_words[] = {"auto", "full", "compact"};
+
 static void change_interval(top_ui *u, top_poller *p, int dir)
 {
     int i = 0;
@@ -146,6 +165,63 @@ static void change_interval(top_ui *u, top_poller *p, int dir)
     if (p)
         top_poller_set_interval(p, u->o->interval_s);
     top_ui_message(u, LVL_OK, "refresh every %gs", u->o->interval_s);
+    prefs_changed(u);
+}
+
+/* `f`, then the keys of the findings list and of one finding's detail; returns 0 when the key is
+ * not theirs. */
+static int findings_key(top_ui *u, int ch)
+{
+    if (ch == 'f') {
+        if (u->findings_off) {
+            top_ui_message(u, LVL_WARN, "findings: diagnosis is off (diagnosis.enabled: false in top.yaml)");
+            return 1;
+        }
+        u->findings_expanded = !(u->findings_expanded || u->fdetail);
+        u->fdetail = 0;
+        return 1;
+    }
+    if (u->fdetail) {
+        switch (ch) {
+        case KEY_UP: u->fdetail_top--; return 1;
+        case KEY_DOWN: u->fdetail_top++; return 1;
+        case KEY_PPAGE: u->fdetail_top -= 10; return 1;
+        case KEY_NPAGE: u->fdetail_top += 10; return 1;
+        case KEY_HOME: u->fdetail_top = 0; return 1;
+        case KEY_LEFT:
+        case KEY_RIGHT:
+            u->fsel += ch == KEY_LEFT ? -1 : 1;
+            u->fsel = u->fsel < 0 ? 0 : u->fsel;
+            u->fsel_det[0] = 0; /* the panel takes the finding at the new index */
+            u->fdetail_top = 0;
+            return 1;
+        case 27:
+        case '\n':
+        case '\r':
+        case KEY_ENTER: u->fdetail = 0; return 1;
+        default: return 0;
+        }
+    }
+    if (!u->findings_expanded)
+        return 0;
+    switch (ch) {
+    case KEY_UP:
+    case KEY_DOWN:
+    case KEY_PPAGE:
+    case KEY_NPAGE:
+        u->fsel += ch == KEY_UP ? -1 : ch == KEY_DOWN ? 1 : ch == KEY_PPAGE ? -10 : 10;
+        u->fsel = u->fsel < 0 ? 0 : u->fsel;
+        u->fsel_det[0] = 0;
+        return 1;
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        u->fdetail = 1;
+        u->fdetail_top = 0;
+        return 1;
+    case 27: u->findings_expanded = 0; return 1;
+    default: return 0;
+    }
 }
 
 static int filter_key(top_ui *u, int ch)
@@ -262,6 +338,8 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
         u->tree = 0;
         return 1;
     }
+    if (findings_key(u, ch))
+        return 1;
     switch (ch) {
     case 'q':
     case 'Q':
@@ -282,21 +360,37 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
     case '-': change_interval(u, p, -1); break;
     case 'l':
         u->layout = (layout_pref)((u->layout + 1) % 3);
-        top_ui_message(u, LVL_OK, "layout: %s",
-                       u->layout == LAYOUT_AUTO   ? "auto"
-                       : u->layout == LAYOUT_FULL ? "full"
-                                                  : "compact");
+        top_ui_message(u, LVL_OK, "layout: %s", layout_words[u->layout]);
+        prefs_changed(u);
         break;
     case 'c':
         u->chart = (chart_mode)((u->chart + 1) % CHART_MODES);
         u->chart_said = 1;
-        if (u->chart != CHART_OFF && u->alerts_expanded)
-            top_ui_message(u, LVL_WARN, "charts hidden while the alert list is expanded (e shrinks it)");
+        if (u->chart != CHART_OFF && (u->alerts_expanded || u->findings_expanded))
+            top_ui_message(u, LVL_WARN, "charts hidden while the %s list is expanded (%s shrinks it)",
+                           u->alerts_expanded ? "alert" : "findings", u->alerts_expanded ? "e" : "f");
         else
             top_ui_message(u, LVL_OK, "charts: %s",
                            u->chart == CHART_SELECTED ? "selected GPU"
                            : u->chart == CHART_ALL    ? "all GPUs"
                                                       : "off");
+        prefs_changed(u);
+        break;
+    case 'C':
+        u->o->no_color = !u->o->no_color;
+        u->restyle = 1;
+        top_ui_message(u, LVL_OK, "colours %s", u->o->no_color ? "off" : "on");
+        prefs_changed(u);
+        break;
+    case 'A':
+        if (u->o->ascii && u->o->ascii_forced) {
+            top_ui_message(u, LVL_WARN, "ASCII stays: this terminal or locale cannot show Unicode");
+            break;
+        }
+        u->o->ascii = !u->o->ascii;
+        u->restyle = 1;
+        top_ui_message(u, LVL_OK, "ASCII %s", u->o->ascii ? "on" : "off");
+        prefs_changed(u);
         break;
     case 'e':
         u->alerts_expanded = !u->alerts_expanded;
@@ -312,9 +406,18 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
     case KEY_END: move_selection(u, +1000000); break;
     case 's':
     case KEY_F(6):
-    case '>': u->sort_col = (proc_col)((u->sort_col + 1) % PC_COUNT); break;
-    case '<': u->sort_col = (proc_col)((u->sort_col + PC_COUNT - 1) % PC_COUNT); break;
-    case 'r': u->sort_desc = !u->sort_desc; break;
+    case '>':
+        u->sort_col = (proc_col)((u->sort_col + 1) % PC_COUNT);
+        prefs_changed(u);
+        break;
+    case '<':
+        u->sort_col = (proc_col)((u->sort_col + PC_COUNT - 1) % PC_COUNT);
+        prefs_changed(u);
+        break;
+    case 'r':
+        u->sort_desc = !u->sort_desc;
+        prefs_changed(u);
+        break;
     case '/': u->editing_filter = 1; break;
     case 't': toggle_tree(u); break;
     case 'k': signal_start(u, 0); break;

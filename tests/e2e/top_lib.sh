@@ -1,5 +1,6 @@
 # top_lib.sh - helpers for the tmux-driven tests of `gpuwatch top` (sourced, not a test itself).
-# Each test gets a private tmux server (-L), a UTF-8 locale, and its sessions are killed on exit.
+# Each test gets a private tmux server (-L), a UTF-8 locale, its own preferences folder
+# (XDG_CONFIG_HOME), and its sessions are killed on exit.
 # Under ASan, quit() fails on any sanitizer report, leaks at exit included (top frees its windows).
 set -u
 : "${GPUWATCH:?GPUWATCH is set by ctest}"
@@ -8,6 +9,7 @@ export LANG=C.UTF-8 LC_ALL=C.UTF-8
 SOCK="gwtest$$"
 WORK=$(mktemp -d)
 export GPUWATCH_HISTORY_DB="$WORK/history.db"   # an agent started here records into the test folder
+export XDG_CONFIG_HOME="$WORK/config"           # top's preferences: this test's own, never the user's
 SCEN="$GW_SOURCE_DIR/tests/scenarios"
 tmx() { tmux -L "$SOCK" -f /dev/null "$@"; }
 cleanup() { tmx kill-server 2>/dev/null; rm -rf "$WORK"; }

@@ -73,7 +73,7 @@ static void test_sort_and_filter(void **st)
 static void layout(int rows, int cols, int ngpus, layout_pref pref, chart_mode chart, int alerts, int sel,
                    top_layout *l)
 {
-    layout_in in = {rows, cols, ngpus, pref, chart, alerts, 0, 7, sel, NULL};
+    layout_in in = {rows, cols, ngpus, pref, chart, alerts, 0, 7, sel, NULL, 0, 0, 0, 0};
     layout_compute(&in, l);
 }
 
@@ -126,7 +126,7 @@ static void test_layout_alerts_and_charts(void **st)
     top_layout l;
     /* 3 GPUs at 80x24 with 2 processes: full panels, no room for charts (and the rows that need),
      * and the alerts take the rows the table does not fill. */
-    layout_in in = {24, 80, 3, LAYOUT_AUTO, CHART_SELECTED, 6, 0, 4, -1, NULL};
+    layout_in in = {24, 80, 3, LAYOUT_AUTO, CHART_SELECTED, 6, 0, 4, -1, NULL, 0, 0, 0, 0};
     layout_compute(&in, &l);
     assert_false(l.compact);
     assert_int_equal(l.chart_h, 0);
@@ -168,7 +168,7 @@ static void test_layout_alerts_and_charts(void **st)
     assert_int_equal(w.gpu_h, l.gpu_h + 1);
     /* Scrolling full panels of different heights keeps the selected one whole. */
     unsigned char ex8[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-    layout_in big = {30, 80, 8, LAYOUT_FULL, CHART_OFF, 0, 0, 4, 7, ex8};
+    layout_in big = {30, 80, 8, LAYOUT_FULL, CHART_OFF, 0, 0, 4, 7, ex8, 0, 0, 0, 0};
     layout_compute(&big, &l);
     assert_true(l.gpu_shown >= 1 && l.gpu_first + l.gpu_shown == 8);
     assert_int_equal(l.gpu_h, l.gpu_shown * 4);
