@@ -2,9 +2,12 @@
 # Both install what is missing (scripts/deps.sh, apt-get), build with CMake, then run.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ ?=
 JOBS ?= 2
 
-.PHONY: all build asan run test test-fast bench clean deps format format-check
+.PHONY: all build asan run test test-fast bench fuzz clean deps format format-check
 
 all: build
 
@@ -41,6 +44,14 @@ bench:
 	@$(MAKE) --no-print-directory build
 	@scripts/bench.sh $(BUILD)
 
+# Every libFuzzer harness of fuzz/ for FUZZ_SECONDS each (FUZZ="config rules" for some), built with
+# clang, ASan and UBSan in $(FUZZ_BUILD); the normal build does not need clang (docs/reliability.md).
+fuzz:
+	@scripts/deps.sh fuzz
+	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGW_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_all -- --no-print-directory
+	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ)
+
 # The code follows .clang-format (docs/STYLE.md); CI runs format-check before the tests.
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:
@@ -52,4 +63,4 @@ format-check:
 	@clang-format --dry-run --Werror $(FORMAT_FILES)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, the Debian packages gpuwatch needs to build, test and benchmark.
-# Does nothing when they are all present. Usage: scripts/deps.sh [build|test|bench]
+# Does nothing when they are all present. Usage: scripts/deps.sh [build|test|bench|fuzz]
 set -eu
 build_pkgs="gcc make cmake pkg-config libyaml-dev libcjson-dev libmicrohttpd-dev zlib1g-dev libsqlite3-dev
-            libncurses-dev libcurl4-openssl-dev libcrypt-dev libgnutls28-dev clang-format"
-test_pkgs="libcmocka-dev tmux curl prometheus prometheus-alertmanager python3 openssl"
+            libncurses-dev libcurl4-openssl-dev libcrypt-dev libgnutls28-dev libhwloc-dev libjs-chart.js clang-format"
+test_pkgs="libcmocka-dev tmux curl prometheus prometheus-alertmanager python3 openssl strace zsh man-db groff chromium"
+fuzz_pkgs="clang libclang-rt-14-dev"
 bench_pkgs="wrk prometheus-node-exporter valgrind hyperfine"
 want="$build_pkgs"
 case "${1:-build}" in
   test) want="$build_pkgs $test_pkgs" ;;
   bench) want="$build_pkgs $test_pkgs $bench_pkgs" ;;
+  fuzz) want="$build_pkgs $fuzz_pkgs" ;;
 esac
 missing=""
 for p in $want; do

@@ -102,9 +102,25 @@ static void fill_static(const scenario *sc, const sim_gpu *g, double *v)
     v[M_CLOCK_MAX_SM] = p->clk_max_sm;
     v[M_CLOCK_MAX_MEM] = p->clk_max_mem;
     v[M_CER_SUPPORTED] = 0x1FF;
-    v[M_PCIE_GEN_CUR] = v[M_PCIE_GEN_MAX] = p->pcie_gen;
+    v[M_PCIE_GEN_CUR] = v[M_PCIE_GEN_MAX] = v[M_PCIE_GEN_GPUMAX] = p->pcie_gen;
     v[M_PCIE_WIDTH_CUR] = v[M_PCIE_WIDTH_MAX] = p->pcie_width;
-    v[M_ECC_MODE] = 1;
+    v[M_ECC_MODE] = v[M_ECC_MODE_PEND] = 1;
+    /* modes: a datacenter board runs persistence mode and no display, a GeForce the other way round */
+    int geforce = p->brand == 5;
+    v[M_PERSISTENCE_MODE] = !geforce;
+    v[M_DISPLAY_MODE] = v[M_DISPLAY_ATTACHED] = v[M_DISPLAY_ACTIVE] = geforce;
+    v[M_COMPUTE_MODE] = 0; /* Default */
+    v[M_ADDRESSING_MODE] = p->addressing;
+    v[M_ACCOUNTING_MODE] = 0;
+    v[M_ACCOUNTING_BUFFER] = 4000;
+    v[M_GSP_MODE_CUR] = v[M_GSP_MODE_DEFAULT] = 1;
+    v[M_C2C_MODE] = 0;
+    v[M_POWER_MANAGEMENT] = 1;
+    /* applications clocks at their defaults, the boost maxima */
+    v[M_CLOCK_APP_GR] = v[M_CLOCK_DEF_APP_GR] = p->clk_max_gr;
+    v[M_CLOCK_APP_MEM] = v[M_CLOCK_DEF_APP_MEM] = p->clk_max_mem;
+    /* every bank of the row remapper with all its spare rows */
+    v[M_REMAP_HIST_MAX] = p->remap_banks > 0 ? p->remap_banks : 2560;
 }
 
 static void fill_clocks(const sim_gpu *g, const sim_inst *in, double *v)
@@ -130,11 +146,14 @@ static void fill_dynamic(const scenario *sc, const sim_gpu *g, double t, const s
     v[M_UTIL_ENCODER] = clamp(ps->enc, 0, 100);
     v[M_UTIL_DECODER] = clamp(ps->dec, 0, 100);
     v[M_MEM_USED] = ps->mem;
-    v[M_POWER_DRAW] = v[M_POWER_DRAW_INSTANT] = in->power;
+    v[M_POWER_DRAW] = v[M_POWER_DRAW_AVERAGE] = v[M_POWER_DRAW_INSTANT] = in->power;
+    v[M_TEMP_TLIMIT] = g->spec->p.t_gpu_max - in->temp; /* the margin; quantized to 0 past the limit */
     v[M_POWER_LIMIT] = v[M_POWER_ENFORCED_LIMIT] = in->limit;
     v[M_ENERGY] = st->energy_mj;
     v[M_VIOL_POWER] = st->viol_ns[0] / 1000.0;
     v[M_VIOL_THERMAL] = st->viol_ns[2] / 1000.0;
+    v[M_VIOL_SW_THERMAL] = st->viol_ns[1] / 1000.0;
+    v[M_VIOL_POWER_BRAKE] = st->viol_ns[3] / 1000.0;
     xid_at(sc, g->index, t, &v[M_XID_LAST], &v[M_XID_COUNT]);
     v[M_GPM_GR_ACTIVE] = in->util;
     v[M_GPM_SM_ACTIVE] = in->smact;
@@ -173,6 +192,22 @@ static void fill_derived(const sim_gpu *g, const sim_inst *in, const proc_sums *
         v[M_GPM_PCIE_TX] = v[M_PCIE_TX] * 1000.0 / 1048576.0;
     if (!g->spec->metric[M_GPM_PCIE_RX])
         v[M_GPM_PCIE_RX] = v[M_PCIE_RX] * 1000.0 / 1048576.0;
+    if (!g->spec->metric[M_PCIE_GEN_GPUCUR])
+        v[M_PCIE_GEN_GPUCUR] = v[M_PCIE_GEN_CUR];
+    if (!g->spec->metric[M_MIG_MODE_PEND])
+        v[M_MIG_MODE_PEND] = v[M_MIG_MODE];
+    /* protected memory as with CC mode off: the size is what is in use, nothing free */
+    if (!g->spec->metric[M_PROTECTED_MEM_TOTAL])
+        v[M_PROTECTED_MEM_TOTAL] = v[M_PROTECTED_MEM_USED];
+    if (!g->spec->metric[M_PROTECTED_MEM_FREE])
+        v[M_PROTECTED_MEM_FREE] = fmax(0, v[M_PROTECTED_MEM_TOTAL] - v[M_PROTECTED_MEM_USED]);
+    /* ECC by location: every error in device memory (= dram), none in SRAM, unless given */
+    static const metric_id totals[2][2] = {{M_ECC_SBE_VOL, M_ECC_SBE_AGG}, {M_ECC_DBE_VOL, M_ECC_DBE_AGG}};
+    for (int unc = 0; unc < 2; unc++)
+        for (int agg = 0; agg < 2; agg++)
+            for (int loc = 0; loc < 2; loc++)
+                if (!g->spec->metric[ecc_loc_id(unc, agg, loc)])
+                    v[ecc_loc_id(unc, agg, loc)] = v[totals[unc][agg]];
     uint64_t bits = (uint64_t)v[M_CER_ACTIVE];
     for (int m = M_CER_GPU_IDLE; m <= M_CER_HW_POWER_BRAKE; m++)
         v[m] = (bits & metric_catalog[m].bit) ? 1 : 0;
@@ -265,6 +300,22 @@ int sim_string(const scenario *sc, int gpu, metric_id m, char *out, size_t n)
     case M_VBIOS_VERSION: snprintf(out, n, "%s", s->vbios); break;
     case M_PCI_DEVICE_ID: snprintf(out, n, "0x%08X", s->p.pci_device_id); break;
     case M_PCI_SUB_DEVICE_ID: snprintf(out, n, "0x%08X", s->p.pci_subsys_id); break;
+    case M_PCI_DOMAIN:
+    case M_PCI_BUS:
+    case M_PCI_DEVICE: {
+        unsigned pos[3] = {0, g->pci_bus, 0}; /* domain, bus, device of "DDDDDDDD:BB:DD.F" */
+        sscanf(g->pci_bus_id, "%x:%x:%x", &pos[0], &pos[1], &pos[2]);
+        if (m == M_PCI_DOMAIN)
+            snprintf(out, n, "0x%04X", pos[0]);
+        else
+            snprintf(out, n, "0x%02X", pos[m == M_PCI_BUS ? 1 : 2]);
+        break;
+    }
+    case M_PCI_BASE_CLASS: snprintf(out, n, "0x3"); break; /* display controller: VGA (GeForce) or 3D */
+    case M_PCI_SUB_CLASS: snprintf(out, n, "0x%X", s->p.brand == 5 ? 0u : 2u); break;
+    case M_INFOROM_IMG: snprintf(out, n, "%s", s->p.inforom_img); break;
+    case M_INFOROM_OEM: snprintf(out, n, "%s", s->p.inforom_oem); break;
+    case M_INFOROM_ECC: snprintf(out, n, "%s", s->p.inforom_ecc); break;
     default: return -1;
     }
     return 0;

@@ -1,5 +1,6 @@
 /* preset.c - the preset table. H100 and RTX 4080 (SUPER) values are from real nvidia-smi
- * captures (drivers 590/595); the others from the products' published specifications. HBM
+ * captures (drivers 590/595); the others from the products' published specifications (their InfoROM
+ * versions are not published: NOT_SUPPORTED there). HBM
  * load temperatures, the HBM shutdown point and the utilization sample periods are gpusim's
  * choices (docs/gpusim.md, "Presets"). */
 #include "preset.h"
@@ -52,6 +53,10 @@ static const sim_preset presets[] = {
      .pstate_idle = 0,
      .pstate_busy = 0,
      .nvlinks = 18,
+     .inforom_img = "G520.0200.00.05",
+     .inforom_oem = "2.1",
+     .inforom_ecc = "7.16",
+     .remap_banks = 2560,
      .flags = PRESET_HBM | PRESET_ECC | PRESET_SERIAL | PRESET_GPM | PRESET_MIG},
     {.id = "h200-sxm",
      .name = "NVIDIA H200",
@@ -171,6 +176,9 @@ static const sim_preset presets[] = {
      .pcie_width = 16,
      .pstate_idle = 8,
      .pstate_busy = 2,
+     .inforom_img = "G002.0000.00.03",
+     .inforom_oem = "2.0",
+     .addressing = 1,
      .flags = PRESET_FAN},
     {.id = "l4",
      .name = "NVIDIA L4",

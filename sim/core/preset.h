@@ -32,6 +32,11 @@ typedef struct sim_preset {
     int pcie_gen, pcie_width;
     int pstate_idle, pstate_busy;
     int nvlinks; /* NVLink links (0: none) */
+    /* InfoROM versions (NULL: NOT_SUPPORTED), addressing mode (0 none, 1 HMM, 2 ATS), memory banks
+     * of the row remapper histogram (ECC boards) */
+    const char *inforom_img, *inforom_oem, *inforom_ecc;
+    unsigned addressing;
+    int remap_banks;
     unsigned flags;
 } sim_preset;
 

@@ -67,16 +67,33 @@ typedef struct sim_event {
     unsigned xid;
 } sim_event;
 
-typedef enum { FAULT_LOST, FAULT_ERROR, FAULT_DELAY, FAULT_MISSING } sim_fault_kind;
+typedef enum {
+    FAULT_LOST,
+    FAULT_ERROR,
+    FAULT_DELAY,
+    FAULT_MISSING,
+    FAULT_HANG,        /* the call blocks until `to` (for good without one) */
+    FAULT_DRIVER_GONE, /* every call fails as if the driver had been unloaded */
+    FAULT_COUNT        /* a count-returning call reports a wrong count (size games) */
+} sim_fault_kind;
+
+/* FAULT_COUNT: what the call reports in *count. */
+typedef enum {
+    COUNT_VALUE, /* count_value */
+    COUNT_SAME,  /* the count the caller passed in (no usable answer) */
+    COUNT_GROW   /* always more than the caller passed in (2n + 1) */
+} sim_count_mode;
 
 typedef struct sim_fault {
     sim_fault_kind kind;
-    char function[64]; /* "" = every function (lost) */
+    char function[64]; /* "" = every function (lost, driver gone); "*" = any function */
     int gpu;           /* -1 = any */
     double from, to;   /* active in [from, to) */
-    unsigned every;    /* error: only every Nth matching call (0/1 = all) */
-    int error;         /* nvmlReturn_t */
+    unsigned every;    /* error, count: only every Nth matching call (0/1 = all) */
+    int error;         /* nvmlReturn_t; FAULT_COUNT: INSUFFICIENT_SIZE or SUCCESS */
     unsigned delay_ms;
+    sim_count_mode count_mode;
+    unsigned count_value;
     unsigned long calls; /* matching calls so far (runtime counter) */
 } sim_fault;
 

@@ -1,7 +1,8 @@
 /* scenario_faults.c - parses `events:` (XIDs at given times) and `faults:` (GPU lost windows,
- * injected errors, slow calls, missing symbols). */
+ * injected errors, slow and hung calls, missing symbols, the driver unloaded, wrong counts). */
 #include "scenario_internal.h"
 #include "nvml_names.h"
+#include "nvml_abi.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,12 +81,77 @@ static int parse_function(gw_doc *d, const yaml_node_t *n, sim_fault *f)
 {
     yaml_node_t *v = doc_get(d, n, "function");
     if (!v)
-        return doc_error(d, n, "missing key 'function' (the NVML function to affect)");
+        return doc_error(d, n, "missing key 'function' (the NVML function to affect, or \"*\" for any)");
     if (doc_copy(d, v, NULL, f->function, sizeof f->function))
         return -1;
-    if (!sim_nvml_function_known(f->function))
-        return doc_error(d, v, "unknown function '%s' (expected an NVML function gpusim exports)", f->function);
+    if (strcmp(f->function, "*") != 0 && !sim_nvml_function_known(f->function))
+        return doc_error(d, v, "unknown function '%s' (expected an NVML function gpusim exports, or \"*\")",
+                         f->function);
     return 0;
+}
+
+static int parse_every(gw_doc *d, const yaml_node_t *n, sim_fault *f)
+{
+    yaml_node_t *v = doc_get(d, n, "every");
+    long l;
+    if (!v)
+        return 0;
+    if (doc_int(d, v, NULL, 1, 1000000, &l))
+        return -1;
+    f->every = (unsigned)l;
+    return 0;
+}
+
+/* The functions that answer with a count (the two-call protocol): where count faults apply. */
+static int counts_something(const char *fn)
+{
+    static const char *const fns[] = {"nvmlDeviceGetComputeRunningProcesses",
+                                      "nvmlDeviceGetComputeRunningProcesses_v2",
+                                      "nvmlDeviceGetComputeRunningProcesses_v3",
+                                      "nvmlDeviceGetGraphicsRunningProcesses",
+                                      "nvmlDeviceGetGraphicsRunningProcesses_v2",
+                                      "nvmlDeviceGetGraphicsRunningProcesses_v3",
+                                      "nvmlDeviceGetMPSComputeRunningProcesses",
+                                      "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+                                      "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+                                      "nvmlDeviceGetProcessUtilization",
+                                      NULL};
+    if (!strcmp(fn, "*"))
+        return 1;
+    for (int i = 0; fns[i]; i++)
+        if (!strcmp(fn, fns[i]))
+            return 1;
+    return 0;
+}
+
+/* insufficient_size: N | same | grow (INSUFFICIENT_SIZE with that count), or success_count: N
+ * (SUCCESS with a count larger than the buffer). */
+static int parse_count(gw_doc *d, const yaml_node_t *n, const yaml_node_t *v, int success, sim_fault *f)
+{
+    const char *s = doc_text(v);
+    long l;
+    f->kind = FAULT_COUNT;
+    f->error = success ? NVML_SUCCESS : NVML_ERROR_INSUFFICIENT_SIZE;
+    if (!counts_something(f->function))
+        return doc_error(d, doc_get(d, n, "function"),
+                         "'%s' answers no count (count faults apply to the process lists and "
+                         "nvmlDeviceGetProcessUtilization)",
+                         f->function);
+    if (!success && s && !strcmp(s, "same"))
+        f->count_mode = COUNT_SAME;
+    else if (!success && s && !strcmp(s, "grow"))
+        f->count_mode = COUNT_GROW;
+    else {
+        if (!s || s[0] < '0' || s[0] > '9')
+            return doc_error(d, v,
+                             success ? "expected a count, got '%s'" : "expected a count, 'same' or 'grow', got '%s'",
+                             s ? s : "");
+        if (doc_int(d, v, NULL, 0, 4294967295L, &l))
+            return -1;
+        f->count_mode = COUNT_VALUE;
+        f->count_value = (unsigned)l;
+    }
+    return parse_every(d, n, f);
 }
 
 static int parse_error(gw_doc *d, const yaml_node_t *n, sim_fault *f)
@@ -102,18 +168,36 @@ static int parse_error(gw_doc *d, const yaml_node_t *n, sim_fault *f)
     }
     if (f->error <= 0)
         return doc_error(d, v, "expected an NVML error name (e.g. NVML_ERROR_UNKNOWN) or code, got '%s'", s ? s : "");
-    if ((v = doc_get(d, n, "every"))) {
-        if (doc_int(d, v, NULL, 1, 1000000, &l))
-            return -1;
-        f->every = (unsigned)l;
-    }
-    return 0;
+    return parse_every(d, n, f);
+}
+
+static int parse_driver_gone(gw_doc *d, const yaml_node_t *n, const yaml_node_t *w, sim_fault *f)
+{
+    static const char *const keys[] = {"from", "to", NULL};
+    f->kind = FAULT_DRIVER_GONE;
+    if (f->gpu >= 0)
+        return doc_error(d, doc_get(d, n, "gpu"), "'driver_unloaded' is about every GPU: no 'gpu'");
+    if (doc_check_map(d, w, "driver_unloaded", keys))
+        return -1;
+    return parse_window(d, w, f);
 }
 
 static int parse_fault(gw_doc *d, const yaml_node_t *n, sim_fault *f, const scenario *sc)
 {
-    static const char *const keys[] = {"gpu",  "lost", "function", "error",          "every",
-                                       "from", "to",   "delay_ms", "missing_symbol", NULL};
+    static const char *const keys[] = {"gpu",
+                                       "lost",
+                                       "function",
+                                       "error",
+                                       "every",
+                                       "from",
+                                       "to",
+                                       "delay_ms",
+                                       "missing_symbol",
+                                       "hang",
+                                       "driver_unloaded",
+                                       "insufficient_size",
+                                       "success_count",
+                                       NULL};
     yaml_node_t *v;
     long l;
     f->gpu = -1;
@@ -122,6 +206,8 @@ static int parse_fault(gw_doc *d, const yaml_node_t *n, sim_fault *f, const scen
         return -1;
     if ((v = doc_get(d, n, "lost")))
         return parse_lost(d, n, v, f);
+    if ((v = doc_get(d, n, "driver_unloaded")))
+        return parse_driver_gone(d, n, v, f);
     if ((v = doc_get(d, n, "missing_symbol"))) {
         f->kind = FAULT_MISSING;
         if (doc_copy(d, v, NULL, f->function, sizeof f->function))
@@ -141,7 +227,19 @@ static int parse_fault(gw_doc *d, const yaml_node_t *n, sim_fault *f, const scen
         f->delay_ms = (unsigned)l;
         return 0;
     }
-    return doc_error(d, n, "expected a fault: lost, error, delay_ms or missing_symbol");
+    if ((v = doc_get(d, n, "hang"))) {
+        f->kind = FAULT_HANG;
+        if (strcmp(doc_text(v) ? doc_text(v) : "", "true") != 0)
+            return doc_error(d, v, "expected 'hang: true'");
+        return 0;
+    }
+    if ((v = doc_get(d, n, "insufficient_size")))
+        return parse_count(d, n, v, 0, f);
+    if ((v = doc_get(d, n, "success_count")))
+        return parse_count(d, n, v, 1, f);
+    return doc_error(d, n,
+                     "expected a fault: lost, error, delay_ms, hang, missing_symbol, driver_unloaded, "
+                     "insufficient_size or success_count");
 }
 
 int parse_faults(gw_doc *d, const yaml_node_t *n, scenario *sc)

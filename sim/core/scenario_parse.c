@@ -42,15 +42,52 @@ static void preset_unsupported(const sim_preset *p, metric_set *s)
         mset_add(s, M_SERIAL);
     if (!(p->flags & PRESET_MIG))
         mset_add(s, M_MIG_MODE);
+    if (!(p->flags & PRESET_MIG))
+        mset_add(s, M_MIG_MODE_PEND);
     if (!(p->flags & PRESET_ECC)) {
-        static const metric_id ecc[] = {M_ECC_MODE,  M_ECC_SBE_VOL, M_ECC_DBE_VOL,   M_ECC_SBE_AGG,  M_ECC_DBE_AGG,
-                                        M_REMAP_COR, M_REMAP_UNC,   M_REMAP_PENDING, M_REMAP_FAILURE};
+        static const metric_id ecc[] = {M_ECC_MODE,       M_ECC_MODE_PEND,   M_ECC_SBE_VOL,        M_ECC_DBE_VOL,
+                                        M_ECC_SBE_AGG,    M_ECC_DBE_AGG,     M_REMAP_COR,          M_REMAP_UNC,
+                                        M_REMAP_PENDING,  M_REMAP_FAILURE,   M_REMAP_COR_INACTIVE, M_REMAP_UNC_INACTIVE,
+                                        M_REMAP_HIST_MAX, M_REMAP_HIST_HIGH, M_REMAP_HIST_PARTIAL, M_REMAP_HIST_LOW,
+                                        M_REMAP_HIST_NONE};
         for (size_t i = 0; i < sizeof ecc / sizeof ecc[0]; i++)
             mset_add(s, ecc[i]);
+    }
+    /* per-location ECC: only device memory (= dram) and SRAM on Ampere and later */
+    for (int unc = 0; unc < 2; unc++)
+        for (int agg = 0; agg < 2; agg++)
+            for (int loc = 0; loc < ECC_NLOC; loc++)
+                if (!(p->flags & PRESET_ECC) || (loc != 0 && loc != 1 && loc != 7))
+                    mset_add(s, (metric_id)ecc_loc_id(unc, agg, loc));
+    /* what no simulated board has: page retirement (replaced by row remapping on Ampere), Windows
+     * driver models, GPU operation modes, DRAM encryption, the InfoROM power object */
+    static const metric_id never[] = {M_RETIRED_SBE,       M_RETIRED_DBE, M_RETIRED_PENDING, M_DRIVER_MODEL_CUR,
+                                      M_DRIVER_MODEL_PEND, M_GOM_CUR,     M_GOM_PEND,        M_DRAM_ENC_CUR,
+                                      M_DRAM_ENC_PEND,     M_INFOROM_PWR};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        mset_add(s, never[i]);
+    if (!p->inforom_img)
+        mset_add(s, M_INFOROM_IMG);
+    if (!p->inforom_oem)
+        mset_add(s, M_INFOROM_OEM);
+    if (!p->inforom_ecc)
+        mset_add(s, M_INFOROM_ECC);
+    if (p->brand == 5) { /* GeForce: no T.Limit margin, no C2C (as the RTX 4080 capture) */
+        mset_add(s, M_TEMP_TLIMIT);
+        mset_add(s, M_C2C_MODE);
     }
     if (!(p->flags & PRESET_GPM))
         for (int m = M_GPM_GR_ACTIVE; m <= M_GPM_NVLINK_RX; m++)
             mset_add(s, (metric_id)m);
+}
+
+/* "unknown metric 'X' — did you mean 'Y'?", or an example name when nothing is close. */
+static int unknown_metric(gw_doc *d, const yaml_node_t *n, const char *name, const char *example)
+{
+    char best[GW_SUGGEST_LEN];
+    if (name && catalog_suggest(name, best, sizeof best))
+        return doc_error(d, n, "unknown metric '%s' \xe2\x80\x94 did you mean '%s'?", name, best);
+    return doc_error(d, n, "unknown metric '%s' (expected a catalog field name, e.g. %s)", name ? name : "", example);
 }
 
 static int parse_unsupported(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g)
@@ -62,7 +99,7 @@ static int parse_unsupported(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g)
         const char *s = doc_text(e);
         const metric_def *m = s ? catalog_find(s) : NULL;
         if (!m)
-            return doc_error(d, e, "unknown metric '%s' (expected a catalog field name, e.g. fan.speed)", s ? s : "");
+            return unknown_metric(d, e, s, "fan.speed");
         mset_add(&g->unsupported, m->id);
     }
     return 0;
@@ -77,8 +114,7 @@ static int parse_metrics(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_c
         const char *k = doc_text(kn);
         const metric_def *m = k ? catalog_find(k) : NULL;
         if (!m)
-            return doc_error(d, kn, "unknown metric '%s' (expected a catalog field name, e.g. utilization.gpu)",
-                             k ? k : "");
+            return unknown_metric(d, kn, k, "utilization.gpu");
         if (metric_is_string(m->id))
             return doc_error(
                 d, kn, "'%s' is a string: set it with the gpu keys name, uuid, serial, pci_bus_id or vbios_version", k);
@@ -316,6 +352,7 @@ scenario *scenario_parse(const char *name, const char *dir, const char *text, si
     /* gpusim reports a scenario's first problem (nvmlInit prints it); the parse stops there */
     if (rc != 0 || errs.n) {
         snprintf(err, errlen, "%s", errs.n ? errs.msg[0] : "out of memory");
+        errlist_free(&errs);
         scenario_free(sc);
         return NULL;
     }

@@ -105,6 +105,8 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyTyp
         rc = gs_metric(&c, M_VIOL_POWER, &us);
     else if (policy == NVML_PERF_POLICY_THERMAL)
         rc = gs_metric(&c, M_VIOL_THERMAL, &us);
+    else if (policy == NVML_PERF_POLICY_SYNC_BOOST)
+        rc = gs_metric(&c, M_VIOL_SYNC_BOOST, &us);
     else
         rc = (unsigned)policy <= 11 ? NVML_ERROR_NOT_SUPPORTED : NVML_ERROR_INVALID_ARGUMENT;
     if (rc == NVML_SUCCESS) {

@@ -78,21 +78,25 @@ nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *
 }
 
 #ifndef GPUSIM_MINIMAL
-/* Confidential-computing protected memory: total = used (0 unless the scenario gives
- * protected_memory.used), as on a GPU with CC mode off. */
+/* Confidential-computing protected memory: total = used, nothing free (0 unless the scenario
+ * gives protected_memory.*), as on a GPU with CC mode off. */
 nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)
 {
     gs_call c;
-    unsigned long long used;
+    unsigned long long used, total, free;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
     if (rc == NVML_SUCCESS && !memory)
         rc = NVML_ERROR_INVALID_ARGUMENT;
     if (rc == NVML_SUCCESS)
         rc = gs_metric_ull(&c, M_PROTECTED_MEM_USED, MIB, &used);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_ull(&c, M_PROTECTED_MEM_TOTAL, MIB, &total);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_ull(&c, M_PROTECTED_MEM_FREE, MIB, &free);
     if (rc == NVML_SUCCESS) {
-        memory->total = used;
+        memory->total = total;
         memory->used = used;
-        memory->free = 0;
+        memory->free = free;
     }
     return gs_leave(rc);
 }

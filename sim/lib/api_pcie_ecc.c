@@ -48,10 +48,15 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *curren
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
     if (rc == NVML_SUCCESS && (!current || !pending))
         rc = NVML_ERROR_INVALID_ARGUMENT;
+    unsigned p = 0;
     if (rc == NVML_SUCCESS)
         rc = gs_metric_u(&c, M_ECC_MODE, 1, &v);
     if (rc == NVML_SUCCESS)
-        *current = *pending = v ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+        rc = gs_metric_u(&c, M_ECC_MODE_PEND, 1, &p);
+    if (rc == NVML_SUCCESS) {
+        *current = v ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+        *pending = p ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    }
     return gs_leave(rc);
 }
 
@@ -115,7 +120,7 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current, un
     if (rc == NVML_SUCCESS)
         rc = gs_metric_u(&c, M_MIG_MODE, 1, current);
     if (rc == NVML_SUCCESS)
-        *pending = *current;
+        rc = gs_metric_u(&c, M_MIG_MODE_PEND, 1, pending);
     return gs_leave(rc);
 }
 

@@ -19,28 +19,8 @@ static int list_procs(const gs_call *c, unsigned type_mask, sim_proc_sample *out
     return k;
 }
 
-/* stride: 16 for the plain functions (pid, memory), 24 for _v2/_v3 (plus instance ids). */
-static nvmlReturn_t running(const char *fn, nvmlDevice_t device, unsigned type_mask, unsigned int *count, void *infos,
-                            size_t stride)
+static void fill_procs(const sim_proc_sample *ps, unsigned n, void *infos, size_t stride)
 {
-    gs_call c;
-    sim_proc_sample ps[MAX_PROCS];
-    nvmlReturn_t rc = gs_enter_dev(&c, fn, device);
-    if (rc != NVML_SUCCESS)
-        return gs_leave(rc);
-    if (!count)
-        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
-    unsigned n = (unsigned)list_procs(&c, type_mask, ps);
-    if (n == 0) {
-        *count = 0;
-        return gs_leave(NVML_SUCCESS);
-    }
-    if (*count < n) {
-        *count = n;
-        return gs_leave(NVML_ERROR_INSUFFICIENT_SIZE);
-    }
-    if (!infos)
-        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
     for (unsigned i = 0; i < n; i++) {
         unsigned char *rec = (unsigned char *)infos + i * stride;
         unsigned long long bytes = (unsigned long long)(ps[i].mem_mib * 1048576.0 + 0.5);
@@ -55,6 +35,37 @@ static nvmlReturn_t running(const char *fn, nvmlDevice_t device, unsigned type_m
             p->usedGpuMemory = bytes;
         }
     }
+}
+
+/* stride: 16 for the plain functions (pid, memory), 24 for _v2/_v3 (plus instance ids). */
+static nvmlReturn_t running(const char *fn, nvmlDevice_t device, unsigned type_mask, unsigned int *count, void *infos,
+                            size_t stride)
+{
+    gs_call c;
+    sim_proc_sample ps[MAX_PROCS];
+    nvmlReturn_t rc = gs_enter_dev(&c, fn, device);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!count)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    unsigned n = (unsigned)list_procs(&c, type_mask, ps), asked = *count;
+    if (gs_count_fault(&c, fn, asked, count, &rc)) {
+        /* size games: a wrong count; at most `asked` records written */
+        if (rc == NVML_SUCCESS && infos)
+            fill_procs(ps, n < asked ? n : asked, infos, stride);
+        return gs_leave(rc);
+    }
+    if (n == 0) {
+        *count = 0;
+        return gs_leave(NVML_SUCCESS);
+    }
+    if (*count < n) {
+        *count = n;
+        return gs_leave(NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    if (!infos)
+        return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    fill_procs(ps, n, infos, stride);
     *count = n;
     return gs_leave(NVML_SUCCESS);
 }
@@ -110,6 +121,17 @@ static unsigned long long realtime_us(void)
     return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000ULL;
 }
 
+static void fill_util(const sim_proc_sample *ps, int k, nvmlProcessUtilizationSample_t *samples, unsigned long long now)
+{
+    for (int i = 0; i < k; i++)
+        samples[i] = (nvmlProcessUtilizationSample_t){.pid = ps[i].pid,
+                                                      .timeStamp = now,
+                                                      .smUtil = (unsigned)ps[i].sm,
+                                                      .memUtil = (unsigned)ps[i].mem,
+                                                      .encUtil = (unsigned)ps[i].enc,
+                                                      .decUtil = (unsigned)ps[i].dec};
+}
+
 /* One sample per active process with a non-zero utilization; NOT_FOUND when there is none. */
 nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *samples,
                                              unsigned int *count, unsigned long long lastSeen)
@@ -129,20 +151,20 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUti
             continue;
         ps[k++] = *p;
     }
+    unsigned asked = samples ? *count : 0;
+    if (gs_count_fault(&c, __func__, asked, count, &rc)) {
+        /* size games: a wrong count, at most `asked` samples written */
+        if (rc == NVML_SUCCESS && samples)
+            fill_util(ps, (unsigned)k < asked ? k : (int)asked, samples, now);
+        return gs_leave(rc);
+    }
     if (k == 0)
         return gs_leave(NVML_ERROR_NOT_FOUND);
     if (!samples || *count < (unsigned)k) {
         *count = (unsigned)k;
         return gs_leave(NVML_ERROR_INSUFFICIENT_SIZE);
     }
-    for (int i = 0; i < k; i++) {
-        samples[i] = (nvmlProcessUtilizationSample_t){.pid = ps[i].pid,
-                                                      .timeStamp = now,
-                                                      .smUtil = (unsigned)ps[i].sm,
-                                                      .memUtil = (unsigned)ps[i].mem,
-                                                      .encUtil = (unsigned)ps[i].enc,
-                                                      .decUtil = (unsigned)ps[i].dec};
-    }
+    fill_util(ps, k, samples, now);
     *count = (unsigned)k;
     return gs_leave(NVML_SUCCESS);
 }

@@ -45,45 +45,100 @@ int gs_dev_index(nvmlDevice_t dev)
     return d->magic == DEV_MAGIC ? d->index : -1;
 }
 
+static int is_init(const char *fn)
+{
+    return strncmp(fn, "nvmlInit", 8) == 0;
+}
+
+/* "*" is every function but the init ones (whose faults are named). */
 static int fault_applies(const sim_fault *f, const char *fn, int gpu, double t)
 {
-    if (strcmp(f->function, fn) != 0)
+    if (strcmp(f->function, fn) != 0 && (strcmp(f->function, "*") != 0 || is_init(fn)))
         return 0;
     if (f->gpu >= 0 && f->gpu != gpu)
         return 0;
     return t >= f->from && t < f->to;
 }
 
-/* Applies error, delay and missing-symbol faults for fn. Called with the lock held; may
- * drop it while sleeping. */
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* A hung call: blocks without the lock until scenario time reaches `until` (for good when it is
+ * infinite), or the library is shut down. Called and returns with the lock held. */
+static nvmlReturn_t hang_until(double until)
+{
+    unsigned generation = gs.generation;
+    for (;;) {
+        pthread_mutex_unlock(&gs.mu);
+        sleep_ms(20);
+        pthread_mutex_lock(&gs.mu);
+        if (!gs.sc || gs.generation != generation)
+            return NVML_ERROR_UNINITIALIZED;
+        if (isfinite(until) && gs_now() >= until)
+            return NVML_SUCCESS;
+    }
+}
+
+/* Applies error, delay, hang, driver-gone and missing-symbol faults for fn. Called with the lock
+ * held; may drop it while sleeping. */
 nvmlReturn_t gs_apply_faults(const char *fn, int gpu, double t)
 {
     unsigned delay_ms = 0;
+    double hang = -1;
     nvmlReturn_t rc = NVML_SUCCESS;
     for (int i = 0; i < gs.sc->nfaults; i++) {
         sim_fault *f = &gs.sc->faults[i];
         if (f->kind == FAULT_MISSING && strcmp(f->function, fn) == 0)
             return NVML_ERROR_FUNCTION_NOT_FOUND;
-        if (f->kind == FAULT_LOST || !fault_applies(f, fn, gpu, t))
+        if (f->kind == FAULT_DRIVER_GONE && t >= f->from && t < f->to)
+            return is_init(fn) ? NVML_ERROR_DRIVER_NOT_LOADED : NVML_ERROR_UNINITIALIZED;
+        if (f->kind == FAULT_LOST || f->kind == FAULT_DRIVER_GONE || f->kind == FAULT_COUNT ||
+            !fault_applies(f, fn, gpu, t))
             continue;
         if (f->kind == FAULT_DELAY) {
             delay_ms += f->delay_ms;
+        } else if (f->kind == FAULT_HANG) {
+            hang = f->to > hang ? f->to : hang;
         } else if (f->kind == FAULT_ERROR) {
             f->calls++;
             if ((f->every <= 1 || f->calls % f->every == 0) && rc == NVML_SUCCESS)
                 rc = (nvmlReturn_t)f->error;
         }
     }
+    if (hang >= 0 && hang_until(hang) != NVML_SUCCESS)
+        return NVML_ERROR_UNINITIALIZED; /* shut down while it hung */
     if (delay_ms) {
         pthread_mutex_unlock(&gs.mu);
-        struct timespec ts = {.tv_sec = delay_ms / 1000, .tv_nsec = (long)(delay_ms % 1000) * 1000000L};
-        while (nanosleep(&ts, &ts) != 0) {
-        }
+        sleep_ms(delay_ms);
         pthread_mutex_lock(&gs.mu);
         if (!gs.sc)
             return NVML_ERROR_UNINITIALIZED; /* shut down while we slept */
     }
     return rc;
+}
+
+int gs_count_fault(const gs_call *c, const char *fn, unsigned asked, unsigned *count, nvmlReturn_t *rc)
+{
+    for (int i = 0; i < gs.sc->nfaults; i++) {
+        sim_fault *f = &gs.sc->faults[i];
+        if (f->kind != FAULT_COUNT || !fault_applies(f, fn, c->gpu, c->t))
+            continue;
+        f->calls++;
+        if (f->every > 1 && f->calls % f->every != 0)
+            continue;
+        switch (f->count_mode) {
+        case COUNT_SAME: *count = asked; break;
+        case COUNT_GROW: *count = asked > 0x7fffffffu ? 0xffffffffu : 2 * asked + 1; break;
+        default: *count = f->count_value; break;
+        }
+        *rc = (nvmlReturn_t)f->error;
+        return 1;
+    }
+    return 0;
 }
 
 nvmlReturn_t gs_enter(gs_call *c, const char *fn)

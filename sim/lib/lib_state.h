@@ -45,6 +45,10 @@ nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev);
 /* Applies the scenario's error/delay/missing-symbol faults for fn (lock held; may sleep
  * without it). */
 nvmlReturn_t gs_apply_faults(const char *fn, int gpu, double t);
+/* A count fault (insufficient_size, success_count) for fn on the call's GPU: 1 when one applies,
+ * with the count to report in *count (asked: what the caller passed in) and the result in *rc;
+ * the caller then writes at most `asked` records. Lock held. */
+int gs_count_fault(const gs_call *c, const char *fn, unsigned asked, unsigned *count, nvmlReturn_t *rc);
 /* Sets up handles and the clock after a scenario is loaded. */
 void gs_init_devices(void);
 /* Unlocks (whatever gs_enter* returned) and passes rc through. */

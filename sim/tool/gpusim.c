@@ -80,7 +80,11 @@ static int parse_metrics(const char *s, metric_id *out, int max)
     for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
         const metric_def *m = catalog_find(tok);
         if (!m) {
-            fprintf(stderr, "gpusim: unknown metric '%s'\n", tok);
+            char best[GW_SUGGEST_LEN];
+            if (catalog_suggest(tok, best, sizeof best))
+                fprintf(stderr, "gpusim: unknown metric '%s' \xe2\x80\x94 did you mean '%s'?\n", tok, best);
+            else
+                fprintf(stderr, "gpusim: unknown metric '%s'\n", tok);
             n = -1;
             break;
         }

@@ -222,11 +222,23 @@ void agent_reload(agent *a, gw_config *cfg)
            cfg->series, cfg->nmetrics, cfg->nusers);
 }
 
-void agent_stop(agent *a)
+int agent_stop(agent *a)
 {
+    uint64_t t0 = gw_mono_us();
     http_stop(a->http);
     a->http = NULL;
-    sampler_thread_stop(a);
+    /* 2.5 s for the sampler thread (a round waits on nothing then): the rest of AGENT_STOP_S is
+     * for the plugins (history's last flush). */
+    int left = sampler_thread_stop(a, t0 + 2500000) != 0;
+    pthread_mutex_lock(&a->state_lock);
+    int sampler_busy = left && !a->sampler_exited && !a->in_open;
+    pthread_mutex_unlock(&a->state_lock);
+    if (sampler_busy) {
+        /* The sampler thread is inside a plugin or the ring, not the backend: stopping the plugins
+         * under it is not safe. Exit without them. */
+        gw_log(GW_LOG_ERROR, "sampler thread stuck outside the backend; plugins not stopped", NULL);
+        return 1;
+    }
     for (int k = 0; k < a->nplugins; k++)
         if (a->plugins[k].p->stop)
             a->plugins[k].p->stop(a->plugins[k].ctx);
@@ -234,6 +246,13 @@ void agent_stop(agent *a)
     for (int k = a->nplugins - 1; k >= 0; k--)
         if (a->plugins[k].p->free)
             a->plugins[k].p->free(a->plugins[k].ctx);
+    a->nplugins = 0;
+    if (left) {
+        /* A thread is still inside a backend call: the backend, the sampler and the agent stay. */
+        gw_log(GW_LOG_WARN, "stopped with a backend call in progress", "seconds=%.1f",
+               (double)(gw_mono_us() - t0) / 1e6);
+        return 1;
+    }
     if (a->backend_up)
         sampler_close(&a->s);
     ring_free(a->ring);
@@ -243,6 +262,8 @@ void agent_stop(agent *a)
     free(a->nprocs);
     free(a->info);
     free(a->have_info);
+    free(a->hung_since);
+    free(a->status);
     page_cache_free(a->page);
     pthread_mutex_destroy(&a->events_lock);
     config_free(a->cfg);
@@ -251,6 +272,7 @@ void agent_stop(agent *a)
     pthread_mutex_destroy(&a->state_lock);
     pthread_rwlock_destroy(&a->cfg_lock);
     memset(a, 0, sizeof *a);
+    return 0;
 }
 
 double agent_interval(agent *a)
@@ -318,9 +340,12 @@ int agent_snapshot_take(agent *a, agent_snapshot *out)
         snapshot_free(out);
         return -1;
     }
+    uint64_t mono = gw_mono_us();
     for (int i = 0; i < n; i++) {
         out->gpus[i].info = a->info[i];
         out->gpus[i].have_info = a->have_info[i];
+        out->gpus[i].hung = a->hung_since[i] != 0;
+        out->gpus[i].hung_s = a->hung_since[i] && mono > a->hung_since[i] ? (double)(mono - a->hung_since[i]) / 1e6 : 0;
         if (a->nprocs[i])
             memcpy(out->procs + out->nprocs, a->procs[i], (size_t)a->nprocs[i] * sizeof *out->procs);
         out->nprocs += a->nprocs[i];

@@ -11,6 +11,7 @@
 #include "plugin.h"
 #include "ring.h"
 #include "sampler.h"
+#include "sampler_pool.h"
 #include "snapshot.h"
 
 #define AGENT_MAX_PLUGINS 8
@@ -37,7 +38,8 @@ typedef struct agent {
 
     /* sampling (sampler thread writes, others read under state_lock) */
     sampler s;
-    ring *ring; /* NULL until the backend is open */
+    sampler_pool *pool; /* the GPUs' reader threads (sampler thread; set under state_lock) */
+    ring *ring;         /* NULL until the backend is open */
     pthread_mutex_t state_lock;
     int backend_up;
     int simulated; /* the backend is gpusim */
@@ -46,7 +48,9 @@ typedef struct agent {
     int ngpus;
     gpu_info *info; /* copies of the sampler's, per GPU */
     int *have_info;
-    gpu_proc **procs; /* latest processes, per GPU */
+    uint64_t *hung_since; /* per GPU: monotonic us its read began, when it is hung; else 0 */
+    gpu_status *status;   /* per GPU: its latest read's status (sampler thread only) */
+    gpu_proc **procs;     /* latest processes, per GPU */
     int *nprocs;
     agent_error_count errors[AGENT_MAX_ERRORS];
     int nerrors;
@@ -56,8 +60,11 @@ typedef struct agent {
 
     pthread_t sampler_thread;
     int sampler_running;
+    int sampler_exited; /* the sampler thread has ended (under state_lock) */
+    int in_open;        /* the sampler thread is inside the backend's open (under state_lock) */
+    int abandoned;      /* threads left inside the backend at stop: the process must just exit */
     int stopping;
-    pthread_cond_t wake; /* CLOCK_MONOTONIC; signalled to stop or on a new interval */
+    pthread_cond_t wake; /* CLOCK_MONOTONIC; signalled to stop, on a new interval, when the sampler ends */
 
     http_server *http;
     page_cache *page;
@@ -90,7 +97,12 @@ int agent_init(agent *a, gw_config *cfg, const agent_cli *cli);
 int agent_start(agent *a, char *err, size_t errlen); /* sampler thread + HTTP server */
 /* Applies a newly loaded config (SIGHUP): interval, exporter, log level, auth, hooks' sections. */
 void agent_reload(agent *a, gw_config *cfg);
-void agent_stop(agent *a); /* joins threads, frees everything */
+/* Stops within about AGENT_STOP_S seconds whatever the backend does: the HTTP server, the sampler
+ * thread (it never waits for a backend call), then the plugins (history flushes its samples), then
+ * the backend. Returns 0 when everything was freed, 1 when a thread was left inside a backend
+ * call that never returned (nothing was freed that it may touch: the caller must exit, _exit). */
+int agent_stop(agent *a);
+#define AGENT_STOP_S 5
 
 /* The interval in effect (seconds). */
 double agent_interval(agent *a);
@@ -104,6 +116,9 @@ ring *agent_ring(agent *a);
 
 /* sampler_thread.c */
 int sampler_thread_start(agent *a);
-void sampler_thread_stop(agent *a);
+/* Stops the sampler thread and the GPUs' readers, waiting until the monotonic deadline_us at most.
+ * Returns 0 when all ended; otherwise a->abandoned is set (the sampler thread or readers are
+ * inside a backend call) and -1 is returned. */
+int sampler_thread_stop(agent *a, uint64_t deadline_us);
 
 #endif

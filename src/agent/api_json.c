@@ -62,6 +62,11 @@ static cJSON *gpu_json(const agent_snapshot *s, int i)
     cJSON_AddBoolToObject(o, "simulated", s->simulated);
     cJSON_AddBoolToObject(o, "lost", g->lost);
     cJSON_AddBoolToObject(o, "stale", stale);
+    cJSON_AddBoolToObject(o, "hung", g->hung);
+    if (g->hung)
+        cJSON_AddNumberToObject(o, "hung_seconds", g->hung_s);
+    else
+        cJSON_AddNullToObject(o, "hung_seconds");
     if (g->has_sample) {
         cJSON_AddNumberToObject(o, "timestamp", (double)g->sample.t_us / 1e6);
         cJSON_AddNumberToObject(o, "sample_age_seconds", age);
@@ -243,11 +248,12 @@ void api_healthz(agent *a, const agent_request *req, agent_response *resp)
         return;
     }
     resp->content_type = "text/plain; charset=utf-8";
-    int stale = 0;
+    int stale = 0, failing = 0;
     for (int i = 0; i < s.ngpus; i++) {
         int is_stale;
         snapshot_sample_age(&s, i, s.now_us, &is_stale);
         stale += is_stale || !s.gpus[i].has_sample;
+        failing += !is_stale && s.gpus[i].has_sample && s.gpus[i].sample.status == GPU_ERROR;
     }
     if (!s.backend_up) {
         resp->status = 503;
@@ -255,6 +261,9 @@ void api_healthz(agent *a, const agent_request *req, agent_response *resp)
     } else if (s.ngpus > 0 && stale == s.ngpus) {
         resp->status = 503;
         buf_printf(&resp->body, "all %d GPUs stale: no sample for over %.1f s\n", s.ngpus, 3 * s.interval_s);
+    } else if (s.ngpus > 0 && stale + failing == s.ngpus) {
+        resp->status = 503;
+        buf_printf(&resp->body, "no GPU read: %d stale, %d failing (driver unloaded?)\n", stale, failing);
     } else {
         buf_puts(&resp->body, "ok\n");
     }
@@ -312,7 +321,7 @@ void api_index(agent *a, const agent_request *req, agent_response *resp)
         html_text(b, g->info.str[M_PCI_BUS_ID]);
         int stale;
         snapshot_sample_age(&s, i, s.now_us, &stale);
-        buf_printf(b, "</td><td>%s</td></tr>\n", g->lost ? "lost" : stale ? "stale" : "ok");
+        buf_printf(b, "</td><td>%s</td></tr>\n", g->lost ? "lost" : g->hung ? "hung" : stale ? "stale" : "ok");
     }
     buf_puts(b, "</table>\n</body></html>\n");
     snapshot_free(&s);

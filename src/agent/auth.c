@@ -2,6 +2,7 @@
 #include "auth.h"
 #include <crypt.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
@@ -9,9 +10,13 @@
 #define CACHE_SLOTS 16
 #define CACHE_TTL_US (60ull * 1000000ull)
 #define MAX_CRED AUTH_MAX_CRED
-/* A valid bcrypt salt: an unknown user is checked against it, so that a wrong user name takes as
- * long as a wrong password and the timing does not tell which user names exist. */
-#define DUMMY_SETTING "$2b$10$gpuwatchgpuwatchgpuwau"
+/* A valid bcrypt salt (22 characters of its alphabet) for the dummy checks: an unknown user is
+ * checked at the highest cost of the configured users, and a user whose hash costs less pays the
+ * difference in dummy checks, so that every uncached check costs the same and the timing tells
+ * neither which user names exist nor whose hash is cheaper. */
+#define DUMMY_SALT "gpuwatchgpuwatchgpuwau"
+#define BCRYPT_MIN_COST 4
+#define BCRYPT_MAX_COST 31
 
 typedef struct {
     char user[MAX_CRED];
@@ -22,7 +27,9 @@ typedef struct {
 struct auth {
     pthread_mutex_t lock;
     cfg_user *users;
+    int *costs; /* each user's bcrypt cost */
     int nusers;
+    int max_cost; /* the highest of them: what every uncached check costs */
     cache_slot cache[CACHE_SLOTS];
     int next_slot;
 };
@@ -42,9 +49,21 @@ static void clear_users(auth *a)
         free(a->users[i].hash);
     }
     free(a->users);
+    free(a->costs);
     a->users = NULL;
+    a->costs = NULL;
     a->nusers = 0;
     explicit_bzero(a->cache, sizeof a->cache);
+}
+
+int auth_hash_cost(const char *hash)
+{
+    if (!hash || hash[0] != '$' || hash[1] != '2' || !hash[2] || hash[3] != '$')
+        return -1;
+    if (hash[4] < '0' || hash[4] > '9' || hash[5] < '0' || hash[5] > '9' || hash[6] != '$')
+        return -1;
+    int cost = (hash[4] - '0') * 10 + (hash[5] - '0');
+    return cost >= BCRYPT_MIN_COST && cost <= BCRYPT_MAX_COST ? cost : -1;
 }
 
 void auth_free(auth *a)
@@ -59,16 +78,28 @@ void auth_free(auth *a)
 int auth_set_users(auth *a, const cfg_user *users, int n)
 {
     cfg_user *copy = calloc((size_t)(n ? n : 1), sizeof *copy);
-    if (!copy)
+    int *costs = calloc((size_t)(n ? n : 1), sizeof *costs);
+    if (!copy || !costs) {
+        free(copy);
+        free(costs);
         return -1;
+    }
+    int max_cost = 10;
     for (int i = 0; i < n; i++) {
         copy[i].name = strdup(users[i].name);
         copy[i].hash = strdup(users[i].hash);
+        costs[i] = auth_hash_cost(users[i].hash);
+        if (i == 0 || costs[i] > max_cost)
+            max_cost = costs[i];
     }
+    if (max_cost < BCRYPT_MIN_COST)
+        max_cost = 10;
     pthread_mutex_lock(&a->lock);
     clear_users(a);
     a->users = copy;
+    a->costs = costs;
     a->nusers = n;
+    a->max_cost = max_cost;
     pthread_mutex_unlock(&a->lock);
     return 0;
 }
@@ -182,10 +213,12 @@ auth_verdict auth_check_fast(auth *a, const char *header, auth_cred *cred)
     uint64_t now = gw_mono_us();
     auth_verdict v = AUTH_VERIFY;
     pthread_mutex_lock(&a->lock);
+    cred->pad_to = a->max_cost;
     for (int i = 0; i < a->nusers; i++)
         if (strcmp(a->users[i].name, cred->user) == 0 && strlen(a->users[i].hash) < sizeof cred->hash) {
             strcpy(cred->hash, a->users[i].hash);
             cred->known = 1;
+            cred->pad_from = a->costs[i];
         }
     for (int i = 0; cred->known && i < CACHE_SLOTS; i++) {
         cache_slot *s = &a->cache[i];
@@ -195,16 +228,35 @@ auth_verdict auth_check_fast(auth *a, const char *header, auth_cred *cred)
         }
     }
     pthread_mutex_unlock(&a->lock);
-    if (v == AUTH_ALLOW)
+    if (v == AUTH_ALLOW) {
         explicit_bzero(cred, sizeof *cred);
-    else if (!cred->known)
-        strcpy(cred->hash, DUMMY_SETTING);
+    } else if (!cred->known) {
+        snprintf(cred->hash, sizeof cred->hash, "$2b$%02d$%s", cred->pad_to, DUMMY_SALT);
+        cred->pad_from = cred->pad_to;
+    }
     return v;
+}
+
+/* Dummy bcrypt runs at costs from..to-1: 2^from + ... + 2^(to-1) = 2^to - 2^from rounds, so that a
+ * check at cost `from` plus these costs what one at cost `to` does. */
+static void pad_cost(const char *pass, int from, int to)
+{
+    struct crypt_data *cd = calloc(1, sizeof *cd);
+    if (!cd)
+        return;
+    for (int k = from < BCRYPT_MIN_COST ? BCRYPT_MIN_COST : from; k < to && k <= BCRYPT_MAX_COST; k++) {
+        char setting[64];
+        snprintf(setting, sizeof setting, "$2b$%02d$%s", k, DUMMY_SALT);
+        crypt_r(pass, setting, cd);
+    }
+    explicit_bzero(cd, sizeof *cd);
+    free(cd);
 }
 
 int auth_check_slow(auth *a, auth_cred *cred)
 {
     int ok = auth_verify_hash(cred->pass, cred->hash) && cred->known;
+    pad_cost(cred->pass, cred->pad_from, cred->pad_to);
     if (ok) {
         pthread_mutex_lock(&a->lock);
         /* The users may have been replaced meanwhile: cache only if the hash is still theirs. */

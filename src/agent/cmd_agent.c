@@ -1,4 +1,5 @@
 /* cmd_agent.c - `gpuwatch agent`: options, config file, signals (TERM/INT stop, HUP reloads). */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,8 @@ static void usage(FILE *f)
             "  --db PATH            history file (overrides history.path; see docs/history.md)\n"
             "  --web.config.file FILE  Prometheus web-config (tls_server_config, basic_auth_users);\n"
             "                       overrides tls and basic_auth_users of the config file\n"
-            "  --hash-password [PW] print a bcrypt hash for basic_auth_users (PW or a line on stdin)\n"
+            "  --hash-password [PW] print a bcrypt hash for basic_auth_users (PW or a line on stdin;\n"
+            "                       bcrypt reads at most 72 bytes of a password)\n"
             "signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration.\n",
             GW_DEFAULT_CONFIG);
 }
@@ -42,6 +44,12 @@ static int hash_password(const char *pw)
         line[strcspn(line, "\r\n")] = 0;
         pw = line;
     }
+    size_t len = strlen(pw);
+    if (len > AUTH_BCRYPT_MAX_PASSWORD)
+        fprintf(stderr,
+                "gpuwatch agent: --hash-password: warning: the password is %zu bytes and bcrypt uses only the "
+                "first %d; any password that starts with the same %d bytes will be accepted\n",
+                len, AUTH_BCRYPT_MAX_PASSWORD, AUTH_BCRYPT_MAX_PASSWORD);
     char hash[128];
     if (auth_hash_password(pw, hash, sizeof hash) != 0) {
         fprintf(stderr, "gpuwatch agent: cannot make a bcrypt hash\n");
@@ -49,6 +57,25 @@ static int hash_password(const char *pw)
     }
     printf("%s\n", hash);
     return 0;
+}
+
+/* The last guard of a bounded stop: whatever agent_stop waits on (a plugin's last flush on a
+ * hung disk...), the process is gone AGENT_STOP_S seconds after the signal. */
+static void *stop_watchdog(void *arg)
+{
+    (void)arg;
+    gw_sleep_us(AGENT_STOP_S * 1000000ull);
+    gw_log(GW_LOG_ERROR, "stopping took too long; exiting now", "limit_s=%d", AGENT_STOP_S);
+    fflush(NULL);
+    _exit(1);
+    return NULL;
+}
+
+static void start_stop_watchdog(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, stop_watchdog, NULL) == 0)
+        pthread_detach(t);
 }
 
 typedef struct {
@@ -223,6 +250,7 @@ int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
                 continue;
             if (sig != SIGHUP) {
                 gw_log(GW_LOG_INFO, "stopping", "signal=%s", sig == SIGTERM ? "TERM" : "INT");
+                start_stop_watchdog();
                 break;
             }
             gw_config *fresh = load_config(&o);
@@ -233,7 +261,13 @@ int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
         }
     }
     agent_state_remove();
-    agent_stop(a);
+    if (agent_stop(a) != 0) {
+        /* A thread is still inside a backend call that may never return: nothing it may touch
+         * was freed, and the process ends here rather than in exit handlers that could wait on it. */
+        gw_log(GW_LOG_INFO, "stopped", "abandoned_backend_call=1");
+        fflush(NULL);
+        _exit(rc);
+    }
     free(a);
     return rc;
 }

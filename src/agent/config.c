@@ -15,6 +15,11 @@ void config_init(gw_config *c)
     c->series = EXPO_DCGM | EXPO_NATIVE;
     c->process_series_limit = 100;
     c->log_level = GW_LOG_INFO;
+    tls_settings_default(&c->tls);
+    c->http_max_connections = 1000;
+    c->http_max_connections_per_ip = 100;
+    c->http_request_timeout = 10;
+    c->http_idle_timeout = 10;
     c->doc.errs = &c->errs;
 }
 
@@ -116,9 +121,54 @@ static void parse_exporter(gw_config *c, const doc_node *n)
         c->process_series_limit = (int)lim;
 }
 
+static int parse_version(gw_config *c, const doc_node *n, const char *what, const char *key, int *out)
+{
+    doc_node *v = value(&c->doc, n, key);
+    const char *s = v ? doc_string(&c->doc, v, key) : NULL;
+    if (!s)
+        return 0;
+    int ver = tls_version_parse(s);
+    if (ver < 0)
+        return doc_error(&c->doc, v, "%s.%s: '%s' is not one of TLS10, TLS11, TLS12, TLS13", what, key, s);
+    *out = ver;
+    return 0;
+}
+
+/* A list of Go names into a bit set; parse gives each name's bit, -1 unknown, -2 refused. */
+static void parse_names(gw_config *c, const doc_node *n, const char *what, const char *key, int (*parse)(const char *),
+                        const char *known, uint32_t *out)
+{
+    gw_doc *d = &c->doc;
+    doc_node *v = value(d, n, key);
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s.%s: a list of names", what, key);
+    if (!v || doc_check_seq(d, v, msg) != 0)
+        return;
+    for (int i = 0; i < doc_seq_len(v); i++) {
+        doc_node *e = doc_seq_at(d, v, i);
+        const char *s = doc_string(d, e, key);
+        int bit = s ? parse(s) : -1;
+        if (s && bit == -2)
+            doc_error(d, e, "%s.%s: '%s' is broken (RC4, 3DES) and not offered", what, key, s);
+        else if (s && bit < 0)
+            doc_error(d, e, "%s.%s: unknown name '%s' (%s)", what, key, s, known);
+        else if (s)
+            *out |= 1u << bit;
+    }
+    if (doc_seq_len(v) == 0)
+        doc_error(d, v, "%s.%s: an empty list offers nothing; leave it out for the defaults", what, key);
+}
+
 static void parse_tls(gw_config *c, const doc_node *n, const char *what)
 {
-    static const char *const keys[] = {"cert_file", "key_file", NULL};
+    static const char *const keys[] = {"cert_file",
+                                       "key_file",
+                                       "min_version",
+                                       "max_version",
+                                       "cipher_suites",
+                                       "curve_preferences",
+                                       "prefer_server_cipher_suites",
+                                       NULL};
     gw_doc *d = &c->doc;
     if (!section(d, n, what, keys))
         return;
@@ -129,6 +179,48 @@ static void parse_tls(gw_config *c, const doc_node *n, const char *what)
         doc_error(d, n, "%s: cert_file and key_file go together", what);
     set_str(&c->tls_cert, cs);
     set_str(&c->tls_key, ks);
+    tls_settings *t = &c->tls;
+    parse_version(c, n, what, "min_version", &t->min_version);
+    parse_version(c, n, what, "max_version", &t->max_version);
+    if (t->min_version > t->max_version)
+        doc_error(d, n, "%s: min_version is above max_version", what);
+    parse_names(c, n, what, "cipher_suites", tls_cipher_parse, "Go's names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+                &t->ciphers);
+    parse_names(c, n, what, "curve_preferences", tls_curve_parse, "X25519, CurveP256, CurveP384, CurveP521",
+                &t->curves);
+    doc_node *v = value(d, n, "prefer_server_cipher_suites");
+    int b;
+    if (v && doc_bool(d, v, "prefer_server_cipher_suites", &b) == 0)
+        t->prefer_server = b;
+}
+
+/* http: connection limits and timeouts. */
+static void parse_http(gw_config *c, const doc_node *n)
+{
+    static const char *const keys[] = {"max_connections", "max_connections_per_ip", "request_timeout", "idle_timeout",
+                                       NULL};
+    gw_doc *d = &c->doc;
+    if (!section(d, n, "http", keys))
+        return;
+    doc_node *v;
+    long l;
+    if ((v = value(d, n, "max_connections")) && doc_int(d, v, "http.max_connections", 16, 60000, &l) == 0)
+        c->http_max_connections = (int)l;
+    if ((v = value(d, n, "max_connections_per_ip")) && doc_int(d, v, "http.max_connections_per_ip", 1, 60000, &l) == 0)
+        c->http_max_connections_per_ip = (int)l;
+    double s;
+    if ((v = value(d, n, "request_timeout")) && doc_duration(d, v, "http.request_timeout", &s) == 0) {
+        if (s < 1 || s > 600)
+            doc_error(d, v, "http.request_timeout: must be between 1s and 10m");
+        else
+            c->http_request_timeout = s;
+    }
+    if ((v = value(d, n, "idle_timeout")) && doc_duration(d, v, "http.idle_timeout", &s) == 0) {
+        if (s < 1 || s > 3600)
+            doc_error(d, v, "http.idle_timeout: must be between 1s and 1h");
+        else
+            c->http_idle_timeout = s;
+    }
 }
 
 static void parse_users(gw_config *c, const doc_node *n)
@@ -172,8 +264,8 @@ static void parse_seconds(gw_config *c, const doc_node *root, const char *key, d
         *out = s;
 }
 
-const char *const config_agent_keys[] = {"listen", "interval", "ring_duration",    "exporter",
-                                         "tls",    "log",      "basic_auth_users", NULL};
+const char *const config_agent_keys[] = {"listen", "interval", "ring_duration",    "exporter", "tls",
+                                         "http",   "log",      "basic_auth_users", NULL};
 
 /* The top level: the agent's keys. The others are the plugins' sections, each checked by its
  * plugin; a key that nobody owns is reported by config_check_keys. */
@@ -197,6 +289,7 @@ static void parse_root(gw_config *c)
     parse_seconds(c, root, "ring_duration", 1, 7 * 86400, "1s and 7d", &c->ring_duration);
     parse_exporter(c, doc_get(d, root, "exporter"));
     parse_tls(c, doc_get(d, root, "tls"), "tls");
+    parse_http(c, doc_get(d, root, "http"));
     parse_users(c, doc_get(d, root, "basic_auth_users"));
     static const char *const log_keys[] = {"level", NULL};
     doc_node *log = doc_get(d, root, "log");
@@ -243,8 +336,9 @@ int config_load_file(gw_config *c, const char *path, int must_exist)
     return finish(c);
 }
 
-/* Prometheus' web-config file: tls_server_config (cert_file, key_file) and basic_auth_users. Its
- * problems come after the config file's. */
+/* Prometheus' web-config file: tls_server_config (cert_file, key_file, min_version, max_version,
+ * cipher_suites, curve_preferences, prefer_server_cipher_suites) and basic_auth_users. Its problems
+ * come after the config file's. */
 int config_load_web_config(gw_config *c, const char *path)
 {
     static const char *const keys[] = {"tls_server_config", "basic_auth_users", NULL};
@@ -264,6 +358,7 @@ int config_load_web_config(gw_config *c, const char *path)
         if (w.tls_cert) {
             set_str(&c->tls_cert, w.tls_cert);
             set_str(&c->tls_key, w.tls_key);
+            c->tls = w.tls; /* the web-config's versions and suites go with its certificate */
         }
         if (w.nusers) {
             free_users(c);

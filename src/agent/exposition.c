@@ -1,5 +1,6 @@
 /* exposition.c - builds the /metrics page from a snapshot, driven by the metric catalog. */
 #include "exposition.h"
+#include "http_guard.h"
 #include "expo_text.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,18 @@ static void write_family(gw_buf *out, const agent_snapshot *s, const gpu_labels 
     }
 }
 
+/* Health, kept whatever the series mode: a GPU whose read (an NVML call) has not returned for over
+ * max(2 intervals, 1 s); its samples then stop, and it goes stale, while the others go on. */
+static void write_hung(gw_buf *out, const agent_snapshot *s, const gpu_labels *l)
+{
+    expo_family(out, "gpuwatch_gpu_hung",
+                "1 while a read of the GPU (an NVML call) has not returned for over 2 sampling intervals; the "
+                "other GPUs are sampled meanwhile.",
+                "gauge");
+    for (int i = 0; i < s->ngpus; i++)
+        expo_sample(out, "gpuwatch_gpu_hung", l[i].native.data, s->gpus[i].hung ? 1 : 0);
+}
+
 static void write_info(gw_buf *out, const agent_snapshot *s, const gpu_labels *l)
 {
     if (s->ngpus == 0)
@@ -147,6 +160,7 @@ static void write_info(gw_buf *out, const agent_snapshot *s, const gpu_labels *l
                 "1 when the GPU has fallen off the bus or stopped answering; it then has no value series.", "gauge");
     for (int i = 0; i < s->ngpus; i++)
         expo_sample(out, "gpuwatch_gpu_lost", l[i].native.data, s->gpus[i].lost ? 1 : 0);
+    write_hung(out, s, l);
 }
 
 static void write_processes(gw_buf *out, const agent_snapshot *s, const expo_options *o, int sm)
@@ -215,6 +229,7 @@ void expo_write_gpus(gw_buf *out, const agent_snapshot *s, const expo_options *o
                         "gauge");
             for (int i = 0; i < s->ngpus; i++)
                 expo_sample(out, "gpuwatch_gpu_lost", l[i].native.data, s->gpus[i].lost ? 1 : 0);
+            write_hung(out, s, l);
         }
     }
     for (int i = 0; i < s->ngpus; i++) {
@@ -253,6 +268,20 @@ static void live_sample(gw_buf *out, const char *name, int gpu, double v)
     char labels[32];
     snprintf(labels, sizeof labels, "gpu=\"%d\"", gpu);
     expo_sample(out, name, labels, v);
+}
+
+void expo_write_http(gw_buf *out, const guard_stats *g)
+{
+    expo_family(out, "gpuwatch_http_connections", "HTTP connections open.", "gauge");
+    expo_sample(out, "gpuwatch_http_connections", "", g->open);
+    expo_family(out, "gpuwatch_http_connections_closed_total",
+                "HTTP connections the agent closed: no whole request within http.request_timeout "
+                "(request_timeout), to make room under http.max_connections(_per_ip) (evicted), or at "
+                "once because their address's connections were all busy (refused).",
+                "counter");
+    expo_sample(out, "gpuwatch_http_connections_closed_total", "reason=\"request_timeout\"", (double)g->timed_out);
+    expo_sample(out, "gpuwatch_http_connections_closed_total", "reason=\"evicted\"", (double)g->evicted);
+    expo_sample(out, "gpuwatch_http_connections_closed_total", "reason=\"refused\"", (double)g->refused);
 }
 
 void expo_write_live(gw_buf *out, const agent_snapshot *s, uint64_t now_us, double scrape_seconds)

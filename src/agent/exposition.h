@@ -28,6 +28,9 @@ void expo_write_gpus(gw_buf *out, const agent_snapshot *s, const expo_options *o
 /* The agent's health that changes only with a sampling round (cacheable with the GPU part): NVML
  * errors, sampling duration, ring size. */
 void expo_write_round_health(gw_buf *out, const agent_snapshot *s);
+struct guard_stats;
+/* The HTTP server's connections (per scrape): open, and closed by the guard by reason. */
+void expo_write_http(gw_buf *out, const struct guard_stats *g);
 /* The part that changes with every scrape: gpuwatch_up, the ages at now_us of s's samples,
  * staleness, scrape duration. */
 void expo_write_live(gw_buf *out, const agent_snapshot *s, uint64_t now_us, double scrape_seconds);

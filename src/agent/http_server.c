@@ -4,6 +4,7 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdarg.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "api_json.h"
 #include "auth.h"
 #include "http_deferred.h"
+#include "http_guard.h"
 #include "metrics_page.h"
 #include "util.h"
 
@@ -19,16 +21,24 @@
  * passwords); bcrypt and slow routes run on work queues (http_deferred.c). One thread gives the
  * lowest p99 (docs/agent.md, Performance). */
 #define THREADS 1
-#define CONNECTION_TIMEOUT_S 10
-#define CONNECTION_LIMIT 1000
-#define AUTH_QUEUE 8            /* password checks waiting for the bcrypt thread; more get 429 */
-#define ROUTE_QUEUE 32          /* slow API requests waiting; more get 503 */
-#define CONNECTION_MEMORY 16384 /* per connection: request and response headers (bodies are not copied) */
+#define AUTH_QUEUE 8   /* password checks waiting for the bcrypt thread; more get 429 */
+#define ROUTE_QUEUE 32 /* slow API requests waiting; more get 503 */
+/* Per connection: the request's line and headers (at most about half of it: a longer request gets
+ * 431 or 414) and the response's headers. Bodies are never read (413 at the headers). */
+#define CONNECTION_MEMORY 16384
+/* Connections libmicrohttpd takes beyond the guard's limit: room for those the guard has shut
+ * down and libmicrohttpd has not yet cleaned up, so that a new one is never refused for them. */
+#define CONNECTION_SLACK 64
+#define FDS_BESIDES_CONNECTIONS 128 /* history, logs, epoll, pipes, the library's own */
 
 struct http_server {
     struct MHD_Daemon *d;
     agent *a;
     auth *auth;
+    http_guard *guard;
+    guard_limits limits;
+    double idle_timeout_s;
+    char priorities[512];    /* GnuTLS priority string (TLS only) */
     work_queue *auth_queue;  /* bcrypt checks */
     work_queue *route_queue; /* routes that may be slow */
     char *cert, *key;        /* PEM text, kept for the daemon's lifetime */
@@ -55,7 +65,8 @@ static const char *param_of(const agent_request *req, const char *name)
     return MHD_lookup_connection_value((struct MHD_Connection *)req->impl, MHD_GET_ARGUMENT_KIND, name);
 }
 
-static enum MHD_Result send_buf(struct MHD_Connection *c, int status, const char *type, gw_buf *body)
+/* close: ask libmicrohttpd to close the connection after this answer. */
+static enum MHD_Result send_buf(struct MHD_Connection *c, int status, const char *type, gw_buf *body, int close)
 {
     struct MHD_Response *r =
         MHD_create_response_from_buffer(body->len, body->data ? body->data : (void *)"", MHD_RESPMEM_MUST_COPY);
@@ -68,6 +79,8 @@ static enum MHD_Result send_buf(struct MHD_Connection *c, int status, const char
         MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"gpuwatch\", charset=\"UTF-8\"");
     if (status == MHD_HTTP_TOO_MANY_REQUESTS)
         MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    if (close)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
     MHD_destroy_response(r);
     return ret;
@@ -83,11 +96,13 @@ static void page_free(void *cls)
 static enum MHD_Result send_metrics(http_server *h, struct MHD_Connection *c)
 {
     metrics_page *p = calloc(1, sizeof *p);
-    if (!p || metrics_page_get(h->a, p) != 0) {
+    guard_stats gs;
+    guard_get_stats(h->guard, &gs);
+    if (!p || metrics_page_get(h->a, &gs, p) != 0) {
         free(p);
         gw_buf b = {0};
         buf_puts(&b, "cannot build the page\n");
-        enum MHD_Result r = send_buf(c, 500, "text/plain", &b);
+        enum MHD_Result r = send_buf(c, 500, "text/plain", &b, 0);
         buf_release(&b);
         return r;
     }
@@ -190,10 +205,48 @@ static int authorize(http_server *h, struct MHD_Connection *c, void **con_cls, a
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode why)
 {
-    (void)cls, (void)c, (void)why;
+    http_server *h = cls;
+    (void)why;
     if (*con_cls && *con_cls != &headers_seen)
         deferred_free(*con_cls);
     *con_cls = NULL;
+    guard_request_done(h->guard, c);
+}
+
+/* The request comes with a body (a length above 0, or chunks). */
+static int has_body(struct MHD_Connection *c)
+{
+    const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+        return 1;
+    if (!len)
+        return 0;
+    while (*len == ' ' || *len == '0')
+        len++;
+    return *len != 0;
+}
+
+/* No route takes a body: a request with one is answered at its headers and the body never read
+ * (401 without credentials when auth is on, 405 for a method other than GET/HEAD, else 413), and
+ * the connection is closed after the answer. */
+static enum MHD_Result refuse_body(http_server *h, struct MHD_Connection *c, const char *method)
+{
+    agent_response resp = {.status = 200, .content_type = "application/json"};
+    buf_init(&resp.body);
+    auth_cred cred;
+    if (auth_enabled(h->auth) &&
+        auth_check_fast(h->auth, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+                        &cred) == AUTH_DENY)
+        api_error(&resp, MHD_HTTP_UNAUTHORIZED, "unauthorized");
+    else if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+        api_error(&resp, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET");
+    else
+        api_error(&resp, 413, "request bodies are not accepted");
+    explicit_bzero(&cred, sizeof cred);
+    gw_log(GW_LOG_DEBUG, "request with a body refused", "status=%d", resp.status);
+    enum MHD_Result ret = send_buf(c, resp.status, resp.content_type, &resp.body, 1);
+    buf_release(&resp.body);
+    return ret;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -205,6 +258,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     /* First call: headers only. Answering on the second call keeps the connection alive. */
     if (*con_cls == NULL) {
         *con_cls = &headers_seen;
+        guard_request_started(h->guard, c);
+        if (has_body(c))
+            return refuse_body(h, c, method);
         return MHD_YES;
     }
     if (*upload_data_size != 0) {
@@ -217,7 +273,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             buf_clear(&d->resp.body);
             api_error(&d->resp, MHD_HTTP_SERVICE_UNAVAILABLE, "too many API requests in progress; retry");
         }
-        return send_buf(c, d->resp.status, d->resp.content_type, &d->resp.body);
+        return send_buf(c, d->resp.status, d->resp.content_type, &d->resp.body, 0);
     }
     agent_response resp = {.status = 200, .content_type = "application/json"};
     buf_init(&resp.body);
@@ -259,7 +315,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     api_error(&resp, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
 send:
-    ret = send_buf(c, resp.status, resp.content_type, &resp.body);
+    ret = send_buf(c, resp.status, resp.content_type, &resp.body, 0);
     buf_release(&resp.body);
     return ret;
 }
@@ -329,16 +385,40 @@ static int parse_listen(const char *listen, struct sockaddr_storage *sa, int *an
     return 0;
 }
 
+/* Raises the open-file limit to what the connection limit needs (systemd's default soft limit is
+ * 1024); where the hard limit is lower, the connection limits shrink to fit. */
+static void fit_fd_limit(guard_limits *l)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)(l->max_connections + CONNECTION_SLACK + FDS_BESIDES_CONNECTIONS);
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+        return;
+    rlim_t was = rl.rlim_cur;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        rl.rlim_cur = was;
+    if (rl.rlim_cur >= need)
+        return;
+    int fit = (int)rl.rlim_cur - CONNECTION_SLACK - FDS_BESIDES_CONNECTIONS;
+    l->max_connections = fit > 16 ? fit : 16;
+    if (l->max_per_address > l->max_connections)
+        l->max_per_address = l->max_connections;
+    gw_log(GW_LOG_WARN, "open-file limit too low for http.max_connections; lowered", "nofile=%llu max_connections=%d",
+           (unsigned long long)rl.rlim_cur, l->max_connections);
+}
+
 static struct MHD_Daemon *start_daemon(http_server *h, unsigned flags, int port, const struct sockaddr *sa)
 {
     struct MHD_OptionItem opts[] = {
         {MHD_OPTION_THREAD_POOL_SIZE, THREADS, NULL},
-        {MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S, NULL},
-        {MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)(h->idle_timeout_s + 0.5), NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, h->limits.max_connections + CONNECTION_SLACK, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)guard_notify, h->guard},
         {sa ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_END, 0, (void *)sa},
         {h->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, h->cert},
         {h->cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, h->key},
+        {h->cert ? MHD_OPTION_HTTPS_PRIORITIES : MHD_OPTION_END, 0, h->priorities},
         {MHD_OPTION_END, 0, NULL},
     };
     /* MHD_OPTION_END entries in the middle would end the list early: compact it. */
@@ -349,7 +429,7 @@ static struct MHD_Daemon *start_daemon(http_server *h, unsigned flags, int port,
             list[n++] = opts[i];
     list[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_ARRAY, list, MHD_OPTION_END);
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_ARRAY, list, MHD_OPTION_END);
 }
 
 http_server *http_start(agent *a, char *err, size_t errlen)
@@ -372,7 +452,18 @@ http_server *http_start(agent *a, char *err, size_t errlen)
         h->key = h->cert ? read_file(cfg->tls_key, err, errlen) : NULL;
     }
     int tls = cfg->tls_cert != NULL;
+    tls_settings tls_set = cfg->tls;
+    h->limits = (guard_limits){cfg->http_max_connections, cfg->http_max_connections_per_ip, cfg->http_request_timeout};
+    h->idle_timeout_s = cfg->http_idle_timeout;
     pthread_rwlock_unlock(&a->cfg_lock);
+    if (tls && tls_priority(&tls_set, h->priorities, sizeof h->priorities) != 0) {
+        snprintf(err, errlen, "tls: the cipher settings do not fit a priority string");
+        http_stop(h);
+        return NULL;
+    }
+    if (tls && tls_set.min_version < TLS_V12)
+        gw_log(GW_LOG_WARN, "TLS below 1.2 allowed by tls.min_version", "priorities=\"%s\"", h->priorities);
+    fit_fd_limit(&h->limits);
     if (!h->auth || (tls && (!h->cert || !h->key))) {
         if (!h->auth)
             snprintf(err, errlen, "out of memory");
@@ -388,6 +479,12 @@ http_server *http_start(agent *a, char *err, size_t errlen)
     int any = 0, port = 0;
     memset(&sa, 0, sizeof sa);
     if (parse_listen(listen, &sa, &any, &port, err, errlen) != 0) {
+        http_stop(h);
+        return NULL;
+    }
+    h->guard = guard_start(&h->limits);
+    if (!h->guard) {
+        snprintf(err, errlen, "cannot start the HTTP connection guard");
         http_stop(h);
         return NULL;
     }
@@ -419,8 +516,10 @@ http_server *http_start(agent *a, char *err, size_t errlen)
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
     h->port = info ? info->port : port;
     snprintf(h->address, sizeof h->address, "%.*s:%d", (int)(strrchr(listen, ':') - listen), listen, h->port);
-    gw_log(GW_LOG_INFO, "listening", "addr=%s tls=%d auth=%d threads=%d", h->address, tls, auth_enabled(h->auth),
-           THREADS);
+    gw_log(GW_LOG_INFO, "listening",
+           "addr=%s tls=%d auth=%d threads=%d max_connections=%d per_ip=%d request_timeout=%g", h->address, tls,
+           auth_enabled(h->auth), THREADS, h->limits.max_connections, h->limits.max_per_address,
+           h->limits.request_timeout_s);
     return h;
 }
 
@@ -433,6 +532,7 @@ void http_stop(http_server *h)
     wq_stop(h->route_queue);
     if (h->d)
         MHD_stop_daemon(h->d);
+    guard_stop(h->guard); /* after the daemon: it has notified every connection closed */
     wq_free(h->auth_queue);
     wq_free(h->route_queue);
     auth_free(h->auth);
@@ -452,4 +552,18 @@ void http_set_users(http_server *h, const cfg_user *users, int n)
 {
     if (h && h->auth)
         auth_set_users(h->auth, users, n);
+}
+
+void http_route(agent *a, const agent_request *req, agent_response *resp)
+{
+    if (strcmp(req->method, MHD_HTTP_METHOD_GET) != 0 && strcmp(req->method, MHD_HTTP_METHOD_HEAD) != 0) {
+        api_error(resp, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET");
+        return;
+    }
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+        if (strcmp(req->path, routes[i].path) == 0) {
+            routes[i].fn(a, req, resp);
+            return;
+        }
+    route_plugins(a, req, resp);
 }

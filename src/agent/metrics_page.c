@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "agent.h"
 #include "gzip_page.h"
+#include "http_guard.h"
 #include "util.h"
 
 /* The part of the page every scrape of a sampling round shares, and the snapshot it was built from. */
@@ -96,7 +97,7 @@ static page_ref *build(agent *a, page_cache *c, uint64_t version)
     return r;
 }
 
-int metrics_page_get(agent *a, metrics_page *out)
+int metrics_page_get(agent *a, const struct guard_stats *http, metrics_page *out)
 {
     uint64_t t0 = gw_mono_us();
     uint64_t gen = agent_state_gen(a);
@@ -124,6 +125,8 @@ int metrics_page_get(agent *a, metrics_page *out)
     for (int i = 0; i < a->nplugins; i++)
         if (a->plugins[i].p->write_metrics && !a->plugins[i].p->metrics_version)
             a->plugins[i].p->write_metrics(a->plugins[i].ctx, &tail);
+    if (http)
+        expo_write_http(&tail, http);
     expo_write_live(&tail, &r->snap, gw_now_us(), (double)(gw_mono_us() - t0) / 1e6);
     *out = (metrics_page){.gpus = r->body.data ? r->body.data : "", .gpus_len = r->body.len, .ref = r};
     if (tail.oom) {

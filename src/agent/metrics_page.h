@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 struct agent;
+struct guard_stats;
 typedef struct page_cache page_cache;
 
 page_cache *page_cache_new(void);
@@ -26,7 +27,8 @@ typedef struct metrics_page {
     size_t gz_len;
 } metrics_page;
 
-int metrics_page_get(struct agent *a, metrics_page *out);
+/* http: the HTTP server's connection figures for the tail (NULL: none). */
+int metrics_page_get(struct agent *a, const struct guard_stats *http, metrics_page *out);
 /* Fills gz and gz_len; the shared part is compressed by the first caller for its page_ref. 0, or -1
  * when out of memory (the identity page is still usable). */
 int metrics_page_gzip(metrics_page *p);

@@ -1,6 +1,8 @@
-/* sampler_thread.c - the agent's one sampler thread: opens the backend (retrying while it fails),
- * then reads every GPU and its processes at absolute deadlines, pushes samples into the ring,
- * publishes the state the HTTP side reads, and calls the plugins. */
+/* sampler_thread.c - the agent's sampler thread: opens the backend (retrying while it fails), then
+ * at absolute deadlines has every GPU and its processes read by the GPUs' reader threads
+ * (sampler_pool.h) and waits for them until half an interval, pushes the samples into the ring,
+ * publishes the state the HTTP side reads, and calls the plugins. It never calls the backend
+ * itself once open: a GPU whose read hangs is marked hung and the others go on. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "util.h"
 
 #define OPEN_RETRY_S 5.0
+#define POOL_STOP_US 500000u /* how long the stopping sampler waits for readers inside a read */
 
 /* Waits on the wake condition until the monotonic deadline; returns 1 when asked to stop. */
 static int wait_until(agent *a, uint64_t deadline_us)
@@ -27,7 +30,21 @@ static int wait_until(agent *a, uint64_t deadline_us)
 static int open_backend(agent *a)
 {
     char err[256] = "";
-    backend_status st = sampler_open(&a->s, err, sizeof err);
+    pthread_mutex_lock(&a->state_lock);
+    a->in_open = 1;
+    pthread_mutex_unlock(&a->state_lock);
+    /* identities are read by each GPU's reader: a call that hangs on one GPU holds up only it */
+    backend_status st = sampler_open_deferred(&a->s, err, sizeof err);
+    pthread_mutex_lock(&a->state_lock);
+    a->in_open = 0;
+    int stopping = a->stopping;
+    pthread_mutex_unlock(&a->state_lock);
+    if (stopping) {
+        /* stopped while the open hung: agent_stop may have gone on without this thread */
+        if (st == BK_OK)
+            sampler_close(&a->s);
+        return -1;
+    }
     if (st != BK_OK) {
         pthread_mutex_lock(&a->state_lock);
         if (strcmp(a->backend_error, err) != 0)
@@ -48,17 +65,24 @@ static int open_backend(agent *a)
     int *have = calloc((size_t)(n ? n : 1), sizeof *have);
     gpu_proc **procs = calloc((size_t)(n ? n : 1), sizeof *procs);
     int *nprocs = calloc((size_t)(n ? n : 1), sizeof *nprocs);
-    if (!r || !info || !have || !procs || !nprocs) {
+    uint64_t *hung = calloc((size_t)(n ? n : 1), sizeof *hung);
+    gpu_status *status = calloc((size_t)(n ? n : 1), sizeof *status);
+    sampler_pool *pool =
+        r && info && have && procs && nprocs && hung && status ? sampler_pool_start(&a->s, AGENT_MAX_PROCS) : NULL;
+    if (!pool) {
         ring_free(r);
-        free(info), free(have), free(procs), free(nprocs);
+        free(info), free(have), free(procs), free(nprocs), free(hung), free(status);
         sampler_close(&a->s);
-        gw_log(GW_LOG_ERROR, "out of memory", NULL);
+        gw_log(GW_LOG_ERROR, "cannot start sampling: out of memory or threads", NULL);
         return -1;
     }
     pthread_mutex_lock(&a->state_lock);
+    a->pool = pool;
     a->ring = r;
     a->info = info;
     a->have_info = have;
+    a->hung_since = hung;
+    a->status = status;
     a->procs = procs;
     a->nprocs = nprocs;
     a->ngpus = n;
@@ -75,17 +99,19 @@ static int open_backend(agent *a)
     return 0;
 }
 
-static void read_processes(agent *a, int gpu, gpu_proc *buf)
+/* Publishes one GPU's read (identity, processes) and hands its processes to the plugins. */
+static void publish_gpu(agent *a, int gpu, const pool_result *r, gpu_proc *buf)
 {
-    int n = sampler_read_processes(&a->s, gpu, buf, AGENT_MAX_PROCS);
-    if (n < 0)
-        n = 0;
+    int n = r->nprocs > 0 ? r->nprocs : 0;
     gpu_proc *copy = n ? malloc((size_t)n * sizeof *copy) : NULL;
     if (n && !copy)
         n = 0;
     if (n)
         memcpy(copy, buf, (size_t)n * sizeof *copy);
     pthread_mutex_lock(&a->state_lock);
+    a->info[gpu] = r->info;
+    a->have_info[gpu] = r->have_info;
+    a->hung_since[gpu] = 0;
     free(a->procs[gpu]);
     a->procs[gpu] = copy;
     a->nprocs[gpu] = n;
@@ -101,10 +127,6 @@ static void publish_round(agent *a, double took_s)
     backend_error_count ec[AGENT_MAX_ERRORS];
     int ne = sampler_error_counts(&a->s, ec, AGENT_MAX_ERRORS);
     pthread_mutex_lock(&a->state_lock);
-    for (int i = 0; i < a->ngpus; i++) {
-        a->info[i] = a->s.gpus[i].info;
-        a->have_info[i] = a->s.gpus[i].have_info;
-    }
     for (int i = 0; i < ne && i < AGENT_MAX_ERRORS; i++) {
         gw_strlcpy(a->errors[i].function, ec[i].function ? ec[i].function : "", sizeof a->errors[i].function);
         gw_strlcpy(a->errors[i].error, ec[i].error ? ec[i].error : "", sizeof a->errors[i].error);
@@ -116,25 +138,61 @@ static void publish_round(agent *a, double took_s)
     pthread_mutex_unlock(&a->state_lock);
 }
 
-static void sample_round(agent *a, gpu_sample *smp, gpu_proc *procbuf)
+/* A GPU whose read is still in progress: hung once it has taken over max(2 intervals, 1 s). */
+static void note_busy(agent *a, int gpu, uint64_t since, uint64_t now, double interval)
 {
-    uint64_t t0 = gw_mono_us();
+    double limit = 2 * interval > 1 ? 2 * interval : 1;
+    if (a->hung_since[gpu] || (double)(now - since) / 1e6 <= limit)
+        return;
+    gw_log(GW_LOG_WARN, "gpu read hung; the other GPUs go on", "gpu=%d seconds=%.1f", gpu, (double)(now - since) / 1e6);
+    pthread_mutex_lock(&a->state_lock);
+    a->hung_since[gpu] = since;
+    pthread_mutex_unlock(&a->state_lock);
+}
+
+static void note_done(agent *a, int gpu, const pool_result *r)
+{
+    gpu_status st = r->sample.status, was = a->status[gpu];
+    if (a->hung_since[gpu])
+        gw_log(GW_LOG_INFO, "gpu read returned", "gpu=%d seconds=%.1f", gpu, (double)r->took_us / 1e6);
+    if (st == GPU_LOST && was != GPU_LOST)
+        gw_log(GW_LOG_WARN, "gpu lost", "gpu=%d", gpu);
+    else if (st != GPU_LOST && was == GPU_LOST)
+        gw_log(GW_LOG_INFO, "gpu back", "gpu=%d", gpu);
+    if (st == GPU_ERROR && was != GPU_ERROR)
+        gw_log(GW_LOG_WARN, "gpu read failed", "gpu=%d", gpu);
+    a->status[gpu] = st;
+}
+
+/* Takes what the readers have for the ring and the plugins; notes the GPUs still busy. */
+static void take_results(agent *a, pool_result *res, gpu_proc *procbuf, double interval)
+{
     for (int i = 0; i < a->s.count; i++) {
-        int was_lost = a->s.gpus[i].lost;
-        gpu_status st = sampler_read(&a->s, i, NULL, smp);
-        if (st == GPU_LOST && !was_lost)
-            gw_log(GW_LOG_WARN, "gpu lost", "gpu=%d", i);
-        else if (st != GPU_LOST && was_lost)
-            gw_log(GW_LOG_INFO, "gpu back", "gpu=%d", i);
-        ring_push(a->ring, i, smp);
-        const gw_gpu *g = &a->s.gpus[i];
+        pool_state st = sampler_pool_take(a->pool, i, res, procbuf);
+        if (st == POOL_BUSY)
+            note_busy(a, i, res->busy_since, gw_mono_us(), interval);
+        if (st != POOL_DONE)
+            continue;
+        note_done(a, i, res);
+        ring_push(a->ring, i, &res->sample);
         for (int k = 0; k < a->nplugins; k++)
             if (a->plugins[k].p->on_sample)
-                a->plugins[k].p->on_sample(a->plugins[k].ctx, i, g->have_info ? &g->info : NULL, smp);
+                a->plugins[k].p->on_sample(a->plugins[k].ctx, i, res->have_info ? &res->info : NULL, &res->sample);
+        publish_gpu(a, i, res, procbuf);
     }
-    for (int i = 0; i < a->s.count; i++)
-        read_processes(a, i, procbuf);
-    publish_round(a, (double)(gw_mono_us() - t0) / 1e6);
+}
+
+static void sample_round(agent *a, pool_result *res, gpu_proc *procbuf)
+{
+    uint64_t t0 = gw_mono_us();
+    double interval = agent_interval(a);
+    /* Late answers of the last round first, so that their GPUs are asked again now. */
+    take_results(a, res, procbuf, interval);
+    /* Half an interval for the answers: a slower one is taken at the start of the next round. */
+    sampler_pool_round(a->pool, t0 + (uint64_t)(interval * 0.5e6));
+    double took_s = (double)(gw_mono_us() - t0) / 1e6;
+    take_results(a, res, procbuf, interval);
+    publish_round(a, took_s);
     uint64_t now = gw_now_us();
     for (int k = 0; k < a->nplugins; k++)
         if (a->plugins[k].p->on_tick)
@@ -145,20 +203,18 @@ static void sample_round(agent *a, gpu_sample *smp, gpu_proc *procbuf)
 static void *sampler_main(void *arg)
 {
     agent *a = arg;
-    gpu_sample *smp = malloc(sizeof *smp);
+    pool_result *res = malloc(sizeof *res);
     gpu_proc *procbuf = malloc(AGENT_MAX_PROCS * sizeof *procbuf);
-    if (!smp || !procbuf) {
+    if (!res || !procbuf) {
         gw_log(GW_LOG_ERROR, "out of memory", NULL);
-        free(smp);
-        free(procbuf);
-        return NULL;
+        goto out;
     }
     while (open_backend(a) != 0)
         if (wait_until(a, gw_mono_us() + (uint64_t)(OPEN_RETRY_S * 1e6)))
             goto out;
     uint64_t next = gw_mono_us();
     for (;;) {
-        sample_round(a, smp, procbuf);
+        sample_round(a, res, procbuf);
         uint64_t step = (uint64_t)(agent_interval(a) * 1e6);
         next += step;
         uint64_t now = gw_mono_us();
@@ -172,8 +228,21 @@ static void *sampler_main(void *arg)
             break;
     }
 out:
-    free(smp);
+    free(res);
     free(procbuf);
+    pthread_mutex_lock(&a->state_lock);
+    sampler_pool *pool = a->pool;
+    a->pool = NULL;
+    pthread_mutex_unlock(&a->state_lock);
+    /* Readers inside a read get a moment; one inside a call that never returns is left there. */
+    int left = sampler_pool_stop(pool, gw_mono_us() + POOL_STOP_US);
+    if (left)
+        gw_log(GW_LOG_WARN, "gpu readers left inside the backend", "readers=%d", left);
+    pthread_mutex_lock(&a->state_lock);
+    a->abandoned |= left > 0;
+    a->sampler_exited = 1;
+    pthread_cond_broadcast(&a->wake);
+    pthread_mutex_unlock(&a->state_lock);
     return NULL;
 }
 
@@ -186,14 +255,30 @@ int sampler_thread_start(agent *a)
     return 0;
 }
 
-void sampler_thread_stop(agent *a)
+int sampler_thread_stop(agent *a, uint64_t deadline_us)
 {
     if (!a->sampler_running)
-        return;
+        return 0;
+    struct timespec ts = {(time_t)(deadline_us / 1000000u), (long)(deadline_us % 1000000u) * 1000L};
     pthread_mutex_lock(&a->state_lock);
     a->stopping = 1;
     pthread_cond_broadcast(&a->wake);
+    if (a->pool)
+        sampler_pool_interrupt(a->pool); /* a round waiting for answers ends now */
+    while (!a->sampler_exited)
+        if (pthread_cond_timedwait(&a->wake, &a->state_lock, &ts) == ETIMEDOUT)
+            break;
+    int exited = a->sampler_exited, in_open = a->in_open;
+    if (!exited)
+        a->abandoned = 1;
     pthread_mutex_unlock(&a->state_lock);
-    pthread_join(a->sampler_thread, NULL);
     a->sampler_running = 0;
+    if (exited) {
+        pthread_join(a->sampler_thread, NULL);
+        return a->abandoned ? -1 : 0;
+    }
+    /* Inside the backend's open (a hung nvmlInit), or a plugin call that does not return. */
+    gw_log(GW_LOG_WARN, "sampler thread did not stop in time; leaving it", "in_backend_open=%d", in_open);
+    pthread_detach(a->sampler_thread);
+    return -1;
 }

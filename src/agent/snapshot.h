@@ -12,7 +12,9 @@ typedef struct agent_gpu_view {
     int have_info;
     gpu_sample sample; /* latest sample from the ring */
     int has_sample;
-    int lost; /* latest sample said GPU_LOST */
+    int lost;      /* latest sample said GPU_LOST */
+    int hung;      /* a read of it has been in progress for over max(2 intervals, 1 s) */
+    double hung_s; /* for how long, at the snapshot (0 when not hung) */
 } agent_gpu_view;
 
 typedef struct agent_error_count {

@@ -3,7 +3,11 @@
  *
  * Time is always given by the caller (`now_us`, CLOCK_REALTIME microseconds): the engine never
  * reads a clock, so tests drive it with synthetic timestamps. Thread safety: one thread calls
- * alert_engine_eval; any thread may call the *_write_metrics / *_json readers at the same time. */
+ * alert_engine_eval; any thread may call the *_write_metrics / *_json readers at the same time.
+ *
+ * Out of memory is an error like any other: a rule file is refused ("out of memory" among its
+ * errors), an evaluation of a group is skipped (its alerts stay as they were; the next call evaluates
+ * it again), a notification is dropped (counted at the receivers), a reader fails. */
 #ifndef GPUWATCH_ALERTS_H
 #define GPUWATCH_ALERTS_H
 
@@ -40,10 +44,10 @@ const char *alert_state_name(alert_state s); /* "inactive", "pending", "firing" 
 typedef struct alert_engine alert_engine;
 typedef struct notifier notifier;
 
-alert_engine *alert_engine_new(void);
+alert_engine *alert_engine_new(void); /* NULL when out of memory */
 void alert_engine_free(alert_engine *e);
-/* Loads a rule file (appends its groups). On errors, writes them to err (one per line,
- * FILE:LINE:COL) and returns their count; the file's rules are not added then. */
+/* Loads a rule file (appends its groups). On errors (out of memory too), writes them to err (one per
+ * line, FILE:LINE:COL) and returns their count (at least 1); the file's rules are not added then. */
 int alert_engine_load(alert_engine *e, const char *path, FILE *err);
 /* Where the shipped default rules are: $GPUWATCH_DEFAULT_RULES, next to the program
  * (../share/gpuwatch/rules/), /usr/share/gpuwatch/rules/, or the source tree. NULL if none. */
@@ -53,8 +57,8 @@ int alert_engine_load_text(alert_engine *e, const char *path, const char *text, 
 int alert_engine_rule_count(const alert_engine *e);
 /* Evaluation interval for groups that do not set one (default 15 s). */
 void alert_engine_set_default_interval(alert_engine *e, int64_t us);
-/* Labels added to every alert (e.g. Hostname). */
-void alert_engine_set_external_label(alert_engine *e, const char *name, const char *value);
+/* Labels added to every alert (e.g. Hostname). Returns 0, or -1 when out of memory (not added). */
+int alert_engine_set_external_label(alert_engine *e, const char *name, const char *value);
 /* Replaces the numeric threshold of every single-condition rule named alertname; returns how many. */
 int alert_engine_set_threshold(alert_engine *e, const char *alertname, double threshold);
 /* Notifications of state changes and resends go to n (may be NULL). */
@@ -70,16 +74,21 @@ void alert_engine_set_listener(alert_engine *e, alert_listener fn, void *arg);
  * the same results as before. Otherwise it keeps each rule's whole window. */
 void alert_engine_set_source_capacity(alert_engine *e, int samples);
 
-/* Evaluates the groups that are due at now_us (all groups when force). Returns how many were evaluated. */
+/* Evaluates the groups that are due at now_us (all groups when force). Returns how many were evaluated,
+ * or -1 when a group could not be for lack of memory: its alerts are as they were and it stays due, so
+ * that the next call evaluates it (logged once until an evaluation goes through). Notifications that
+ * cannot be built are dropped and counted at every receiver (notifier_drop). */
 int alert_engine_eval(alert_engine *e, const sample_source *src, int64_t now_us, int force);
 /* The earliest time a group is due (for the caller's sleep). */
 int64_t alert_engine_next_due(const alert_engine *e);
 
-/* Pending, firing and recently resolved alerts (resolved ones are kept 15 minutes). */
-void alert_engine_snapshot(alert_engine *e, alert_list *out);
-/* Prometheus text: gpuwatch_alert{alertname,gpu,severity,alertstate} 1 per pending/firing alert. */
-void alert_engine_write_metrics(alert_engine *e, FILE *f);
-/* /api/v1/alerts body, Prometheus-shaped JSON; malloc'ed. */
+/* Pending, firing and recently resolved alerts (resolved ones are kept 15 minutes). Returns 0, or -1
+ * when out of memory (out is empty). */
+int alert_engine_snapshot(alert_engine *e, alert_list *out);
+/* Prometheus text: gpuwatch_alert{alertname,gpu,severity,alertstate} 1 per pending/firing alert.
+ * Returns 0, or -1 when out of memory or f has an error (nothing, or part, written). */
+int alert_engine_write_metrics(alert_engine *e, FILE *f);
+/* /api/v1/alerts body, Prometheus-shaped JSON; malloc'ed (caller frees), NULL when out of memory. */
 char *alert_engine_json(alert_engine *e);
 
 /* The `rules check` and `rules test` commands (the rules module). */

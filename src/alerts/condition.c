@@ -217,6 +217,7 @@ typedef struct series {
     double *v;
     int64_t *t;
     int n, cap;
+    int oom; /* a value could not be kept: the reduction fails */
 } series;
 
 static void collect(const gpu_sample *s, void *arg)
@@ -224,7 +225,7 @@ static void collect(const gpu_sample *s, void *arg)
     series *w = arg;
     int64_t t = (int64_t)s->t_us;
     double v;
-    if (t <= w->from_us || t > w->x->now_us || !operand_value(w->o, s, w->x, &v))
+    if (w->oom || t <= w->from_us || t > w->x->now_us || !operand_value(w->o, s, w->x, &v))
         return;
     if (w->n == w->cap) {
         int cap = w->cap ? w->cap * 2 : 64;
@@ -234,8 +235,10 @@ static void collect(const gpu_sample *s, void *arg)
         int64_t *nt = realloc(w->t, (size_t)cap * sizeof *nt);
         if (nt)
             w->t = nt;
-        if (!nv || !nt)
+        if (!nv || !nt) {
+            w->oom = 1;
             return;
+        }
         w->cap = cap;
     }
     w->v[w->n] = v;
@@ -317,10 +320,11 @@ int operand_reduce(const operand *o, reduce_kind r, int64_t window_us, const eva
 {
     if (operand_is_instant(o))
         return operand_value(o, NULL, x, out);
-    series w = {o, x, x->now_us - (window_us ? window_us : COND_LOOKBACK_US), NULL, NULL, 0, 0};
+    series w = {o, x, x->now_us - (window_us ? window_us : COND_LOOKBACK_US), NULL, NULL, 0, 0, 0};
     uint64_t since = w.from_us > 0 ? (uint64_t)w.from_us + 1 : 0;
     x->src->each(x->src->ctx, x->gpu, since, collect, &w);
-    int ok = reduce_values(window_us ? r : RED_LAST, w.v, w.n, w.n ? w.t[0] : 0, w.n ? w.t[w.n - 1] : 0, out);
+    int ok =
+        w.oom ? -1 : reduce_values(window_us ? r : RED_LAST, w.v, w.n, w.n ? w.t[0] : 0, w.n ? w.t[w.n - 1] : 0, out);
     free(w.v);
     free(w.t);
     return ok;
@@ -354,11 +358,13 @@ tri cond_eval(const cond *c, const eval_ctx *x, double *value)
 {
     if (c->kind == COND_LEAF) {
         double a, b;
-        if (!reduce_kept(&c->metric, c->tap_metric, c->reduce, c->window_us, x, &a))
-            return TRI_UNKNOWN;
+        int got = reduce_kept(&c->metric, c->tap_metric, c->reduce, c->window_us, x, &a);
+        if (got <= 0)
+            return got < 0 ? TRI_ERROR : TRI_UNKNOWN;
         *value = a;
-        if (!reduce_kept(&c->threshold, c->tap_threshold, RED_LAST, 0, x, &b))
-            return TRI_UNKNOWN;
+        got = reduce_kept(&c->threshold, c->tap_threshold, RED_LAST, 0, x, &b);
+        if (got <= 0)
+            return got < 0 ? TRI_ERROR : TRI_UNKNOWN;
         return compare(a, c->op, b) ? TRI_TRUE : TRI_FALSE;
     }
     /* all: false if any is false, else unknown if any is unknown; any: true if any is true. */
@@ -366,6 +372,8 @@ tri cond_eval(const cond *c, const eval_ctx *x, double *value)
     for (int i = 0; i < c->nkids; i++) {
         double v = 0;
         tri r = cond_eval(&c->kids[i], x, &v);
+        if (r == TRI_ERROR)
+            return TRI_ERROR;
         if (r != TRI_UNKNOWN && !have_value) {
             *value = v;
             have_value = 1;

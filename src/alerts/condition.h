@@ -8,7 +8,7 @@
 
 #define COND_LOOKBACK_US (300LL * 1000000) /* how old the "latest" value may be (as Prometheus) */
 
-typedef enum { TRI_FALSE = 0, TRI_TRUE = 1, TRI_UNKNOWN = 2 } tri;
+typedef enum { TRI_FALSE = 0, TRI_TRUE = 1, TRI_UNKNOWN = 2, TRI_ERROR = 3 /* out of memory */ } tri;
 
 /* What a condition is evaluated against: one GPU (and one process for scope: process). */
 typedef struct eval_ctx {
@@ -36,9 +36,11 @@ int operand_keepable(const operand *o);
 int operand_at(const operand *o, const gpu_sample *s, double *out);
 /* Reduces the values v[0..n) (oldest first; times of the first and last) as a window's; p95 sorts v. */
 int reduce_values(reduce_kind r, double *v, int n, int64_t t_first, int64_t t_last, double *out);
-/* Evaluates a condition; *value is the left side's reduced value (first child's for all/any). */
+/* Evaluates a condition; *value is the left side's reduced value (first child's for all/any).
+ * TRI_ERROR when out of memory (the result cannot be told). */
 tri cond_eval(const cond *c, const eval_ctx *x, double *value);
-/* The reduced value of an operand over (now - window, now]; 0 when unknown. */
+/* The reduced value of an operand over (now - window, now]: 1 with *out, 0 when unknown, -1 when out
+ * of memory. */
 int operand_reduce(const operand *o, reduce_kind r, int64_t window_us, const eval_ctx *x, double *out);
 void cond_free(cond *c);
 

@@ -42,6 +42,7 @@ void alert_engine_free(alert_engine *e)
         free(e->rt[g].rules);
     }
     free(e->rt);
+    free(e->procs);
     window_free(&e->win);
     ruleset_free(&e->rs);
     labels_free(&e->external);
@@ -78,29 +79,45 @@ int alert_engine_load(alert_engine *e, const char *path, FILE *err)
     return alert_engine_load_text(e, path, NULL, err);
 }
 
+/* The state of the groups from before on (just loaded). Returns 0, or -1 when out of memory (e->rt
+ * holds no more groups than before). */
+static int add_group_rt(alert_engine *e, int before)
+{
+    group_rt *rt = realloc(e->rt, (size_t)(e->rs.ngroups + 1) * sizeof *rt);
+    if (!rt)
+        return -1;
+    e->rt = rt;
+    for (int g = before; g < e->rs.ngroups; g++) {
+        rt[g].next_due = 0;
+        rt[g].rules = calloc((size_t)e->rs.groups[g].nrules + 1, sizeof *rt[g].rules);
+        if (!rt[g].rules) {
+            while (g-- > before)
+                free(rt[g].rules);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int alert_engine_load_text(alert_engine *e, const char *path, const char *text, FILE *err)
 {
     errlist errs = {0};
     pthread_mutex_lock(&e->mu);
     int before = e->rs.ngroups;
     int n = rules_load_string(&e->rs, path, text, &errs);
-    if (n == 0) {
-        group_rt *rt = realloc(e->rt, (size_t)(e->rs.ngroups + 1) * sizeof *rt);
-        if (!rt)
-            abort();
-        e->rt = rt;
-        for (int g = before; g < e->rs.ngroups; g++) {
-            rt[g].next_due = 0;
-            rt[g].rules = calloc((size_t)e->rs.groups[g].nrules + 1, sizeof *rt[g].rules);
-            if (!rt[g].rules)
-                abort();
-        }
-        e->win_planned = 0;
+    if (n == 0 && add_group_rt(e, before) != 0) {
+        ruleset_truncate(&e->rs, before);
+        errlist_add(&errs, path, 0, 0, "out of memory");
+        n = 1;
     }
+    if (n == 0)
+        e->win_planned = 0;
     pthread_mutex_unlock(&e->mu);
     errlist_sort(&errs);
     for (int i = 0; err && i < errs.n; i++)
         fprintf(err, "%s\n", errs.msg[i]);
+    if (err && n && !errs.n) /* out of memory, and its message could not be kept */
+        fprintf(err, "%s: out of memory\n", path ? path : "-");
     errlist_free(&errs);
     return n;
 }
@@ -124,11 +141,12 @@ void alert_engine_set_listener(alert_engine *e, alert_listener fn, void *arg)
     e->listener_arg = arg;
 }
 
-void alert_engine_set_external_label(alert_engine *e, const char *name, const char *value)
+int alert_engine_set_external_label(alert_engine *e, const char *name, const char *value)
 {
     pthread_mutex_lock(&e->mu);
-    labels_set(&e->external, name, value);
+    int rc = labels_set(&e->external, name, value);
     pthread_mutex_unlock(&e->mu);
+    return rc;
 }
 
 int alert_engine_set_threshold(alert_engine *e, const char *alertname, double threshold)
@@ -173,29 +191,164 @@ typedef struct gpu_view {
     int64_t latest_us;
 } gpu_view;
 
-static void gpu_view_init(gpu_view *gv, alert_engine *e, const sample_source *src, int gpu, int64_t ts, gpu_proc *buf)
+/* Returns 0, or -1 when out of memory (gv->labels still to be freed). */
+static int gpu_view_init(gpu_view *gv, alert_engine *e, const sample_source *src, int gpu, int64_t ts, gpu_proc *buf)
 {
     memset(gv, 0, sizeof *gv);
     gv->gpu = gpu;
-    labels_copy(&gv->labels, &e->external);
     char idx[16];
     snprintf(idx, sizeof idx, "%d", gpu);
-    labels_set(&gv->labels, "gpu", idx);
+    if (labels_copy(&gv->labels, &e->external) != 0 || labels_set(&gv->labels, "gpu", idx) != 0)
+        return -1;
     gpu_info info;
     if (src->gpu_info && src->gpu_info(src->ctx, gpu, &info)) {
-        if (mset_has(&info.str_present, M_UUID))
-            labels_set(&gv->labels, "UUID", info.str[M_UUID]);
-        if (mset_has(&info.str_present, M_NAME))
-            labels_set(&gv->labels, "modelName", info.str[M_NAME]);
+        if (mset_has(&info.str_present, M_UUID) && labels_set(&gv->labels, "UUID", info.str[M_UUID]) != 0)
+            return -1;
+        if (mset_has(&info.str_present, M_NAME) && labels_set(&gv->labels, "modelName", info.str[M_NAME]) != 0)
+            return -1;
     }
-    gpu_sample *latest = malloc(sizeof *latest);
-    if (latest && src->latest && src->latest(src->ctx, gpu, ts, latest))
-        gv->latest_us = (int64_t)latest->t_us;
-    free(latest);
+    if (src->latest) {
+        gpu_sample *latest = malloc(sizeof *latest);
+        if (!latest)
+            return -1;
+        if (src->latest(src->ctx, gpu, ts, latest))
+            gv->latest_us = (int64_t)latest->t_us;
+        free(latest);
+    }
     gv->procs = buf;
     gv->nprocs = src->procs ? src->procs(src->ctx, gpu, ts, buf, MAX_PROCS) : 0;
     if (gv->nprocs < 0)
         gv->nprocs = 0;
+    return 0;
+}
+
+/* A rule's condition held for one label set in this evaluation: what its alert becomes. */
+typedef struct hit {
+    int rule;                   /* index in the group */
+    labels labels, annotations; /* identity (alertname included), annotations expanded */
+    double value;
+} hit;
+
+typedef struct hits {
+    hit *v;
+    int n, cap;
+} hits;
+
+static void hits_free(hits *h)
+{
+    for (int i = 0; i < h->n; i++) {
+        labels_free(&h->v[i].labels);
+        labels_free(&h->v[i].annotations);
+    }
+    free(h->v);
+}
+
+/* An alert's identity: the GPU's labels, the process's, the rule's, alertname. Returns 0, or -1 when
+ * out of memory. */
+static int alert_labels(labels *l, const rule *ru, const gpu_view *gv, const gpu_proc *proc)
+{
+    if (labels_copy(l, &gv->labels) != 0)
+        return -1;
+    if (proc) {
+        char pid[16];
+        snprintf(pid, sizeof pid, "%u", proc->pid);
+        if (labels_set(l, "pid", pid) != 0 || labels_set(l, "command", proc->name) != 0 ||
+            labels_set(l, "user", proc->user) != 0 || labels_set(l, "container", proc->container) != 0)
+            return -1;
+    }
+    for (int i = 0; i < ru->labels.n; i++)
+        if (labels_set(l, ru->labels.v[i].name, ru->labels.v[i].value) != 0)
+            return -1;
+    return labels_set(l, "alertname", ru->alert);
+}
+
+/* The rule's annotations for an alert; a template that cannot be expanded shows TMPL_OOM_MARKER.
+ * Returns 0, or -1 when out of memory. */
+static int alert_annotations(labels *out, const rule *ru, const labels *l, double value)
+{
+    for (int i = 0; i < ru->annotations.n; i++) {
+        char *text = tmpl_expand(&ru->tmpls[i], l, value);
+        int rc = labels_append(out, ru->annotations.v[i].name, text ? text : TMPL_OOM_MARKER);
+        free(text);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Evaluates rule r on one GPU (one process); adds a hit when its condition holds. Returns 0, or -1
+ * when out of memory. */
+static int eval_one(alert_engine *e, int r, const rule *ru, const gpu_view *gv, const sample_source *src, int64_t ts,
+                    const gpu_proc *proc, hits *out)
+{
+    eval_ctx x = {src, gv->gpu, ts, gv->latest_us, gv->procs, gv->nprocs, proc, &e->win};
+    double value = 0;
+    tri holds = cond_eval(&ru->cond, &x, &value);
+    if (holds != TRI_TRUE)
+        return holds == TRI_ERROR ? -1 : 0;
+    if (out->n == out->cap) {
+        int cap = out->cap ? out->cap * 2 : 8;
+        hit *p = realloc(out->v, (size_t)cap * sizeof *p);
+        if (!p)
+            return -1;
+        out->v = p;
+        out->cap = cap;
+    }
+    hit *h = &out->v[out->n];
+    memset(h, 0, sizeof *h);
+    h->rule = r;
+    h->value = value;
+    if (alert_labels(&h->labels, ru, gv, proc) != 0 || alert_annotations(&h->annotations, ru, &h->labels, value) != 0) {
+        labels_free(&h->labels);
+        labels_free(&h->annotations);
+        return -1;
+    }
+    out->n++;
+    return 0;
+}
+
+/* What the rules of group g find at ts, the alerts left as they are. Returns 0, or -1 when out of memory. */
+static int find_hits(alert_engine *e, int g, const sample_source *src, int64_t ts, hits *out)
+{
+    const rule_group *grp = &e->rs.groups[g];
+    int gpus = src->gpu_count(src->ctx);
+    if (!e->procs) { /* kept: a per-group allocation of this size would be the likeliest to fail */
+        e->procs = malloc(MAX_PROCS * sizeof *e->procs);
+        if (!e->procs)
+            return -1;
+    }
+    int rc = 0;
+    for (int gpu = 0; gpu < gpus && rc == 0; gpu++) {
+        gpu_view gv;
+        rc = gpu_view_init(&gv, e, src, gpu, ts, e->procs);
+        for (int r = 0; r < grp->nrules && rc == 0; r++) {
+            const rule *ru = &grp->rules[r];
+            if (ru->has_gpus && (gpu >= RULES_MAX_GPUS || !ru->gpus[gpu]))
+                continue;
+            if (!ru->scope_process)
+                rc = eval_one(e, r, ru, &gv, src, ts, NULL, out);
+            for (int p = 0; ru->scope_process && p < gv.nprocs && rc == 0; p++)
+                rc = eval_one(e, r, ru, &gv, src, ts, &gv.procs[p], out);
+        }
+        labels_free(&gv.labels);
+    }
+    return rc;
+}
+
+/* Room for n alerts. Returns 0, or -1 when out of memory. */
+static int reserve(rule_rt *rt, int n)
+{
+    if (n <= rt->cap)
+        return 0;
+    int cap = rt->cap ? rt->cap * 2 : 8;
+    while (cap < n)
+        cap *= 2;
+    active_alert *p = realloc(rt->a, (size_t)cap * sizeof *p);
+    if (!p)
+        return -1;
+    rt->a = p;
+    rt->cap = cap;
+    return 0;
 }
 
 static active_alert *find_alert(rule_rt *rt, const labels *l)
@@ -206,63 +359,29 @@ static active_alert *find_alert(rule_rt *rt, const labels *l)
     return NULL;
 }
 
-/* The condition held for this label set: create the alert (pending) or refresh it. */
-static void upsert(rule_rt *rt, const rule *ru, labels *l, double value, int64_t ts)
+/* The condition held for h's label set: create the alert (pending) or refresh it, taking h's labels and
+ * annotations. rt has room for one more alert (reserve). */
+static void upsert(rule_rt *rt, hit *h, int64_t ts)
 {
-    active_alert *a = find_alert(rt, l);
+    active_alert *a = find_alert(rt, &h->labels);
     if (a && a->state != ALERT_INACTIVE) {
         labels_free(&a->annotations);
     } else {
-        if (a) {
+        if (a)
             alert_free(a); /* a resolved alert becomes active again: a new one */
-        } else {
-            if (rt->n == rt->cap) {
-                int cap = rt->cap ? rt->cap * 2 : 8;
-                active_alert *p = realloc(rt->a, (size_t)cap * sizeof *p);
-                if (!p)
-                    abort();
-                rt->a = p;
-                rt->cap = cap;
-            }
+        else
             a = &rt->a[rt->n++];
-        }
         memset(a, 0, sizeof *a);
-        labels_copy(&a->labels, l);
+        a->labels = h->labels;
+        memset(&h->labels, 0, sizeof h->labels);
         a->state = ALERT_PENDING;
         a->active_at = ts;
         a->last_sent_at = INT64_MIN / 4; /* never sent */
     }
-    a->value = value;
+    a->annotations = h->annotations;
+    memset(&h->annotations, 0, sizeof h->annotations);
+    a->value = h->value;
     a->seen = 1;
-    for (int i = 0; i < ru->annotations.n; i++) {
-        char *text = tmpl_expand(&ru->tmpls[i], l, value);
-        labels_append(&a->annotations, ru->annotations.v[i].name, text);
-        free(text);
-    }
-}
-
-static void eval_one(alert_engine *e, const rule *ru, rule_rt *rt, const gpu_view *gv, const sample_source *src,
-                     int64_t ts, const gpu_proc *proc)
-{
-    eval_ctx x = {src, gv->gpu, ts, gv->latest_us, gv->procs, gv->nprocs, proc, &e->win};
-    double value = 0;
-    if (cond_eval(&ru->cond, &x, &value) != TRI_TRUE)
-        return;
-    labels l;
-    labels_copy(&l, &gv->labels);
-    if (proc) {
-        char pid[16];
-        snprintf(pid, sizeof pid, "%u", proc->pid);
-        labels_set(&l, "pid", pid);
-        labels_set(&l, "command", proc->name);
-        labels_set(&l, "user", proc->user);
-        labels_set(&l, "container", proc->container);
-    }
-    for (int i = 0; i < ru->labels.n; i++)
-        labels_set(&l, ru->labels.v[i].name, ru->labels.v[i].value);
-    labels_set(&l, "alertname", ru->alert);
-    upsert(rt, ru, &l, value, ts);
-    labels_free(&l);
 }
 
 static void log_transition(const active_alert *a, const char *what, gw_log_level lvl)
@@ -286,11 +405,11 @@ static void log_transition(const active_alert *a, const char *what, gw_log_level
 }
 
 /* Prometheus' AlertingRule.Eval after the query: states of alerts not in the result, for, keep_firing_for. */
-static void advance(const rule *ru, rule_rt *rt, int64_t ts, unsigned char *changed)
+static void advance(const rule *ru, rule_rt *rt, int64_t ts)
 {
     for (int i = 0; i < rt->n; i++) {
         active_alert *a = &rt->a[i];
-        changed[i] = 0;
+        a->changed = 0;
         if (!a->seen) {
             int keep = 0;
             if (a->state == ALERT_FIRING && ru->keep_firing_us > 0) {
@@ -301,14 +420,13 @@ static void advance(const rule *ru, rule_rt *rt, int64_t ts, unsigned char *chan
             if (a->state == ALERT_PENDING || (a->resolved_at && ts - a->resolved_at > ALERT_RESOLVED_RETENTION_US)) {
                 alert_free(a);
                 rt->a[i] = rt->a[--rt->n];
-                changed[rt->n] = 0;
                 i--;
                 continue;
             }
             if (a->state != ALERT_INACTIVE && !keep) {
                 a->state = ALERT_INACTIVE;
                 a->resolved_at = ts;
-                changed[i] = 1;
+                a->changed = 1;
                 log_transition(a, "alert resolved", GW_LOG_INFO);
             }
             continue;
@@ -317,7 +435,7 @@ static void advance(const rule *ru, rule_rt *rt, int64_t ts, unsigned char *chan
         if (a->state == ALERT_PENDING && ts - a->active_at >= ru->for_us) {
             a->state = ALERT_FIRING;
             a->fired_at = ts;
-            changed[i] = 1;
+            a->changed = 1;
             log_transition(a, "alert firing", GW_LOG_WARN);
         } else if (a->state == ALERT_PENDING && a->active_at == ts) {
             log_transition(a, "alert pending", GW_LOG_INFO);
@@ -335,65 +453,64 @@ static int needs_sending(const active_alert *a, int64_t ts)
     return a->last_sent_at + ALERT_RESEND_DELAY_US < ts;
 }
 
-static void collect_dispatch(rule_rt *rt, const unsigned char *changed, int64_t ts, int64_t interval, alert_list *out)
+/* Appends the alerts that changed or are due for sending to out. Returns how many could not be (out of
+ * memory: dropped; one due for sending stays due). */
+static int collect_dispatch(rule_rt *rt, int64_t ts, int64_t interval, alert_list *out)
 {
+    int dropped = 0;
     for (int i = 0; i < rt->n; i++) {
         active_alert *a = &rt->a[i];
         int due = needs_sending(a, ts);
-        if (!due && !changed[i])
+        if (!due && !a->changed)
             continue;
+        alert_view *v = realloc(out->v, (size_t)(out->n + 1) * sizeof *v);
+        if (v)
+            out->v = v;
+        if (!v || alert_view_fill(&v[out->n], a) != 0) {
+            dropped++;
+            continue;
+        }
         if (due) {
             int64_t delta = interval > ALERT_RESEND_DELAY_US ? interval : ALERT_RESEND_DELAY_US;
             a->last_sent_at = ts;
             a->valid_until = ts + 4 * delta;
         }
-        alert_view *v = realloc(out->v, (size_t)(out->n + 1) * sizeof *v);
-        if (!v)
-            abort();
-        out->v = v;
-        alert_view_fill(&v[out->n], a);
         v[out->n].ends_at_us = a->resolved_at ? a->resolved_at : a->valid_until;
-        v[out->n].changed = changed[i];
+        v[out->n].changed = a->changed;
         v[out->n].due = due;
         out->n++;
     }
+    return dropped;
 }
 
-static void eval_group(alert_engine *e, int g, const sample_source *src, int64_t ts, alert_list *out)
+/* Evaluates group g at ts and appends its notifications to out (*dropped: those that could not be
+ * built). The alerts change only once every hit is known and there is room for them: returns 0, or -1
+ * when out of memory, the group's alerts as they were. */
+static int eval_group(alert_engine *e, int g, const sample_source *src, int64_t ts, alert_list *out, int *dropped)
 {
     rule_group *grp = &e->rs.groups[g];
     group_rt *grt = &e->rt[g];
-    for (int r = 0; r < grp->nrules; r++)
-        for (int i = 0; i < grt->rules[r].n; i++)
-            grt->rules[r].a[i].seen = 0;
-    int gpus = src->gpu_count(src->ctx);
-    gpu_proc *buf = malloc(MAX_PROCS * sizeof *buf); /* the source fills what it returns */
-    if (!buf)
-        abort();
-    for (int gpu = 0; gpu < gpus; gpu++) {
-        gpu_view gv;
-        gpu_view_init(&gv, e, src, gpu, ts, buf);
+    hits h = {0};
+    int rc = find_hits(e, g, src, ts, &h);
+    for (int r = 0; r < grp->nrules && rc == 0; r++) {
+        int most = grt->rules[r].n; /* each hit may be a new alert */
+        for (int i = 0; i < h.n; i++)
+            most += h.v[i].rule == r;
+        rc = reserve(&grt->rules[r], most);
+    }
+    if (rc == 0) { /* nothing below allocates but the notifications */
+        for (int r = 0; r < grp->nrules; r++)
+            for (int i = 0; i < grt->rules[r].n; i++)
+                grt->rules[r].a[i].seen = 0;
+        for (int i = 0; i < h.n; i++)
+            upsert(&grt->rules[h.v[i].rule], &h.v[i], ts);
         for (int r = 0; r < grp->nrules; r++) {
-            const rule *ru = &grp->rules[r];
-            if (ru->has_gpus && (gpu >= RULES_MAX_GPUS || !ru->gpus[gpu]))
-                continue;
-            if (!ru->scope_process)
-                eval_one(e, ru, &grt->rules[r], &gv, src, ts, NULL);
-            for (int p = 0; ru->scope_process && p < gv.nprocs; p++)
-                eval_one(e, ru, &grt->rules[r], &gv, src, ts, &gv.procs[p]);
+            advance(&grp->rules[r], &grt->rules[r], ts);
+            *dropped += collect_dispatch(&grt->rules[r], ts, group_interval(e, g), out);
         }
-        labels_free(&gv.labels);
     }
-    free(buf);
-    for (int r = 0; r < grp->nrules; r++) {
-        rule_rt *rt = &grt->rules[r];
-        unsigned char *changed = calloc((size_t)rt->n + 1, 1);
-        if (!changed)
-            abort();
-        advance(&grp->rules[r], rt, ts, changed);
-        collect_dispatch(rt, changed, ts, group_interval(e, g), out);
-        free(changed);
-    }
+    hits_free(&h);
+    return rc;
 }
 
 void alert_engine_set_source_capacity(alert_engine *e, int samples)
@@ -428,7 +545,7 @@ static void update_window(alert_engine *e, const sample_source *src, int64_t now
 
 int alert_engine_eval(alert_engine *e, const sample_source *src, int64_t now_us, int force)
 {
-    int evaluated = 0;
+    int evaluated = 0, skipped = 0, dropped = 0;
     alert_list out = {0};
     pthread_mutex_lock(&e->mu);
     update_window(e, src, now_us, force);
@@ -436,7 +553,10 @@ int alert_engine_eval(alert_engine *e, const sample_source *src, int64_t now_us,
         group_rt *grt = &e->rt[g];
         if (!group_due(e, g, now_us, force))
             continue;
-        eval_group(e, g, src, now_us, &out);
+        if (eval_group(e, g, src, now_us, &out, &dropped) != 0) {
+            skipped++; /* still due: the next call tries again */
+            continue;
+        }
         int64_t iv = group_interval(e, g);
         if (!grt->next_due)
             grt->next_due = now_us;
@@ -444,11 +564,23 @@ int alert_engine_eval(alert_engine *e, const sample_source *src, int64_t now_us,
             grt->next_due += iv;
         evaluated++;
     }
+    /* Out of memory is logged once, until an evaluation goes through again. */
+    int log = (skipped || dropped) && !e->oom_logged;
+    if (skipped || dropped)
+        e->oom_logged = 1;
+    else if (evaluated)
+        e->oom_logged = 0;
     pthread_mutex_unlock(&e->mu);
+    if (log)
+        gw_log(GW_LOG_ERROR,
+               "alerts: out of memory (skipped groups keep their alert states and are evaluated next time)",
+               "groups_skipped=%d notifications_dropped=%d", skipped, dropped);
+    if (e->notifier && dropped)
+        notifier_drop(e->notifier, dropped);
     if (e->notifier && out.n)
         notifier_dispatch(e->notifier, &out, now_us);
     if (e->listener && out.n)
         e->listener(&out, now_us, e->listener_arg);
     alert_list_free(&out);
-    return evaluated;
+    return skipped ? -1 : evaluated;
 }

@@ -18,7 +18,8 @@ typedef struct active_alert {
     alert_state state;
     double value;
     int64_t active_at, fired_at, resolved_at, keep_firing_since, last_sent_at, valid_until;
-    int seen; /* in the current evaluation's result */
+    int seen;    /* in the current evaluation's result */
+    int changed; /* became firing, or resolved, in the current evaluation */
 } active_alert;
 
 typedef struct rule_rt {
@@ -43,9 +44,12 @@ struct alert_engine {
     engine_window win;     /* the rules' operands' recent values per GPU */
     int win_planned;       /* win matches rs (a load or a threshold change plans it again) */
     sample_source win_src; /* the source win was filled from (another one starts it over) */
+    int oom_logged;        /* out of memory was logged; no more until an evaluation goes through */
+    gpu_proc *procs;       /* MAX_PROCS processes of a GPU, for the source to fill (allocated once) */
 };
 
-/* Fills v from an alert (copies strings); ends_at is set by the caller. */
-void alert_view_fill(alert_view *v, const active_alert *a);
+/* Fills v from an alert (copies strings); ends_at is set by the caller. Returns 0, or -1 when out of
+ * memory (v is empty). */
+int alert_view_fill(alert_view *v, const active_alert *a);
 
 #endif

@@ -5,20 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void free_strs(char **s, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+/* The names (or values) of l, copied; NULL when out of memory. */
 static char **dup_names(const labels *l, int values)
 {
     char **out = calloc((size_t)l->n + 1, sizeof *out);
-    if (!out)
-        abort();
-    for (int i = 0; i < l->n; i++) {
+    for (int i = 0; out && i < l->n; i++) {
         out[i] = strdup(values ? l->v[i].value : l->v[i].name);
-        if (!out[i])
-            abort();
+        if (!out[i]) {
+            free_strs(out, i);
+            out = NULL;
+        }
     }
     return out;
 }
 
-void alert_view_fill(alert_view *v, const active_alert *a)
+int alert_view_fill(alert_view *v, const active_alert *a)
 {
     memset(v, 0, sizeof *v);
     const char *name = labels_get(&a->labels, "alertname");
@@ -29,19 +37,18 @@ void alert_view_fill(alert_view *v, const active_alert *a)
     v->nannotations = a->annotations.n;
     v->annotation_names = dup_names(&a->annotations, 0);
     v->annotation_values = dup_names(&a->annotations, 1);
+    if (!v->alertname || !v->label_names || !v->label_values || !v->annotation_names || !v->annotation_values) {
+        alert_view_free(v);
+        memset(v, 0, sizeof *v);
+        return -1;
+    }
     v->state = a->state;
     v->active_at_us = a->active_at;
     v->fired_at_us = a->fired_at;
     v->resolved_at_us = a->resolved_at;
     v->ends_at_us = a->resolved_at ? a->resolved_at : a->valid_until;
     v->value = a->value;
-}
-
-static void free_strs(char **s, int n)
-{
-    for (int i = 0; s && i < n; i++)
-        free(s[i]);
-    free(s);
+    return 0;
 }
 
 void alert_view_free(alert_view *v)
@@ -62,7 +69,7 @@ void alert_list_free(alert_list *l)
     l->n = 0;
 }
 
-void alert_engine_snapshot(alert_engine *e, alert_list *out)
+int alert_engine_snapshot(alert_engine *e, alert_list *out)
 {
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&e->mu);
@@ -71,13 +78,17 @@ void alert_engine_snapshot(alert_engine *e, alert_list *out)
         for (int r = 0; r < e->rs.groups[g].nrules; r++)
             total += e->rt[g].rules[r].n;
     out->v = calloc((size_t)total + 1, sizeof *out->v);
-    if (!out->v)
-        abort();
-    for (int g = 0; g < e->rs.ngroups; g++)
-        for (int r = 0; r < e->rs.groups[g].nrules; r++)
-            for (int i = 0; i < e->rt[g].rules[r].n; i++)
-                alert_view_fill(&out->v[out->n++], &e->rt[g].rules[r].a[i]);
+    int rc = out->v ? 0 : -1;
+    for (int g = 0; g < e->rs.ngroups && rc == 0; g++)
+        for (int r = 0; r < e->rs.groups[g].nrules && rc == 0; r++)
+            for (int i = 0; i < e->rt[g].rules[r].n && rc == 0; i++) {
+                rc = alert_view_fill(&out->v[out->n], &e->rt[g].rules[r].a[i]);
+                out->n += rc == 0;
+            }
     pthread_mutex_unlock(&e->mu);
+    if (rc != 0)
+        alert_list_free(out);
+    return rc;
 }
 
 const char *alert_state_name(alert_state s)
@@ -107,10 +118,11 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
-void alert_engine_write_metrics(alert_engine *e, FILE *f)
+int alert_engine_write_metrics(alert_engine *e, FILE *f)
 {
     alert_list l;
-    alert_engine_snapshot(e, &l);
+    if (alert_engine_snapshot(e, &l) != 0)
+        return -1;
     int header = 0;
     for (int i = 0; i < l.n; i++) {
         const alert_view *v = &l.v[i];
@@ -136,24 +148,23 @@ void alert_engine_write_metrics(alert_engine *e, FILE *f)
         fprintf(f, "alertstate=\"%s\"} 1\n", alert_state_name(v->state));
     }
     alert_list_free(&l);
+    return ferror(f) ? -1 : 0;
 }
 
 char *alert_engine_json(alert_engine *e)
 {
     alert_list l;
-    alert_engine_snapshot(e, &l);
+    if (alert_engine_snapshot(e, &l) != 0)
+        return NULL;
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "status", "success");
+    int ok = cJSON_AddStringToObject(root, "status", "success") != NULL;
     cJSON *data = cJSON_AddObjectToObject(root, "data");
     cJSON *arr = cJSON_AddArrayToObject(data, "alerts");
-    for (int i = 0; i < l.n; i++)
-        if (l.v[i].state != ALERT_INACTIVE)
-            cJSON_AddItemToArray(arr, alert_json_api(&l.v[i]));
     cJSON *res = cJSON_AddArrayToObject(data, "resolved");
-    for (int i = 0; i < l.n; i++)
-        if (l.v[i].state == ALERT_INACTIVE)
-            cJSON_AddItemToArray(res, alert_json_api(&l.v[i]));
-    char *s = cJSON_PrintUnformatted(root);
+    ok = ok && arr && res;
+    for (int i = 0; ok && i < l.n; i++)
+        ok = alert_json_append(l.v[i].state != ALERT_INACTIVE ? arr : res, alert_json_api(&l.v[i]));
+    char *s = ok ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
     alert_list_free(&l);
     return s;

@@ -4,27 +4,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void grow(labels *l)
+static int grow(labels *l)
 {
     if (l->n < l->cap)
-        return;
+        return 0;
     int cap = l->cap ? l->cap * 2 : 8;
     label *p = realloc(l->v, (size_t)cap * sizeof *p);
     if (!p)
-        abort();
+        return -1;
     l->v = p;
     l->cap = cap;
+    return 0;
 }
 
-static char *dup(const char *s)
+/* The pair's two strings, both or neither. */
+static int pair_dup(label *p, const char *name, const char *value)
 {
-    char *d = strdup(s ? s : "");
-    if (!d)
-        abort();
-    return d;
+    p->name = strdup(name ? name : "");
+    p->value = strdup(value ? value : "");
+    if (p->name && p->value)
+        return 0;
+    free(p->name);
+    free(p->value);
+    return -1;
 }
 
-void labels_set(labels *l, const char *name, const char *value)
+int labels_set(labels *l, const char *name, const char *value)
 {
     int i = 0;
     while (i < l->n && strcmp(l->v[i].name, name) < 0)
@@ -37,26 +42,31 @@ void labels_set(labels *l, const char *name, const char *value)
             memmove(&l->v[i], &l->v[i + 1], (size_t)(l->n - i - 1) * sizeof *l->v);
             l->n--;
         }
-        return;
+        return 0;
     }
     if (found) {
+        char *v = strdup(value);
+        if (!v)
+            return -1;
         free(l->v[i].value);
-        l->v[i].value = dup(value);
-        return;
+        l->v[i].value = v;
+        return 0;
     }
-    grow(l);
+    label p;
+    if (grow(l) != 0 || pair_dup(&p, name, value) != 0)
+        return -1;
     memmove(&l->v[i + 1], &l->v[i], (size_t)(l->n - i) * sizeof *l->v);
-    l->v[i].name = dup(name);
-    l->v[i].value = dup(value);
+    l->v[i] = p;
     l->n++;
+    return 0;
 }
 
-void labels_append(labels *l, const char *name, const char *value)
+int labels_append(labels *l, const char *name, const char *value)
 {
-    grow(l);
-    l->v[l->n].name = dup(name);
-    l->v[l->n].value = dup(value);
+    if (grow(l) != 0 || pair_dup(&l->v[l->n], name, value) != 0)
+        return -1;
     l->n++;
+    return 0;
 }
 
 const char *labels_get(const labels *l, const char *name)
@@ -67,11 +77,15 @@ const char *labels_get(const labels *l, const char *name)
     return NULL;
 }
 
-void labels_copy(labels *dst, const labels *src)
+int labels_copy(labels *dst, const labels *src)
 {
     memset(dst, 0, sizeof *dst);
     for (int i = 0; i < src->n; i++)
-        labels_append(dst, src->v[i].name, src->v[i].value);
+        if (labels_append(dst, src->v[i].name, src->v[i].value) != 0) {
+            labels_free(dst);
+            return -1;
+        }
+    return 0;
 }
 
 void labels_free(labels *l)

@@ -12,12 +12,15 @@ typedef struct labels {
     int n, cap;
 } labels;
 
-/* Sets (or replaces) name=value, keeping the set sorted. An empty value removes the label. */
-void labels_set(labels *l, const char *name, const char *value);
-/* Appends without sorting (annotations keep their file order). */
-void labels_append(labels *l, const char *name, const char *value);
+/* Sets (or replaces) name=value, keeping the set sorted. An empty value removes the label.
+ * Returns 0, or -1 when out of memory (l is as it was). */
+int labels_set(labels *l, const char *name, const char *value);
+/* Appends without sorting (annotations keep their file order). Returns 0, or -1 when out of memory
+ * (l is as it was). */
+int labels_append(labels *l, const char *name, const char *value);
 const char *labels_get(const labels *l, const char *name);
-void labels_copy(labels *dst, const labels *src);
+/* dst (uninitialised) becomes a copy of src. Returns 0, or -1 when out of memory (dst is empty). */
+int labels_copy(labels *dst, const labels *src);
 void labels_free(labels *l);
 /* 1 when both hold the same pairs. */
 int labels_equal(const labels *a, const labels *b);

@@ -128,6 +128,14 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Counts n notifications r will never send (called with r->mu held). */
+static void count_dropped(receiver *r, int n)
+{
+    r->dropped += (unsigned)n;
+    r->failed += (unsigned)n;
+    counted(r);
+}
+
 /* Queues a job (taking ownership); when the queue is full the oldest job is dropped and counted. */
 void notify_enqueue(receiver *r, notify_job *j)
 {
@@ -136,9 +144,7 @@ void notify_enqueue(receiver *r, notify_job *j)
         notify_job_free(&r->q[r->head]);
         r->head = (r->head + 1) % r->cap;
         r->count--;
-        r->dropped++;
-        r->failed++;
-        counted(r);
+        count_dropped(r, 1);
         gw_log(GW_LOG_WARN, "notification queue full, oldest dropped", "receiver=%s", r->cfg.name);
     }
     r->q[(r->head + r->count) % r->cap] = *j;
@@ -148,31 +154,57 @@ void notify_enqueue(receiver *r, notify_job *j)
     pthread_mutex_unlock(&r->mu);
 }
 
-static char *dup_or_null(const char *s)
+void notify_drop(receiver *r)
 {
-    return s ? strdup(s) : NULL;
+    pthread_mutex_lock(&r->mu);
+    count_dropped(r, 1);
+    pthread_mutex_unlock(&r->mu);
+    gw_log(GW_LOG_WARN, "notification dropped: out of memory", "receiver=%s", r->cfg.name);
 }
 
-static void config_copy(receiver_config *d, const receiver_config *s)
+void notifier_drop(notifier *n, int count)
+{
+    pthread_mutex_lock(&n->mu);
+    for (int i = 0; i < n->n; i++) {
+        pthread_mutex_lock(&n->r[i]->mu);
+        count_dropped(n->r[i], count);
+        pthread_mutex_unlock(&n->r[i]->mu);
+    }
+    pthread_mutex_unlock(&n->mu);
+}
+
+/* *d = a copy of s (NULL stays NULL). Returns 0, or -1 when out of memory. */
+static int dup_opt(char **d, const char *s)
+{
+    *d = s ? strdup(s) : NULL;
+    return s && !*d ? -1 : 0;
+}
+
+/* Returns 0, or -1 when out of memory (d holds what was copied: receiver_config_free frees it). */
+static int config_copy(receiver_config *d, const receiver_config *s)
 {
     *d = *s;
-    for (int i = 0; i < RCV_MAX_ARGS && s->argv[i]; i++)
-        d->argv[i] = strdup(s->argv[i]);
-    for (int i = 0; i < s->nurls; i++)
-        d->urls[i] = strdup(s->urls[i]);
-    for (int i = 0; i < s->nheaders; i++)
-        d->headers[i] = strdup(s->headers[i]);
-    d->basic_user = dup_or_null(s->basic_user);
-    d->basic_password = dup_or_null(s->basic_password);
-    d->ca_file = dup_or_null(s->ca_file);
-    d->cert_file = dup_or_null(s->cert_file);
-    d->key_file = dup_or_null(s->key_file);
+    memset(d->argv, 0, sizeof d->argv);
+    memset(d->urls, 0, sizeof d->urls);
+    memset(d->headers, 0, sizeof d->headers);
+    int bad = 0;
+    for (int i = 0; !bad && i < RCV_MAX_ARGS && s->argv[i]; i++)
+        bad = dup_opt(&d->argv[i], s->argv[i]);
+    for (int i = 0; !bad && i < s->nurls; i++)
+        bad = dup_opt(&d->urls[i], s->urls[i]);
+    for (int i = 0; !bad && i < s->nheaders; i++)
+        bad = dup_opt(&d->headers[i], s->headers[i]);
+    d->basic_user = d->basic_password = d->ca_file = d->cert_file = d->key_file = NULL;
+    bad = bad || dup_opt(&d->basic_user, s->basic_user) || dup_opt(&d->basic_password, s->basic_password) ||
+          dup_opt(&d->ca_file, s->ca_file) || dup_opt(&d->cert_file, s->cert_file) ||
+          dup_opt(&d->key_file, s->key_file);
     if (d->timeout_s <= 0)
         d->timeout_s = 10;
     if (d->queue_size <= 0)
         d->queue_size = 64;
     if (d->max_retries < 0)
         d->max_retries = 0;
+    return bad ? -1 : 0;
 }
 
 void receiver_config_free(receiver_config *c)
@@ -198,7 +230,11 @@ int notifier_add(notifier *n, const receiver_config *cfg)
     receiver *r = calloc(1, sizeof *r);
     if (!r)
         return -1;
-    config_copy(&r->cfg, cfg);
+    if (config_copy(&r->cfg, cfg) != 0) {
+        receiver_config_free(&r->cfg);
+        free(r);
+        return -1;
+    }
     r->cap = r->cfg.queue_size;
     r->q = calloc((size_t)r->cap, sizeof *r->q);
     if (cfg->kind != RCV_EXEC)
@@ -274,7 +310,7 @@ void notifier_write_metrics(notifier *n, FILE *f)
     static const char *const what[] = {"total", "failed_total", "dropped_total"};
     static const char *const help[] = {"Notifications delivered",
                                        "Notifications that failed (after retries) or were dropped",
-                                       "Notifications dropped because the receiver's queue was full"};
+                                       "Notifications dropped: the receiver's queue was full, or out of memory"};
     pthread_mutex_lock(&n->mu);
     for (int k = 0; k < 3 && n->n; k++) {
         fprintf(f, "# HELP gpuwatch_notifications_%s %s, per receiver.\n# TYPE gpuwatch_notifications_%s counter\n",

@@ -43,8 +43,12 @@ void notifier_watch(notifier *n, atomic_uint_least64_t *changes);
 void notifier_free(notifier *n);
 /* Adds a receiver and starts its worker; the config's strings are copied. Returns 0 or -1. */
 int notifier_add(notifier *n, const receiver_config *cfg);
-/* Hands the alerts of one evaluation to the receivers (never blocks). The engine calls this. */
+/* Hands the alerts of one evaluation to the receivers (never blocks). The engine calls this. A
+ * notification that cannot be built (out of memory) is dropped and counted (dropped, failed). */
 void notifier_dispatch(notifier *n, const alert_list *alerts, int64_t now_us);
+/* Counts count notifications the engine could not build (out of memory) as dropped (and failed) at
+ * every receiver. */
+void notifier_drop(notifier *n, int count);
 /* gpuwatch_notifications_{total,failed_total,dropped_total}{receiver} in Prometheus text. */
 void notifier_write_metrics(notifier *n, FILE *f);
 /* Waits until every queue is empty and no send is in progress, or timeout; 0 when idle (for tests). */

@@ -9,17 +9,22 @@
 
 void notify_am_queue(receiver *r, const alert_list *alerts)
 {
-    cJSON *arr = cJSON_CreateArray();
-    int n = 0;
+    int due = 0;
     for (int i = 0; i < alerts->n; i++)
-        if (alerts->v[i].due) {
-            cJSON_AddItemToArray(arr, alert_json_am(&alerts->v[i]));
-            n++;
-        }
-    notify_job j = {n ? cJSON_PrintUnformatted(arr) : NULL, NULL};
+        due += alerts->v[i].due;
+    if (!due)
+        return;
+    cJSON *arr = cJSON_CreateArray();
+    int ok = arr != NULL;
+    for (int i = 0; ok && i < alerts->n; i++)
+        if (alerts->v[i].due)
+            ok = alert_json_append(arr, alert_json_am(&alerts->v[i]));
+    notify_job j = {ok ? cJSON_PrintUnformatted(arr) : NULL, NULL};
     cJSON_Delete(arr);
     if (j.body)
         notify_enqueue(r, &j);
+    else
+        notify_drop(r);
 }
 
 /* Base URL (http://host:9093) or the full endpoint; both work. */

@@ -16,45 +16,61 @@
 
 extern char **environ;
 
-static void env_add(char ***env, int *n, const char *prefix, const char *name, const char *value)
+/* A NULL-terminated list of NAME=value entries being built; oom: an entry could not be added. */
+typedef struct env_list {
+    char **v;
+    int n, oom;
+} env_list;
+
+static void env_add(env_list *e, const char *prefix, const char *name, const char *value)
 {
+    if (e->oom)
+        return;
     char key[128];
     snprintf(key, sizeof key, "%s%s", prefix, name);
     for (char *c = key; *c; c++)
         *c = isalnum((unsigned char)*c) ? (char)toupper((unsigned char)*c) : '_';
     char *entry = NULL;
-    if (asprintf(&entry, "%s=%s", key, value) < 0)
+    if (asprintf(&entry, "%s=%s", key, value) < 0) {
+        e->oom = 1;
         return;
-    char **p = realloc(*env, (size_t)(*n + 2) * sizeof *p);
+    }
+    char **p = realloc(e->v, (size_t)(e->n + 2) * sizeof *p);
     if (!p) {
         free(entry);
+        e->oom = 1;
         return;
     }
-    *env = p;
-    p[(*n)++] = entry;
-    p[*n] = NULL;
+    e->v = p;
+    p[e->n++] = entry;
+    p[e->n] = NULL;
 }
 
+/* The alert's GPUWATCH_ALERT_* entries; NULL when out of memory. */
 static char **alert_env(const alert_view *v)
 {
-    char **env = NULL;
-    int n = 0;
+    env_list e = {0};
     char buf[64];
-    env_add(&env, &n, "GPUWATCH_ALERT_", "NAME", v->alertname);
-    env_add(&env, &n, "GPUWATCH_ALERT_", "STATUS", v->state == ALERT_INACTIVE ? "resolved" : "firing");
+    env_add(&e, "GPUWATCH_ALERT_", "NAME", v->alertname);
+    env_add(&e, "GPUWATCH_ALERT_", "STATUS", v->state == ALERT_INACTIVE ? "resolved" : "firing");
     tmpl_format_value(v->value, buf, sizeof buf);
-    env_add(&env, &n, "GPUWATCH_ALERT_", "VALUE", buf);
+    env_add(&e, "GPUWATCH_ALERT_", "VALUE", buf);
     alert_time_format(v->active_at_us, buf, sizeof buf);
-    env_add(&env, &n, "GPUWATCH_ALERT_", "STARTS_AT", buf);
+    env_add(&e, "GPUWATCH_ALERT_", "STARTS_AT", buf);
     if (v->resolved_at_us) {
         alert_time_format(v->resolved_at_us, buf, sizeof buf);
-        env_add(&env, &n, "GPUWATCH_ALERT_", "ENDS_AT", buf);
+        env_add(&e, "GPUWATCH_ALERT_", "ENDS_AT", buf);
     }
     for (int i = 0; i < v->nlabels; i++)
-        env_add(&env, &n, "GPUWATCH_ALERT_LABEL_", v->label_names[i], v->label_values[i]);
+        env_add(&e, "GPUWATCH_ALERT_LABEL_", v->label_names[i], v->label_values[i]);
     for (int i = 0; i < v->nannotations; i++)
-        env_add(&env, &n, "GPUWATCH_ALERT_ANNOTATION_", v->annotation_names[i], v->annotation_values[i]);
-    return env;
+        env_add(&e, "GPUWATCH_ALERT_ANNOTATION_", v->annotation_names[i], v->annotation_values[i]);
+    if (!e.oom)
+        return e.v;
+    for (int i = 0; i < e.n; i++)
+        free(e.v[i]);
+    free(e.v);
+    return NULL;
 }
 
 void notify_exec_queue(receiver *r, const alert_list *alerts)
@@ -64,12 +80,17 @@ void notify_exec_queue(receiver *r, const alert_list *alerts)
         if (!v->changed || (v->state == ALERT_INACTIVE && !r->cfg.send_resolved))
             continue;
         cJSON *o = alert_json_exec(v);
-        char *text = cJSON_PrintUnformatted(o);
+        char *text = o ? cJSON_PrintUnformatted(o) : NULL;
         cJSON_Delete(o);
-        notify_job j = {NULL, alert_env(v)};
-        if (text && asprintf(&j.body, "%s\n", text) < 0)
+        notify_job j = {NULL, text ? alert_env(v) : NULL};
+        if (j.env && asprintf(&j.body, "%s\n", text) < 0)
             j.body = NULL;
         free(text);
+        if (!j.body) {
+            notify_job_free(&j);
+            notify_drop(r);
+            continue;
+        }
         notify_enqueue(r, &j);
     }
 }

@@ -27,9 +27,12 @@ struct receiver {
 };
 
 void notify_enqueue(receiver *r, notify_job *j);
+/* Counts a notification that could not be built (out of memory) as dropped and failed, and logs it. */
+void notify_drop(receiver *r);
 void notify_job_free(notify_job *j);
 
-/* Per kind: which alerts of an evaluation make jobs, and how one job is sent. */
+/* Per kind: which alerts of an evaluation make jobs (notify_drop for those that cannot be built), and
+ * how one job is sent. */
 void notify_exec_queue(receiver *r, const alert_list *alerts);
 int notify_exec_send(receiver *r, const notify_job *j, char *err, size_t errlen);
 void notify_webhook_queue(receiver *r, const alert_list *alerts);

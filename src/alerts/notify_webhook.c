@@ -5,32 +5,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 1 when alerts->v[i] is the first of its alert name. */
+static int first_of_name(const alert_list *alerts, int i)
+{
+    for (int k = 0; k < i; k++)
+        if (strcmp(alerts->v[k].alertname, alerts->v[i].alertname) == 0)
+            return 0;
+    return 1;
+}
+
 void notify_webhook_queue(receiver *r, const alert_list *alerts)
 {
-    const alert_view **group = calloc((size_t)alerts->n + 1, sizeof *group);
-    char *done = calloc((size_t)alerts->n + 1, 1);
-    if (!group || !done) {
-        free(group);
-        free(done);
-        return;
-    }
+    const alert_view **group = calloc((size_t)alerts->n + 1, sizeof *group); /* NULL: each group is dropped */
     for (int i = 0; i < alerts->n; i++) {
+        if (!first_of_name(alerts, i))
+            continue;
         int n = 0;
         for (int k = i; k < alerts->n; k++) {
             const alert_view *v = &alerts->v[k];
-            if (done[k] || strcmp(v->alertname, alerts->v[i].alertname) != 0)
+            if (strcmp(v->alertname, alerts->v[i].alertname) != 0 || !v->changed ||
+                (v->state == ALERT_INACTIVE && !r->cfg.send_resolved))
                 continue;
-            done[k] = 1;
-            if (v->changed && (v->state != ALERT_INACTIVE || r->cfg.send_resolved))
-                group[n++] = v;
+            if (group)
+                group[n] = v;
+            n++;
         }
         if (n == 0)
             continue;
-        notify_job j = {alert_json_webhook(group, n, r->cfg.name), NULL};
-        notify_enqueue(r, &j);
+        notify_job j = {group ? alert_json_webhook(group, n, r->cfg.name) : NULL, NULL};
+        if (j.body)
+            notify_enqueue(r, &j);
+        else
+            notify_drop(r);
     }
     free(group);
-    free(done);
 }
 
 int notify_webhook_send(receiver *r, const notify_job *j, char *err, size_t errlen)

@@ -77,12 +77,15 @@ typedef struct ruleset {
     int ngroups;
 } ruleset;
 
-/* Appends the groups of one YAML rule file. Every problem goes into errs as FILE:LINE:COL: text.
- * Returns the number of errors found in this file (0 = loaded). */
+/* Appends the groups of one YAML rule file. Every problem goes into errs as FILE:LINE:COL: text;
+ * out of memory, "FILE: out of memory". Returns the number of errors found in this file (0 = loaded;
+ * at least 1 on an error, even one whose message could not be kept); on an error rs is as it was. */
 int rules_load_file(ruleset *rs, const char *path, errlist *errs);
 /* Same, from a string (path is only used in messages). */
 int rules_load_string(ruleset *rs, const char *path, const char *text, errlist *errs);
 int ruleset_count(const ruleset *rs);
+/* Frees the groups from index ngroups on (undoes the loads that appended them). */
+void ruleset_truncate(ruleset *rs, int ngroups);
 void ruleset_free(ruleset *rs);
 
 /* A pseudo metric of rule files (process.memory, ...) by name. */

@@ -14,13 +14,14 @@ static const char *const cmp_names[] = {">", ">=", "<", "<=", "==", "!="};
 typedef struct parser {
     gw_doc d;
     int errors_before;
+    int oom; /* an allocation failed: the file is refused with "out of memory" (checked once, at the end) */
 } parser;
 
-static char *xstrdup(const char *s)
+static char *dup_str(parser *p, const char *s)
 {
     char *d = strdup(s);
     if (!d)
-        abort();
+        p->oom = 1;
     return d;
 }
 
@@ -60,8 +61,10 @@ static void parse_combo(parser *p, const yaml_node_t *list, cond *c, int kind, i
     if (count == 0)
         doc_error(&p->d, list, "%s needs at least one condition", kind == COND_ALL ? "all" : "any");
     c->kids = calloc((size_t)(count ? count : 1), sizeof *c->kids);
-    if (!c->kids)
-        abort();
+    if (!c->kids) {
+        p->oom = 1;
+        return;
+    }
     c->nkids = count;
     for (int i = 0; i < count; i++)
         parse_cond(p, doc_seq_at(&p->d, list, i), &c->kids[i], depth + 1);
@@ -164,10 +167,8 @@ static void parse_kv(parser *p, const yaml_node_t *m, const char *what, labels *
             doc_error(&p->d, kn, "%s name '%s' must match [a-zA-Z_][a-zA-Z0-9_]*", what, k);
             continue;
         }
-        if (sorted)
-            labels_set(out, k, v);
-        else
-            labels_append(out, k, v);
+        if ((sorted ? labels_set(out, k, v) : labels_append(out, k, v)) != 0)
+            p->oom = 1;
     }
 }
 
@@ -197,12 +198,18 @@ static void parse_annotations(parser *p, const yaml_node_t *m, rule *r)
 {
     parse_kv(p, m, "annotations", &r->annotations, 0);
     r->tmpls = calloc((size_t)(r->annotations.n ? r->annotations.n : 1), sizeof *r->tmpls);
-    if (!r->tmpls)
-        abort();
+    if (!r->tmpls) {
+        p->oom = 1;
+        return;
+    }
     for (int i = 0; i < r->annotations.n; i++) {
         char err[300];
         int off = 0;
-        if (tmpl_compile(&r->tmpls[i], r->annotations.v[i].value, err, sizeof err, &off) != 0) {
+        if (tmpl_compile(&r->tmpls[i], r->annotations.v[i].value, err, sizeof err, &off) == 0)
+            continue;
+        if (off < 0) {
+            p->oom = 1;
+        } else {
             /* Point at the annotation's value (plain scalars: the column of the bad action). */
             yaml_node_t *v = doc_get(&p->d, m, r->annotations.v[i].name);
             yaml_node_t at = *v;
@@ -238,7 +245,7 @@ static void parse_rule(parser *p, const yaml_node_t *n, rule *r)
         const char *s = doc_string(d, v, "alert");
         if (s && !*s)
             doc_error(d, v, "alert name is empty");
-        r->alert = xstrdup(s ? s : "");
+        r->alert = dup_str(p, s ? s : "");
     }
     yaml_node_t *c = doc_get(d, n, "condition"), *all = doc_get(d, n, "all"), *any = doc_get(d, n, "any");
     if (!!c + !!all + !!any != 1)
@@ -276,14 +283,14 @@ static void parse_group(parser *p, const yaml_node_t *n, rule_group *g, const ch
 {
     static const char *const keys[] = {"name", "interval", "rules", "labels", NULL};
     gw_doc *d = &p->d;
-    g->file = xstrdup(path);
+    g->file = dup_str(p, path);
     if (doc_check_map(d, n, "group", keys) != 0)
         return;
     yaml_node_t *v = doc_get(d, n, "name");
     const char *name = v ? doc_string(d, v, "name") : NULL;
     if (!v)
         doc_error(d, n, "group needs a 'name'");
-    g->name = xstrdup(name ? name : "");
+    g->name = dup_str(p, name ? name : "");
     if ((v = doc_get(d, n, "interval")) && get_duration(p, v, "interval", &g->interval_us) == 0 && g->interval_us == 0)
         doc_error(d, v, "interval must be longer than 0");
     labels group_labels = {0};
@@ -296,14 +303,17 @@ static void parse_group(parser *p, const yaml_node_t *n, rule_group *g, const ch
         count = doc_seq_len(v);
     if (count) {
         g->rules = calloc((size_t)(count ? count : 1), sizeof *g->rules);
-        if (!g->rules)
-            abort();
+        if (!g->rules) {
+            p->oom = 1;
+            count = 0;
+        }
         g->nrules = count;
         for (int i = 0; i < count; i++) {
             parse_rule(p, doc_seq_at(d, v, i), &g->rules[i]);
             for (int k = 0; k < group_labels.n; k++) /* a rule's own labels win */
-                if (!labels_get(&g->rules[i].labels, group_labels.v[k].name))
-                    labels_set(&g->rules[i].labels, group_labels.v[k].name, group_labels.v[k].value);
+                if (!labels_get(&g->rules[i].labels, group_labels.v[k].name) &&
+                    labels_set(&g->rules[i].labels, group_labels.v[k].name, group_labels.v[k].value) != 0)
+                    p->oom = 1;
         }
     }
     labels_free(&group_labels);
@@ -330,8 +340,11 @@ int rules_load_string(ruleset *rs, const char *path, const char *text, errlist *
 {
     parser p = {.errors_before = errs->n};
     int loaded = text ? doc_load_text(&p.d, path, text, strlen(text), errs) : doc_load_file(&p.d, path, errs);
-    if (loaded != 0)
-        return errs->n - p.errors_before;
+    if (loaded != 0) {
+        doc_free(&p.d); /* a load that fails before parsing (libyaml out of memory) keeps the name */
+        /* at least one error, even when its message could not be kept (out of memory) */
+        return errs->n > p.errors_before ? errs->n - p.errors_before : 1;
+    }
     gw_doc *d = &p.d;
     yaml_node_t *root = doc_root(d), *groups = NULL;
     static const char *const keys[] = {"groups", NULL};
@@ -344,29 +357,36 @@ int rules_load_string(ruleset *rs, const char *path, const char *text, errlist *
             count = doc_seq_len(groups);
     }
     rule_group *gs = calloc((size_t)(count ? count : 1), sizeof *gs);
-    if (!gs)
-        abort();
+    if (!gs) {
+        p.oom = 1;
+        count = 0;
+    }
     for (int i = 0; i < count; i++) {
         parse_group(&p, doc_seq_at(d, groups, i), &gs[i], path);
         for (int k = 0; k < i && gs[i].name; k++) /* a group that is not a mapping has no name */
             if (gs[k].name && strcmp(gs[k].name, gs[i].name) == 0)
                 doc_error(d, doc_seq_at(d, groups, i), "group name '%s' is used twice in this file", gs[i].name);
     }
-    doc_free(d);
     int nerr = errs->n - p.errors_before;
-    if (nerr == 0) {
+    if (nerr == 0 && !p.oom) {
         rule_group *all = realloc(rs->groups, (size_t)(rs->ngroups + count + 1) * sizeof *all);
-        if (!all)
-            abort();
-        memcpy(all + rs->ngroups, gs, (size_t)count * sizeof *gs);
-        rs->groups = all;
-        rs->ngroups += count;
-    } else {
+        if (all) {
+            memcpy(all + rs->ngroups, gs, (size_t)count * sizeof *gs);
+            rs->groups = all;
+            rs->ngroups += count;
+        } else {
+            p.oom = 1;
+        }
+    }
+    if (p.oom)
+        doc_error(d, NULL, "out of memory");
+    doc_free(d);
+    if (p.oom || nerr)
         for (int i = 0; i < count; i++)
             group_free(&gs[i]);
-    }
     free(gs);
-    return nerr;
+    nerr = errs->n - p.errors_before;
+    return nerr ? nerr : p.oom; /* 1 when out of memory and even its message could not be kept */
 }
 
 int rules_load_file(ruleset *rs, const char *path, errlist *errs)
@@ -382,11 +402,15 @@ int ruleset_count(const ruleset *rs)
     return n;
 }
 
+void ruleset_truncate(ruleset *rs, int ngroups)
+{
+    while (rs->ngroups > ngroups)
+        group_free(&rs->groups[--rs->ngroups]);
+}
+
 void ruleset_free(ruleset *rs)
 {
-    for (int i = 0; i < rs->ngroups; i++)
-        group_free(&rs->groups[i]);
+    ruleset_truncate(rs, 0);
     free(rs->groups);
     rs->groups = NULL;
-    rs->ngroups = 0;
 }

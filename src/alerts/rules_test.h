@@ -5,7 +5,8 @@
 #include <stdio.h>
 
 /* Runs every test in the file, writing failures (with expected/got) and errors to out.
- * Returns 0 when all pass, the number of failed checks, or -1 when the file has errors. */
+ * Returns 0 when all pass, the number of failed checks, or -1 when the file has errors or memory ran
+ * out ("FILE: out of memory"). */
 int rules_test_file(const char *path, FILE *out);
 
 #endif

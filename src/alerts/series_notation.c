@@ -5,14 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Room for more values at once (growing by one per value made "1x1000000" quadratic: seconds),
+ * and never past SERIES_MAX_VALUES in all. Returns 0, -1 past the limit, or SERIES_OOM. */
+static int reserve(series_values *s, long more)
+{
+    if (more > SERIES_MAX_VALUES - s->n)
+        return -1;
+    double *nv = realloc(s->v, (size_t)(s->n + more) * sizeof *nv);
+    if (nv)
+        s->v = nv;
+    unsigned char *np = nv ? realloc(s->present, (size_t)(s->n + more)) : NULL;
+    if (!np)
+        return SERIES_OOM;
+    s->present = np;
+    return 0;
+}
+
+/* Appends a value to room made by reserve. */
 static void push(series_values *s, double v, int present)
 {
-    double *nv = realloc(s->v, (size_t)(s->n + 1) * sizeof *nv);
-    unsigned char *np = realloc(s->present, (size_t)(s->n + 1));
-    if (!nv || !np)
-        abort();
-    s->v = nv;
-    s->present = np;
     s->v[s->n] = v;
     s->present[s->n] = (unsigned char)present;
     s->n++;
@@ -59,10 +70,14 @@ static const char *count(const char *p, long *n)
     return *n > 1000000 ? NULL : end;
 }
 
+/* Returns 0, -1 for a bad token, or SERIES_OOM. */
 static int token(series_values *s, const char *t)
 {
     long n;
+    int rc;
     if (strcmp(t, "_") == 0 || strcmp(t, "stale") == 0) {
+        if ((rc = reserve(s, 1)) != 0)
+            return rc;
         push(s, 0, 0);
         return 0;
     }
@@ -70,6 +85,8 @@ static int token(series_values *s, const char *t)
         const char *e = count(t + 2, &n);
         if (!e || *e)
             return -1;
+        if ((rc = reserve(s, n)) != 0)
+            return rc;
         for (long i = 0; i < n; i++)
             push(s, 0, 0);
         return 0;
@@ -79,6 +96,8 @@ static int token(series_values *s, const char *t)
     if (!p)
         return -1;
     if (*p == 0) {
+        if ((rc = reserve(s, 1)) != 0)
+            return rc;
         push(s, a, 1);
         return 0;
     }
@@ -95,6 +114,8 @@ static int token(series_values *s, const char *t)
     p = count(p + 1, &n);
     if (!p || *p)
         return -1;
+    if ((rc = reserve(s, n + 1)) != 0)
+        return rc;
     for (long i = 0; i <= n; i++)
         push(s, a + b * (double)i, 1);
     return 0;
@@ -114,10 +135,20 @@ int series_expand(const char *text, series_values *out, char *err, size_t errlen
             e++;
         char t[96];
         size_t len = (size_t)(e - p);
-        if (len >= sizeof t || (memcpy(t, p, len), t[len] = 0, token(out, t) != 0)) {
-            snprintf(err, errlen, "bad value '%.*s' (use a, axn, a+bxn, a-bxn, _, _xn)", (int)(len < 60 ? len : 60), p);
+        int rc = -1;
+        if (len < sizeof t) {
+            memcpy(t, p, len);
+            t[len] = 0;
+            rc = token(out, t);
+        }
+        if (rc != 0) {
+            if (rc == SERIES_OOM)
+                snprintf(err, errlen, "out of memory");
+            else
+                snprintf(err, errlen, "bad value '%.*s' (use a, axn, a+bxn, a-bxn, _, _xn; at most %d values)",
+                         (int)(len < 60 ? len : 60), p, SERIES_MAX_VALUES);
             series_values_free(out);
-            return -1;
+            return rc;
         }
         p = e;
     }

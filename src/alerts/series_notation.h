@@ -11,9 +11,14 @@ typedef struct series_values {
     int n;
 } series_values;
 
+/* The most values one series expands to (a rule test's input is a user's file). */
+#define SERIES_MAX_VALUES 2000000
+
 /* 'a' one value, 'axn' n+1 times a, 'a+bxn' / 'a-bxn' n+1 values from a by b, '_' one gap,
- * '_xn' n gaps, 'stale' a gap. Returns 0, or -1 with a message naming the bad token. */
+ * '_xn' n gaps, 'stale' a gap. Returns 0, -1 with a message naming the bad token, or SERIES_OOM
+ * ("out of memory"); out is empty after an error. */
 int series_expand(const char *text, series_values *out, char *err, size_t errlen);
+#define SERIES_OOM -2
 void series_values_free(series_values *s);
 
 #endif

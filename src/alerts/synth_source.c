@@ -5,26 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q)
-        abort();
-    return q;
-}
-
-void synth_init(synth *y, int gpus, int64_t start_us, int64_t step_us)
+int synth_init(synth *y, int gpus, int64_t start_us, int64_t step_us)
 {
     memset(y, 0, sizeof *y);
-    y->gpus = gpus;
-    y->start_us = start_us;
-    y->step_us = step_us;
     y->s = calloc((size_t)gpus + 1, sizeof *y->s);
     y->exists = calloc((size_t)gpus + 1, sizeof *y->exists);
     y->info = calloc((size_t)gpus + 1, sizeof *y->info);
     y->has_info = calloc((size_t)gpus + 1, 1);
-    if (!y->s || !y->exists || !y->info || !y->has_info)
-        abort();
+    if (!y->s || !y->exists || !y->info || !y->has_info) {
+        synth_free(y);
+        return -1;
+    }
+    y->gpus = gpus;
+    y->start_us = start_us;
+    y->step_us = step_us;
+    return 0;
 }
 
 void synth_free(synth *y)
@@ -45,30 +40,51 @@ void synth_free(synth *y)
     memset(y, 0, sizeof *y);
 }
 
-static void ensure_steps(synth *y, int step)
+/* *p grown to n doubles. Returns 0, or -1 when out of memory (*p as it was). */
+static int grow_doubles(double **p, int n)
+{
+    double *q = realloc(*p, (size_t)n * sizeof *q);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
+/* Room for step in every array. Returns 0, or -1 when out of memory (y->steps as it was: arrays already
+ * grown only hold more room). */
+static int ensure_steps(synth *y, int step)
 {
     if (step < y->steps)
-        return;
+        return 0;
     int steps = y->steps ? y->steps : 16;
     while (steps <= step)
         steps *= 2;
     for (int g = 0; g < y->gpus; g++) {
-        y->s[g] = xrealloc(y->s[g], (size_t)steps * sizeof **y->s);
-        y->exists[g] = xrealloc(y->exists[g], (size_t)steps);
-        memset(y->exists[g] + y->steps, 0, (size_t)(steps - y->steps));
+        gpu_sample *s = realloc(y->s[g], (size_t)steps * sizeof *s);
+        if (!s)
+            return -1;
+        y->s[g] = s;
+        unsigned char *e = realloc(y->exists[g], (size_t)steps);
+        if (!e)
+            return -1;
+        y->exists[g] = e;
+        memset(e + y->steps, 0, (size_t)(steps - y->steps));
     }
     for (int i = 0; i < y->nprocs; i++) {
-        y->procs[i].mem = xrealloc(y->procs[i].mem, (size_t)steps * sizeof(double));
-        y->procs[i].sm = xrealloc(y->procs[i].sm, (size_t)steps * sizeof(double));
+        if (grow_doubles(&y->procs[i].mem, steps) != 0 || grow_doubles(&y->procs[i].sm, steps) != 0)
+            return -1;
         for (int k = y->steps; k < steps; k++)
             y->procs[i].mem[k] = y->procs[i].sm[k] = NAN;
     }
     y->steps = steps;
+    return 0;
 }
 
+/* NULL when out of memory. */
 static gpu_sample *step_sample(synth *y, int gpu, int step)
 {
-    ensure_steps(y, step);
+    if (ensure_steps(y, step) != 0)
+        return NULL;
     gpu_sample *s = &y->s[gpu][step];
     if (!y->exists[gpu][step]) {
         memset(s, 0, sizeof *s);
@@ -78,13 +94,22 @@ static gpu_sample *step_sample(synth *y, int gpu, int step)
     return s;
 }
 
-void synth_set(synth *y, int gpu, int step, metric_id id, double v)
+int synth_set(synth *y, int gpu, int step, metric_id id, double v)
 {
-    sample_set(step_sample(y, gpu, step), id, v);
+    gpu_sample *s = step_sample(y, gpu, step);
+    if (!s)
+        return -1;
+    sample_set(s, id, v);
+    return 0;
 }
-void synth_status(synth *y, int gpu, int step, gpu_status st)
+
+int synth_status(synth *y, int gpu, int step, gpu_status st)
 {
-    step_sample(y, gpu, step)->status = st;
+    gpu_sample *s = step_sample(y, gpu, step);
+    if (!s)
+        return -1;
+    s->status = st;
+    return 0;
 }
 
 void synth_info(synth *y, int gpu, const char *name, const char *uuid)
@@ -107,7 +132,15 @@ synth_proc *synth_proc_get(synth *y, int gpu, unsigned pid, const char *name, co
     for (int i = 0; i < y->nprocs; i++)
         if (y->procs[i].gpu == gpu && y->procs[i].p.pid == pid)
             return &y->procs[i];
-    y->procs = xrealloc(y->procs, (size_t)(y->nprocs + 1) * sizeof *y->procs);
+    int steps = y->steps ? y->steps : 1;
+    double *mem = malloc((size_t)steps * sizeof *mem), *sm = malloc((size_t)steps * sizeof *sm);
+    synth_proc *procs = mem && sm ? realloc(y->procs, (size_t)(y->nprocs + 1) * sizeof *procs) : NULL;
+    if (!procs) {
+        free(mem);
+        free(sm);
+        return NULL;
+    }
+    y->procs = procs;
     synth_proc *p = &y->procs[y->nprocs++];
     memset(p, 0, sizeof *p);
     p->gpu = gpu;
@@ -116,17 +149,19 @@ synth_proc *synth_proc_get(synth *y, int gpu, unsigned pid, const char *name, co
     p->p.type = PROC_COMPUTE;
     snprintf(p->p.name, sizeof p->p.name, "%s", name ? name : "");
     snprintf(p->p.user, sizeof p->p.user, "%s", user ? user : "");
-    p->mem = xrealloc(NULL, (size_t)(y->steps ? y->steps : 1) * sizeof(double));
-    p->sm = xrealloc(NULL, (size_t)(y->steps ? y->steps : 1) * sizeof(double));
-    for (int k = 0; k < (y->steps ? y->steps : 1); k++)
+    p->mem = mem;
+    p->sm = sm;
+    for (int k = 0; k < steps; k++)
         p->mem[k] = p->sm[k] = NAN;
     return p;
 }
 
-void synth_proc_set(synth *y, synth_proc *p, int step, int what, double v)
+int synth_proc_set(synth *y, synth_proc *p, int step, int what, double v)
 {
-    ensure_steps(y, step);
+    if (ensure_steps(y, step) != 0)
+        return -1;
     (what ? p->sm : p->mem)[step] = v;
+    return 0;
 }
 
 static int s_count(void *ctx)

@@ -24,16 +24,18 @@ typedef struct synth {
     int nprocs;
 } synth;
 
-void synth_init(synth *y, int gpus, int64_t start_us, int64_t step_us);
+/* The functions that allocate return 0, or -1 (NULL) when out of memory, y as it was: still usable
+ * and freed with synth_free. */
+int synth_init(synth *y, int gpus, int64_t start_us, int64_t step_us);
 void synth_free(synth *y);
 /* Sets a catalog metric at a step (the step's sample is created). */
-void synth_set(synth *y, int gpu, int step, metric_id id, double v);
+int synth_set(synth *y, int gpu, int step, metric_id id, double v);
 /* Marks the step's sample as taken with a status (GPU_LOST, GPU_ERROR) and no metric. */
-void synth_status(synth *y, int gpu, int step, gpu_status st);
+int synth_status(synth *y, int gpu, int step, gpu_status st);
 void synth_info(synth *y, int gpu, const char *name, const char *uuid);
 /* A process on gpu; memory (MiB) or sm (%) at a step; what = 0 memory, 1 sm. */
 synth_proc *synth_proc_get(synth *y, int gpu, unsigned pid, const char *name, const char *user);
-void synth_proc_set(synth *y, synth_proc *p, int step, int what, double v);
+int synth_proc_set(synth *y, synth_proc *p, int step, int what, double v);
 void synth_source(synth *y, sample_source *src);
 
 #endif

@@ -6,19 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_seg(tmpl *t, int kind, const char *text, size_t len, const char *fmt)
+/* Returns 0, or -1 when out of memory (t is as it was). */
+static int add_seg(tmpl *t, int kind, const char *text, size_t len, const char *fmt)
 {
     tmpl_seg *p = realloc(t->segs, (size_t)(t->n + 1) * sizeof *p);
     if (!p)
-        abort();
+        return -1;
     t->segs = p;
-    tmpl_seg *s = &t->segs[t->n++];
-    s->kind = kind;
-    s->text = strndup(text, len);
-    s->fmt = fmt ? strdup(fmt) : NULL;
-    if (!s->text || (fmt && !s->fmt))
-        abort();
+    tmpl_seg s = {kind, strndup(text, len), fmt ? strdup(fmt) : NULL};
+    if (!s.text || (fmt && !s.fmt)) {
+        free(s.text);
+        free(s.fmt);
+        return -1;
+    }
+    t->segs[t->n++] = s;
+    return 0;
 }
+
+#define OOM -2 /* parse_ref / parse_action: out of memory (-1: not a valid action) */
 
 /* A printf format with exactly one conversion among d i f F e E g G s v x and %% escapes. */
 static int format_ok(const char *f)
@@ -68,13 +73,11 @@ static const char *token(const char *p, const char *end, size_t *len)
     return p;
 }
 
-/* One reference to data: $value, .Value, $labels.NAME, .Labels.NAME. */
+/* One reference to data: $value, .Value, $labels.NAME, .Labels.NAME. Returns 0, -1 if p is none, or OOM. */
 static int parse_ref(tmpl *t, const char *p, size_t n, const char *fmt)
 {
-    if ((n == 6 && memcmp(p, "$value", 6) == 0) || (n == 6 && memcmp(p, ".Value", 6) == 0)) {
-        add_seg(t, TS_VALUE, "", 0, fmt);
-        return 0;
-    }
+    if ((n == 6 && memcmp(p, "$value", 6) == 0) || (n == 6 && memcmp(p, ".Value", 6) == 0))
+        return add_seg(t, TS_VALUE, "", 0, fmt) == 0 ? 0 : OOM;
     const char *pre[] = {"$labels.", ".Labels."};
     for (int i = 0; i < 2; i++) {
         size_t m = strlen(pre[i]);
@@ -82,13 +85,13 @@ static int parse_ref(tmpl *t, const char *p, size_t n, const char *fmt)
             for (size_t k = m; k < n; k++)
                 if (!isalnum((unsigned char)p[k]) && p[k] != '_')
                     return -1;
-            add_seg(t, TS_LABEL, p + m, n - m, fmt);
-            return 0;
+            return add_seg(t, TS_LABEL, p + m, n - m, fmt) == 0 ? 0 : OOM;
         }
     }
     return -1;
 }
 
+/* Returns 0, -1 with a message in err, or OOM. */
 static int parse_action(tmpl *t, const char *p, const char *end, char *err, size_t errlen)
 {
     size_t n1, n2, n3;
@@ -113,26 +116,23 @@ static int parse_action(tmpl *t, const char *p, const char *end, char *err, size
             snprintf(err, errlen, "printf format \"%s\" must hold exactly one of %%d %%f %%e %%g %%s %%v %%x", fmt);
             return -1;
         }
-        if (parse_ref(t, t3, n3, fmt) != 0) {
+        int rc = parse_ref(t, t3, n3, fmt);
+        if (rc == -1)
             snprintf(err, errlen, "printf argument must be $value or $labels.NAME");
-            return -1;
-        }
-        return 0;
+        return rc;
     }
-    if (n1 == 8 && memcmp(t1, "humanize", 8) == 0 && n2) {
-        if (parse_ref(t, t2, n2, "humanize") == 0)
-            return 0;
-    } else if (n1 == 18 && memcmp(t1, "humanizePercentage", 18) == 0 && n2) {
-        if (n2 == 6 && memcmp(t2, "$value", 6) == 0) {
-            add_seg(t, TS_PERCENT, "", 0, "%.4g%%");
-            return 0;
-        }
-    } else if (n1 && n2 == 0 && parse_ref(t, t1, n1, NULL) == 0) {
-        return 0;
-    }
-    snprintf(err, errlen, "unsupported template action \"{{%.*s}}\" (use $value, $labels.NAME, printf \"FMT\" $value)",
-             (int)(end - p), p);
-    return -1;
+    int rc = -1;
+    if (n1 == 8 && memcmp(t1, "humanize", 8) == 0 && n2)
+        rc = parse_ref(t, t2, n2, "humanize");
+    else if (n1 == 18 && memcmp(t1, "humanizePercentage", 18) == 0 && n2 == 6 && memcmp(t2, "$value", 6) == 0)
+        rc = add_seg(t, TS_PERCENT, "", 0, "%.4g%%") == 0 ? 0 : OOM;
+    else if (n1 && n2 == 0)
+        rc = parse_ref(t, t1, n1, NULL);
+    if (rc == -1)
+        snprintf(err, errlen,
+                 "unsupported template action \"{{%.*s}}\" (use $value, $labels.NAME, printf \"FMT\" $value)",
+                 (int)(end - p), p);
+    return rc;
 }
 
 int tmpl_compile(tmpl *t, const char *src, char *err, size_t errlen, int *err_offset)
@@ -142,11 +142,12 @@ int tmpl_compile(tmpl *t, const char *src, char *err, size_t errlen, int *err_of
     while (*p) {
         const char *open = strstr(p, "{{");
         if (!open) {
-            add_seg(t, TS_TEXT, p, strlen(p), NULL);
+            if (add_seg(t, TS_TEXT, p, strlen(p), NULL) != 0)
+                goto oom;
             break;
         }
-        if (open > p)
-            add_seg(t, TS_TEXT, p, (size_t)(open - p), NULL);
+        if (open > p && add_seg(t, TS_TEXT, p, (size_t)(open - p), NULL) != 0)
+            goto oom;
         const char *close = strstr(open + 2, "}}");
         if (!close) {
             snprintf(err, errlen, "unclosed \"{{\" in template");
@@ -159,7 +160,10 @@ int tmpl_compile(tmpl *t, const char *src, char *err, size_t errlen, int *err_of
             a++; /* {{- and -}} trim markers: accepted, not trimming */
         if (b > a && b[-1] == '-')
             b--;
-        if (parse_action(t, a, b, err, errlen) != 0) {
+        int rc = parse_action(t, a, b, err, errlen);
+        if (rc == OOM)
+            goto oom;
+        if (rc != 0) {
             *err_offset = (int)(open - src);
             tmpl_free(t);
             return -1;
@@ -167,6 +171,11 @@ int tmpl_compile(tmpl *t, const char *src, char *err, size_t errlen, int *err_of
         p = close + 2;
     }
     return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    *err_offset = -1;
+    tmpl_free(t);
+    return -1;
 }
 
 void tmpl_format_value(double v, char *buf, size_t n)
@@ -197,16 +206,17 @@ void tmpl_format_value(double v, char *buf, size_t n)
     snprintf(buf, n, "%.*f", decimals > 0 ? decimals : 0, v);
 }
 
-/* Appends printf output of one argument to a growing string. */
-static void append(char **out, size_t *len, const char *s)
+/* Appends s to a growing string. Returns 0, or -1 when out of memory (*out is as it was). */
+static int append(char **out, size_t *len, const char *s)
 {
     size_t m = strlen(s);
     char *p = realloc(*out, *len + m + 1);
     if (!p)
-        abort();
+        return -1;
     memcpy(p + *len, s, m + 1);
     *out = p;
     *len += m;
+    return 0;
 }
 
 /* Prometheus' humanize: 4 significant digits and an SI prefix (1.235M, 12.5m). */
@@ -271,12 +281,14 @@ char *tmpl_expand(const tmpl *t, const labels *l, double value)
 {
     char *out = NULL;
     size_t len = 0;
-    append(&out, &len, "");
+    if (append(&out, &len, "") != 0)
+        return NULL;
     for (int i = 0; i < t->n; i++) {
         const tmpl_seg *s = &t->segs[i];
         char buf[512];
         if (s->kind == TS_TEXT) {
-            append(&out, &len, s->text);
+            if (append(&out, &len, s->text) != 0)
+                goto oom;
             continue;
         }
         const char *str = s->kind == TS_LABEL ? labels_get(l, s->text) : NULL;
@@ -290,9 +302,13 @@ char *tmpl_expand(const tmpl *t, const labels *l, double value)
             tmpl_format_value(value, buf, sizeof buf);
         else
             snprintf(buf, sizeof buf, "%s", str ? str : "");
-        append(&out, &len, buf);
+        if (append(&out, &len, buf) != 0)
+            goto oom;
     }
     return out;
+oom:
+    free(out);
+    return NULL;
 }
 
 void tmpl_free(tmpl *t)

@@ -17,10 +17,13 @@ typedef struct tmpl {
     int n;
 } tmpl;
 
-/* Compiles src. On error returns -1, a message in err and the byte offset of the bad action. */
+/* Compiles src. On error returns -1, a message in err and the byte offset of the bad action; out of
+ * memory, the message is "out of memory" and the offset -1. t is empty after an error. */
 int tmpl_compile(tmpl *t, const char *src, char *err, size_t errlen, int *err_offset);
-/* Expands with an alert's labels and value; returns a malloc'ed string. */
+/* Expands with an alert's labels and value; returns a malloc'ed string (caller frees), or NULL when
+ * out of memory (the caller shows TMPL_OOM_MARKER in its place). */
 char *tmpl_expand(const tmpl *t, const labels *l, double value);
+#define TMPL_OOM_MARKER "<out of memory>"
 void tmpl_free(tmpl *t);
 
 /* A number as Go's fmt prints a float64 with %v (what Prometheus shows for $value): 95, 0.25, 1e+21. */

@@ -38,7 +38,7 @@ int agent_state_write(const agent_state *s, const char *const *keys, const char 
     agent_state_path(path, sizeof path);
     char *slash = strrchr(path, '/');
     *slash = 0;
-    if (mkdir(path, 0755) != 0 && errno != EEXIST) /* a missing parent: the caller's setting */
+    if (gw_make_dirs(path, 0755) != 0)
         return -1;
     *slash = '/';
     snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
@@ -96,5 +96,9 @@ int agent_state_find(agent_state *s)
 {
     char mine[4096];
     agent_state_path(mine, sizeof mine);
+    /* a runtime directory named in the environment is the whole answer: no system-wide agent stands in */
+    const char *own = getenv("GPUWATCH_RUNTIME_DIR");
+    if (own && *own == '/')
+        return read_state(mine, s);
     return read_state(mine, s) || (strcmp(mine, SYSTEM_STATE) != 0 && read_state(SYSTEM_STATE, s));
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 char *gw_read_file(const char *path, size_t max, size_t *len, char *why, size_t whylen)
@@ -61,4 +62,26 @@ char *gw_read_file(const char *path, size_t max, size_t *len, char *why, size_t 
     close(fd);
     errno = saved;
     return NULL;
+}
+
+int gw_make_dirs(const char *dir, unsigned mode)
+{
+    char tmp[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(tmp, dir, n + 1);
+    for (char *p = tmp + 1;; p++) {
+        if (*p != '/' && *p != 0)
+            continue;
+        char c = *p;
+        *p = 0;
+        if (mkdir(tmp, (mode_t)mode) != 0 && errno != EEXIST)
+            return -1;
+        if (c == 0)
+            return 0;
+        *p = c;
+    }
 }

@@ -32,9 +32,21 @@ static void whole_text(char *buf, size_t n, double v)
         snprintf(buf, n, "%.0f", v);
 }
 
-static void number_text(char *buf, size_t n, metric_fmt f, double v)
+/* names[v] of an MF_ENUM metric, or NULL when v is not one of its values. */
+static const char *enum_name(const metric_def *d, double v)
 {
-    switch (f) {
+    if (!d->names || !(v >= 0) || v != floor(v))
+        return NULL;
+    for (int i = 0; d->names[i]; i++)
+        if (i == (int)v)
+            return d->names[i];
+    return NULL;
+}
+
+static void number_text(char *buf, size_t n, const metric_def *d, double v)
+{
+    const char *name;
+    switch (d->fmt) {
     case MF_FLOOR: whole_text(buf, n, floor(v)); break;
     case MF_FIXED1: snprintf(buf, n, "%.1f", v); break;
     case MF_FIXED2: snprintf(buf, n, "%.2f", v); break;
@@ -43,6 +55,12 @@ static void number_text(char *buf, size_t n, metric_fmt f, double v)
     case MF_ENABLED: gw_strlcpy(buf, v != 0 ? "Enabled" : "Disabled", n); break;
     case MF_YESNO: gw_strlcpy(buf, v != 0 ? "Yes" : "No", n); break;
     case MF_PSTATE: snprintf(buf, n, "P%d", (int)v); break;
+    case MF_ENUM:
+        if ((name = enum_name(d, v)) != NULL)
+            gw_strlcpy(buf, name, n);
+        else
+            whole_text(buf, n, v);
+        break;
     case MF_STRING:
     case MF_INT:
     default: whole_text(buf, n, v); break;
@@ -51,7 +69,7 @@ static void number_text(char *buf, size_t n, metric_fmt f, double v)
 
 void fmt_value(char *buf, size_t n, const metric_def *d, double v, int with_unit)
 {
-    number_text(buf, n, d->fmt, v);
+    number_text(buf, n, d, v);
     if (with_unit && d->unit) {
         size_t len = strlen(buf), ulen = strlen(d->unit);
         if (len + 1 + ulen < n) {
@@ -110,7 +128,8 @@ cJSON *fmt_json(const metric_def *d, const gpu_info *info, const gpu_sample *s)
     case MF_ENABLED:
     case MF_YESNO: return cJSON_CreateBool(v != 0);
     case MF_HEX64:
-    case MF_PSTATE: number_text(text, sizeof text, d->fmt, v); return cJSON_CreateString(text);
+    case MF_ENUM:
+    case MF_PSTATE: number_text(text, sizeof text, d, v); return cJSON_CreateString(text);
     case MF_INT:
     case MF_STRING:
     default: return cJSON_CreateNumber(round(v));

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "catalog.h"
 #include "query_fields.h"
+#include "smi_fields.h"
 
 /* Length of the group part of a field name ("memory" of "memory.used"); 0 = no dot. */
 static size_t group_len(const char *field)
@@ -50,5 +51,15 @@ void help_fields_print(FILE *f)
                 print_field(f, &metric_catalog[id]);
                 done[id] = 1;
             }
+    }
+    fprintf(f, "\nnvidia-smi fields gpuwatch does not read (they print [N/A], with nvidia-smi's header)\n");
+    for (int i = 0; i < smi_na_count; i++) {
+        char name[160];
+        const smi_na_field *n = &smi_na_fields[i];
+        snprintf(name, sizeof name, "%s%s%s", n->name, n->alias ? " or " : "", n->alias ? n->alias : "");
+        if (n->unit)
+            fprintf(f, "  %-46s [%s]\n", name, n->unit);
+        else
+            fprintf(f, "  %s\n", name);
     }
 }

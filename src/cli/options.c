@@ -7,9 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "suggest.h"
 #include "util.h"
 
-enum { LONG_FIELDS = 256, LONG_FORMAT, LONG_NOHEADER, LONG_NOUNITS, LONG_HELP_FIELDS, LONG_PROCESSES };
+enum {
+    LONG_FIELDS = 256,
+    LONG_FORMAT,
+    LONG_NOHEADER,
+    LONG_NOUNITS,
+    LONG_HELP_FIELDS,
+    LONG_PROCESSES,
+    LONG_QUERY_GPU,
+    LONG_QUERY_APPS,
+    LONG_LOOP_MS
+};
 
 typedef struct {
     unsigned opt;
@@ -29,6 +40,12 @@ static const opt_def all_opts[] = {
     {OPT_COUNT, {"count", required_argument, NULL, 'c'}, 'c'},
     {OPT_SELECT, {"select", required_argument, NULL, 's'}, 's'},
     {OPT_DATETIME, {"options", required_argument, NULL, 'o'}, 'o'},
+    {OPT_QUERY_GPU, {"query-gpu", required_argument, NULL, LONG_QUERY_GPU}, 0},
+    {OPT_QUERY_APPS, {"query-compute-apps", required_argument, NULL, LONG_QUERY_APPS}, 0},
+    {OPT_LOOP, {"loop", required_argument, NULL, 'l'}, 'l'},
+    {OPT_LOOP, {"loop-ms", required_argument, NULL, LONG_LOOP_MS}, 0},
+    {OPT_FILE, {"filename", required_argument, NULL, 'f'}, 'f'},
+    {OPT_DISPLAY, {"display", required_argument, NULL, 'd'}, 'd'},
 };
 #define N_OPTS (sizeof all_opts / sizeof all_opts[0])
 
@@ -69,6 +86,21 @@ static int format_by_name(const char *name, size_t len, out_format *out)
     return -1;
 }
 
+static int format_error(const cli_spec *spec, const char *word, size_t len)
+{
+    char w[GW_SUGGEST_LEN], hint[GW_SUGGEST_LEN + 32];
+    snprintf(w, sizeof w, "%.*s", (int)len, word);
+    gw_suggest s;
+    gw_suggest_init(&s, w);
+    gw_suggest_add_list(&s, spec->formats);
+    if (spec->allowed & OPT_NOHEADER)
+        gw_suggest_add(&s, "noheader");
+    if (spec->allowed & OPT_NOUNITS)
+        gw_suggest_add(&s, "nounits");
+    return cli_usage_error(spec->cmd, "--format: '%s' is not one of %s%s", w, spec->formats,
+                           gw_suggest_suffix(&s, hint, sizeof hint));
+}
+
 /* "csv", "csv,noheader,nounits" (nvidia-smi's spelling), "json", ... */
 static int parse_format(const cli_spec *spec, const char *arg, cli_opts *o)
 {
@@ -83,9 +115,10 @@ static int parse_format(const cli_spec *spec, const char *arg, cli_opts *o)
         else if (!have_format && in_list(spec->formats, p, len) && format_by_name(p, len, &o->format) == 0)
             have_format = 1;
         else
-            return cli_usage_error(spec->cmd, "--format: '%.*s' is not one of %s", (int)len, p, spec->formats);
+            return format_error(spec, p, len);
         p = end ? end + 1 : p + len;
     }
+    o->format_given = 1;
     return CLI_RUN;
 }
 
@@ -142,6 +175,73 @@ static int parse_delay(const cli_spec *spec, const char *arg, cli_opts *o)
     return CLI_RUN;
 }
 
+/* -l SECONDS (a number or a duration such as 500ms) or --loop-ms MILLISECONDS (scale 0.001). */
+static int parse_loop(const cli_spec *spec, const char *opt, const char *arg, double scale, cli_opts *o)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    int ok = !errno && end != arg && !*end;
+    if (!ok && scale == 1 && gw_parse_duration(arg, &v) == 0)
+        ok = 1;
+    if (!ok || !(v > 0))
+        return cli_usage_error(spec->cmd, "%s: '%s' is not a positive number of %s", opt, arg,
+                               scale == 1 ? "seconds" : "milliseconds");
+    v *= scale;
+    if (v < CLI_MIN_LOOP_S - 1e-12 || v > 86400)
+        return cli_usage_error(spec->cmd, "%s: %s is out of range (1 ms to 86400 s)", opt, arg);
+    o->loop_s = v;
+    return CLI_RUN;
+}
+
+/* A value -l takes: a number (also negative, so that it is refused as one) or a duration. */
+static int is_loop_value(const char *s)
+{
+    char *end;
+    double d;
+    if (!s || !*s)
+        return 0;
+    errno = 0;
+    strtod(s, &end);
+    return (!errno && !*end) || gw_parse_duration(s, &d) == 0;
+}
+
+void cli_normalize_loop(int argc, char **argv)
+{
+    static char loop_ms[] = "--loop-ms", loop_default[] = "--loop=5";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "-lms") == 0)
+            argv[i] = loop_ms;
+        else if ((strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "--loop") == 0) &&
+                 (i + 1 >= argc || !is_loop_value(argv[i + 1])))
+            argv[i] = loop_default;
+    }
+}
+
+/* "unknown option '--feilds' — did you mean '--fields'?": the command's own options are the candidates. */
+static int unknown_option(const cli_spec *spec, const struct option *longs, const char *shorts, const char *arg)
+{
+    char word[GW_SUGGEST_LEN], cand[GW_SUGGEST_LEN], hint[GW_SUGGEST_LEN + 32];
+    snprintf(word, sizeof word, "%s", arg);
+    char *eq = strchr(word, '=');
+    if (eq && word[1] == '-')
+        *eq = 0;
+    gw_suggest s;
+    gw_suggest_init(&s, word);
+    for (int i = 0; longs[i].name; i++) {
+        snprintf(cand, sizeof cand, "--%s", longs[i].name);
+        gw_suggest_add(&s, cand);
+    }
+    for (const char *c = shorts; *c; c++)
+        if (*c != ':') {
+            snprintf(cand, sizeof cand, "-%c", *c);
+            gw_suggest_add(&s, cand);
+        }
+    return cli_usage_error(spec->cmd, "unknown option '%s'%s", word, gw_suggest_suffix(&s, hint, sizeof hint));
+}
+
 static void set_defaults(const cli_spec *spec, cli_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -174,6 +274,8 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, cli_opts *o)
     shorts[ns] = 0;
 
     set_defaults(spec, o);
+    if (spec->allowed & OPT_LOOP)
+        cli_normalize_loop(argc, argv);
     optind = 0; /* GNU: full re-initialisation, so commands and tests can parse again */
     opterr = 0;
     int c, rc = CLI_RUN;
@@ -187,15 +289,38 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, cli_opts *o)
         case LONG_NOUNITS: o->nounits = 1; break;
         case LONG_HELP_FIELDS: o->help_fields = 1; break;
         case LONG_PROCESSES: o->processes = 1; break;
-        case 'd': rc = parse_delay(spec, optarg, o); break;
+        case 'd':
+            if (spec->allowed & OPT_DISPLAY)
+                o->display = optarg;
+            else
+                rc = parse_delay(spec, optarg, o);
+            break;
         case 'c': rc = parse_count(spec, optarg, o); break;
         case 's': rc = parse_select(spec, optarg, o); break;
         case 'o': rc = parse_datetime(spec, optarg, o); break;
+        case LONG_QUERY_GPU:
+            o->fields = optarg;
+            o->smi_spelling = 1;
+            break;
+        case LONG_QUERY_APPS:
+            o->apps = optarg;
+            o->processes = 1;
+            o->smi_spelling = 1;
+            break;
+        case 'l': rc = parse_loop(spec, "-l", optarg, 1, o); break;
+        case LONG_LOOP_MS: rc = parse_loop(spec, "--loop-ms", optarg, 0.001, o); break;
+        case 'f':
+            if (!*optarg)
+                return cli_usage_error(spec->cmd, "-f: needs a file name");
+            o->file = optarg;
+            break;
         case ':': return cli_usage_error(spec->cmd, "option '%s' needs a value", argv[optind - 1]);
         default:
-            if (optopt && optopt < 256)
-                return cli_usage_error(spec->cmd, "unknown option '-%c'", optopt);
-            return cli_usage_error(spec->cmd, "unknown option '%s'", argv[optind - 1]);
+            if (optopt && optopt < 256) {
+                char opt[3] = {'-', (char)optopt, 0};
+                return unknown_option(spec, longs, shorts, opt);
+            }
+            return unknown_option(spec, longs, shorts, argv[optind - 1]);
         }
     }
     if (rc == CLI_RUN && optind < argc)

@@ -14,7 +14,12 @@ enum {
     OPT_DELAY = 1u << 7,       /* -d, --delay SECONDS */
     OPT_COUNT = 1u << 8,       /* -c, --count N */
     OPT_SELECT = 1u << 9,      /* -s, --select LETTERS */
-    OPT_DATETIME = 1u << 10    /* -o, --options D|T|DT */
+    OPT_DATETIME = 1u << 10,   /* -o, --options D|T|DT */
+    OPT_QUERY_GPU = 1u << 11,  /* --query-gpu F,F,... (nvidia-smi's spelling of --fields) */
+    OPT_QUERY_APPS = 1u << 12, /* --query-compute-apps F,F,... (compute processes, chosen fields) */
+    OPT_LOOP = 1u << 13,       /* -l, --loop [SECONDS]; -lms, --loop-ms MILLISECONDS: repeat */
+    OPT_FILE = 1u << 14,       /* -f, --filename FILE: write there instead of stdout */
+    OPT_DISPLAY = 1u << 15     /* -d, --display SECTIONS (the -q report; not with OPT_DELAY) */
 };
 
 typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_PLAIN } out_format;
@@ -29,8 +34,14 @@ typedef struct cli_spec {
 } cli_spec;
 
 typedef struct cli_opts {
-    const char *fields; /* NULL = the command's default */
-    const char *ids;    /* NULL = every GPU */
+    const char *fields;  /* NULL = the command's default */
+    const char *apps;    /* --query-compute-apps fields, NULL = the default columns */
+    const char *file;    /* -f: output file, NULL = stdout */
+    const char *display; /* -d of the -q report, NULL = every section */
+    double loop_s;       /* -l / -lms: repeat every loop_s seconds; 0 = once */
+    int format_given;    /* --format was on the command line */
+    int smi_spelling;    /* fields came as --query-gpu or --query-compute-apps (nvidia-smi's spellings) */
+    const char *ids;     /* NULL = every GPU */
     out_format format;
     int noheader, nounits, help_fields, processes;
     double delay_s;  /* default 1 */
@@ -44,9 +55,15 @@ typedef struct cli_opts {
 #define CLI_USAGE 2 /* error printed on stderr: exit 2 */
 
 #define CLI_MIN_DELAY_S 0.1
+#define CLI_MIN_LOOP_S 0.001 /* -lms 1, as nvidia-smi allows */
 
 /* Parses argv (argv[0] is the command name). Returns CLI_RUN, CLI_HELP or CLI_USAGE. */
 int cli_parse(const cli_spec *spec, int argc, char **argv, cli_opts *o);
+
+/* nvidia-smi's loop spellings that getopt cannot parse, rewritten in place in argv[1..argc-1]: "-lms"
+ * becomes "--loop-ms", and "-l" / "--loop" with no number after it "--loop=5" (nvidia-smi's default).
+ * cli_parse does this for commands that take OPT_LOOP. */
+void cli_normalize_loop(int argc, char **argv);
 
 /* Prints "gpuwatch CMD: <message>" and the --help hint on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

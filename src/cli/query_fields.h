@@ -6,11 +6,13 @@
 #include <cjson/cJSON.h>
 #include "sample.h"
 
-typedef enum { QF_METRIC, QF_TIMESTAMP, QF_COUNT } qfield_kind;
+/* QF_NA: an nvidia-smi field gpuwatch does not read (smi_fields.h): its header, and [N/A]. */
+typedef enum { QF_METRIC, QF_TIMESTAMP, QF_COUNT, QF_NA } qfield_kind;
 
 typedef struct qfield {
     qfield_kind kind;
-    const metric_def *d; /* QF_METRIC */
+    const metric_def *d;           /* QF_METRIC */
+    const struct smi_na_field *na; /* QF_NA */
 } qfield;
 
 #define QF_MAX 512
@@ -30,7 +32,9 @@ typedef struct qrow {
 extern const char QF_DEFAULT[];
 
 /* "F,F,..." or "all" (every catalog field but the GPM rates, which need two readings 100 ms
- * apart and are read only when named). Returns 0, or CLI_USAGE after printing the error. */
+ * apart and are read only when named). Names are catalog fields and aliases, timestamp, count and
+ * the nvidia-smi fields gpuwatch does not read. Returns 0, or CLI_USAGE after printing the error
+ * (with the closest name for a typo). */
 int qfields_parse(const char *cmd, const char *list, qfields *out);
 /* The metrics to read (MF_BIT fields read their bitmask). */
 void qfields_want(const qfields *q, metric_set *want);
@@ -46,5 +50,8 @@ typedef struct qpseudo {
     const char *name, *help;
 } qpseudo;
 extern const qpseudo qfield_pseudo[2];
+
+/* Offers every name a --fields list accepts to a "did you mean" (suggest.h). */
+void qfields_offer_names(gw_suggest *s);
 
 #endif

@@ -20,7 +20,9 @@ void ticker_install_signals(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0; /* no SA_RESTART: the sleep returns at once */
+    /* SA_RESTART: a write blocked on a full pipe goes on after Ctrl-C instead of failing half
+     * written; the sleep returns at once all the same (clock_nanosleep is never restarted) */
+    sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);

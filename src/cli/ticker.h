@@ -11,7 +11,7 @@ typedef struct ticker {
 } ticker;
 
 /* Installs SIGINT/SIGTERM handlers that request a stop, and ignores SIGPIPE (a closed pipe ends the
- * command through a failed write instead). */
+ * command through a failed write instead). Interrupted writes are restarted, sleeps are not. */
 void ticker_install_signals(void);
 int ticker_stopped(void);
 

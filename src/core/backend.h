@@ -31,6 +31,26 @@ typedef struct backend_error_count {
     uint64_t count;
 } backend_error_count;
 
+/* Where a GPU sits, for job placement (gpuwatch run). Peers are the GPUs of the same backend, by
+ * their index in it (the sampler's accessor turns them into the sampler's indices). */
+#define GW_TOPO_MAX_GPUS 64
+#define GW_TOPO_MAX_CPUS 1024
+typedef enum {
+    TOPO_PATH_UNKNOWN = 0,
+    TOPO_PATH_SWITCH,     /* behind one PCIe switch (or on one board) */
+    TOPO_PATH_HOSTBRIDGE, /* under one host bridge */
+    TOPO_PATH_NODE,       /* on one NUMA node */
+    TOPO_PATH_SYSTEM      /* across NUMA nodes (SMP interconnect) */
+} topo_path;
+
+typedef struct gpu_topology {
+    int has_cpus;
+    uint64_t cpus[GW_TOPO_MAX_CPUS / 64];   /* the CPUs near the GPU (its NUMA node's), bit per CPU */
+    int numa_node;                          /* -1 unknown */
+    unsigned char path[GW_TOPO_MAX_GPUS];   /* topo_path to each peer (UNKNOWN for itself) */
+    unsigned char nvlink[GW_TOPO_MAX_GPUS]; /* 1: peer-to-peer over NVLink with that peer */
+} gpu_topology;
+
 typedef struct backend backend;
 typedef struct backend_ops {
     const char *name;
@@ -50,6 +70,12 @@ typedef struct backend_ops {
     /* Simulated backends only (NULL otherwise): sets the simulation's clock to t_s seconds of
      * scenario time, so that a replay reads a scenario's hours in seconds. 0, or -1. */
     int (*set_time)(backend *b, double t_s);
+    /* Optional (NULL: no topology): the GPU's CPU affinity, NUMA node, and its PCIe path and NVLink
+     * to every other GPU of this backend. 0, or -1 when the GPU cannot be read (lost). */
+    int (*read_topology)(backend *b, int gpu, gpu_topology *out);
+    /* Simulated backends only (NULL otherwise): the simulation's clock, seconds of scenario time
+     * (what a caller relates its readings to when it checks them against a scenario); -1 unknown. */
+    double (*get_time)(backend *b);
 } backend_ops;
 
 /* The registry, as nvtop's vendor table: the program registers its backends where it is assembled

@@ -1,6 +1,7 @@
 /* catalog.c - the metric catalog table (see catalog.h) and name look-up. */
 #include "catalog.h"
 #include <string.h>
+#include "util.h"
 
 #define DCGM(name, help) .dcgm = name, .dcgm_unit_help = help
 #define DMON(g, pos, col, unit) .dmon_group = g, .dmon_pos = pos, .dmon_col = col, .dmon_unit = unit
@@ -114,20 +115,25 @@ const metric_def metric_catalog[M_COUNT] = {
     [M_POWER_DRAW] = {M_POWER_DRAW, "power.draw", NULL, "W", MK_GAUGE, MF_FIXED2, 0,
                       "Power drawn by the board (1 s average on Ampere and later), in watts.", DMON('p', 1, "pwr", "W"),
                       DCGM("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W)."), .prom = "gpuwatch_power_draw_watts"},
-    [M_POWER_DRAW_INSTANT] = {M_POWER_DRAW_INSTANT, "power.draw.instant", NULL, "W", MK_GAUGE, MF_FIXED2, 0,
-                              "Instantaneous power draw, in watts.", .prom = "gpuwatch_power_draw_instant_watts"},
-    [M_POWER_LIMIT] = {M_POWER_LIMIT, "power.limit", NULL, "W", MK_GAUGE, MF_FIXED2, 0,
+    [M_POWER_DRAW_INSTANT] = {M_POWER_DRAW_INSTANT, "power.draw.instant", "gpu.power.draw.instant", "W", MK_GAUGE,
+                              MF_FIXED2, 0, "Instantaneous power draw, in watts.",
+                              .prom = "gpuwatch_power_draw_instant_watts"},
+    [M_POWER_LIMIT] = {M_POWER_LIMIT, "power.limit", "gpu.power.requested_limit", "W", MK_GAUGE, MF_FIXED2, 0,
                        "Software power limit set by the administrator, in watts.",
                        .prom = "gpuwatch_power_limit_watts"},
-    [M_POWER_ENFORCED_LIMIT] = {M_POWER_ENFORCED_LIMIT, "enforced.power.limit", NULL, "W", MK_GAUGE, MF_FIXED2, 0,
+    [M_POWER_ENFORCED_LIMIT] = {M_POWER_ENFORCED_LIMIT, "enforced.power.limit", "gpu.power.current_limit", "W",
+                                MK_GAUGE, MF_FIXED2, 0,
                                 "Power limit actually enforced (the lowest of all limiters), in watts.",
                                 .prom = "gpuwatch_power_enforced_limit_watts"},
-    [M_POWER_DEFAULT_LIMIT] = {M_POWER_DEFAULT_LIMIT, "power.default_limit", NULL, "W", MK_GAUGE, MF_FIXED2, MF_STATIC,
-                               "Default power limit, in watts.", .prom = "gpuwatch_power_default_limit_watts"},
-    [M_POWER_MIN_LIMIT] = {M_POWER_MIN_LIMIT, "power.min_limit", NULL, "W", MK_GAUGE, MF_FIXED2, MF_STATIC,
-                           "Lowest power limit that can be set, in watts.", .prom = "gpuwatch_power_min_limit_watts"},
-    [M_POWER_MAX_LIMIT] = {M_POWER_MAX_LIMIT, "power.max_limit", NULL, "W", MK_GAUGE, MF_FIXED2, MF_STATIC,
-                           "Highest power limit that can be set, in watts.", .prom = "gpuwatch_power_max_limit_watts"},
+    [M_POWER_DEFAULT_LIMIT] = {M_POWER_DEFAULT_LIMIT, "power.default_limit", "gpu.power.default_limit", "W", MK_GAUGE,
+                               MF_FIXED2, MF_STATIC, "Default power limit, in watts.",
+                               .prom = "gpuwatch_power_default_limit_watts"},
+    [M_POWER_MIN_LIMIT] = {M_POWER_MIN_LIMIT, "power.min_limit", "gpu.power.min_limit", "W", MK_GAUGE, MF_FIXED2,
+                           MF_STATIC, "Lowest power limit that can be set, in watts.",
+                           .prom = "gpuwatch_power_min_limit_watts"},
+    [M_POWER_MAX_LIMIT] = {M_POWER_MAX_LIMIT, "power.max_limit", "gpu.power.max_limit", "W", MK_GAUGE, MF_FIXED2,
+                           MF_STATIC, "Highest power limit that can be set, in watts.",
+                           .prom = "gpuwatch_power_max_limit_watts"},
     [M_ENERGY] = {M_ENERGY, "energy.consumed", "total_energy_consumption", "mJ", MK_COUNTER, MF_INT, 0,
                   "Energy consumed since the driver was loaded, in millijoules.",
                   DCGM("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "Total energy consumption since boot (in mJ)."),
@@ -198,9 +204,9 @@ const metric_def metric_catalog[M_COUNT] = {
                         .prom = "gpuwatch_thermal_violation_seconds_total", .prom_scale = 1e-6},
 
     /* ---- PCIe ---- */
-    [M_PCIE_GEN_CUR] = {M_PCIE_GEN_CUR, "pcie.link.gen.current", "pcie.link.gen.gpucurrent", NULL, MK_GAUGE, MF_INT, 0,
+    [M_PCIE_GEN_CUR] = {M_PCIE_GEN_CUR, "pcie.link.gen.current", NULL, NULL, MK_GAUGE, MF_INT, 0,
                         "Current PCIe link generation.", .prom = "gpuwatch_pcie_link_generation"},
-    [M_PCIE_GEN_MAX] = {M_PCIE_GEN_MAX, "pcie.link.gen.max", "pcie.link.gen.gpumax", NULL, MK_GAUGE, MF_INT, MF_STATIC,
+    [M_PCIE_GEN_MAX] = {M_PCIE_GEN_MAX, "pcie.link.gen.max", NULL, NULL, MK_GAUGE, MF_INT, MF_STATIC,
                         "Maximum PCIe link generation.", .prom = "gpuwatch_pcie_link_generation_max"},
     [M_PCIE_WIDTH_CUR] = {M_PCIE_WIDTH_CUR, "pcie.link.width.current", NULL, NULL, MK_GAUGE, MF_INT, 0,
                           "Current PCIe link width (lanes).", .prom = "gpuwatch_pcie_link_width"},
@@ -235,11 +241,11 @@ const metric_def metric_catalog[M_COUNT] = {
     [M_ECC_DBE_AGG] = {M_ECC_DBE_AGG, "ecc.errors.uncorrected.aggregate.total", NULL, NULL, MK_COUNTER, MF_INT, 0,
                        "Uncorrected ECC errors over the GPU's lifetime.",
                        .prom = "gpuwatch_ecc_uncorrected_aggregate_errors_total"},
-    [M_REMAP_COR] = {M_REMAP_COR, "remapped_rows.correctable", NULL, NULL, MK_COUNTER, MF_INT, 0,
+    [M_REMAP_COR] = {M_REMAP_COR, "remapped_rows.correctable", "remapped_rows.sbe", NULL, MK_COUNTER, MF_INT, 0,
                      "Rows remapped for correctable errors.",
                      DCGM("DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "Number of remapped rows for correctable errors"),
                      .prom = "gpuwatch_remapped_rows_correctable_total"},
-    [M_REMAP_UNC] = {M_REMAP_UNC, "remapped_rows.uncorrectable", NULL, NULL, MK_COUNTER, MF_INT, 0,
+    [M_REMAP_UNC] = {M_REMAP_UNC, "remapped_rows.uncorrectable", "remapped_rows.dbe", NULL, MK_COUNTER, MF_INT, 0,
                      "Rows remapped for uncorrectable errors.",
                      DCGM("DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
                           "Number of remapped rows for uncorrectable errors"),
@@ -320,6 +326,152 @@ const metric_def metric_catalog[M_COUNT] = {
     GPMB(M_GPM_NVLINK_RX, "gpm.nvlink_rx", "NVLink bytes received per second, all links, MiB/s (GPM).", NULL, NULL,
          "gpuwatch_gpm_nvlink_receive_bytes_per_second"),
 #undef GPMB
+    /* ---- the rest of nvidia-smi --help-query-gpu that NVML answers (the CLI's compatibility
+     * fields: no exporter series; history keeps them like any other metric) ---- */
+    [M_PCI_DOMAIN] = {M_PCI_DOMAIN, "pci.domain", NULL, NULL, MK_INFO, MF_STRING, MF_STATIC,
+                      "PCI domain number, in hex."},
+    [M_PCI_BUS] = {M_PCI_BUS, "pci.bus", NULL, NULL, MK_INFO, MF_STRING, MF_STATIC, "PCI bus number, in hex."},
+    [M_PCI_DEVICE] = {M_PCI_DEVICE, "pci.device", NULL, NULL, MK_INFO, MF_STRING, MF_STATIC,
+                      "PCI device number, in hex."},
+    [M_PCI_BASE_CLASS] = {M_PCI_BASE_CLASS, "pci.baseClass", NULL, NULL, MK_INFO, MF_STRING, MF_STATIC,
+                          "PCI base class code, in hex (0x3: display controller)."},
+    [M_PCI_SUB_CLASS] = {M_PCI_SUB_CLASS, "pci.subClass", NULL, NULL, MK_INFO, MF_STRING, MF_STATIC,
+                         "PCI sub class code, in hex (0x0: VGA, 0x2: 3D controller)."},
+    [M_INFOROM_IMG] = {M_INFOROM_IMG, "inforom.img", "inforom.image", NULL, MK_INFO, MF_STRING, MF_STATIC,
+                       "Version of the InfoROM image."},
+    [M_INFOROM_OEM] = {M_INFOROM_OEM, "inforom.oem", NULL, NULL, MK_INFO, MF_STRING, MF_STATIC,
+                       "Version of the InfoROM's OEM configuration object."},
+    [M_INFOROM_ECC] = {M_INFOROM_ECC, "inforom.ecc", NULL, NULL, MK_INFO, MF_STRING, MF_STATIC,
+                       "Version of the InfoROM's ECC object."},
+    [M_INFOROM_PWR] = {M_INFOROM_PWR, "inforom.pwr", "inforom.power", NULL, MK_INFO, MF_STRING, MF_STATIC,
+                       "Version of the InfoROM's power management object."},
+    [M_COMPUTE_MODE] = {M_COMPUTE_MODE, "compute_mode", NULL, NULL, MK_INFO, MF_ENUM, 0,
+                        "Who may create CUDA contexts: Default (any number of processes), Exclusive_Process (one), "
+                        "Prohibited (none).",
+                        .names = (const char *const[]){"Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process",
+                                                       NULL}},
+    [M_PERSISTENCE_MODE] = {M_PERSISTENCE_MODE, "persistence_mode", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+                            "Whether the driver stays loaded with no client (persistence mode)."},
+    [M_DISPLAY_MODE] = {M_DISPLAY_MODE, "display_mode", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+                        "Whether a display is connected to the GPU (deprecated by nvidia-smi: see display_attached)."},
+    [M_DISPLAY_ATTACHED] = {M_DISPLAY_ATTACHED, "display_attached", NULL, NULL, MK_INFO, MF_YESNO, 0,
+                            "Whether a physical display is connected to one of the GPU's connectors."},
+    [M_DISPLAY_ACTIVE] = {M_DISPLAY_ACTIVE, "display_active", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+                          "Whether a display is initialized on the GPU (memory set aside for it)."},
+    [M_ADDRESSING_MODE] = {M_ADDRESSING_MODE, "addressing_mode", NULL, NULL, MK_INFO, MF_ENUM, MF_STATIC,
+                           "How the GPU reaches system allocated memory: HMM, ATS or None.",
+                           .names = (const char *const[]){"None", "HMM", "ATS", NULL}},
+    [M_ACCOUNTING_MODE] = {M_ACCOUNTING_MODE, "accounting.mode", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+                           "Whether per-process accounting is on."},
+    [M_ACCOUNTING_BUFFER] = {M_ACCOUNTING_BUFFER, "accounting.buffer_size", NULL, NULL, MK_INFO, MF_INT, MF_STATIC,
+                             "How many processes the accounting buffer keeps before it wraps."},
+    [M_DRIVER_MODEL_CUR] = {M_DRIVER_MODEL_CUR, "driver_model.current", NULL, NULL, MK_INFO, MF_ENUM, MF_STATIC,
+                            "Windows driver model in use (WDDM, TCC, MCDM); absent on Linux.",
+                            .names = (const char *const[]){"WDDM", "TCC", "MCDM", NULL}},
+    [M_DRIVER_MODEL_PEND] = {M_DRIVER_MODEL_PEND, "driver_model.pending", NULL, NULL, MK_INFO, MF_ENUM, MF_STATIC,
+                             "Windows driver model after the next reboot; absent on Linux.",
+                             .names = (const char *const[]){"WDDM", "TCC", "MCDM", NULL}},
+    [M_GOM_CUR] = {M_GOM_CUR, "gom.current", "gpu_operation_mode.current", NULL, MK_INFO, MF_ENUM, MF_STATIC,
+                   "GPU operation mode in use (All On, Compute, Low Double Precision).",
+                   .names = (const char *const[]){"All On", "Compute", "Low Double Precision", NULL}},
+    [M_GOM_PEND] = {M_GOM_PEND, "gom.pending", "gpu_operation_mode.pending", NULL, MK_INFO, MF_ENUM, MF_STATIC,
+                    "GPU operation mode after the next reboot.",
+                    .names = (const char *const[]){"All On", "Compute", "Low Double Precision", NULL}},
+    [M_GSP_MODE_CUR] = {M_GSP_MODE_CUR, "gsp.mode.current", NULL, NULL, MK_INFO, MF_ENABLED, MF_STATIC,
+                        "Whether the GSP firmware runs the GPU."},
+    [M_GSP_MODE_DEFAULT] = {M_GSP_MODE_DEFAULT, "gsp.mode.default", NULL, NULL, MK_INFO, MF_ENABLED, MF_STATIC,
+                            "Whether the GSP firmware runs the GPU by default."},
+    [M_C2C_MODE] = {M_C2C_MODE, "c2c.mode", NULL, NULL, MK_INFO, MF_ENABLED, MF_STATIC,
+                    "Whether the GPU is attached to its CPU over chip-to-chip (C2C) links."},
+    [M_TEMP_TLIMIT] = {M_TEMP_TLIMIT, "temperature.gpu.tlimit", NULL, NULL, MK_GAUGE, MF_INT, 0,
+                       "Degrees C left before the GPU reaches its maximum operating temperature (T.Limit)."},
+    [M_ENC_SESSIONS] = {M_ENC_SESSIONS, "encoder.stats.sessionCount", NULL, NULL, MK_GAUGE, MF_INT, 0,
+                        "Encoder sessions running on the GPU."},
+    [M_ENC_FPS] = {M_ENC_FPS, "encoder.stats.averageFps", NULL, NULL, MK_GAUGE, MF_INT, 0,
+                   "Average frames per second of the encoder sessions."},
+    [M_ENC_LATENCY] = {M_ENC_LATENCY, "encoder.stats.averageLatency", NULL, NULL, MK_GAUGE, MF_INT, 0,
+                       "Average encode latency of the sessions, in microseconds."},
+    [M_PROTECTED_MEM_TOTAL] = {M_PROTECTED_MEM_TOTAL, "protected_memory.total", NULL, "MiB", MK_GAUGE, MF_FLOOR, 0,
+                               "Confidential-compute protected memory size; absent unless CC mode is on."},
+    [M_PROTECTED_MEM_FREE] = {M_PROTECTED_MEM_FREE, "protected_memory.free", NULL, "MiB", MK_GAUGE, MF_FLOOR, 0,
+                              "Confidential-compute protected memory free; absent unless CC mode is on."},
+    [M_POWER_DRAW_AVERAGE] = {M_POWER_DRAW_AVERAGE, "power.draw.average", "gpu.power.draw.average", "W", MK_GAUGE,
+                              MF_FIXED2, 0, "Power drawn by the board averaged over one second, in watts."},
+    [M_POWER_MANAGEMENT] = {M_POWER_MANAGEMENT, "power.management", NULL, NULL, MK_INFO, MF_ENABLED, MF_STATIC,
+                            "Whether power management (power readings and limits) is enabled."},
+    [M_CLOCK_APP_GR] = {M_CLOCK_APP_GR, "clocks.applications.graphics", "clocks.applications.gr", "MHz", MK_GAUGE,
+                        MF_INT, 0, "Applications clock of graphics set by the administrator."},
+    [M_CLOCK_APP_MEM] = {M_CLOCK_APP_MEM, "clocks.applications.memory", "clocks.applications.mem", "MHz", MK_GAUGE,
+                         MF_INT, 0, "Applications clock of memory set by the administrator."},
+    [M_CLOCK_DEF_APP_GR] = {M_CLOCK_DEF_APP_GR, "clocks.default_applications.graphics",
+                            "clocks.default_applications.gr", "MHz", MK_GAUGE, MF_INT, MF_STATIC,
+                            "Default applications clock of graphics."},
+    [M_CLOCK_DEF_APP_MEM] = {M_CLOCK_DEF_APP_MEM, "clocks.default_applications.memory",
+                             "clocks.default_applications.mem", "MHz", MK_GAUGE, MF_INT, MF_STATIC,
+                             "Default applications clock of memory."},
+    [M_VIOL_SYNC_BOOST] = {M_VIOL_SYNC_BOOST, "clocks_event_reasons_counters.sync_boost", NULL, "us", MK_COUNTER,
+                           MF_INT, 0, "Time clocks were held by a sync boost group, in microseconds."},
+    [M_VIOL_SW_THERMAL] = {M_VIOL_SW_THERMAL, "clocks_event_reasons_counters.sw_thermal_slowdown", NULL, "us",
+                           MK_COUNTER, MF_INT, 0,
+                           "Time clocks were lowered by software thermal slowdown, in microseconds."},
+    [M_VIOL_POWER_BRAKE] = {M_VIOL_POWER_BRAKE, "clocks_event_reasons_counters.hw_power_brake_slowdown", NULL, "us",
+                            MK_COUNTER, MF_INT, 0,
+                            "Time clocks were lowered by the hardware power brake, in microseconds."},
+    [M_PCIE_GEN_GPUCUR] = {M_PCIE_GEN_GPUCUR, "pcie.link.gen.gpucurrent", NULL, NULL, MK_GAUGE, MF_INT, 0,
+                           "Current PCIe link generation of the GPU (lower when idle)."},
+    [M_PCIE_GEN_GPUMAX] =
+        {M_PCIE_GEN_GPUMAX, "pcie.link.gen.gpumax", NULL, NULL, MK_GAUGE, MF_INT, MF_STATIC,
+         "Highest PCIe link generation the GPU supports (pcie.link.gen.max is that of GPU and host)."},
+    [M_ECC_MODE_PEND] = {M_ECC_MODE_PEND, "ecc.mode.pending", NULL, NULL, MK_INFO, MF_ENABLED, MF_STATIC,
+                         "Whether ECC will be enabled after the next reboot."},
+    [M_DRAM_ENC_CUR] = {M_DRAM_ENC_CUR, "dramEncryption.mode.current", NULL, NULL, MK_INFO, MF_ENABLED, MF_STATIC,
+                        "Whether DRAM encryption is on."},
+    [M_DRAM_ENC_PEND] = {M_DRAM_ENC_PEND, "dramEncryption.mode.pending", NULL, NULL, MK_INFO, MF_ENABLED, MF_STATIC,
+                         "Whether DRAM encryption will be on after the next reboot."},
+#define ECC_BLOCK(UNC, AGG, KIND, WHEN, HELP)                                        \
+    ECC_ONE(UNC, AGG, KIND, WHEN, 0, "device_memory", HELP " in device memory.")     \
+    ECC_ONE(UNC, AGG, KIND, WHEN, 1, "dram", HELP " in DRAM.")                       \
+    ECC_ONE(UNC, AGG, KIND, WHEN, 2, "register_file", HELP " in the register file.") \
+    ECC_ONE(UNC, AGG, KIND, WHEN, 3, "l1_cache", HELP " in the L1 cache.")           \
+    ECC_ONE(UNC, AGG, KIND, WHEN, 4, "l2_cache", HELP " in the L2 cache.")           \
+    ECC_ONE(UNC, AGG, KIND, WHEN, 5, "texture_memory", HELP " in texture memory.")   \
+    ECC_ONE(UNC, AGG, KIND, WHEN, 6, "cbu", HELP " in the CBU.")                     \
+    ECC_ONE(UNC, AGG, KIND, WHEN, 7, "sram", HELP " in SRAM.")
+#define ECC_ONE(UNC, AGG, KIND, WHEN, LOC, NAME, HELP)                                                          \
+    [M_ECC_LOC_FIRST + (UNC * 2 + AGG) * ECC_NLOC + LOC] = {M_ECC_LOC_FIRST + (UNC * 2 + AGG) * ECC_NLOC + LOC, \
+                                                            "ecc.errors." KIND "." WHEN "." NAME,               \
+                                                            NULL,                                               \
+                                                            NULL,                                               \
+                                                            MK_COUNTER,                                         \
+                                                            MF_INT,                                             \
+                                                            0,                                                  \
+                                                            HELP},
+    ECC_BLOCK(0, 0, "corrected", "volatile", "Corrected ECC errors since the driver was loaded")
+        ECC_BLOCK(0, 1, "corrected", "aggregate", "Corrected ECC errors over the GPU's lifetime")
+            ECC_BLOCK(1, 0, "uncorrected", "volatile", "Uncorrected ECC errors since the driver was loaded")
+                ECC_BLOCK(1, 1, "uncorrected", "aggregate", "Uncorrected ECC errors over the GPU's lifetime")
+#undef ECC_ONE
+#undef ECC_BLOCK
+                    [M_RETIRED_SBE] = {M_RETIRED_SBE, "retired_pages.single_bit_ecc.count", "retired_pages.sbe", NULL,
+                                       MK_COUNTER, MF_INT, 0,
+                                       "Pages retired for multiple single-bit ECC errors (before Ampere)."},
+    [M_RETIRED_DBE] = {M_RETIRED_DBE, "retired_pages.double_bit.count", "retired_pages.dbe", NULL, MK_COUNTER, MF_INT,
+                       0, "Pages retired for a double-bit ECC error (before Ampere)."},
+    [M_RETIRED_PENDING] = {M_RETIRED_PENDING, "retired_pages.pending", NULL, NULL, MK_GAUGE, MF_YESNO, 0,
+                           "A page retirement waits for the next reboot."},
+    [M_REMAP_COR_INACTIVE] = {M_REMAP_COR_INACTIVE, "remapped_rows.correctable_inactive", NULL, NULL, MK_COUNTER,
+                              MF_INT, 0, "Rows remapped for correctable errors that are not in use (inactive)."},
+    [M_REMAP_UNC_INACTIVE] = {M_REMAP_UNC_INACTIVE, "remapped_rows.uncorrectable_inactive", NULL, NULL, MK_COUNTER,
+                              MF_INT, 0, "Rows remapped for uncorrectable errors that are not in use (inactive)."},
+#define HIST(ID, NAME, HELP) [ID] = {ID, "remapped_rows.histogram." NAME, NULL, NULL, MK_GAUGE, MF_INT, 0, HELP}
+    HIST(M_REMAP_HIST_MAX, "max", "Memory banks with all their spare rows left."),
+    HIST(M_REMAP_HIST_HIGH, "high", "Memory banks with most of their spare rows left."),
+    HIST(M_REMAP_HIST_PARTIAL, "partial", "Memory banks with some spare rows left."),
+    HIST(M_REMAP_HIST_LOW, "low", "Memory banks with few spare rows left."),
+    HIST(M_REMAP_HIST_NONE, "none", "Memory banks with no spare row left."),
+#undef HIST
+    [M_MIG_MODE_PEND] = {M_MIG_MODE_PEND, "mig.mode.pending", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+                         "Whether MIG mode will be enabled after the next GPU reset."},
 };
 
 static int alias_matches(const char *aliases, const char *name)
@@ -351,4 +503,24 @@ void mset_all(metric_set *s)
     memset(s, 0, sizeof *s);
     for (int i = 0; i < M_COUNT; i++)
         mset_add(s, (metric_id)i);
+}
+
+void catalog_offer_names(gw_suggest *s)
+{
+    for (int i = 0; i < M_COUNT; i++) {
+        gw_suggest_add(s, metric_catalog[i].field);
+        gw_suggest_add_list(s, metric_catalog[i].aliases);
+    }
+}
+
+const char *catalog_suggest(const char *name, char *out, size_t n)
+{
+    gw_suggest s;
+    gw_suggest_init(&s, name);
+    catalog_offer_names(&s);
+    const char *best = gw_suggest_best(&s);
+    if (!best || n == 0)
+        return NULL;
+    gw_strlcpy(out, best, n);
+    return out;
 }

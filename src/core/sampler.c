@@ -37,7 +37,7 @@ static backend_status open_backends(sampler *s, char *err, size_t errlen)
     return BK_OK;
 }
 
-backend_status sampler_open(sampler *s, char *err, size_t errlen)
+static backend_status open_sampler(sampler *s, int read_info, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     backend_status st = open_backends(s, err, errlen);
@@ -59,6 +59,8 @@ backend_status sampler_open(sampler *s, char *err, size_t errlen)
             g->backend = k;
             g->local = local;
             g->info.index = i;
+            if (!read_info)
+                continue;
             gpu_status gs = sb->ops->read_info(sb->b, local, &g->info, &g->statics);
             g->info.index = i;
             g->have_info = gs == GPU_OK;
@@ -66,6 +68,16 @@ backend_status sampler_open(sampler *s, char *err, size_t errlen)
         }
     }
     return BK_OK;
+}
+
+backend_status sampler_open(sampler *s, char *err, size_t errlen)
+{
+    return open_sampler(s, 1, err, errlen);
+}
+
+backend_status sampler_open_deferred(sampler *s, char *err, size_t errlen)
+{
+    return open_sampler(s, 0, err, errlen);
 }
 
 void sampler_close(sampler *s)
@@ -164,6 +176,40 @@ int sampler_set_time(sampler *s, double t_s)
             return -1;
     }
     return s->nbackends ? 0 : -1;
+}
+
+int sampler_read_topology(sampler *s, int gpu, gpu_topology *out)
+{
+    if (gpu < 0 || gpu >= s->count)
+        return -1;
+    gw_gpu *g = &s->gpus[gpu];
+    sampler_backend *sb = &s->backends[g->backend];
+    gpu_topology local;
+    if (!sb->ops->read_topology || sb->ops->read_topology(sb->b, g->local, &local) != 0)
+        return -1;
+    *out = local;
+    memset(out->path, TOPO_PATH_UNKNOWN, sizeof out->path);
+    memset(out->nvlink, 0, sizeof out->nvlink);
+    for (int i = 0; i < s->count && i < GW_TOPO_MAX_GPUS; i++) {
+        const gw_gpu *p = &s->gpus[i];
+        if (p->backend != g->backend || p->local >= GW_TOPO_MAX_GPUS)
+            continue;
+        out->path[i] = local.path[p->local];
+        out->nvlink[i] = local.nvlink[p->local];
+    }
+    if (out->numa_node < 0 && g->have_info && sample_has(&g->statics, M_NUMA_NODE))
+        out->numa_node = (int)g->statics.v[M_NUMA_NODE];
+    return 0;
+}
+
+double sampler_sim_time(sampler *s)
+{
+    for (int k = 0; k < s->nbackends; k++) {
+        sampler_backend *sb = &s->backends[k];
+        if (sb->ops->get_time)
+            return sb->ops->get_time(sb->b);
+    }
+    return -1;
 }
 
 void sampler_backend_names(const sampler *s, char *out, size_t n)

@@ -33,6 +33,10 @@ typedef struct sampler {
 /* Opens every registered backend. Fails (one clear line in err, the first failure's status) when
  * none opens; a backend that fails beside one that opens is left out. */
 backend_status sampler_open(sampler *s, char *err, size_t errlen);
+/* The same, without reading any GPU's identity: each GPU's first sampler_read does. For readers
+ * that read each GPU on its own thread (sampler_pool.h), so that a call that hangs on one GPU at
+ * open holds up that GPU only. */
+backend_status sampler_open_deferred(sampler *s, char *err, size_t errlen);
 void sampler_close(sampler *s);
 
 /* Reads one GPU: the metrics in want (NULL = all), statics merged in, t_us set. */
@@ -50,6 +54,14 @@ int sampler_error_counts(sampler *s, backend_error_count *out, int max);
 /* Sets the clock of a simulated backend (every backend must be simulated): see backend_ops.set_time.
  * 0, or -1 when a backend cannot. */
 int sampler_set_time(sampler *s, double t_s);
+
+/* The topology of one GPU (backend_ops.read_topology), its peers given as sampler indices (GPUs of
+ * other backends: TOPO_PATH_UNKNOWN); numa_node from the GPU's static numa_node when the backend
+ * gives none. 0, or -1 when the backend has no topology or cannot read it. */
+int sampler_read_topology(sampler *s, int gpu, gpu_topology *out);
+
+/* The scenario time of a simulated backend (backend_ops.get_time), or -1. */
+double sampler_sim_time(sampler *s);
 
 /* The backends' names, joined with '+' ("nvml"). */
 void sampler_backend_names(const sampler *s, char *out, size_t n);

@@ -79,7 +79,16 @@ static void gather(const diag_ctx *c, int gpu, health *h)
     }
 }
 
-/* "48 (double-bit ...) x1, 63 (...) x2" and the worst XID's criticality. */
+/* "48 x1, 63 x2": the codes and how often each came. */
+static void codes(const xid_list *l, char *out, size_t n)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < l->n && len < n; i++)
+        len += (size_t)snprintf(out + len, n - len, "%s%d x%d", i ? ", " : "", l->code[i], l->count[i]);
+}
+
+/* "XID 48 (double-bit ...); XID 63 (...) repeated" and the worst XID's criticality. */
 static int describe(const xid_list *l, char *out, size_t n)
 {
     size_t len = 0;
@@ -109,14 +118,15 @@ static void advise_xids(diag_finding *f, const xid_list *l)
 
 static void report_hw(diag_ctx *c, int gpu, const health *h)
 {
-    char xids[sizeof(((diag_evidence *)0)->str)];
+    char xids[sizeof(((diag_finding *)0)->summary)], list[sizeof(((diag_evidence *)0)->str)];
     int critical = describe(&h->hw, xids, sizeof xids) || h->dbe > 0 || h->failure || h->lost_times > 0;
+    codes(&h->hw, list, sizeof list);
     diag_finding *f = diag_emit(c, "hw_health", critical ? DIAG_CRITICAL : DIAG_WARNING, gpu, h->from, h->to);
     if (!f)
         return;
     f->score = 10 * h->lost_times + h->dbe + h->hw.n + h->failure + h->pending;
     if (h->hw.n)
-        diag_finding_str(f, "xids", "%s", xids);
+        diag_finding_str(f, "xids", "%s", list);
     if (h->hw.n)
         diag_finding_num(f, "xid", h->hw.code[0], "");
     if (h->dbe)
@@ -131,7 +141,7 @@ static void report_hw(diag_ctx *c, int gpu, const health *h)
         diag_finding_num(f, "lost_times", h->lost_times, "");
         diag_finding_num(f, "lost_s", h->lost_s, "s");
     }
-    char what[300] = "";
+    char what[sizeof(((diag_finding *)0)->summary)] = "";
     size_t len = 0;
     if (h->hw.n)
         len += (size_t)snprintf(what + len, sizeof what - len, "%s", xids);
@@ -160,14 +170,15 @@ static void report_hw(diag_ctx *c, int gpu, const health *h)
 
 static void report_app(diag_ctx *c, int gpu, const health *h)
 {
-    char xids[sizeof(((diag_evidence *)0)->str)];
+    char xids[sizeof(((diag_finding *)0)->summary)], list[sizeof(((diag_evidence *)0)->str)];
     describe(&h->app, xids, sizeof xids);
+    codes(&h->app, list, sizeof list);
     diag_severity sev = c->cfg->hw_health.app_xids_warn >= 0.5 ? DIAG_WARNING : DIAG_INFO;
     diag_finding *f = diag_emit(c, "hw_health", sev, gpu, h->app.from, h->app.to);
     if (!f)
         return;
     f->score = h->app.n;
-    diag_finding_str(f, "xids", "%s", xids);
+    diag_finding_str(f, "xids", "%s", list);
     diag_finding_num(f, "xid", h->app.code[0], "");
     diag_finding_str(f, "fault", "application");
     char who[160] = "";

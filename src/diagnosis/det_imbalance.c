@@ -19,6 +19,7 @@ typedef struct {
     uint64_t from, to; /* the process's presence */
     double hist[BINS];
     double q[3]; /* p10, p50, p90 */
+    double mean; /* what the summary says (a median hides a GPU that swings) */
     int n;
     double dist; /* JS distance to the job's typical GPU */
     double gap;  /* largest quantile difference from it */
@@ -89,6 +90,7 @@ static int describe(const diag_ctx *c, job *j, uint64_t from, uint64_t to)
             if (v->t[k] >= from && v->t[k] <= to && v->held[k] != 0)
                 vals[m->n++] = v->u[k];
         dstat_hist(vals, m->n, 0, 100, BINS, m->hist);
+        dstat_mean_sd(vals, m->n, &m->mean, NULL);
         static const double ps[3] = {10, 50, 90};
         dstat_percentiles(vals, m->n, ps, m->q, 3);
         free(vals);
@@ -160,7 +162,7 @@ static void report(diag_ctx *c, const job *j, const int *out, int n_out, uint64_
         for (int k = 0; k < n_out; k++)
             is_out |= out[k] == i;
         if (!is_out)
-            peer[np++] = j->m[i].q[1];
+            peer[np++] = j->m[i].mean;
     }
     for (int k = 0; k < n_out; k++) {
         const member *m = &j->m[out[k]];
@@ -170,7 +172,7 @@ static void report(diag_ctx *c, const job *j, const int *out, int n_out, uint64_
         worst = m->gap > worst ? m->gap : worst;
         max_dist = m->dist > max_dist ? m->dist : max_dist;
         len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%sGPU %d at %.0f %%",
-                                k ? ", " : "", m->gpu, m->q[1]);
+                                k ? ", " : "", m->gpu, m->mean);
     }
     double peer_med = np ? median(peer, np) : NAN;
     const diag_proc *p = j->m[out[0]].proc;

@@ -5,6 +5,8 @@
 #include "diag_internal.h"
 #include <stdio.h>
 
+#define LONG_BUSY_S 30 /* a busy phase this long spans many steps */
+
 static void advise(diag_finding *f)
 {
     diag_finding_advice(f, "Give the DataLoader more workers (num_workers, about the CPU cores per GPU) and keep "
@@ -18,10 +20,11 @@ static void advise(diag_finding *f)
 
 static void report(diag_ctx *c, diag_gpu_view *v, const diag_cycles *cy, int swing)
 {
-    const double crit = c->cfg->input_stall.critical_idle_share;
+    const diag_config *cfg = c->cfg;
     double idle_share = 1 - cy->duty;
-    diag_finding *f =
-        diag_emit(c, "input_stall", idle_share >= crit ? DIAG_CRITICAL : DIAG_WARNING, v->gpu, v->act_from, v->act_to);
+    diag_severity sev = diag_level(c, "input_stall", v->gpu, idle_share - cfg->input_stall.critical_idle_share,
+                                   cfg->input_stall.severity_margin, DIAG_WARNING, DIAG_CRITICAL);
+    diag_finding *f = diag_emit(c, "input_stall", sev, v->gpu, v->act_from, v->act_to);
     if (!f)
         return;
     f->score = idle_share;
@@ -35,6 +38,7 @@ static void report(diag_ctx *c, diag_gpu_view *v, const diag_cycles *cy, int swi
     diag_finding_num(f, "p5_util", cy->p5, "%");
     diag_finding_num(f, "cycles", cy->cycles, "");
     diag_finding_num(f, "autocorrelation", cy->acf_peak, "");
+    diag_finding_num(f, "cycle_cv", cy->cv, "");
     diag_finding_str(f, "rule", "%s", swing ? "fluctuation (p95/p5)" : "recurring idle gaps");
     char who[160] = "";
     const diag_proc *p[1];
@@ -48,6 +52,12 @@ static void report(diag_ctx *c, diag_gpu_view *v, const diag_cycles *cy, int swi
                          "idle %.0f %% of each cycle (gaps of %.1f s)",
                          v->gpu, who, cy->idle_level, cy->busy_level, cy->period_s, idle_share * 100, cy->gap_s);
     advise(f);
+    if (cy->duty * cy->period_s >= LONG_BUSY_S)
+        diag_finding_advice(f,
+                            "A gap every %.0f s after %.0f s of work is often a boundary, not each batch: workers "
+                            "restarting each epoch (persistent_workers=True), evaluation metrics on the CPU, logging "
+                            "or checkpoint writes",
+                            cy->period_s, cy->duty * cy->period_s);
     /* a dozen cycles, so the swing shows */
     uint64_t span = (uint64_t)(cy->period_s * 12e6);
     uint64_t from = v->act_to > v->act_from + span ? v->act_to - span : v->act_from;

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#define HUNG_SM_ACTIVE 5 /* %: a kernel spinning on a few SMs, nothing launched around it */
+
 typedef struct {
     double busy_s, match_s;
     int n;       /* matched readings */
@@ -108,6 +110,10 @@ static void report(diag_ctx *c, const diag_gpu_view *v, int gpm, tally *tl)
                              "time (%.0f %% of its busy time)",
                              v->gpu, util, sm, share * 100);
         diag_chart_series(f, &v->g->s[DS_SM_ACTIVE], v->gpu, "gpm.sm_active", "%", v->act_from, v->act_to, 1);
+        if (util >= 99.5 && sm < HUNG_SM_ACTIVE)
+            diag_finding_advice(f, "Utilization pinned at 100 %% with the SMs almost idle is also what a job hung in a "
+                                   "collective (NCCL) looks like: check that it still makes progress (its log, py-spy "
+                                   "dump)");
     } else {
         double pf = dstat_percentile(tl->power_frac, tl->n, 50);
         diag_finding_num(f, "power_above_idle_share", pf, "");

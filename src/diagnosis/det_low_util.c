@@ -1,6 +1,7 @@
 /* det_low_util.c - low_util: a process holds the GPU but keeps it steadily under-used: p95
  * utilization below 70 % (SageMaker Debugger's LowGPUUtilization), busy most of the time (a
- * bursty or idle GPU is something else) and no periodic swing (that is input_stall). The likely
+ * bursty or idle GPU is something else) and no periodic swing down to idle (that is input_stall; a
+ * swing that never reaches idle, such as a fast loop read through NVML's averaging, is not). The likely
  * cause is named from what the window shows: a saturated CPU core, peers on other GPUs, a small
  * memory footprint. */
 #include "diag_internal.h"
@@ -115,7 +116,10 @@ static void causes(diag_ctx *c, diag_finding *f, const diag_gpu_view *v, const d
 
 static void report(diag_ctx *c, const diag_gpu_view *v, const held_stats *h, double p95, double p50)
 {
-    diag_finding *f = diag_emit(c, "low_util", p95 < 40 ? DIAG_WARNING : DIAG_INFO, v->gpu, h->from, h->to);
+    const diag_config *cfg = c->cfg;
+    diag_severity sev = diag_level(c, "low_util", v->gpu, p95 - cfg->low_util.warning_p95,
+                                   cfg->low_util.severity_margin, DIAG_WARNING, DIAG_INFO);
+    diag_finding *f = diag_emit(c, "low_util", sev, v->gpu, h->from, h->to);
     if (!f)
         return;
     f->score = 1 - p95 / 100;
@@ -141,8 +145,9 @@ void det_low_util(diag_ctx *c)
         diag_gpu_view *v = &c->views[i];
         if (!v->procs_known || v->n == 0 || (v->flags & (VIEW_STALL | VIEW_IMBALANCED | VIEW_LAUNCH | VIEW_PCIE)))
             continue;
-        if (diag_view_cycles(c, v)->periodic)
-            continue; /* a periodic swing is input_stall's, found or not */
+        const diag_cycles *cy = diag_view_cycles(c, v);
+        if (cy->periodic && diag_cycles_reach_idle(cy, cfg))
+            continue; /* a periodic swing down to idle is input_stall's, found or not */
         float *vals = malloc((size_t)v->n * sizeof *vals);
         if (!vals)
             continue;

@@ -21,7 +21,7 @@ static void report(diag_ctx *c, const diag_gpu_view *v, const dstat_run *best, d
     diag_finding_num(f, "longest_full_s", (double)(best->to_us - best->from_us) / 1e6, "s");
     diag_finding_num(f, "full_s", full_s, "s");
     if (span > 0)
-        diag_finding_num(f, "full_share", full_s / span, "");
+        diag_finding_num(f, "full_share", full_s < span ? full_s / span : 1, "");
     const diag_proc *p[DIAG_MAX_PIDS];
     int k = diag_procs_in(c, v->gpu, best->from_us, best->to_us, p, DIAG_MAX_PIDS);
     char label[160] = "";
@@ -35,6 +35,9 @@ static void report(diag_ctx *c, const diag_gpu_view *v, const dstat_run *best, d
                            "(torch.utils.checkpoint) to trade compute for memory");
     diag_finding_advice(f, "If out-of-memory errors come with free memory left, the caching allocator is fragmented: "
                            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+    diag_finding_advice(f, "If a framework reserved the memory up front (TensorFlow by default, JAX's preallocation, "
+                           "vLLM's --gpu-memory-utilization), it is held rather than needed: let it grow on demand "
+                           "(TF_FORCE_GPU_ALLOW_GROWTH=true, XLA_PYTHON_CLIENT_PREALLOCATE=false) or reserve less");
     if (k > 1)
         diag_finding_advice(f, "%d processes share this GPU: move one elsewhere", k);
     diag_chart_series(f, &g->s[DS_MEM_USED], v->gpu, "memory.used", "MiB", best->from_us, best->to_us, 0);

@@ -74,12 +74,20 @@ static void report(diag_ctx *c, const diag_gpu_view *v, const diag_series *s, co
 {
     const diag_gpu *g = v->g;
     const diag_series *used = &g->s[DS_MEM_USED];
-    double gpu_now = used->n ? used->v[used->n - 1] : lk->now_mib;
+    /* the GPU's memory when the fit ends: now, or when a process that has exited last grew */
+    int hint = 0;
+    double gpu_now = diag_at(used, s->t[s->n - 1], 2 * v->step_us, &hint);
+    if (isnan(gpu_now))
+        gpu_now = used->n ? used->v[used->n - 1] : lk->now_mib;
     double free_mib = isnan(g->mem_total_mib) ? NAN : g->mem_total_mib - gpu_now;
     double tte_s = !isnan(free_mib) ? fmax(free_mib, 0) / lk->fit.slope : NAN;
-    int critical = !isnan(tte_s) && tte_s < c->cfg->memory_leak.critical_hours * 3600;
+    const diag_config *cfg = c->cfg;
+    diag_severity sev = isnan(tte_s)
+                            ? DIAG_WARNING
+                            : diag_level(c, "memory_leak", v->gpu, tte_s / 3600 - cfg->memory_leak.critical_hours,
+                                         cfg->memory_leak.severity_margin, DIAG_CRITICAL, DIAG_WARNING);
     uint64_t from = s->t[lk->i0], to = s->t[s->n - 1];
-    diag_finding *f = diag_emit(c, "memory_leak", critical ? DIAG_CRITICAL : DIAG_WARNING, v->gpu, from, to);
+    diag_finding *f = diag_emit(c, "memory_leak", sev, v->gpu, from, to);
     if (!f)
         return;
     f->score = isnan(tte_s) ? 0 : 1 / (1 + tte_s / 3600);

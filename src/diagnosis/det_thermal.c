@@ -112,15 +112,24 @@ static void report(diag_ctx *c, const diag_gpu_view *v, const heat *h, int criti
     diag_finding_num(f, "hw_thermal_s", h->hw_s, "s");
     if (!isnan(h->max_mem_c))
         diag_finding_num(f, "max_memory_temp_c", h->max_mem_c, "C");
-    char what[200];
-    if (h->hw_s >= cfg->thermal.reason_min_s || h->sw_s >= cfg->thermal.reason_min_s)
-        snprintf(what, sizeof what, "clocks slowed for heat for %.0f s (%s)", h->sw_s > h->hw_s ? h->sw_s : h->hw_s,
-                 h->hw_s > 0 ? "hardware thermal slowdown" : "software thermal slowdown");
+    char what[200], peak[64];
+    int hw = h->hw_s >= cfg->thermal.reason_min_s;
+    if (hw || h->sw_s >= cfg->thermal.reason_min_s)
+        snprintf(what, sizeof what, "clocks slowed for heat for %.0f s (%s)", hw ? h->hw_s : h->sw_s,
+                 hw ? "hardware thermal slowdown" : "software thermal slowdown");
     else if (h->mem_warn_run_s >= cfg->thermal.sustain_s && h->warn_run_s < cfg->thermal.sustain_s)
-        snprintf(what, sizeof what, "HBM memory at up to %.0f C for %.0f s", h->max_mem_c, h->mem_warn_run_s);
+        snprintf(what, sizeof what, "HBM memory at %.0f C or more for %.0f s", h->mem_warn_c, h->mem_warn_run_s);
     else
         snprintf(what, sizeof what, "at %.0f C or more for %.0f s", h->warn_c, h->warn_run_s);
-    diag_finding_summary(f, "GPU %d runs hot: %s, peak %.0f C", v->gpu, what, h->max_c);
+    /* the part that is hot: the core, the HBM (which slows the clocks at its own limit), or both */
+    int hot_mem = !isnan(h->max_mem_c) && h->max_mem_c >= h->mem_warn_c;
+    if (hot_mem && !isnan(h->max_c))
+        snprintf(peak, sizeof peak, "peak %.0f C, HBM %.0f C", h->max_c, h->max_mem_c);
+    else if (hot_mem)
+        snprintf(peak, sizeof peak, "HBM peak %.0f C", h->max_mem_c);
+    else
+        snprintf(peak, sizeof peak, "peak %.0f C", h->max_c);
+    diag_finding_summary(f, "GPU %d runs hot: %s, %s", v->gpu, what, peak);
     diag_finding_advice(f, "Check airflow: inlet temperature, blocked or missing blanking panels, clogged filters, a "
                            "failed fan in the chassis");
     diag_finding_advice(f, "Check the fan curve (boards with fans) or the chassis fan policy (passive boards) and that "

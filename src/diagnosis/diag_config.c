@@ -35,6 +35,8 @@ static const param_row rows[] = {
     P("input_stall.min_duration_s", input_stall.min_duration_s, 60, 0, 86400, "s", "GPU held at least this long"),
     P("input_stall.critical_idle_share", input_stall.critical_idle_share, 0.5, 0, 1, "",
       "critical when the GPU waits this share of the time"),
+    P("input_stall.severity_margin", input_stall.severity_margin, 0.05, 0, 1, "",
+      "an idle share within this of critical_idle_share keeps the previous run's severity (the agent)"),
 
     ON(launch_bound),
     P("launch_bound.util", launch_bound.util, 80, 0, 100, "%", "utilization at least this"),
@@ -56,6 +58,10 @@ static const param_row rows[] = {
     P("low_util.max_idle_share", low_util.max_idle_share, 0.2, 0, 1, "",
       "idle at most this share of the held time (else bursty or idle, not low)"),
     P("low_util.min_duration_s", low_util.min_duration_s, 300, 0, 86400, "s", "held at least this long"),
+    P("low_util.warning_p95", low_util.warning_p95, 40, 0, 100, "%",
+      "warning when p95 utilization is below this, else info"),
+    P("low_util.severity_margin", low_util.severity_margin, 5, 0, 100, "%",
+      "a p95 within this of warning_p95 keeps the previous run's severity (the agent)"),
 
     ON(power_cap),
     P("power_cap.busy_util", power_cap.busy_util, 50, 0, 100, "%", "busy: utilization at least this"),
@@ -86,6 +92,8 @@ static const param_row rows[] = {
       "the last this share of the fit rising under a quarter of the average rate: a plateau, not a leak"),
     P("memory_leak.critical_hours", memory_leak.critical_hours, 1, 0, 1e6, "h",
       "critical when memory runs out sooner than this"),
+    P("memory_leak.severity_margin", memory_leak.severity_margin, 0.25, 0, 1e6, "h",
+      "a time to full within this of critical_hours keeps the previous run's severity (the agent)"),
 
     ON(memory_full),
     P("memory_full.used_frac", memory_full.used_frac, 0.95, 0, 1, "", "used at least this share of total"),

@@ -7,14 +7,14 @@
 typedef struct diag_config {
     struct {
         double enabled, p95_util, p5_util, min_gap_s, busy_util, acf_min, acf_strong, cv_max, min_cycles, max_period_s,
-            min_duration_s, critical_idle_share;
+            min_duration_s, critical_idle_share, severity_margin;
     } input_stall;
     struct {
         double enabled, util, sm_active, min_share, min_duration_s, power_frac, idle_power_frac, max_mem_util,
             clock_frac;
     } launch_bound;
     struct {
-        double enabled, p95_util, idle_util, max_idle_share, min_duration_s;
+        double enabled, p95_util, idle_util, max_idle_share, min_duration_s, warning_p95, severity_margin;
     } low_util;
     struct {
         double enabled, busy_util, at_limit, min_share, min_duration_s, user_lowered;
@@ -23,7 +23,8 @@ typedef struct diag_config {
         double enabled, gpu_warn_c, gpu_crit_c, mem_warn_c, mem_crit_c, margin_c, sustain_s, reason_min_s;
     } thermal;
     struct {
-        double enabled, warmup_s, min_span_s, min_r2, min_rise_frac, min_rise_mib, plateau_frac, critical_hours;
+        double enabled, warmup_s, min_span_s, min_r2, min_rise_frac, min_rise_mib, plateau_frac, critical_hours,
+            severity_margin;
     } memory_leak;
     struct {
         double enabled, used_frac, min_duration_s, min_share;

@@ -165,7 +165,8 @@ static uint64_t overlap(const diag_proc *p, uint64_t from, uint64_t to)
     return total;
 }
 
-/* Orders holders: the largest memory first (unknown last), then the longest present. */
+/* Orders holders: compute processes before graphics-only ones, then the largest memory first
+ * (unknown last), then the longest present. */
 typedef struct {
     const diag_proc *p;
     double mem;
@@ -175,6 +176,8 @@ typedef struct {
 static int holder_cmp(const void *a, const void *b)
 {
     const holder *x = a, *y = b;
+    if (x->p->compute != y->p->compute)
+        return x->p->compute ? -1 : 1;
     if (x->mem != y->mem)
         return x->mem > y->mem ? -1 : 1;
     if (x->present != y->present)
@@ -235,14 +238,32 @@ void diag_attribute(diag_ctx *c, diag_finding *f, int gpu, uint64_t from, uint64
         diag_finding_str(f, "command", "%s", p->cmdline);
 }
 
+diag_severity diag_level(const diag_ctx *c, const char *detector, int gpu, double x, double margin, diag_severity below,
+                         diag_severity at_or_above)
+{
+    diag_severity now = x >= 0 ? at_or_above : below;
+    if (!c->prev || !(fabs(x) < margin))
+        return now;
+    for (int i = 0; i < c->prev->n; i++) {
+        const diag_finding *f = &c->prev->f[i];
+        if (strcmp(f->detector, detector) != 0 || (f->severity != below && f->severity != at_or_above))
+            continue;
+        for (int g = 0; g < f->n_gpus; g++)
+            if (f->gpus[g] == gpu)
+                return f->severity;
+    }
+    return now;
+}
+
 diag_finding *diag_emit(diag_ctx *c, const char *detector, diag_severity sev, int gpu, uint64_t from, uint64_t to)
 {
     diag_finding *f = diag_report_add(c->out, detector, sev);
     if (!f)
         return NULL;
     diag_finding_gpu(f, gpu);
+    /* a run of readings lasts a step past its last one: the finding still ends with the window */
     f->from_us = from;
-    f->to_us = to;
+    f->to_us = c->to_us && to > c->to_us ? c->to_us : to;
     if (gpu >= 0 && gpu < c->n_views && c->views[gpu].g->name[0])
         diag_finding_str(f, "gpu_name", "%s", c->views[gpu].g->name);
     diag_attribute(c, f, gpu, from, to);

@@ -9,9 +9,11 @@
 #include <string.h>
 
 #define MIN_SAMPLES 20
-#define MIN_SWING 20.0 /* percentage points between p5 and p95 to speak of busy and idle */
-#define MAX_GRID 20000 /* autocorrelation grid points */
-#define AGREE 0.25     /* both period estimates within 25 %: use the transition one */
+#define MIN_SWING 20.0    /* percentage points between p5 and p95 to speak of busy and idle */
+#define MAX_GRID 20000    /* autocorrelation grid points */
+#define AGREE 0.25        /* irregular cycles, both period estimates within 25 %: the transition one */
+#define IRREGULAR_CV 0.08 /* cycle lengths varying more than this: irregular cycles */
+#define JITTER_CYCLES 20  /* cycles enough to trust their variation (cv) */
 
 /* Busy and idle phases with hysteresis, the transition times, and the level of each phase. */
 static void count_cycles(const uint64_t *t, const float *u, int n, diag_cycles *c, float *scratch)
@@ -149,6 +151,11 @@ static double spectral_period(const grid *g, const double *cand, int n_cand, dou
     return best_f > 0 ? 1 / best_f : 0;
 }
 
+int diag_cycles_reach_idle(const diag_cycles *c, const diag_config *cfg)
+{
+    return c->valid && c->p5 < cfg->input_stall.p5_util;
+}
+
 static int is_periodic(const diag_cycles *c, const diag_config *cfg)
 {
     if (c->cycles < cfg->input_stall.min_cycles || c->period_s <= 0 || c->period_s > cfg->input_stall.max_period_s)
@@ -156,9 +163,17 @@ static int is_periodic(const diag_cycles *c, const diag_config *cfg)
     double acf_min = cfg->input_stall.acf_min, cv_max = cfg->input_stall.cv_max;
     if (c->cv < 0)
         return 0;
+    /* Cycle lengths that vary from cycle to cycle (waits with a long tail) smear the
+     * autocorrelation: over many cycles its peak falls to about exp(-2 pi^2 cv^2) of that of exact
+     * cycles (0.29 at cv 0.25), although each cycle is a clear stall. Once there are enough cycles
+     * for cv to be trusted, the peak asked for is acf_min scaled by that; cv_max still keeps out
+     * request-driven bursts (cv about 1). */
+    double need = acf_min;
+    if (c->cycles >= JITTER_CYCLES)
+        need *= exp(-2 * M_PI * M_PI * c->cv * c->cv);
     /* regular cycles; or an autocorrelation so strong that cycle lengths blurred by sampling (a
      * busy phase shorter than the reading interval is sometimes missed) do not matter */
-    return (c->acf_peak >= acf_min && c->cv <= cv_max) || c->acf_peak >= cfg->input_stall.acf_strong;
+    return (c->acf_peak > 0 && c->acf_peak >= need && c->cv <= cv_max) || c->acf_peak >= cfg->input_stall.acf_strong;
 }
 
 void diag_cycles_analyze(const uint64_t *t, const float *u, int n, uint64_t step_us, const diag_config *cfg,
@@ -190,14 +205,6 @@ void diag_cycles_analyze(const uint64_t *t, const float *u, int n, uint64_t step
     double p_acf, peak;
     acf_period(&g, cfg, &p_acf, &peak);
     out->acf_peak = peak;
-    double p_cnt = out->period_s;
-    double cand[5] = {p_acf, p_acf / 2, p_acf / 3, p_cnt, p_cnt / 2};
-    double p_spec = spectral_period(&g, cand, 5, cfg->input_stall.max_period_s);
-    free(g.x);
-    if (p_spec > 0)
-        out->period_s = p_spec;
-    else if (p_acf > 0)
-        out->period_s = p_acf;
     double mean;
     dstat_mean_sd(u, n, &mean, NULL);
     double span = out->busy_level - out->idle_level;
@@ -206,6 +213,23 @@ void diag_cycles_analyze(const uint64_t *t, const float *u, int n, uint64_t step
         out->duty = 0;
     if (out->duty > 1)
         out->duty = 1;
+    double p_cnt = out->period_s;
+    double cand[5] = {p_acf, p_acf / 2, p_acf / 3, p_cnt, p_cnt / 2};
+    double p_spec = spectral_period(&g, cand, 5, cfg->input_stall.max_period_s);
+    free(g.x);
+    if (p_spec > 0)
+        out->period_s = p_spec;
+    else if (p_acf > 0)
+        out->period_s = p_acf;
+    /* Cycles whose lengths vary (waits with a long tail) smear the spectral line, whose highest
+     * point then wanders around the mean period; the mean distance between transitions is that
+     * period, unless busy phases were missed (then it is a multiple of the spectral one, which is
+     * kept). Irregular: the cycle lengths vary well beyond what reading times alone make of them (a
+     * transition is seen up to one step late: an sd of step/sqrt(6) per cycle). */
+    double step_s = (double)step_us / 1e6;
+    int irregular = p_cnt > 0 && out->cv > IRREGULAR_CV && out->cv > 2 * (step_s / sqrt(6)) / p_cnt;
+    if (irregular && fabs(out->period_s - p_cnt) <= AGREE * p_cnt)
+        out->period_s = p_cnt;
     out->gap_s = (1 - out->duty) * out->period_s;
     out->periodic = is_periodic(out, cfg);
 }

@@ -21,6 +21,10 @@ typedef struct diag_cycles {
     int periodic;        /* regular cycles with a period within max_period_s */
 } diag_cycles;
 
+/* Whether the swing goes down to idle: p5 under input_stall.p5_util. A ripple that stays above it (a
+ * fast loop whose bursts NVML's averaging always catches some of) is no stall. */
+int diag_cycles_reach_idle(const diag_cycles *c, const diag_config *cfg);
+
 /* t: increasing times (us) of the readings u (%), n of them, about step_us apart. */
 void diag_cycles_analyze(const uint64_t *t, const float *u, int n, uint64_t step_us, const diag_config *cfg,
                          diag_cycles *out);

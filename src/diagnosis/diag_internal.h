@@ -50,6 +50,7 @@ typedef struct diag_ctx {
     diag_gpu_view *views; /* indexed by GPU index */
     int n_views;
     uint64_t from_us, to_us; /* the window */
+    const diag_report *prev; /* the previous run's report (diag_run_from), NULL when none */
 } diag_ctx;
 
 typedef struct diag_detector {
@@ -93,6 +94,13 @@ double diag_power_limit_at(const diag_gpu_view *v, uint64_t t, int *hint);
 int diag_procs_in(const diag_ctx *c, int gpu, uint64_t from, uint64_t to, const diag_proc **out, int max);
 /* Typical memory of a process (last reading), NAN when unknown. */
 double diag_proc_mem(const diag_proc *p);
+
+/* The severity of a detector's finding on a GPU from a measure's distance x to the threshold between
+ * two severities: `below` when x < 0, `at_or_above` when x >= 0. With hysteresis: when |x| < margin,
+ * the severity the previous run (c->prev) gave this detector on this GPU stays, if it was one of the
+ * two. */
+diag_severity diag_level(const diag_ctx *c, const char *detector, int gpu, double x, double margin, diag_severity below,
+                         diag_severity at_or_above);
 
 /* A finding for one GPU over [from, to], with its GPU's name and the processes seen in that time
  * (pids, and the main one's user, name and container as evidence). */

@@ -1,6 +1,7 @@
 /* diag_procs.c - the window's processes: each process list read becomes per-process tracks
  * (identity, memory, SM and CPU series, spans of consecutive lists) and the GPU's count of
- * holders. */
+ * holders: processes with a compute context (graphics-only ones, a desktop's display server and
+ * shell, are tracked but hold no job). */
 #include "diag_window_internal.h"
 #include "util.h"
 #include <math.h>
@@ -40,6 +41,12 @@ static diag_proc *proc_find(diag_window *w, int gpu, const gpu_proc *p)
     return q;
 }
 
+/* A compute or MPS context, or a list that does not say (a source without process types). */
+static int holds_job(const gpu_proc *p)
+{
+    return p->type == 0 || (p->type & (PROC_COMPUTE | PROC_MPS)) != 0;
+}
+
 /* prev_obs: the GPU's previous process-list time, 0 for its first list. */
 static void proc_seen(diag_window *w, diag_proc *q, uint64_t prev_obs, uint64_t t)
 {
@@ -73,6 +80,7 @@ static void proc_update(diag_window *w, diag_proc *q, const gpu_proc *p, uint64_
         gw_strlcpy(q->container, p->container, sizeof q->container);
     if (!q->start_time_s)
         q->start_time_s = p->start_time_s;
+    q->compute |= holds_job(p);
     if (p->has_mem && isfinite(p->mem_mib))
         diag_window_push(w, &q->mem, t, (float)p->mem_mib, 0);
     if (p->has_sm && isfinite(p->sm_util))
@@ -95,7 +103,7 @@ static void observe_gpu(diag_window *w, int gpu, uint64_t t, const gpu_proc *p, 
         diag_proc *q = proc_find(w, gpu, &p[i]);
         if (q)
             proc_update(w, q, &p[i], prev, t);
-        count++;
+        count += holds_job(&p[i]);
     }
     diag_window_push(w, &g->nproc, t, (float)count, 0);
     g->last_obs_us = t;

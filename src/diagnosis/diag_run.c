@@ -27,6 +27,11 @@ const char *diag_detector_id(int i)
 
 int diag_run(const diag_window *w, const diag_config *cfg, diag_report *out)
 {
+    return diag_run_from(w, cfg, NULL, out);
+}
+
+int diag_run_from(const diag_window *w, const diag_config *cfg, const diag_report *prev, diag_report *out)
+{
     diag_config defaults;
     if (!cfg) {
         diag_config_defaults(&defaults);
@@ -38,6 +43,7 @@ int diag_run(const diag_window *w, const diag_config *cfg, diag_report *out)
         diag_ctx_free(&c);
         return -1;
     }
+    c.prev = prev == out ? NULL : prev; /* out was cleared: it cannot be the previous report */
     out->from_us = c.from_us;
     out->to_us = c.to_us;
     for (int i = 0; i < diag_n_detectors; i++) {

@@ -77,6 +77,8 @@ typedef struct diag_proc {
     char user[32];
     char container[96];
     uint64_t start_time_s; /* unix seconds, 0 unknown */
+    int compute;           /* listed with a compute (or MPS) context, or of unknown type: it holds the GPU
+                            * for a job; a graphics-only process (a display server) does not */
     diag_series mem;       /* used GPU memory, MiB */
     diag_series sm;        /* per-process SM utilization, % */
     diag_series cpu;       /* host CPU, % of one core */
@@ -103,7 +105,8 @@ typedef struct diag_gpu {
     uint64_t first_us, last_us; /* first and last sample */
     int n_samples;
     diag_series s[DS_COUNT];
-    diag_series nproc;    /* process-list observations: time, number of processes */
+    diag_series nproc;    /* process-list observations: time, number of compute processes (graphics-only
+                           * processes such as a display server do not hold the GPU for a job) */
     uint64_t last_obs_us; /* last process-list observation */
     /* previous readings, to turn counters into events */
     int has_prev;

@@ -4,6 +4,7 @@
 #include "chart.h"
 #include "cli_common.h"
 #include "export.h"
+#include "history_check.h"
 #include "query_json.h"
 #include "timeparse.h"
 #include "sampler.h"
@@ -21,7 +22,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: gpuwatch history [--db PATH] --metric M[,M...] [--gpu LIST] [--pid PID]\n"
                "                        [--since 1h | --from T --to T] [--step 10s] [--agg avg|min|max|last]\n"
                "                        [--format table|csv|json|chart] [--source auto|raw|rollup]\n"
-               "       gpuwatch history export [--db PATH] [--since 1h | --from T --to T] [--gpu LIST] --out DIR\n\n"
+               "       gpuwatch history export [--db PATH] [--since 1h | --from T --to T] [--gpu LIST] --out DIR\n"
+               "       gpuwatch history check [FILE]   (what of a damaged file is intact; default the --db file)\n\n"
                "Range queries on the history the agent records (the file is read directly; no agent needed).\n"
                "  --db PATH      history file (default $GPUWATCH_HISTORY_DB, /var/lib/gpuwatch/history.db as root,\n"
                "                 else $XDG_STATE_HOME/gpuwatch/history.db or ~/.local/state/gpuwatch/history.db)\n"
@@ -216,10 +218,40 @@ static int parse_metric_list(const char *list, metric_id *ids, int max)
     return n;
 }
 
+/* `history check [FILE | --db FILE]`: 0 whole, 1 damaged or unreadable, 2 usage. */
+static int check_cmd(int argc, char **argv)
+{
+    const char *db = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc && !db)
+            db = argv[++i];
+        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: gpuwatch history check [FILE]\n"
+                   "Reads every part of a history file; prints what is intact and what is damaged.\n"
+                   "Exit status 0: whole; 1: damaged (or not a history file).\n");
+            return 0;
+        } else if (argv[i][0] != '-' && !db)
+            db = argv[i];
+        else {
+            fprintf(stderr, "gpuwatch: history check: unexpected '%s'\n", argv[i]);
+            return GW_EXIT_USAGE;
+        }
+    }
+    char path[4096];
+    hcli_db_path(db, path, sizeof path);
+    if (access(path, F_OK) != 0) {
+        fprintf(stderr, "gpuwatch: no history file at %s\n", path);
+        return 1;
+    }
+    return history_check(path, stdout) == 0 ? 0 : 1;
+}
+
 int cmd_history(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "export") == 0)
         return history_export_cmd(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "check") == 0)
+        return check_cmd(argc - 1, argv + 1);
     static const struct option opts[] = {{"db", required_argument, 0, 'd'},
                                          {"metric", required_argument, 0, 'm'},
                                          {"gpu", required_argument, 0, 'g'},
@@ -357,7 +389,7 @@ int cmd_history(int argc, char **argv)
     }
     int rc = 0;
     if (fmt == FMT_TABLE) {
-        if (!res.n)
+        if (!res.n && !res.damaged)
             printf("no data for these metrics and GPUs between the times given\n");
         else
             print_table(&res);
@@ -372,6 +404,12 @@ int cmd_history(int argc, char **argv)
             rc = 1;
     } else {
         rc = print_charts(&res, &rq, width, height) != 0;
+    }
+    if (res.damaged) {
+        char warn[300];
+        hq_damage_warning(&res, warn, sizeof warn);
+        fprintf(stderr, "gpuwatch: warning: %s\n", warn);
+        rc = 1;
     }
     hq_free(&res);
     store_close(st);

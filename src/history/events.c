@@ -59,8 +59,9 @@ void hist_detect_events(history *h, int gpu, const gpu_sample *prev, const gpu_s
         hist_queue_event(h, (int64_t)cur->t_us, gpu, "gpu_lost", "");
     if (!lost && was_lost)
         hist_queue_event(h, (int64_t)cur->t_us, gpu, "gpu_back", "");
-    if (cur->status != GPU_OK || prev->status != GPU_OK)
+    if (cur->status != GPU_OK)
         return;
-    detect_xid(h, gpu, prev, cur);
-    detect_throttle(h, gpu, prev, cur);
+    detect_xid(h, gpu, prev, cur); /* prev: the last good sample, also across a loss (ingest.c) */
+    if (prev->status == GPU_OK)
+        detect_throttle(h, gpu, prev, cur);
 }

@@ -48,7 +48,7 @@ typedef struct hgpu {
     hgroup g;
     gpu_info info;
     int have_info, info_dirty;
-    gpu_sample prev; /* for events: the previous sample */
+    gpu_sample prev; /* for events: the last good sample's values, the latest sample's status */
     int have_prev;
 } hgpu;
 
@@ -116,6 +116,9 @@ void hist_pend_free(pend *p);
 void hist_group_free(hgroup *grp); /* its arrays and buffers (not grp itself) */
 void hist_proc_free(hproc *p);     /* its arrays (not p itself); p is zeroed */
 void hist_free_memory(history *h);
+/* Queues again what a new file needs to be written into it (each GPU's identity, each open series'
+ * process details): after a damaged file was moved aside. Called under h->mu. */
+void hist_requeue_meta(history *h);
 /* After a piece of the slots [base, upto) was committed: drops them from memory. */
 void hist_group_drop(hgroup *grp, size_t upto);
 void hist_proc_drop(hproc *p, size_t upto);

@@ -1,5 +1,6 @@
 /* history.c - a history handle's life: configuration, the default path, open/close and the writer thread. */
 #include "hist_internal.h"
+#include "files.h"
 #include "util.h"
 #include <errno.h>
 #include <signal.h>
@@ -39,15 +40,12 @@ const char *history_path(const history *h)
 /* mkdir -p of the folder holding path. */
 static void make_parent_dirs(const char *path)
 {
-    char tmp[4096];
-    gw_strlcpy(tmp, path, sizeof tmp);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-            return;
-        *p = '/';
+    char dir[4096];
+    gw_strlcpy(dir, path, sizeof dir);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = 0;
+        gw_make_dirs(dir, 0755);
     }
 }
 

@@ -60,8 +60,9 @@ typedef struct history_stats {
     uint64_t samples; /* metric values recorded */
     uint64_t dropped; /* values dropped from memory after long write failures */
     uint64_t flushes, flush_errors;
-    size_t buffered; /* bytes waiting in memory */
-    int writable;    /* the last flush succeeded */
+    uint64_t damaged_files; /* files found damaged and moved aside (recording went on in a new one) */
+    size_t buffered;        /* bytes waiting in memory */
+    int writable;           /* the last flush succeeded */
 } history_stats;
 void history_get_stats(history *h, history_stats *out);
 /* Slots of open groups and series held in memory: those since the last committed checkpoint

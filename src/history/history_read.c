@@ -162,7 +162,8 @@ static int read_processes(store *st, int gpu, int64_t from, int64_t to, const hi
     gpu_proc *list = rc == 0 ? malloc((size_t)(nprocs ? nprocs : 1) * sizeof *list) : NULL;
     if (rc == 0 && !list)
         rc = -1;
-    qsort(pts, npts, sizeof *pts, by_time);
+    if (npts > 0) /* pts is NULL when no process had a point in the range */
+        qsort(pts, npts, sizeof *pts, by_time);
     for (size_t i = 0; rc == 0 && i < npts;) {
         int64_t t = pts[i].t;
         int k = 0;
@@ -218,7 +219,8 @@ long history_read_range(const char *path, int64_t from_us, int64_t to_us, const 
     if (!st)
         return -1;
     unsigned char recorded[HQ_MAX_GPUS] = {0};
-    hq_gpus(st, recorded);
+    if (hq_gpus(st, recorded) < 0) /* the list is damaged: every index, the absent ones give nothing */
+        memset(recorded, 1, sizeof recorded);
     long total = 0;
     for (int g = 0; g < HQ_MAX_GPUS && total >= 0; g++) {
         if (!recorded[g] || (sel && !sel[g]))

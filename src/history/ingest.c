@@ -197,6 +197,8 @@ static int same_info(const gpu_info *a, const gpu_info *b)
     return 1;
 }
 
+static void queue_proc_meta(history *h, hproc *p, int64_t t);
+
 static void note_info(history *h, int gpu, const gpu_info *info, int64_t t)
 {
     hgpu *G = h->gpus[gpu];
@@ -216,6 +218,20 @@ static void note_info(history *h, int gpu, const gpu_info *info, int64_t t)
     hist_queue(h, p);
 }
 
+void hist_requeue_meta(history *h)
+{
+    for (int g = 0; g < HIST_MAX_GPUS; g++) {
+        hgpu *G = h->gpus[g];
+        if (G && G->have_info) {
+            G->have_info = 0;
+            note_info(h, g, &G->info, G->g.n ? G->g.t_first : h->latest_t);
+        }
+    }
+    for (int i = 0; i < HIST_MAX_PROCS; i++)
+        if (h->procs[i])
+            queue_proc_meta(h, h->procs[i], h->procs[i]->t_first);
+}
+
 void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_sample *s)
 {
     if (!h || !s || gpu < 0 || gpu >= HIST_MAX_GPUS)
@@ -231,7 +247,13 @@ void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_
     if (info)
         note_info(h, gpu, info, t);
     hist_detect_events(h, gpu, G->have_prev ? &G->prev : NULL, s);
-    G->prev = *s;
+    /* A sample that read nothing (lost, error) says nothing of the counters: prev keeps the last
+     * good sample's values with the latest status, so that an XID that arrived meanwhile is seen
+     * in the first good sample after it. */
+    if (s->status == GPU_OK || !G->have_prev)
+        G->prev = *s;
+    else
+        G->prev.status = s->status;
     G->have_prev = 1;
     hgroup *grp = &G->g;
     int64_t window = t / ((int64_t)h->cfg.chunk_span_s * 1000000);

@@ -30,6 +30,7 @@ typedef struct folder {
     int64_t bucket;
     double n, min, max, sum, last;
     int oom;
+    long damaged; /* rows of [lo, hi] that could not be read or decoded */
 } folder;
 
 static void emit(folder *f, int64_t t, double v)
@@ -140,9 +141,12 @@ static int read_sealed(sqlite3 *db, sqlite3_blob **bh, int64_t rowid, int dbid, 
     return 1;
 }
 
+/* Which raw rows fold_raw reads. */
+enum { RAW_ALL, RAW_OPEN_ONLY, RAW_SEALED_ONLY };
+
 /* Raw chunk groups of (gpu, stored metric) overlapping the range, sealed ones and checkpoints of
- * open ones (open_only: only those), folded in time order. */
-static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
+ * open ones (or only one kind), folded in time order. */
+static int fold_raw(store *st, int gpu, metric_id m, int which, folder *f)
 {
     const metric_def *d = catalog_get(m);
     int dbid = store_metric_id(st, d->flags & MF_BIT ? d->parent : m);
@@ -156,11 +160,13 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
 #define RAW_WHERE " WHERE gpu=?1 AND metric=-1 AND t_start>=?3 AND t_start<=?4 AND t_end>=?5"
 #define RAW_SEALED "SELECT NULL, NULL, t_start, id FROM chunks" RAW_WHERE
 #define RAW_PIECES "SELECT blob, NULL, t_start, NULL FROM open_chunks" RAW_WHERE
-    static const char *const sql[2] = {
+    static const char *const sql[3] = {
         RAW_SEALED " UNION ALL " RAW_OLD("chunks") " UNION ALL " RAW_PIECES
                                                    " UNION ALL " RAW_OLD("open_chunks") " ORDER BY 3",
-        RAW_PIECES " UNION ALL " RAW_OLD("open_chunks") " ORDER BY 3"};
-    sqlite3_stmt *q = store_query_stmt(st, open_only ? SQ_RAW_OPEN : SQ_RAW, sql[open_only]);
+        RAW_PIECES " UNION ALL " RAW_OLD("open_chunks") " ORDER BY 3",
+        RAW_SEALED " UNION ALL " RAW_OLD("chunks") " ORDER BY 3"};
+    static const store_query ids[3] = {SQ_RAW, SQ_RAW_OPEN, SQ_RAW_SEALED};
+    sqlite3_stmt *q = store_query_stmt(st, ids[which], sql[which]);
     if (!q)
         return -1;
     sqlite3_bind_int(q, 1, gpu);
@@ -175,24 +181,33 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
     int rc = 0;
     sqlite3_blob *bh = NULL;
     gw_buf tb = {0}, cb = {0};
-    while (sqlite3_step(q) == SQLITE_ROW && !f->oom) {
+    int step;
+    while ((step = sqlite3_step(q)) == SQLITE_ROW && !f->oom) {
         hrd tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
         hrd cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
         if (sqlite3_column_type(q, 3) != SQLITE_NULL) { /* a sealed group's bundle */
-            if (read_sealed(store_db(st), &bh, sqlite3_column_int64(q, 3), dbid, &tb, &cb) != 1)
+            int found = read_sealed(store_db(st), &bh, sqlite3_column_int64(q, 3), dbid, &tb, &cb);
+            if (found != 1) {
+                f->damaged += found < 0;
                 continue;
+            }
             tr = (hrd){(const uint8_t *)tb.data, tb.len, 0, 0};
             cr = (hrd){(const uint8_t *)cb.data, cb.len, 0, 0};
         } else if (sqlite3_column_type(q, 1) == SQLITE_NULL) { /* a piece's bundle */
             const void *b = tr.p;
             size_t blen = tr.len;
-            if (bundle_find(b, blen, STORE_TIMELINE, &tr.p, &tr.len) != 1 ||
-                bundle_find(b, blen, dbid, &cr.p, &cr.len) != 1)
-                continue; /* the metric is not in this group */
+            int a = bundle_find(b, blen, STORE_TIMELINE, &tr.p, &tr.len);
+            int c = a == 1 ? bundle_find(b, blen, dbid, &cr.p, &cr.len) : a;
+            if (c != 1) {
+                f->damaged += a != 1 || c < 0; /* a group without the metric is not damage */
+                continue;
+            }
         }
         size_t cnt = codec_peek_count(&tr), n = 0;
-        if (cnt > CODEC_MAX_COUNT)
-            continue; /* corrupt */
+        if (cnt > CODEC_MAX_COUNT) {
+            f->damaged++;
+            continue;
+        }
         if (cnt > cap) {
             cap = cnt;
             free(t);
@@ -207,14 +222,17 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
                 break;
             }
         }
-        if (codec_get_times(&tr, t, cnt, &n) != 0 || codec_get_column(&cr, v, pres, n) != 0)
+        if (codec_get_times(&tr, t, cnt, &n) != 0 || codec_get_column(&cr, v, pres, n) != 0) {
+            f->damaged++;
             continue;
+        }
         for (size_t i = 0; i < n; i++)
             if (pres[i]) {
                 double x = derive(m, v[i]);
                 fold(f, t[i], 1, x, x, x, x);
             }
     }
+    int unreadable = step != SQLITE_ROW && step != SQLITE_DONE;
     sqlite3_reset(q);
     sqlite3_blob_close(bh);
     buf_release(&tb);
@@ -222,6 +240,16 @@ static int fold_raw(store *st, int gpu, metric_id m, int open_only, folder *f)
     free(t);
     free(v);
     free(pres);
+    if (unreadable) { /* SQLite could not read on: a damaged page */
+        f->damaged++;
+        if (rc == 0 && which == RAW_ALL && f->out->n == 0 && !f->open) {
+            /* The sorted union failed before its first row: the sealed groups and the open pieces
+             * each on their own, so that the damage in one hides nothing of the other. */
+            rc = fold_raw(st, gpu, m, RAW_SEALED_ONLY, f);
+            if (rc == 0)
+                rc = fold_raw(st, gpu, m, RAW_OPEN_ONLY, f);
+        }
+    }
     return rc;
 }
 
@@ -240,29 +268,70 @@ static int fold_rollup_rows(store *st, int gpu, metric_id m, folder *f)
         sqlite3_bind_int(q, 2, dbid);
         sqlite3_bind_int64(q, 3, f->lo - ROLLUP_SPAN_US);
         sqlite3_bind_int64(q, 4, f->hi);
-        while (sqlite3_step(q) == SQLITE_ROW) {
+        int step;
+        while ((step = sqlite3_step(q)) == SQLITE_ROW) {
             rmin *r = NULL;
             size_t n = 0;
             const uint8_t *p = sqlite3_column_blob(q, 0);
             size_t len = (size_t)sqlite3_column_bytes(q, 0);
-            if (sqlite3_column_int(q, 1) == STORE_BUNDLE && bundle_find(p, len, dbid, &p, &len) != 1)
+            if (sqlite3_column_int(q, 1) == STORE_BUNDLE) {
+                int found = bundle_find(p, len, dbid, &p, &len);
+                if (found != 1) {
+                    f->damaged += found < 0;
+                    continue;
+                }
+            }
+            if (rollup_decode(p, len, &r, &n) != 0) {
+                f->damaged++;
                 continue;
-            if (rollup_decode(p, len, &r, &n) != 0)
-                continue;
+            }
             for (size_t i = 0; i < n; i++)
                 fold(f, r[i].t, r[i].n, r[i].min, r[i].max, r[i].sum, r[i].last);
             free(r);
         }
+        if (step != SQLITE_DONE)
+            f->damaged++;
         sqlite3_reset(q);
     }
     return 0;
+}
+
+/* Sealed groups of the range whose 6-hour window has no roll-up row: a group's minutes are merged
+ * into its window's row in the transaction that writes the group, so a missing row is a damaged one
+ * (pages wiped to zeros read as rows of NULLs, which no look-up finds, rather than as an error).
+ * Returns how many windows are missing. */
+static long missing_rollups(store *st, int gpu, const folder *f)
+{
+    sqlite3_stmt *q =
+        store_query_stmt(st, SQ_ROLLUP_WINDOWS,
+                         "SELECT DISTINCT t_start - t_start % ?5 FROM chunks WHERE gpu=?1 AND metric IN (0, -1)"
+                         " AND t_start>=?2 AND t_start<=?3 AND t_end>=?4");
+    sqlite3_stmt *has = store_query_stmt(st, SQ_ROLLUP_HAS, "SELECT 1 FROM rollups WHERE gpu=?1 AND t_start=?2");
+    if (!q || !has)
+        return 1;
+    sqlite3_bind_int(q, 1, gpu);
+    sqlite3_bind_int64(q, 2, f->lo - HQ_LOOKBACK_US);
+    sqlite3_bind_int64(q, 3, f->hi);
+    sqlite3_bind_int64(q, 4, f->lo);
+    sqlite3_bind_int64(q, 5, ROLLUP_SPAN_US);
+    long missing = 0;
+    int step;
+    while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+        sqlite3_bind_int(has, 1, gpu);
+        sqlite3_bind_int64(has, 2, sqlite3_column_int64(q, 0));
+        missing += sqlite3_step(has) != SQLITE_ROW;
+        sqlite3_reset(has);
+    }
+    missing += step != SQLITE_DONE;
+    sqlite3_reset(q);
+    return missing;
 }
 
 /* Roll-ups, completed with the open chunks (not rolled up yet). */
 static int fold_rollups(store *st, int gpu, metric_id m, folder *f)
 {
     int rc = fold_rollup_rows(st, gpu, m, f);
-    return rc == 0 ? fold_raw(st, gpu, m, 1, f) : rc;
+    return rc == 0 ? fold_raw(st, gpu, m, RAW_OPEN_ONLY, f) : rc;
 }
 
 /* Process series: proc_chunks of (gpu, pid); memory.used and utilization.gpu are its two columns. */
@@ -278,18 +347,21 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
     sqlite3_bind_int64(q, 3, f->lo - HQ_LOOKBACK_US);
     sqlite3_bind_int64(q, 4, f->hi);
     sqlite3_bind_int64(q, 5, f->lo);
-    int rc = 0;
-    while (sqlite3_step(q) == SQLITE_ROW) {
+    int rc = 0, step;
+    while ((step = sqlite3_step(q)) == SQLITE_ROW) {
         hrd rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
         size_t cnt = codec_peek_count(&rd), n = 0;
-        if (cnt > CODEC_MAX_COUNT)
+        if (cnt > CODEC_MAX_COUNT) {
+            f->damaged++;
             continue;
+        }
         int64_t *t = malloc((cnt + 1) * sizeof *t);
         double *v = malloc((cnt + 1) * sizeof *v);
         uint8_t *pres = malloc(cnt + 1);
         int ok = t && v && pres && codec_get_times(&rd, t, cnt, &n) == 0 && codec_get_column(&rd, v, pres, n) == 0;
         if (ok && m == M_UTIL_GPU)
             ok = codec_get_column(&rd, v, pres, n) == 0;
+        f->damaged += t && v && pres && !ok;
         for (size_t i = 0; ok && i < n; i++)
             if (pres[i])
                 fold(f, t[i], 1, v[i], v[i], v[i], v[i]);
@@ -297,6 +369,8 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
         free(v);
         free(pres);
     }
+    if (step != SQLITE_DONE)
+        f->damaged++;
     sqlite3_reset(q);
     return rc;
 }
@@ -318,7 +392,12 @@ int hq_gpus(store *st, unsigned char *sel)
     int g = -1;
     for (;;) {
         sqlite3_bind_int(q, 1, g);
-        if (sqlite3_step(q) != SQLITE_ROW || sqlite3_column_type(q, 0) == SQLITE_NULL)
+        int step = sqlite3_step(q);
+        if (step != SQLITE_ROW) {
+            n = -1; /* a damaged page on the way */
+            break;
+        }
+        if (sqlite3_column_type(q, 0) == SQLITE_NULL)
             break;
         g = sqlite3_column_int(q, 0);
         sqlite3_reset(q);
@@ -333,10 +412,11 @@ int hq_gpus(store *st, unsigned char *sel)
     return n;
 }
 
-/* Start of the oldest raw data of a GPU (sealed or open), INT64_MAX when there is none. */
+/* Start of the oldest raw data of a GPU (sealed or open), INT64_MAX when there is none, INT64_MIN
+ * when it cannot be read (damage). */
 static int64_t oldest_raw(store *st, int gpu)
 {
-    int64_t t = INT64_MAX;
+    int64_t t = INT64_MIN;
     sqlite3_stmt *q =
         store_query_stmt(st, SQ_OLDEST_RAW,
                          "SELECT min(x) FROM (SELECT min(t_start) AS x FROM chunks WHERE gpu=?1"
@@ -345,38 +425,63 @@ static int64_t oldest_raw(store *st, int gpu)
                          " UNION ALL SELECT min(t_start) FROM open_chunks WHERE gpu=?1 AND metric=-1)");
     if (q) {
         sqlite3_bind_int(q, 1, gpu);
-        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
-            t = sqlite3_column_int64(q, 0);
+        if (sqlite3_step(q) == SQLITE_ROW)
+            t = sqlite3_column_type(q, 0) != SQLITE_NULL ? sqlite3_column_int64(q, 0) : INT64_MAX;
         sqlite3_reset(q);
     }
     return t;
 }
 
-/* One series: per-process, roll-ups, raw, or (auto, short steps) roll-ups for the part of the
- * range older than the raw data kept and raw samples for the rest. */
-static int fold_series(store *st, const hq_request *rq, int g, metric_id m, folder *f, int *used_rollups)
+/* Roll-ups for the part of the range before the raw data kept, raw samples for the rest. A roll-up
+ * minute holds every sample of its minute, so the minute in which the raw data starts is left to
+ * the raw samples (a bucket never counts a sample twice); what of that minute was before the raw
+ * data (a group retention deleted) is then not shown. */
+static int fold_split(store *st, const hq_request *rq, int g, metric_id m, folder *f, int *used_rollups)
 {
-    if (rq->pid)
-        return fold_proc(st, g, rq->pid, m, f);
-    if (rq->source == HQ_RAW)
-        return fold_raw(st, g, m, 0, f);
-    if (rq->source == HQ_ROLLUP || rq->step_us >= MINUTE_US) {
-        *used_rollups = 1;
-        return fold_rollups(st, g, m, f);
-    }
     int64_t raw_start = oldest_raw(st, g);
+    if (raw_start == INT64_MIN) { /* cannot tell where the raw data starts: read it all */
+        f->damaged++;
+        return fold_raw(st, g, m, RAW_ALL, f);
+    }
     if (rq->from_us < raw_start) {
-        f->hi = raw_start == INT64_MAX ? rq->to_us : raw_start - 1;
+        int64_t minute = raw_start == INT64_MAX ? 0 : raw_start - (raw_start % MINUTE_US + MINUTE_US) % MINUTE_US;
+        f->hi = raw_start == INT64_MAX ? rq->to_us : (minute - 1 < rq->to_us ? minute - 1 : rq->to_us);
         size_t before = f->out->n + (size_t)f->open;
         int rc = fold_rollup_rows(st, g, m, f);
         if (rc)
             return rc;
         if (f->out->n + (size_t)f->open > before)
             *used_rollups = 1;
-        f->lo = raw_start;
+        f->lo = raw_start > rq->from_us ? raw_start : rq->from_us;
         f->hi = rq->to_us;
     }
-    return raw_start == INT64_MAX ? 0 : fold_raw(st, g, m, 0, f);
+    return raw_start == INT64_MAX ? 0 : fold_raw(st, g, m, RAW_ALL, f);
+}
+
+/* One series: per-process, roll-ups, raw, or (auto, short steps) roll-ups for the part of the
+ * range older than the raw data kept and raw samples for the rest. Auto with steps of a minute or
+ * more reads the roll-ups; where they are damaged, it reads again as for short steps, so that the
+ * raw samples kept stand in for them. */
+static int fold_series(store *st, const hq_request *rq, int g, metric_id m, folder *f, int *used_rollups)
+{
+    if (rq->pid)
+        return fold_proc(st, g, rq->pid, m, f);
+    if (rq->source == HQ_RAW)
+        return fold_raw(st, g, m, RAW_ALL, f);
+    if (rq->source == HQ_ROLLUP || rq->step_us >= MINUTE_US) {
+        int rc = fold_rollups(st, g, m, f);
+        if (rc == 0)
+            f->damaged += missing_rollups(st, g, f);
+        if (rc != 0 || f->oom || !f->damaged || rq->source == HQ_ROLLUP) {
+            *used_rollups = 1;
+            return rc;
+        }
+        f->out->n = 0; /* again, raw samples standing in for the damaged roll-ups (still counted) */
+        f->open = 0;
+        f->lo = rq->from_us;
+        f->hi = rq->to_us;
+    }
+    return fold_split(st, rq, g, m, f, used_rollups);
 }
 
 void hq_free(hq_result *r)
@@ -413,10 +518,10 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
         }
     }
     unsigned char all[HQ_MAX_GPUS];
-    if (rq->gpus) /* a GPU the file does not have gives an empty series, dropped below */
+    /* A GPU the file does not have gives an empty series, dropped below: when the list of the
+     * file's GPUs cannot be read to its end, every index is tried. */
+    if (rq->gpus || hq_gpus(st, all) < 0)
         memset(all, 1, sizeof all);
-    else
-        hq_gpus(st, all);
     out->s = calloc((size_t)rq->nmetrics * HQ_MAX_GPUS, sizeof *out->s);
     if (!out->s) {
         snprintf(err, errlen, "out of memory");
@@ -433,6 +538,7 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
             folder f = {.rq = rq, .out = s, .lo = rq->from_us, .hi = rq->to_us};
             int rc = fold_series(st, rq, g, s->metric, &f, &out->used_rollups);
             fold_close(&f);
+            out->damaged += f.damaged;
             if (rc != 0 || f.oom) {
                 snprintf(err, errlen, "reading the history failed: %s", sqlite3_errmsg(store_db(st)));
                 out->n++;
@@ -449,4 +555,13 @@ int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t er
         }
     }
     return 0;
+}
+
+void hq_damage_warning(const hq_result *r, char *out, size_t n)
+{
+    snprintf(out, n,
+             "the history file is damaged: %ld part%s of this range could not be read; the result holds what is "
+             "intact, raw samples standing in for damaged roll-ups where they are kept (gpuwatch history check "
+             "FILE tells what is intact)",
+             r->damaged, r->damaged == 1 ? "" : "s");
 }

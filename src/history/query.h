@@ -37,13 +37,21 @@ typedef struct hq_result {
     hq_series *s;
     size_t n;
     int used_rollups;
+    /* Parts of the file the query needed and could not read (damaged pages, rows that do not
+     * decode): the result holds what is intact. Roll-ups damaged where raw samples are kept are
+     * counted too, though those samples stand in for them. */
+    long damaged;
 } hq_result;
 
 int hq_parse_agg(const char *s, hq_agg *out);
-/* Fills out (free with hq_free). Returns 0, or -1 with a message in err. */
+/* Fills out (free with hq_free). Returns 0 (with out->damaged > 0 when parts of the file could not be
+ * read), or -1 with a message in err. */
 int hq_run(store *st, const hq_request *rq, hq_result *out, char *err, size_t n);
 void hq_free(hq_result *r);
-/* GPUs recorded in the file (flags in sel[HQ_MAX_GPUS]); returns how many. */
+/* GPUs recorded in the file (flags in sel[HQ_MAX_GPUS]); returns how many, or -1 when the file
+ * could not be read to the end of the list (sel then holds those found). */
 int hq_gpus(store *st, unsigned char *sel);
+/* The warning to print with a result whose damaged count is not 0. */
+void hq_damage_warning(const hq_result *r, char *out, size_t n);
 
 #endif

@@ -123,7 +123,15 @@ char *hq_result_json(store *st, const hq_request *rq, const hq_result *r, int pr
         put_values(&b, s, pretty);
         buf_printf(&b, "%s]}", s->n ? nl4 : "");
     }
-    buf_printf(&b, "%s]},%s\"status\":\"success\"%s}%s", r->n ? nl2 : "", nl2, nl, nl);
+    buf_printf(&b, "%s]},", r->n ? nl2 : "");
+    if (r->damaged) { /* Prometheus's API carries such notes in "warnings" */
+        char warn[300];
+        hq_damage_warning(r, warn, sizeof warn);
+        buf_printf(&b, "%s\"warnings\":[", nl2);
+        put_string(&b, warn);
+        buf_puts(&b, "],");
+    }
+    buf_printf(&b, "%s\"status\":\"success\"%s}%s", nl2, nl, nl);
     if (b.oom) {
         buf_release(&b);
         return NULL;

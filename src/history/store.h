@@ -18,6 +18,9 @@ typedef struct store store;
 
 /* readonly: for the commands (no schema creation, no writes). */
 store *store_open(const char *path, int readonly, char *err, size_t n);
+/* The same, with SQLite's result code in *rc when it fails (SQLITE_CORRUPT or SQLITE_NOTADB: the
+ * file itself is damaged, as opposed to unreadable or on a full disk). */
+store *store_open_rc(const char *path, int readonly, int *rc, char *err, size_t n);
 void store_close(store *s);
 sqlite3 *store_db(store *s);
 int store_exec(store *s, const char *sql);
@@ -26,6 +29,9 @@ int store_exec(store *s, const char *sql);
 typedef enum {
     SQ_RAW,
     SQ_RAW_OPEN,
+    SQ_RAW_SEALED,
+    SQ_ROLLUP_WINDOWS,
+    SQ_ROLLUP_HAS,
     SQ_ROLLUP_ROWS,
     SQ_PROC,
     SQ_GPUS,

@@ -5,6 +5,8 @@
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 /* A group (or checkpoint piece) is one row: its timeline and columns in a bundle. */
 static int write_group(store *st, const pend *p)
@@ -170,35 +172,88 @@ static void free_list(pend *p)
     }
 }
 
+/* SQLite's word that the file itself is damaged, as opposed to a full disk, a read-only file or an
+ * I/O error, which pass: a damaged file would refuse every write from now on. */
+static int is_damage(int rc)
+{
+    return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+}
+
+/* The file is damaged: it goes aside as PATH.damaged-YYYYMMDDTHHMMSSZ (with its -wal, which belongs
+ * to it; the -shm is rebuilt) for `gpuwatch history check` and whatever can be read from it, and
+ * the next open makes a new file at PATH. What the new file needs that the old one had (GPU
+ * identities, process details) is queued again. Returns 0, or -1 when it cannot be moved. */
+static int move_aside(history *h, int why)
+{
+    if (h->st) {
+        store_close(h->st);
+        h->st = NULL;
+    }
+    char stamp[32], aside[4200 + 32], from[4200], to[4200 + 64];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    snprintf(aside, sizeof aside, "%s.damaged-%s", h->path, stamp);
+    for (int i = 2; access(aside, F_OK) == 0 && i < 100; i++) /* one earlier the same second */
+        snprintf(aside, sizeof aside, "%s.damaged-%s-%d", h->path, stamp, i);
+    if (rename(h->path, aside) != 0) {
+        if (!h->failing)
+            gw_log(GW_LOG_ERROR, "history: file damaged and cannot be moved aside; recording to memory",
+                   "path=%s err=\"%s\"", h->path, sqlite3_errstr(why));
+        return -1;
+    }
+    snprintf(from, sizeof from, "%s-wal", h->path);
+    snprintf(to, sizeof to, "%s-wal", aside);
+    rename(from, to);
+    snprintf(from, sizeof from, "%s-shm", h->path);
+    unlink(from);
+    gw_log(GW_LOG_ERROR, "history: file damaged; moved aside, recording into a new file",
+           "path=%s moved_to=%s err=\"%s\"", h->path, aside, sqlite3_errstr(why));
+    pthread_mutex_lock(&h->mu);
+    h->stats.damaged_files++;
+    hist_requeue_meta(h);
+    pthread_mutex_unlock(&h->mu);
+    h->recovered = 0;
+    return 0;
+}
+
 /* Opens the file when it is not open; the first open of a handle seals what an earlier run left
- * open (its checkpoints at a crash or kill). */
+ * open (its checkpoints at a crash or kill). A damaged file is moved aside and a new one made. */
 static int ensure_store(history *h)
 {
     if (h->st)
         return 0;
-    char err[512];
-    h->st = store_open(h->path, 0, err, sizeof err);
-    if (!h->st) {
-        if (!h->failing)
-            gw_log(GW_LOG_ERROR, "history: cannot open the file; recording to memory until it can", "err=\"%s\"", err);
-        h->failing = 1;
-        return -1;
-    }
-    if (!h->recovered) {
-        int rc = store_exec(h->st, "BEGIN IMMEDIATE");
+    for (int attempt = 0;; attempt++) {
+        char err[512];
+        int rc;
+        h->st = store_open_rc(h->path, 0, &rc, err, sizeof err);
+        if (!h->st && is_damage(rc) && attempt == 0 && move_aside(h, rc) == 0)
+            continue;
+        if (!h->st) {
+            if (!h->failing)
+                gw_log(GW_LOG_ERROR, "history: cannot open the file; recording to memory until it can", "err=\"%s\"",
+                       err);
+            h->failing = 1;
+            return -1;
+        }
+        if (h->recovered)
+            return 0;
+        rc = store_exec(h->st, "BEGIN IMMEDIATE");
         if (rc == SQLITE_OK)
             rc = store_recover_open(h->st, INT64_MAX);
         if (rc == SQLITE_OK)
             rc = store_exec(h->st, "COMMIT");
-        if (rc != SQLITE_OK) {
-            store_exec(h->st, "ROLLBACK");
-            store_close(h->st);
-            h->st = NULL;
-            return -1;
+        if (rc == SQLITE_OK) {
+            h->recovered = 1;
+            return 0;
         }
-        h->recovered = 1;
+        store_exec(h->st, "ROLLBACK");
+        store_close(h->st);
+        h->st = NULL;
+        if (!(is_damage(rc) && attempt == 0 && move_aside(h, rc) == 0))
+            return -1;
     }
-    return 0;
 }
 
 static int prune_locked(history *h, int64_t now_us);
@@ -225,6 +280,8 @@ int history_flush(history *h)
     pthread_mutex_unlock(&h->mu);
 
     int rc = ensure_store(h) == 0 ? write_all(h, list) : SQLITE_CANTOPEN;
+    if (is_damage(rc) && move_aside(h, rc) == 0) /* once more, into the new file */
+        rc = ensure_store(h) == 0 ? write_all(h, list) : SQLITE_CANTOPEN;
     pthread_mutex_lock(&h->mu);
     h->stats.flushes++;
     if (rc == SQLITE_OK) {

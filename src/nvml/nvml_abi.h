@@ -120,7 +120,11 @@ typedef enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 } nvmlPc
 typedef enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 } nvmlMemoryErrorType_t;
 typedef enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 } nvmlEccCounterType_t;
 
-typedef enum { NVML_PERF_POLICY_POWER = 0, NVML_PERF_POLICY_THERMAL = 1 } nvmlPerfPolicyType_t;
+typedef enum {
+    NVML_PERF_POLICY_POWER = 0,
+    NVML_PERF_POLICY_THERMAL = 1,
+    NVML_PERF_POLICY_SYNC_BOOST = 2
+} nvmlPerfPolicyType_t;
 typedef struct {
     unsigned long long referenceTime;
     unsigned long long violationTime;
@@ -186,6 +190,58 @@ typedef struct {
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 269
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 270
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 271
+
+/* nvidia-smi compatibility fields (modes, InfoROM, encoder statistics, per-location ECC, row
+ * remapper histogram, T.Limit margin, applications clocks, PCI class). Versioned structs carry
+ * NVML_STRUCT_VERSION: sizeof | version << 24. */
+typedef unsigned int nvmlInforomObject_t;
+#define NVML_INFOROM_OEM 0
+#define NVML_INFOROM_ECC 1
+#define NVML_INFOROM_POWER 2
+#define NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE 16
+typedef unsigned int nvmlMemoryLocation_t; /* L1 0, L2 1, DRAM/device memory 2, register file 3, texture 4,
+                                              texture shared 5, CBU 6, SRAM 7 */
+typedef unsigned int nvmlGpuOperationMode_t;
+typedef unsigned int nvmlDriverModel_t;
+#define NVML_FI_DEV_PERF_POLICY_SYNC_BOOST 76
+#define NVML_FI_DEV_POWER_AVERAGE 185
+#define NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE 301 /* NVML 13.3 (driver 595) */
+#define NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE 302
+typedef struct {
+    unsigned int version;
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    unsigned int baseClass;
+    unsigned int subClass;
+    char busId[32];
+} nvmlPciInfoExt_t; /* 64 B */
+#define nvmlPciInfoExt_v1 (unsigned int)(sizeof(nvmlPciInfoExt_t) | (1u << 24))
+typedef struct {
+    unsigned int version;
+    int marginTemperature;
+} nvmlMarginTemperature_t;
+#define nvmlMarginTemperature_v1 (unsigned int)(sizeof(nvmlMarginTemperature_t) | (1u << 24))
+typedef struct {
+    unsigned int version;
+    unsigned int value; /* NVML_DEVICE_ADDRESSING_MODE_NONE 0, HMM 1, ATS 2 */
+} nvmlDeviceAddressingMode_t;
+#define nvmlDeviceAddressingMode_v1 (unsigned int)(sizeof(nvmlDeviceAddressingMode_t) | (1u << 24))
+typedef struct {
+    unsigned int version;
+    unsigned int encryptionState; /* nvmlEnableState_t */
+} nvmlDramEncryptionInfo_t;
+#define nvmlDramEncryptionInfo_v1 (unsigned int)(sizeof(nvmlDramEncryptionInfo_t) | (1u << 24))
+typedef struct {
+    unsigned int isC2cEnabled;
+} nvmlC2cModeInfo_v1_t;
+typedef struct {
+    unsigned int max, high, partial, low, none;
+} nvmlRowRemapperHistogramValues_t;
+#define NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS 0
+#define NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR 1
 
 /* Samples (nvmlDeviceGetSamples). */
 typedef unsigned int nvmlSamplingType_t;
@@ -330,6 +386,8 @@ _Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtiliza
 _Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t layout");
 _Static_assert(sizeof(nvmlSample_t) == 16, "nvmlSample_t layout");
 _Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t layout");
+_Static_assert(sizeof(nvmlPciInfoExt_t) == 64, "nvmlPciInfoExt_t layout");
+_Static_assert(sizeof(nvmlRowRemapperHistogramValues_t) == 20, "nvmlRowRemapperHistogramValues_t layout");
 _Static_assert(offsetof(nvmlGpmMetricsGet_t, metrics) == 24, "nvmlGpmMetricsGet_t layout");
 
 #endif

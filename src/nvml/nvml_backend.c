@@ -1,4 +1,5 @@
 /* nvml_backend.c - the NVML backend's life cycle (open, close, versions) and its backend_ops table. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,11 +69,14 @@ static void nv_close(backend *b)
     for (int i = 0; i < b->count; i++) {
         free(b->gpus[i].pbuf);
         free(b->gpus[i].ubuf);
+        pthread_mutex_destroy(&b->gpus[i].lock);
     }
     free(b->gpus);
     nv_unload(b);
     pthread_mutex_destroy(&b->lock);
     pthread_mutex_destroy(&b->err_lock);
+    pthread_mutex_destroy(&b->poll_lock);
+    pthread_mutex_destroy(&b->xid_lock);
     free(b);
 }
 
@@ -86,6 +90,8 @@ static backend_status nv_open(backend **out, char *err, size_t errlen)
     }
     pthread_mutex_init(&b->lock, NULL);
     pthread_mutex_init(&b->err_lock, NULL);
+    pthread_mutex_init(&b->poll_lock, NULL);
+    pthread_mutex_init(&b->xid_lock, NULL);
     backend_status st = nv_load(b, err, errlen);
     if (st != BK_OK) {
         nv_close(b);
@@ -111,6 +117,8 @@ static backend_status nv_open(backend **out, char *err, size_t errlen)
         nv_close(b);
         return BK_ERR_OTHER;
     }
+    for (unsigned i = 0; i < n; i++)
+        pthread_mutex_init(&b->gpus[i].lock, NULL);
     b->count = (int)n;
     for (int i = 0; i < b->count; i++) {
         nv_gpu *g = &b->gpus[i];
@@ -138,7 +146,11 @@ gpu_status nv_probe(backend *b, nv_gpu *g)
         return rc == NVML_ERROR_GPU_IS_LOST ? GPU_LOST : GPU_ERROR;
     }
     int changed = dev != g->dev;
+    pthread_mutex_lock(&b->xid_lock); /* other GPUs' reads route events by handle */
+    if (changed && g->dev)
+        g->dev_prev = g->dev;
     g->dev = dev;
+    pthread_mutex_unlock(&b->xid_lock);
     g->lost = 0;
     if (changed && b->events)
         nv_events_register(b, g);
@@ -151,13 +163,25 @@ static int nv_gpu_count(backend *b)
     return b->count;
 }
 
+/* A read that met UNINITIALIZED / DRIVER_NOT_LOADED failed as a whole: nothing it read is kept. */
+static gpu_status driver_check(nv_gpu *g, gpu_status st, gpu_sample *out)
+{
+    if (!g->driver_gone || st != GPU_OK)
+        return st;
+    if (out)
+        memset(&out->present, 0, sizeof out->present);
+    return GPU_ERROR;
+}
+
 static gpu_status nv_read_info_op(backend *b, int gpu, gpu_info *info, gpu_sample *statics)
 {
     if (gpu < 0 || gpu >= b->count)
         return GPU_ERROR;
-    pthread_mutex_lock(&b->lock);
-    gpu_status st = nv_read_info(b, gpu, info, statics);
-    pthread_mutex_unlock(&b->lock);
+    nv_gpu *g = &b->gpus[gpu];
+    pthread_mutex_lock(&g->lock);
+    g->driver_gone = 0;
+    gpu_status st = driver_check(g, nv_read_info(b, gpu, info, statics), statics);
+    pthread_mutex_unlock(&g->lock);
     return st;
 }
 
@@ -170,9 +194,11 @@ static gpu_status nv_read_sample_op(backend *b, int gpu, const metric_set *want,
         mset_all(&all);
         want = &all;
     }
-    pthread_mutex_lock(&b->lock);
-    gpu_status st = nv_read_sample(b, gpu, want, out);
-    pthread_mutex_unlock(&b->lock);
+    nv_gpu *g = &b->gpus[gpu];
+    pthread_mutex_lock(&g->lock);
+    g->driver_gone = 0;
+    gpu_status st = driver_check(g, nv_read_sample(b, gpu, want, out), out);
+    pthread_mutex_unlock(&g->lock);
     return st;
 }
 
@@ -180,9 +206,13 @@ static int nv_read_processes_op(backend *b, int gpu, gpu_proc *out, int max)
 {
     if (gpu < 0 || gpu >= b->count || max < 0)
         return -1;
-    pthread_mutex_lock(&b->lock);
+    nv_gpu *g = &b->gpus[gpu];
+    pthread_mutex_lock(&g->lock);
+    g->driver_gone = 0;
     int n = nv_read_processes(b, gpu, out, max);
-    pthread_mutex_unlock(&b->lock);
+    if (g->driver_gone)
+        n = -1;
+    pthread_mutex_unlock(&g->lock);
     return n;
 }
 
@@ -197,8 +227,15 @@ static int nv_set_time(backend *b, double t_s)
         return -1;
     pthread_mutex_lock(&b->lock);
     nvmlReturn_t rc = b->fn.GpusimSetTime(t_s);
+    if (rc == NVML_SUCCESS)
+        b->set_time_us = (uint64_t)llround(t_s * 1e6) + 1;
     pthread_mutex_unlock(&b->lock);
     return rc == NVML_SUCCESS ? 0 : -1;
+}
+
+uint64_t nv_clock_us(const backend *b)
+{
+    return b->set_time_us ? b->set_time_us : gw_mono_us();
 }
 
 const backend_ops nvml_backend_ops = {
@@ -212,4 +249,6 @@ const backend_ops nvml_backend_ops = {
     .versions = nv_versions,
     .set_time = nv_set_time,
     .error_counts = nv_error_counts,
+    .read_topology = nv_read_topology,
+    .get_time = nv_get_time,
 };

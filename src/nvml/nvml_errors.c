@@ -73,11 +73,15 @@ int nv_check(nv_rd *r, nv_sym sym, nvmlReturn_t rc, const metric_id *ids, int n)
 {
     if (rc == NVML_SUCCESS)
         return 1;
-    if (rc != NVML_ERROR_NOT_SUPPORTED) /* a normal answer, not an error worth a counter */
+    /* NOT_SUPPORTED and DEPRECATED (a 590+ driver on applications clocks, display and power
+     * management modes) are normal answers, not errors worth a counter */
+    if (rc != NVML_ERROR_NOT_SUPPORTED && rc != NVML_ERROR_DEPRECATED)
         nv_count_error(r->b, sym, rc);
     if (rc == NVML_ERROR_GPU_IS_LOST) {
         r->g->lost = 1;
-    } else if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+    } else if (nv_driver_gone(rc)) {
+        r->g->driver_gone = 1;
+    } else if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND || rc == NVML_ERROR_DEPRECATED) {
         for (int i = 0; i < n; i++)
             mset_add(&r->g->unsup, ids[i]);
     }

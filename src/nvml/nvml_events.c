@@ -1,4 +1,6 @@
-/* nvml_events.c - XID critical errors: one NVML event set for all GPUs, polled (timeout 0) when read. */
+/* nvml_events.c - XID critical errors: one NVML event set for all GPUs, polled (timeout 0) when read.
+ * One reader drains the set at a time: another finds it busy and goes on (a poll that hangs costs
+ * the XID counts their freshness, never the other GPUs' samples). */
 #include "nvml_priv.h"
 
 #define NV_EVENTS_PER_POLL 256 /* a storm of XIDs is drained over several reads */
@@ -36,7 +38,21 @@ void nv_events_open(backend *b)
             nv_events_register(b, &b->gpus[i]);
 }
 
-/* Drains the event set into the GPUs' XID state (events for other GPUs are kept for them). */
+/* The GPU an event is about: its handle now, or the one it had before a loss (an XID that arrived
+ * while it was lost is still its own). xid_lock held. */
+static nv_gpu *gpu_of(backend *b, nvmlDevice_t dev)
+{
+    for (int i = 0; i < b->count; i++)
+        if (b->gpus[i].dev == dev)
+            return &b->gpus[i];
+    for (int i = 0; i < b->count; i++)
+        if (b->gpus[i].dev_prev == dev)
+            return &b->gpus[i];
+    return NULL;
+}
+
+/* Drains the event set into the GPUs' XID state (events for other GPUs are kept for them).
+ * poll_lock held. */
 static void poll_events(backend *b)
 {
     for (int n = 0; n < NV_EVENTS_PER_POLL; n++) {
@@ -48,16 +64,15 @@ static void poll_events(backend *b)
             nv_count_error(b, NV_EventSetWait, rc);
             return;
         }
-        if (!(ev.eventType & nvmlEventTypeXidCriticalError))
+        if (!(ev.eventType & nvmlEventTypeXidCriticalError) || !ev.device)
             continue;
-        for (int i = 0; i < b->count; i++) {
-            nv_gpu *g = &b->gpus[i];
-            if (g->dev == ev.device) {
-                g->xid_last = (unsigned)ev.eventData;
-                g->xid_count++;
-                break;
-            }
+        pthread_mutex_lock(&b->xid_lock);
+        nv_gpu *g = gpu_of(b, ev.device);
+        if (g) {
+            g->xid_last = (unsigned)ev.eventData;
+            g->xid_count++;
         }
+        pthread_mutex_unlock(&b->xid_lock);
     }
 }
 
@@ -67,9 +82,16 @@ void nv_events_read(nv_rd *r)
     if (!b->events || !(nv_need(r, M_XID_LAST) || nv_need(r, M_XID_COUNT)))
         return;
     if (r->g->xid_registered) {
-        poll_events(b);
-        nv_set(r, M_XID_LAST, r->g->xid_last);
-        nv_set(r, M_XID_COUNT, (double)r->g->xid_count);
+        if (pthread_mutex_trylock(&b->poll_lock) == 0) {
+            poll_events(b);
+            pthread_mutex_unlock(&b->poll_lock);
+        }
+        pthread_mutex_lock(&b->xid_lock);
+        unsigned last = r->g->xid_last;
+        uint64_t count = r->g->xid_count;
+        pthread_mutex_unlock(&b->xid_lock);
+        nv_set(r, M_XID_LAST, last);
+        nv_set(r, M_XID_COUNT, (double)count);
     }
 }
 

@@ -22,6 +22,12 @@ static const struct nv_field {
     {NVML_FI_DEV_REMAPPED_FAILURE, M_REMAP_FAILURE, 1},
     {NVML_FI_DEV_PERF_POLICY_POWER, M_VIOL_POWER, 0.001}, /* ns -> us */
     {NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN, M_VIOL_THERMAL, 0.001},
+    {NVML_FI_DEV_PERF_POLICY_SYNC_BOOST, M_VIOL_SYNC_BOOST, 0.001},
+    {NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN, M_VIOL_SW_THERMAL, 0.001},
+    {NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN, M_VIOL_POWER_BRAKE, 0.001},
+    {NVML_FI_DEV_POWER_AVERAGE, M_POWER_DRAW_AVERAGE, 0.001}, /* mW -> W */
+    {NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE, M_REMAP_COR_INACTIVE, 1},
+    {NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE, M_REMAP_UNC_INACTIVE, 1},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -46,6 +52,11 @@ static void read_fallbacks(nv_rd *r)
     nvD dev = r->g->dev;
     nv_unsupported(r, M_TEMP_MEMORY); /* only a field value gives these two */
     nv_unsupported(r, M_POWER_DRAW_INSTANT);
+    nv_unsupported(r, M_POWER_DRAW_AVERAGE);
+    nv_unsupported(r, M_VIOL_SW_THERMAL); /* the violation call has no policy for these two */
+    nv_unsupported(r, M_VIOL_POWER_BRAKE);
+    nv_unsupported(r, M_REMAP_COR_INACTIVE);
+    nv_unsupported(r, M_REMAP_UNC_INACTIVE);
     unsigned long long ull = 0;
     if (f->GetTotalEnergyConsumption && nv_need(r, M_ENERGY) &&
         nv_check1(r, NV_GetTotalEnergyConsumption, f->GetTotalEnergyConsumption(dev, &ull), M_ENERGY))
@@ -77,8 +88,10 @@ static void read_fallbacks(nv_rd *r)
     static const struct {
         nvmlPerfPolicyType_t p;
         metric_id id;
-    } viol[] = {{NVML_PERF_POLICY_POWER, M_VIOL_POWER}, {NVML_PERF_POLICY_THERMAL, M_VIOL_THERMAL}};
-    for (size_t i = 0; i < 2 && f->GetViolationStatus; i++) {
+    } viol[] = {{NVML_PERF_POLICY_POWER, M_VIOL_POWER},
+                {NVML_PERF_POLICY_THERMAL, M_VIOL_THERMAL},
+                {NVML_PERF_POLICY_SYNC_BOOST, M_VIOL_SYNC_BOOST}};
+    for (size_t i = 0; i < sizeof viol / sizeof viol[0] && f->GetViolationStatus; i++) {
         nvmlViolationTime_t vt;
         if (nv_need(r, viol[i].id) &&
             nv_check1(r, NV_GetViolationStatus, f->GetViolationStatus(dev, viol[i].p, &vt), viol[i].id))

@@ -85,7 +85,7 @@ static void prime(backend *b, nv_gpu *g)
         return;
     nvmlReturn_t rc = b->fn.GpmSampleGet(g->dev, g->gpm_prev);
     if (rc == NVML_SUCCESS) {
-        g->gpm_prev_us = gw_mono_us();
+        g->gpm_prev_us = nv_clock_us(b);
     } else if (nv_refused(rc)) {
         mark_unsupported(g);
     } else {
@@ -107,7 +107,7 @@ static void compute(nv_rd *r)
         nv_check(r, NV_GpmSampleGet, rc, NULL, 0);
         return;
     }
-    uint64_t now = gw_mono_us();
+    uint64_t now = nv_clock_us(b);
     nvmlGpmMetricsGet_t *mg = &g->gpm_get;
     mg->version = NVML_GPM_METRICS_GET_VERSION;
     mg->sample1 = g->gpm_prev;
@@ -154,12 +154,21 @@ void nv_gpm_read(nv_rd *r)
         mark_unsupported(g);
         return;
     }
-    if (!g->gpm_prev_us)
-        for (int i = 0; i < b->count; i++) /* this GPU and every other one that has none yet */
-            prime(b, &b->gpus[i]);
+    if (!g->gpm_prev_us) {
+        prime(b, g);
+        /* and every other GPU that has none yet and is not being read right now (its lock is
+         * only tried: a GPU whose call hangs holds its own, and this read never waits on it) */
+        for (int i = 0; i < b->count; i++) {
+            nv_gpu *o = &b->gpus[i];
+            if (o == g || pthread_mutex_trylock(&o->lock) != 0)
+                continue;
+            prime(b, o);
+            pthread_mutex_unlock(&o->lock);
+        }
+    }
     if (g->gpm_prev_us && !g->lost) {
-        uint64_t age = gw_mono_us() - g->gpm_prev_us;
-        if (age < NV_GPM_MIN_US && !g->gpm_have) {
+        uint64_t age = nv_clock_us(b) - g->gpm_prev_us;
+        if (age < NV_GPM_MIN_US && !g->gpm_have && !b->set_time_us) {
             gw_sleep_us(NV_GPM_MIN_US - age);
             age = NV_GPM_MIN_US;
         }

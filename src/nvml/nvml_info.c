@@ -183,10 +183,13 @@ static void read_misc_statics(nv_rd *r)
     if (f->GetSupportedClocksEventReasons && nv_need(r, M_CER_SUPPORTED) &&
         nv_check1(r, NV_GetSupportedClocksEventReasons, f->GetSupportedClocksEventReasons(dev, &mask), M_CER_SUPPORTED))
         nv_set(r, M_CER_SUPPORTED, (double)mask);
+    static const metric_id ecc[] = {M_ECC_MODE, M_ECC_MODE_PEND};
     nvmlEnableState_t cur = NVML_FEATURE_DISABLED, pend = NVML_FEATURE_DISABLED;
-    if (f->GetEccMode && nv_need(r, M_ECC_MODE) &&
-        nv_check1(r, NV_GetEccMode, f->GetEccMode(dev, &cur, &pend), M_ECC_MODE))
+    if (f->GetEccMode && (nv_need(r, M_ECC_MODE) || nv_need(r, M_ECC_MODE_PEND)) &&
+        nv_check(r, NV_GetEccMode, f->GetEccMode(dev, &cur, &pend), ecc, 2)) {
         nv_set(r, M_ECC_MODE, cur == NVML_FEATURE_ENABLED);
+        nv_set(r, M_ECC_MODE_PEND, pend == NVML_FEATURE_ENABLED);
+    }
 }
 
 gpu_status nv_read_info(backend *b, int gpu, gpu_info *info, gpu_sample *statics)
@@ -224,6 +227,7 @@ gpu_status nv_read_info(backend *b, int gpu, gpu_info *info, gpu_sample *statics
     nv_read_memory(&r);
     read_bar1_total(&r);
     read_power_limits(&r);
+    nv_compat_info(&r, info);
     if (g->lost) {
         memset(&statics->present, 0, sizeof statics->present);
         statics->status = GPU_LOST;

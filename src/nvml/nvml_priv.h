@@ -10,15 +10,20 @@
 #define NV_GPM_IDS 9         /* GPM metrics gpuwatch reads (see nvml_gpm.c) */
 #define NV_MAX_ERR_KINDS 128 /* distinct (function, error) pairs counted */
 
-/* One GPU. All backend state is under backend.lock (each op takes it), except the error counters. */
+/* One GPU. Its state is under its own lock (each op about it takes it), so that a call that hangs
+ * on one GPU does not hold up the others (NVML is thread safe). The XID fields and the handles are
+ * also under backend.xid_lock (other GPUs' reads route events to them). */
 typedef struct nv_gpu {
+    pthread_mutex_t lock;
     int index;
-    nvmlDevice_t dev; /* NULL until a handle was obtained */
-    int lost;         /* the last call said GPU_IS_LOST (or no handle yet) */
-    metric_set unsup; /* NOT_SUPPORTED: never asked again */
-    int mem_v1;       /* MemoryInfo_v2 refused: use the v1 call */
-    int temp_plain;   /* TemperatureV refused: use GetTemperature */
-    int fields_off;   /* GetFieldValues refused: use the single getters */
+    nvmlDevice_t dev;      /* NULL until a handle was obtained */
+    nvmlDevice_t dev_prev; /* the handle before the last loss: events queued for it are still its own */
+    int lost;              /* the last call said GPU_IS_LOST (or no handle yet) */
+    int driver_gone;       /* a call of this read said UNINITIALIZED / DRIVER_NOT_LOADED */
+    metric_set unsup;      /* NOT_SUPPORTED: never asked again */
+    int mem_v1;            /* MemoryInfo_v2 refused: use the v1 call */
+    int temp_plain;        /* TemperatureV refused: use GetTemperature */
+    int fields_off;        /* GetFieldValues refused: use the single getters */
     unsigned pci_domain, pci_bus, pci_device;
     int have_pci;
     /* XID events */
@@ -29,11 +34,11 @@ typedef struct nv_gpu {
     int gpm_support; /* 0 unknown, 1 yes, -1 no */
     int gpm_alloc;   /* gpm_prev and gpm_cur are allocated */
     nvmlGpmSample_t gpm_prev, gpm_cur;
-    uint64_t gpm_prev_us; /* monotonic time of gpm_prev, 0 = none */
+    uint64_t gpm_prev_us; /* time of gpm_prev (nv_clock_us), 0 = none */
     double gpm_val[NV_GPM_IDS];
     unsigned gpm_have;           /* bit i: gpm_val[i] holds a value */
     nvmlGpmMetricsGet_t gpm_get; /* scratch for nvmlGpmMetricsGet */
-    /* processes (scratch, grown on demand, never shrunk) */
+    /* processes (scratch, grown on demand up to NV_MAX_LIST entries, never shrunk) */
     unsigned char *pbuf;
     size_t pbuf_cap; /* bytes */
     nvmlProcessUtilizationSample_t *ubuf;
@@ -43,6 +48,9 @@ typedef struct nv_gpu {
 } nv_gpu;
 
 #define NV_PROC_UTIL_UNSUP 0x100u
+/* The most entries a process list or utilization buffer holds, whatever the driver asks for: a
+ * driver that keeps answering INSUFFICIENT_SIZE (or with a count it cannot mean) gets no more. */
+#define NV_MAX_LIST 4096
 
 typedef struct nv_err_kind {
     nv_sym sym;
@@ -62,12 +70,19 @@ struct backend {
     metric_set dynamic;    /* metrics read per sample (not MF_STATIC, not strings) */
     metric_id bit_ids[16]; /* MF_BIT metrics (their parent is read for them) */
     int n_bit_ids;
-    pthread_mutex_t lock;     /* one op at a time: reads may come from several threads */
-    nvmlEventSet_t events;    /* NULL when events are unavailable */
-    pthread_mutex_t err_lock; /* the counters only: error_counts does not wait for a read */
+    pthread_mutex_t lock;      /* calls about no GPU (set_time); each GPU has its own */
+    nvmlEventSet_t events;     /* NULL when events are unavailable */
+    pthread_mutex_t poll_lock; /* one reader drains the event set at a time (tried, never waited for) */
+    pthread_mutex_t xid_lock;  /* the GPUs' XID fields and handles: held briefly, never across a call */
+    pthread_mutex_t err_lock;  /* the counters only: error_counts does not wait for a read */
     nv_err_kind errs[NV_MAX_ERR_KINDS];
     int n_errs;
+    uint64_t set_time_us; /* a simulated clock set by set_time (+1, so 0 = the real clock) */
 };
+
+/* The backend's clock in us: the monotonic clock, or the time a replay set (set_time), so that
+ * rates between two readings (GPM) follow the replayed time, not the wall clock. */
+uint64_t nv_clock_us(const backend *b);
 
 /* One read of one GPU: what the caller wants, where values go. */
 typedef struct nv_rd {
@@ -86,8 +101,9 @@ const char *nv_return_name(nvmlReturn_t rc);
 void nv_count_error(backend *b, nv_sym sym, nvmlReturn_t rc);
 int nv_error_counts(backend *b, backend_error_count *out, int max);
 /* Judges one call made for the metrics ids[0..n-1]: 1 = success, use the values. NOT_SUPPORTED and
- * FUNCTION_NOT_FOUND mark the metrics unsupported on this GPU; GPU_IS_LOST marks the GPU lost; every
- * other failure is counted. */
+ * FUNCTION_NOT_FOUND mark the metrics unsupported on this GPU; GPU_IS_LOST marks the GPU lost;
+ * UNINITIALIZED and DRIVER_NOT_LOADED mark the read as failed (driver_gone); every other failure is
+ * counted. */
 int nv_check(nv_rd *r, nv_sym sym, nvmlReturn_t rc, const metric_id *ids, int n);
 static inline int nv_check1(nv_rd *r, nv_sym sym, nvmlReturn_t rc, metric_id id)
 {
@@ -123,6 +139,12 @@ static inline void nv_unsupported(nv_rd *r, metric_id id)
 }
 
 /* nvml_backend.c */
+/* The call's result says the driver is gone (unloaded or NVML no longer initialized). */
+static inline int nv_driver_gone(nvmlReturn_t rc)
+{
+    return rc == NVML_ERROR_UNINITIALIZED || rc == NVML_ERROR_DRIVER_NOT_LOADED;
+}
+
 /* Gets a (new) handle for a GPU marked lost, one cheap call: GPU_OK when it can be read again. */
 gpu_status nv_probe(backend *b, nv_gpu *g);
 
@@ -138,6 +160,11 @@ gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sampl
 void nv_read_memory(nv_rd *r); /* the wanted ones of memory total/reserved/used/free */
 void nv_read_fields(nv_rd *r);
 
+/* nvml_compat.c: nvidia-smi's other --query-gpu fields; the static ones (and strings) with the
+ * identity, the others per sample. */
+void nv_compat_info(nv_rd *r, gpu_info *info);
+void nv_compat_read(nv_rd *r);
+
 /* nvml_events.c */
 void nv_events_open(backend *b);
 void nv_events_register(backend *b, nv_gpu *g);
@@ -151,5 +178,9 @@ void nv_gpm_close(backend *b);
 
 /* nvml_procs.c */
 int nv_read_processes(backend *b, int gpu, gpu_proc *out, int max);
+
+/* nvml_topo.c: backend_ops.read_topology and get_time (the caller holds nothing; they lock) */
+int nv_read_topology(backend *b, int gpu, gpu_topology *out);
+double nv_get_time(backend *b);
 
 #endif

@@ -10,18 +10,35 @@
 
 typedef nvmlReturn_t (*nv_list_fn)(nvmlDevice_t, unsigned int *, void *);
 
-/* Makes room in a scratch buffer of *cap bytes: returns the buffer, or NULL (old one kept) when out of memory. */
-static void *grow(void *buf, size_t *cap, size_t need)
+/* Makes room for `need` entries of `size` bytes in a scratch buffer of *cap bytes, never beyond
+ * NV_MAX_LIST entries. Returns the buffer (possibly moved), or NULL (old one kept) when out of
+ * memory. */
+static void *grow(void *buf, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap)
+    if (need > NV_MAX_LIST)
+        need = NV_MAX_LIST;
+    if (need * size <= *cap)
         return buf;
     size_t n = *cap ? *cap : 256;
-    while (n < need)
+    while (n < need * size)
         n *= 2;
+    if (n > (size_t)NV_MAX_LIST * size)
+        n = (size_t)NV_MAX_LIST * size;
     void *p = realloc(buf, n);
     if (p)
         *cap = n;
     return p;
+}
+
+/* How many entries to offer after INSUFFICIENT_SIZE: the count asked for (and room for processes
+ * starting meanwhile) when it is more than was offered; otherwise the driver's count is of no use
+ * and twice the offer is tried. 0 when the cap is reached: give up. */
+static size_t next_offer(unsigned asked, size_t offered)
+{
+    size_t want = asked > offered ? (size_t)asked + NV_LIST_SLACK : offered * 2 + NV_LIST_SLACK;
+    if (want > NV_MAX_LIST)
+        want = NV_MAX_LIST;
+    return want > offered ? want : 0;
 }
 
 static gpu_proc *find_pid(gpu_proc *out, int n, unsigned pid)
@@ -39,13 +56,17 @@ static int read_list(backend *b, nv_gpu *g, nv_sym sym, nv_list_fn fn, unsigned 
         return 0;
     size_t stride = b->sym_variant[sym] == 2 ? sizeof(nvmlProcessInfo_v1_t) : sizeof(nvmlProcessInfo_t);
     unsigned count = 0;
+    size_t offered = 0;
     nvmlReturn_t rc = fn(g->dev, &count, NULL);
+    /* The list may grow between the calls: ask again, a few times, with a bounded buffer. */
     for (int t = 0; rc == NVML_ERROR_INSUFFICIENT_SIZE && t < NV_LIST_TRIES; t++) {
-        unsigned char *p = grow(g->pbuf, &g->pbuf_cap, (count + NV_LIST_SLACK) * stride);
+        size_t want = next_offer(count, offered);
+        unsigned char *p = want ? grow(g->pbuf, &g->pbuf_cap, want, stride) : NULL;
         if (!p)
-            return 0;
+            break;
         g->pbuf = p;
-        count = (unsigned)(g->pbuf_cap / stride);
+        offered = g->pbuf_cap / stride;
+        count = (unsigned)offered;
         rc = fn(g->dev, &count, g->pbuf);
     }
     if (rc != NVML_SUCCESS) {
@@ -102,14 +123,16 @@ static void read_utilization(backend *b, nv_gpu *g, gpu_proc *out, int n)
     if (!f->GetProcessUtilization || n == 0 || (g->proc_unsup & NV_PROC_UTIL_UNSUP))
         return;
     unsigned count = 0;
+    size_t offered = 0;
     nvmlReturn_t rc = f->GetProcessUtilization(g->dev, NULL, &count, g->putil_last_ts);
-    if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
-        size_t cap = g->ubuf_cap * sizeof *g->ubuf;
-        nvmlProcessUtilizationSample_t *p = grow(g->ubuf, &cap, (count + NV_LIST_SLACK) * sizeof *g->ubuf);
+    for (int t = 0; rc == NVML_ERROR_INSUFFICIENT_SIZE && t < NV_LIST_TRIES; t++) {
+        size_t want = next_offer(count, offered), cap = g->ubuf_cap * sizeof *g->ubuf;
+        nvmlProcessUtilizationSample_t *p = want ? grow(g->ubuf, &cap, want, sizeof *g->ubuf) : NULL;
         if (!p)
-            return;
+            break;
         g->ubuf = p;
         g->ubuf_cap = (unsigned)(cap / sizeof *g->ubuf);
+        offered = g->ubuf_cap;
         count = g->ubuf_cap;
         rc = f->GetProcessUtilization(g->dev, g->ubuf, &count, g->putil_last_ts);
     }

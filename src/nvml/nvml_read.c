@@ -59,10 +59,14 @@ void nv_read_memory(nv_rd *r)
 /* Confidential-compute protected memory in use (dmon's ccpm); NOT_SUPPORTED unless CC mode is on. */
 static void read_protected_memory(nv_rd *r)
 {
+    static const metric_id ids[] = {M_PROTECTED_MEM_TOTAL, M_PROTECTED_MEM_USED, M_PROTECTED_MEM_FREE};
     nvmlMemory_t m;
-    if (r->b->fn.GetProtectedMemoryUsage && nv_need(r, M_PROTECTED_MEM_USED) &&
-        nv_check1(r, NV_GetProtectedMemoryUsage, r->b->fn.GetProtectedMemoryUsage(r->g->dev, &m), M_PROTECTED_MEM_USED))
+    if (r->b->fn.GetProtectedMemoryUsage && (nv_need(r, ids[0]) || nv_need(r, ids[1]) || nv_need(r, ids[2])) &&
+        nv_check(r, NV_GetProtectedMemoryUsage, r->b->fn.GetProtectedMemoryUsage(r->g->dev, &m), ids, 3)) {
+        nv_set(r, M_PROTECTED_MEM_TOTAL, m.total / 1048576.0);
         nv_set(r, M_PROTECTED_MEM_USED, m.used / 1048576.0);
+        nv_set(r, M_PROTECTED_MEM_FREE, m.free / 1048576.0);
+    }
 }
 
 static void read_temperature(nv_rd *r)
@@ -118,10 +122,13 @@ static void read_power_and_state(nv_rd *r)
     if (f->GetPerformanceState && nv_need(r, M_PSTATE) &&
         nv_check1(r, NV_GetPerformanceState, f->GetPerformanceState(r->g->dev, &ps), M_PSTATE) && ps <= 15)
         nv_set(r, M_PSTATE, ps);
+    static const metric_id mig[] = {M_MIG_MODE, M_MIG_MODE_PEND};
     unsigned cur = 0, pending = 0;
-    if (f->GetMigMode && nv_need(r, M_MIG_MODE) &&
-        nv_check1(r, NV_GetMigMode, f->GetMigMode(r->g->dev, &cur, &pending), M_MIG_MODE))
+    if (f->GetMigMode && (nv_need(r, M_MIG_MODE) || nv_need(r, M_MIG_MODE_PEND)) &&
+        nv_check(r, NV_GetMigMode, f->GetMigMode(r->g->dev, &cur, &pending), mig, 2)) {
         nv_set(r, M_MIG_MODE, cur != 0);
+        nv_set(r, M_MIG_MODE_PEND, pending != 0);
+    }
     nvmlBAR1Memory_t bar1;
     if (f->GetBAR1MemoryInfo && nv_need(r, M_BAR1_USED) &&
         nv_check1(r, NV_GetBAR1MemoryInfo, f->GetBAR1MemoryInfo(r->g->dev, &bar1), M_BAR1_USED))
@@ -152,7 +159,13 @@ static void read_clocks(nv_rd *r)
 static void read_pcie(nv_rd *r)
 {
     const nvml_fns *f = &r->b->fn;
-    nv_read_u32(r, NV_GetCurrPcieLinkGeneration, f->GetCurrPcieLinkGeneration, M_PCIE_GEN_CUR, 1);
+    static const metric_id gen[] = {M_PCIE_GEN_CUR, M_PCIE_GEN_GPUCUR}; /* one reading, two nvidia-smi names */
+    unsigned g = 0;
+    if (f->GetCurrPcieLinkGeneration && (nv_need(r, gen[0]) || nv_need(r, gen[1])) &&
+        nv_check(r, NV_GetCurrPcieLinkGeneration, f->GetCurrPcieLinkGeneration(r->g->dev, &g), gen, 2)) {
+        nv_set(r, M_PCIE_GEN_CUR, g);
+        nv_set(r, M_PCIE_GEN_GPUCUR, g);
+    }
     nv_read_u32(r, NV_GetCurrPcieLinkWidth, f->GetCurrPcieLinkWidth, M_PCIE_WIDTH_CUR, 1);
     static const struct {
         nvmlPcieUtilCounter_t c;
@@ -193,6 +206,7 @@ gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sampl
     read_clocks(&r);
     read_pcie(&r);
     nv_read_fields(&r);
+    nv_compat_read(&r);
     nv_events_read(&r);
     nv_gpm_read(&r);
     if (g->lost) {

@@ -97,11 +97,55 @@ typedef nvmlDevice_t nvD;
     X(GpmSampleFree, nvmlReturn_t, (nvmlGpmSample_t), 0, "nvmlGpmSampleFree")                                          \
     X(GpmSampleGet, nvmlReturn_t, (nvD, nvmlGpmSample_t), 0, "nvmlGpmSampleGet")                                       \
     X(GpmMetricsGet, nvmlReturn_t, (nvmlGpmMetricsGet_t *), 0, "nvmlGpmMetricsGet")                                    \
+    /* nvidia-smi compatibility fields (nvml_compat.c) */                                                              \
+    X(GetPciInfoExt, nvmlReturn_t, (nvD, nvmlPciInfoExt_t *), 0, "nvmlDeviceGetPciInfoExt")                            \
+    X(GetInforomVersion, nvmlReturn_t, (nvD, nvmlInforomObject_t, char *, unsigned int), 0,                            \
+      "nvmlDeviceGetInforomVersion")                                                                                   \
+    X(GetInforomImageVersion, nvmlReturn_t, (nvD, char *, unsigned int), 0, "nvmlDeviceGetInforomImageVersion")        \
+    X(GetComputeMode, nvmlReturn_t, (nvD, nvmlComputeMode_t *), 0, "nvmlDeviceGetComputeMode")                         \
+    X(GetPersistenceMode, nvmlReturn_t, (nvD, nvmlEnableState_t *), 0, "nvmlDeviceGetPersistenceMode")                 \
+    X(GetDisplayMode, nvmlReturn_t, (nvD, nvmlEnableState_t *), 0, "nvmlDeviceGetDisplayMode")                         \
+    X(GetDisplayActive, nvmlReturn_t, (nvD, nvmlEnableState_t *), 0, "nvmlDeviceGetDisplayActive")                     \
+    X(GetAddressingMode, nvmlReturn_t, (nvD, nvmlDeviceAddressingMode_t *), 0, "nvmlDeviceGetAddressingMode")          \
+    X(GetAccountingMode, nvmlReturn_t, (nvD, nvmlEnableState_t *), 0, "nvmlDeviceGetAccountingMode")                   \
+    X(GetAccountingBufferSize, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetAccountingBufferSize")            \
+    X(GetDriverModel, nvmlReturn_t, (nvD, nvmlDriverModel_t *, nvmlDriverModel_t *), 0, "nvmlDeviceGetDriverModel")    \
+    X(GetGpuOperationMode, nvmlReturn_t, (nvD, nvmlGpuOperationMode_t *, nvmlGpuOperationMode_t *), 0,                 \
+      "nvmlDeviceGetGpuOperationMode")                                                                                 \
+    X(GetGspFirmwareMode, nvmlReturn_t, (nvD, unsigned int *, unsigned int *), 0, "nvmlDeviceGetGspFirmwareMode")      \
+    X(GetC2cModeInfoV, nvmlReturn_t, (nvD, nvmlC2cModeInfo_v1_t *), 0, "nvmlDeviceGetC2cModeInfoV")                    \
+    X(GetMarginTemperature, nvmlReturn_t, (nvD, nvmlMarginTemperature_t *), 0, "nvmlDeviceGetMarginTemperature")       \
+    X(GetEncoderStats, nvmlReturn_t, (nvD, unsigned int *, unsigned int *, unsigned int *), 0,                         \
+      "nvmlDeviceGetEncoderStats")                                                                                     \
+    X(GetPowerManagementMode, nvmlReturn_t, (nvD, nvmlEnableState_t *), 0, "nvmlDeviceGetPowerManagementMode")         \
+    X(GetApplicationsClock, nvmlReturn_t, (nvD, nvmlClockType_t, unsigned int *), 0, "nvmlDeviceGetApplicationsClock") \
+    X(GetDefaultApplicationsClock, nvmlReturn_t, (nvD, nvmlClockType_t, unsigned int *), 0,                            \
+      "nvmlDeviceGetDefaultApplicationsClock")                                                                         \
+    X(GetGpuMaxPcieLinkGeneration, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetGpuMaxPcieLinkGeneration")    \
+    X(GetDramEncryptionMode, nvmlReturn_t, (nvD, nvmlDramEncryptionInfo_t *, nvmlDramEncryptionInfo_t *), 0,           \
+      "nvmlDeviceGetDramEncryptionMode")                                                                               \
+    X(GetMemoryErrorCounter, nvmlReturn_t,                                                                             \
+      (nvD, nvmlMemoryErrorType_t, nvmlEccCounterType_t, nvmlMemoryLocation_t, unsigned long long *), 0,               \
+      "nvmlDeviceGetMemoryErrorCounter")                                                                               \
+    X(GetRetiredPages, nvmlReturn_t, (nvD, unsigned int, unsigned int *, unsigned long long *), 0,                     \
+      "nvmlDeviceGetRetiredPages")                                                                                     \
+    X(GetRetiredPagesPendingStatus, nvmlReturn_t, (nvD, nvmlEnableState_t *), 0,                                       \
+      "nvmlDeviceGetRetiredPagesPendingStatus")                                                                        \
+    X(GetRowRemapperHistogram, nvmlReturn_t, (nvD, nvmlRowRemapperHistogramValues_t *), 0,                             \
+      "nvmlDeviceGetRowRemapperHistogram")                                                                             \
     /* gpusim only: the user and container a scenario gives a process (for pids not in /proc) */                       \
     X(GpusimProcessOwner, nvmlReturn_t, (unsigned int, char *, unsigned int, char *, unsigned int), 0,                 \
       "gpusimGetProcessOwner")                                                                                         \
     /* gpusim only: sets the scenario's clock (a replay samples scenario time without waiting) */                      \
-    X(GpusimSetTime, nvmlReturn_t, (double), 0, "gpusimSetTime")
+    X(GpusimSetTime, nvmlReturn_t, (double), 0, "gpusimSetTime")                                                       \
+    /* topology, for job placement (nvml_topo.c) */                                                                    \
+    X(GetCpuAffinity, nvmlReturn_t, (nvD, unsigned int, unsigned long *), 0, "nvmlDeviceGetCpuAffinity")               \
+    X(GetTopologyCommonAncestor, nvmlReturn_t, (nvD, nvD, nvmlGpuTopologyLevel_t *), 0,                                \
+      "nvmlDeviceGetTopologyCommonAncestor")                                                                           \
+    X(GetP2PStatus, nvmlReturn_t, (nvD, nvD, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t *), 0,                          \
+      "nvmlDeviceGetP2PStatus")                                                                                        \
+    /* gpusim only: the scenario's clock */                                                                            \
+    X(GpusimGetTime, double, (void), 0, "gpusimGetTime")
 
 #define NV_SYM_ENUM(f, ret, params, req, ...) NV_##f,
 typedef enum { NVML_SYMBOLS(NV_SYM_ENUM) NV_SYM_COUNT } nv_sym;

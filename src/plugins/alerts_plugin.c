@@ -73,13 +73,21 @@ static int build(alerts_state *p, gw_config *cfg, alert_engine **pe, notifier **
     }
     alert_engine *e = alert_engine_new();
     notifier *n = notifier_new();
-    if (n)
-        notifier_watch(n, &p->metrics_gen);
+    if (!e || !n) {
+        gw_log(GW_LOG_ERROR, "alerts: out of memory", NULL);
+        alert_engine_free(e);
+        notifier_free(n);
+        alerts_settings_free(&s);
+        return -1;
+    }
+    notifier_watch(n, &p->metrics_gen);
     alert_engine_set_default_interval(e, (int64_t)(s.interval_s * 1e6));
-    alert_engine_set_external_label(e, "Hostname", p->view->hostname);
+    int errors = alert_engine_set_external_label(e, "Hostname", p->view->hostname) != 0;
     for (int i = 0; i < s.external.n; i++)
-        alert_engine_set_external_label(e, s.external.v[i].name, s.external.v[i].value);
-    int errors = s.default_rules_file ? alert_engine_load(e, s.default_rules_file, stderr) : 0;
+        errors += alert_engine_set_external_label(e, s.external.v[i].name, s.external.v[i].value) != 0;
+    if (errors)
+        gw_log(GW_LOG_ERROR, "alerts: out of memory", NULL);
+    errors += s.default_rules_file ? alert_engine_load(e, s.default_rules_file, stderr) : 0;
     for (int i = 0; i < s.nrule_files; i++)
         errors += alert_engine_load(e, s.rule_files[i], stderr);
     for (int i = 0; i < s.nthresholds; i++)
@@ -144,24 +152,31 @@ static void on_tick(void *ctx, uint64_t now_us)
 
 /* ---- HTTP ---- */
 
+/* Out of memory: out->oom (the agent writes the plugins' text again at the next scrape) rather than
+ * a text without the alerts. */
 static int write_metrics(void *ctx, gw_buf *out)
 {
     alerts_state *p = ctx;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return 0;
+    if (!f) {
+        out->oom = 1;
+        return -1;
+    }
     pthread_mutex_lock(&p->mu);
-    if (p->e)
-        alert_engine_write_metrics(p->e, f);
+    int rc = p->e ? alert_engine_write_metrics(p->e, f) : 0;
     if (p->n)
         notifier_write_metrics(p->n, f);
     pthread_mutex_unlock(&p->mu);
-    fclose(f);
-    buf_append(out, text, len);
+    if (fclose(f) != 0)
+        rc = -1;
+    if (rc == 0)
+        buf_append(out, text, len);
+    else
+        out->oom = 1;
     free(text);
-    return 0;
+    return rc;
 }
 
 static uint64_t metrics_version(void *ctx)
@@ -176,8 +191,13 @@ static int handle_http(void *ctx, const agent_request *req, agent_response *resp
         return 0;
     pthread_mutex_lock(&p->mu);
     char *json = p->e ? alert_engine_json(p->e) : NULL;
+    int oom = p->e && !json;
     pthread_mutex_unlock(&p->mu);
-    buf_puts(&resp->body, json ? json : "{\"status\":\"success\",\"data\":{\"alerts\":[],\"resolved\":[]}}");
+    if (oom)
+        resp->status = 500;
+    buf_puts(&resp->body, json  ? json
+                          : oom ? "{\"status\":\"error\",\"error\":\"out of memory\"}"
+                                : "{\"status\":\"success\",\"data\":{\"alerts\":[],\"resolved\":[]}}");
     free(json);
     return 1;
 }

@@ -88,7 +88,9 @@ static void run(diag_state *p, const diag_settings *set, uint64_t now_us)
     diag_window_trim(p->w, now_us - (uint64_t)(set->window_s * 1e6));
     diag_report r;
     diag_report_init(&r);
-    if (diag_run(p->w, &set->cfg, &r) < 0) {
+    /* p->report is written only here, on this thread: read without the lock. The previous run's
+     * severities stay while a measure hovers at a threshold (no flapping between runs). */
+    if (diag_run_from(p->w, &set->cfg, &p->report, &r) < 0) {
         gw_log(GW_LOG_WARN, "diagnosis: out of memory, run skipped", NULL);
         diag_report_free(&r);
         return;

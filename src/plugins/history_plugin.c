@@ -106,9 +106,12 @@ static int write_metrics(void *ctx, gw_buf *out)
         "# HELP gpuwatch_history_writable 1 when the last history flush succeeded.\n"
         "# TYPE gpuwatch_history_writable gauge\ngpuwatch_history_writable %d\n"
         "# HELP gpuwatch_history_buffered_bytes Encoded history waiting in memory to be written.\n"
-        "# TYPE gpuwatch_history_buffered_bytes gauge\ngpuwatch_history_buffered_bytes %zu\n",
+        "# TYPE gpuwatch_history_buffered_bytes gauge\ngpuwatch_history_buffered_bytes %zu\n"
+        "# HELP gpuwatch_history_damaged_files_total History files found damaged and moved aside (recording "
+        "went on in a new file).\n"
+        "# TYPE gpuwatch_history_damaged_files_total counter\ngpuwatch_history_damaged_files_total %llu\n",
         (unsigned long long)st.samples, (unsigned long long)st.dropped, (unsigned long long)st.flush_errors,
-        st.writable, st.buffered);
+        st.writable, st.buffered, (unsigned long long)st.damaged_files);
     return 0;
 }
 
@@ -121,7 +124,7 @@ static uint64_t metrics_version(void *ctx)
     pthread_mutex_lock(&p->ver_mu);
     history_stats *s = &p->seen;
     if (st.samples != s->samples || st.dropped != s->dropped || st.flush_errors != s->flush_errors ||
-        st.writable != s->writable || st.buffered != s->buffered) {
+        st.writable != s->writable || st.buffered != s->buffered || st.damaged_files != s->damaged_files) {
         *s = st;
         p->version++;
     }

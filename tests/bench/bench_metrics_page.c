@@ -27,7 +27,7 @@ static double per_scrape(agent *a, int gzip, int n)
         double t0 = now_s();
         for (int i = 0; i < n; i++) {
             metrics_page p;
-            if (metrics_page_get(a, &p) != 0)
+            if (metrics_page_get(a, NULL, &p) != 0)
                 return -1;
             if (gzip && metrics_page_gzip(&p) != 0)
                 return -1;

@@ -117,6 +117,27 @@ class Agent:
     def signal(self, sig):
         self.proc.send_signal(sig)
 
+    def status_kb(self, field):
+        """A /proc/PID/status figure in kB (VmRSS, VmSize, Threads as a count)."""
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+        fail("no %s in /proc/%d/status" % (field, self.proc.pid))
+
+    def stop_within(self, limit_s):
+        """SIGTERM; the agent must exit 0 within limit_s seconds. Returns (seconds, logs)."""
+        t0 = time.monotonic()
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=limit_s)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            fail("agent still running %.1f s after SIGTERM:\n%s" % (limit_s, self.logs()))
+        took = time.monotonic() - t0
+        return took, self.stop()
+
     def stop(self):
         """SIGTERM; the agent must exit 0 (under ASan this includes the leak check)."""
         if self.proc.poll() is None:

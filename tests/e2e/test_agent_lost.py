@@ -17,7 +17,7 @@ try:
     check(not [s for s in m if s[1].get("gpu") == "1" and s[0].startswith("DCGM_")], "no dcgm series for the lost GPU")
     lost_values = [s[0] for s in m if s[1].get("gpu") == "1" and s[0].startswith("gpuwatch_")
                    and s[0] not in ("gpuwatch_gpu_lost", "gpuwatch_gpu_info", "gpuwatch_sample_age_seconds",
-                                    "gpuwatch_gpu_stale")]
+                                    "gpuwatch_gpu_stale", "gpuwatch_gpu_hung")]
     check(not lost_values, "native value series for the lost GPU: %r" % lost_values)
     for gpu in ("0", "2"):
         t = series(m, "DCGM_FI_DEV_GPU_TEMP", gpu=gpu)

@@ -89,4 +89,32 @@ for row in replay:
 assert n == 120 * 6, n
 PY
 fi
+
+# history check: 0 and "ok" on the whole file; a copy whose roll-up pages are overwritten: check
+# exits 1 naming the damage and the intact chunks; history answers from the raw samples, warns on
+# stderr and exits 1 (it printed nothing and exited 0 before)
+"$G" history check "$DB" >"$T/check.txt" || fail "check of a whole file"
+grep -q "^ok: every part" "$T/check.txt" || fail "check says ok"
+cp "$DB" "$T/damaged.db"
+python3 - "$T/damaged.db" <<'PY' || fail "damaging the copy"
+import sqlite3, sys
+pages = [p for (p,) in sqlite3.connect(sys.argv[1]).execute("SELECT pageno FROM dbstat WHERE name='rollups'")]
+assert pages
+with open(sys.argv[1], "r+b") as f:
+    for p in pages:
+        f.seek((p - 1) * 4096 + 8)
+        f.write(b"\xa5" * (4096 - 8))
+PY
+set +e
+"$G" history check "$T/damaged.db" >"$T/check2.txt"; rc=$?
+"$G" history --db "$T/damaged.db" --from 2025-12-02T11:00:00Z --to 2025-12-02T11:01:59Z --metric utilization.gpu \
+  --gpu 3 --step 60s --format json >"$T/d.json" 2>"$T/d.err"; hrc=$?
+set -e
+[ $rc -eq 1 ] || fail "check of a damaged file must exit 1"
+grep -q "damaged: rollups" "$T/check2.txt" || fail "check names the damaged roll-ups"
+grep -q "chunks (sealed chunk groups): [1-9]" "$T/check2.txt" || fail "check lists the intact chunks"
+[ $hrc -eq 1 ] || fail "history on a damaged file must exit 1"
+grep -q "warning: the history file is damaged" "$T/d.err" || fail "history warns"
+cmp -s <(python3 -c "import json; print(json.load(open('$T/u.json'))['data']['result'])") \
+  <(python3 -c "import json; print(json.load(open('$T/d.json'))['data']['result'])") || fail "raw must stand in for roll-ups"
 echo "ok"

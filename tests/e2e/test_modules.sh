@@ -20,6 +20,8 @@ for lib in libmicrohttpd libz.so libsqlite3 libncursesw libgnutls libyaml libcur
   check '[[ "$prog" != *"$lib"* ]]' "the program links $lib: $prog"
 done
 check '[[ "$(needed "$MODS/top.so")" == *libncursesw* ]]' "top.so links ncurses"
+check '[[ "$(needed "$MODS/run.so")" == *libhwloc* && "$(needed "$MODS/run.so")" != *libncursesw* ]]' \
+  "run.so links hwloc, not ncurses: $(needed "$MODS/run.so")"
 check '[[ "$(needed "$MODS/agent.so")" == *libmicrohttpd* ]]' "agent.so links libmicrohttpd"
 check '[[ "$(needed "$MODS/agent.so")" == *libz.so* ]]' "agent.so links zlib (gzip /metrics): $(needed "$MODS/agent.so")"
 check '[[ "$(needed "$MODS/agent.so")" != *libncursesw* ]]' "agent.so links ncurses: $(needed "$MODS/agent.so")"
@@ -27,7 +29,7 @@ check '[[ "$(needed "$MODS/history.so")" == *libsqlite3* && "$(needed "$MODS/his
   "history.so: $(needed "$MODS/history.so")"
 
 # every command of every module runs (--help goes through the module's own option parser)
-for cmd in agent config history events rules top; do
+for cmd in agent config history events rules top run jobs; do
   "$GW" "$cmd" --help >"$TMP/out" 2>&1; rc=$?
   check '[ $rc -eq 0 ] && grep -qi "usage" "$TMP/out"' "$cmd --help: rc=$rc $(head -3 "$TMP/out")"
 done

@@ -5,6 +5,9 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <crypt.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
 #include "auth.h"
@@ -89,6 +92,53 @@ static void test_fast_and_slow(void **st)
     cfg_user replaced[] = {{"alice", other}};
     auth_set_users(a, replaced, 1);
     assert_false(auth_check_slow(a, &c)); /* the old hash is no longer alice's */
+    auth_free(a);
+}
+
+static void hash_at_cost(const char *pw, int cost, char *out, size_t n)
+{
+    char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+    assert_non_null(crypt_gensalt_rn("$2b$", (unsigned long)cost, NULL, 0, salt, (int)sizeof salt));
+    struct crypt_data *cd = calloc(1, sizeof *cd);
+    const char *r = crypt_r(pw, salt, cd);
+    assert_non_null(r);
+    snprintf(out, n, "%s", r);
+    free(cd);
+}
+
+/* Every uncached check costs bcrypt at the highest configured cost: an unknown user is checked
+ * against a dummy hash of that cost, a cheaper user pays the difference (2^from + ... + 2^(to-1)). */
+static void test_constant_cost(void **st)
+{
+    (void)st;
+    char low[128], high[128];
+    hash_at_cost("s3cret", 4, low, sizeof low);
+    hash_at_cost("s3cret", 6, high, sizeof high);
+    assert_int_equal(auth_hash_cost(low), 4);
+    assert_int_equal(auth_hash_cost(high), 6);
+    assert_int_equal(auth_hash_cost("$2b$1x$abc"), -1);
+    assert_int_equal(auth_hash_cost("plain"), -1);
+    assert_int_equal(auth_hash_cost(NULL), -1);
+    auth *a = auth_new();
+    cfg_user users[] = {{"alice", low}, {"bob", high}};
+    assert_int_equal(auth_set_users(a, users, 2), 0);
+    auth_cred c;
+    /* carol:s3cret, unknown: a dummy hash at the highest cost, nothing to add */
+    assert_int_equal(auth_check_fast(a, "Basic Y2Fyb2w6czNjcmV0", &c), AUTH_VERIFY);
+    assert_false(c.known);
+    assert_memory_equal(c.hash, "$2b$06$", 7);
+    assert_int_equal(c.pad_from, 6);
+    assert_int_equal(c.pad_to, 6);
+    assert_false(auth_check_slow(a, &c));
+    /* alice (cost 4) pays up to 6; her right password still passes */
+    assert_int_equal(auth_check_fast(a, "Basic YWxpY2U6czNjcmV0", &c), AUTH_VERIFY);
+    assert_true(c.known);
+    assert_int_equal(c.pad_from, 4);
+    assert_int_equal(c.pad_to, 6);
+    assert_true(auth_check_slow(a, &c));
+    assert_int_equal(auth_check_fast(a, "Basic Ym9iOnMzY3JldA==", &c), AUTH_VERIFY); /* bob: cost 6 already */
+    assert_int_equal(c.pad_from, 6);
+    assert_true(auth_check_slow(a, &c));
     auth_free(a);
 }
 
@@ -185,9 +235,8 @@ static void test_work_queue(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_hash_and_check),
-        cmocka_unit_test(test_fast_and_slow),
+        cmocka_unit_test(test_parse),         cmocka_unit_test(test_hash_and_check),
+        cmocka_unit_test(test_fast_and_slow), cmocka_unit_test(test_constant_cost),
         cmocka_unit_test(test_work_queue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

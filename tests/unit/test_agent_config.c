@@ -136,6 +136,65 @@ static void test_errors(void **st)
     config_free(&c);
 }
 
+/* http: limits and timeouts; tls: Prometheus' web-config names into a GnuTLS priority string. */
+static void test_http_and_tls(void **st)
+{
+    (void)st;
+    gw_config c;
+    config_init(&c);
+    assert_int_equal(c.http_max_connections, 1000);
+    assert_int_equal(c.http_max_connections_per_ip, 100);
+    assert_true(c.http_request_timeout == 10 && c.http_idle_timeout == 10);
+    assert_int_equal(c.tls.min_version, TLS_V12);
+    char prio[512];
+    assert_int_equal(tls_priority(&c.tls, prio, sizeof prio), 0);
+    assert_string_equal(prio, "NORMAL:-VERS-ALL:-CIPHER-ALL:-MAC-ALL:-KX-ALL:-GROUP-ALL:+VERS-TLS1.3:+VERS-TLS1.2:"
+                              "+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:+AEAD:+ECDHE-ECDSA:+ECDHE-RSA:"
+                              "+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:%SERVER_PRECEDENCE");
+    assert_int_equal(tls_priority(&c.tls, prio, 40), -1); /* too small: refused, not cut */
+    config_free(&c);
+    config_init(&c);
+    const char *text = "http:\n"
+                       "  max_connections: 200\n"
+                       "  max_connections_per_ip: 20\n"
+                       "  request_timeout: 3s\n"
+                       "  idle_timeout: 1m\n"
+                       "tls:\n"
+                       "  cert_file: /c.pem\n"
+                       "  key_file: /k.pem\n"
+                       "  min_version: TLS12\n"
+                       "  max_version: TLS12\n"
+                       "  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, TLS_RSA_WITH_AES_128_CBC_SHA]\n"
+                       "  curve_preferences: [CurveP521]\n"
+                       "  prefer_server_cipher_suites: false\n";
+    assert_int_equal(config_load_string(&c, text, "t.yaml"), 0);
+    assert_int_equal(c.http_max_connections, 200);
+    assert_int_equal(c.http_max_connections_per_ip, 20);
+    assert_true(c.http_request_timeout == 3 && c.http_idle_timeout == 60);
+    assert_int_equal(tls_priority(&c.tls, prio, sizeof prio), 0);
+    assert_string_equal(prio, "NORMAL:-VERS-ALL:-CIPHER-ALL:-MAC-ALL:-KX-ALL:-GROUP-ALL:+VERS-TLS1.2:+AES-256-GCM:"
+                              "+AES-128-CBC:+AEAD:+SHA1:+ECDHE-RSA:+RSA:+GROUP-SECP521R1");
+    config_free(&c);
+    config_init(&c);
+    text = "http:\n"
+           "  max_connections: 5\n"
+           "  request_timeout: 0s\n"
+           "  backlog: 3\n"
+           "tls:\n"
+           "  min_version: SSL3\n"
+           "  cipher_suites: [TLS_RSA_WITH_3DES_EDE_CBC_SHA, NOPE]\n"
+           "  curve_preferences: []\n";
+    config_load_string(&c, text, "bad.yaml");
+    assert_true(has_error(&c, "bad.yaml:2:20: http.max_connections"));
+    assert_true(has_error(&c, "bad.yaml:3:20: http.request_timeout: must be between 1s and 10m"));
+    assert_true(has_error(&c, "bad.yaml:4:3: unknown key 'backlog' in http"));
+    assert_true(has_error(&c, "bad.yaml:6:16: tls.min_version: 'SSL3' is not one of TLS10, TLS11, TLS12, TLS13"));
+    assert_true(has_error(&c, "bad.yaml:7:19: tls.cipher_suites: 'TLS_RSA_WITH_3DES_EDE_CBC_SHA' is broken"));
+    assert_true(has_error(&c, "bad.yaml:7:50: tls.cipher_suites: unknown name 'NOPE'"));
+    assert_true(has_error(&c, "bad.yaml:8:22: tls.curve_preferences: an empty list offers nothing"));
+    config_free(&c);
+}
+
 static void test_syntax_error(void **st)
 {
     (void)st;
@@ -157,10 +216,8 @@ static void test_syntax_error(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_good),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_syntax_error),
+        cmocka_unit_test(test_defaults),     cmocka_unit_test(test_good),         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_http_and_tls), cmocka_unit_test(test_syntax_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

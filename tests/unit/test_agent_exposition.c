@@ -101,11 +101,12 @@ static void test_dcgm_and_native(void **st)
     /* absent: no series, no family */
     assert_null(strstr(p, "DCGM_FI_DEV_MEMORY_TEMP"));
     assert_null(strstr(p, "gpuwatch_power_draw_watts"));
-    /* the lost GPU keeps only info and lost */
+    /* the lost GPU keeps only info, lost and hung */
     assert_non_null(strstr(p, "gpuwatch_gpu_lost{gpu=\"1\",uuid=\"GPU-bbbb\"} 1\n"));
     assert_non_null(strstr(p, "gpuwatch_gpu_lost{gpu=\"0\",uuid=\"GPU-aaaa\"} 0\n"));
+    assert_non_null(strstr(p, "gpuwatch_gpu_hung{gpu=\"1\",uuid=\"GPU-bbbb\"} 0\n"));
     assert_null(strstr(p, "{gpu=\"1\",UUID"));
-    assert_int_equal(count(p, "uuid=\"GPU-bbbb\""), 2);
+    assert_int_equal(count(p, "uuid=\"GPU-bbbb\""), 3);
     assert_non_null(strstr(p, "gpuwatch_gpu_info{gpu=\"1\",uuid=\"GPU-bbbb\",name=\"NVIDIA H100 80GB HBM3\""));
     /* processes */
     assert_int_equal(count(p, "gpuwatch_process_memory_bytes{"), 3);
@@ -139,6 +140,13 @@ static void test_modes_and_filters(void **st)
     assert_null(strstr(b.data, "gpuwatch_temperature_celsius"));
     assert_null(strstr(b.data, "gpuwatch_process_memory_bytes"));
     assert_non_null(strstr(b.data, "gpuwatch_gpu_lost{gpu=\"1\""));
+    /* a hung GPU says so in every mode: its values are the last it gave */
+    buf_clear(&b);
+    gpus[0].hung = 1;
+    expo_write_gpus(&b, &snap, &o);
+    gpus[0].hung = 0;
+    assert_non_null(strstr(b.data, "gpuwatch_gpu_hung{gpu=\"0\",uuid=\"GPU-aaaa\"} 1\n"));
+    assert_non_null(strstr(b.data, "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\""));
     buf_clear(&b);
     expo_options_default(&o);
     o.series = EXPO_NATIVE;

@@ -1,7 +1,8 @@
 /* test_diag_healthy.c - healthy work must give no finding: steady training at 95-99 %, bursty
  * inference serving, a short gap between two jobs, warm-up before steady state, periodic
  * evaluation, checkpoint saves, an idle GPU without processes, memory steady at 85 %, a GPU near
- * but below its power cap, memory that grows then plateaus, memory-bound inference. Each family
+ * but below its power cap, memory that grows then plateaus, memory-bound inference, a desktop whose
+ * only processes are graphics ones. Each family
  * is drawn over random GPU models, counts, levels, noise, reading intervals and NVML averaging
  * periods. */
 #include <stdarg.h>
@@ -191,6 +192,35 @@ static void test_idle_no_process(void **st)
     assert_int_equal(failures, 0);
 }
 
+/* Workstations nobody computes on: the display server and the desktop shell (graphics processes)
+ * hold a little memory and draw now and then. They hold no job. */
+static void test_desktop_graphics_only(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 112;
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
+        syn_spec sp;
+        syn_spec_init(&sp, &rng, syn_int(&rng, 1, 2), syn_range(&rng, 25, 60) * 60);
+        for (int i = 0; i < sp.n_gpus; i++) {
+            syn_gpu *g = &sp.gpu[i];
+            g->noise = syn_range(&rng, 0, 1.5);
+            syn_seg *s = syn_add_seg(g, 0, 1e9, PAT_BURSTS, syn_range(&rng, 5, 30), 0); /* window redraws */
+            s->rate_hz = syn_range(&rng, 0.01, 0.2);
+            s->burst_s = syn_range(&rng, 0.1, 1);
+            const char *names[2] = {"Xorg", "gnome-shell"};
+            for (int k = 0; k < 2; k++) {
+                syn_proc *p =
+                    syn_add_proc(g, 1700 + 700 * (unsigned)k, 0, 1e9, k ? "vera" : "root", syn_range(&rng, 150, 600));
+                p->name = names[k];
+                p->type = PROC_GRAPHICS;
+            }
+        }
+        expect_none("desktop, graphics processes only", v, &sp);
+    }
+    assert_int_equal(failures, 0);
+}
+
 static void test_memory_steady_85(void **st)
 {
     (void)st;
@@ -281,7 +311,7 @@ int main(void)
         cmocka_unit_test(test_periodic_eval),    cmocka_unit_test(test_checkpoints),
         cmocka_unit_test(test_idle_no_process),  cmocka_unit_test(test_memory_steady_85),
         cmocka_unit_test(test_near_power_cap),   cmocka_unit_test(test_memory_plateau),
-        cmocka_unit_test(test_memory_bound),
+        cmocka_unit_test(test_memory_bound),     cmocka_unit_test(test_desktop_graphics_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,7 +84,8 @@ typedef struct syn_proc {
     double ramp_start_s, ramp_s; /* ... over ramp_s from ramp_start_s (then holds) */
     double step_mib, step_s;     /* and step_mib more every step_s (allocator growth) */
     double mem_noise;
-    double cpu; /* host CPU %, 0 not reported */
+    double cpu;    /* host CPU %, 0 not reported */
+    unsigned type; /* proc_type_bits; 0: a compute process */
 } syn_proc;
 
 typedef struct syn_gpu {
@@ -341,7 +342,7 @@ static inline int syn_procs(const syn_gpu *g, int idx, double t, double util, ui
         memset(q, 0, sizeof *q);
         q->gpu = idx;
         q->pid = p->pid;
-        q->type = PROC_COMPUTE;
+        q->type = p->type ? p->type : PROC_COMPUTE;
         q->mem_mib = syn_proc_mem(p, t, rng);
         q->has_mem = 1;
         *used += q->mem_mib;

@@ -122,6 +122,143 @@ static void format_each_fmt(void **state)
     assert_string_equal(b, "-9223372036854775808");
 }
 
+/* MF_ENUM: each value's name, the number for a value without one */
+static void format_enums(void **state)
+{
+    (void)state;
+    static const char *const compute[] = {"Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process"};
+    for (int v = 0; v < 4; v++)
+        check_value(M_COMPUTE_MODE, v, 1, compute[v]);
+    check_value(M_COMPUTE_MODE, 7, 1, "7");
+    check_value(M_COMPUTE_MODE, 1.5, 1, "2");
+    check_value(M_ADDRESSING_MODE, 1, 1, "HMM");
+    check_value(M_GOM_CUR, 2, 1, "Low Double Precision");
+    for (int id = 0; id < M_COUNT; id++) {
+        const metric_def *d = catalog_get((metric_id)id);
+        assert_true((d->fmt == MF_ENUM) == (d->names != NULL));
+    }
+    gpu_info in;
+    gpu_sample s;
+    memset(&in, 0, sizeof in);
+    memset(&s, 0, sizeof s);
+    sample_set(&s, M_COMPUTE_MODE, 3);
+    cJSON *j = fmt_json(catalog_get(M_COMPUTE_MODE), &in, &s);
+    assert_true(cJSON_IsString(j));
+    assert_string_equal(j->valuestring, "Exclusive_Process");
+    cJSON_Delete(j);
+}
+
+/* Fields nvidia-smi prints under one name and gpuwatch reads once are still separate fields:
+ * the header is the name asked for (an alias of one field prints that field's name). */
+static void format_smi_field_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *asked, *header;
+    } cases[] = {
+        {"pcie.link.gen.gpucurrent", "pcie.link.gen.gpucurrent"},
+        {"pcie.link.gen.gpumax", "pcie.link.gen.gpumax"},
+        {"power.draw.average", "power.draw.average [W]"},
+        {"gpu.power.draw.average", "power.draw.average [W]"},
+        {"gpu.power.requested_limit", "power.limit [W]"},
+        {"gpu.power.current_limit", "enforced.power.limit [W]"},
+        {"clocks.applications.gr", "clocks.applications.graphics [MHz]"},
+        {"clocks.default_applications.mem", "clocks.default_applications.memory [MHz]"},
+        {"retired_pages.sbe", "retired_pages.single_bit_ecc.count"},
+        {"remapped_rows.dbe", "remapped_rows.uncorrectable"},
+        {"gpu_operation_mode.pending", "gom.pending"},
+        {"inforom.image", "inforom.img"},
+        {"ecc.errors.uncorrected.aggregate.sram", "ecc.errors.uncorrected.aggregate.sram"},
+        {"clocks_event_reasons_counters.hw_power_brake_slowdown",
+         "clocks_event_reasons_counters.hw_power_brake_slowdown [us]"},
+    };
+    char buf[FMT_CELL_LEN];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const metric_def *d = catalog_find(cases[i].asked);
+        assert_non_null(d);
+        fmt_header(buf, sizeof buf, d, 1);
+        assert_string_equal(buf, cases[i].header);
+    }
+    /* the per-location ECC rows: every location of every block, named as nvidia-smi */
+    static const char *const locs[] = {"device_memory", "dram",           "register_file", "l1_cache",
+                                       "l2_cache",      "texture_memory", "cbu",           "sram"};
+    for (int unc = 0; unc < 2; unc++)
+        for (int agg = 0; agg < 2; agg++)
+            for (int loc = 0; loc < ECC_NLOC; loc++) {
+                char name[128];
+                snprintf(name, sizeof name, "ecc.errors.%s.%s.%s", unc ? "uncorrected" : "corrected",
+                         agg ? "aggregate" : "volatile", locs[loc]);
+                assert_int_equal(catalog_find(name)->id, ecc_loc_id(unc, agg, loc));
+            }
+    assert_int_equal(ecc_loc_nvml(0), ecc_loc_nvml(1)); /* device_memory and dram: one NVML counter */
+    assert_int_equal(ecc_loc_nvml(7), 7);
+}
+
+/* The fields gpuwatch does not read: nvidia-smi's header, [N/A], null. */
+static void format_not_read_fields(void **state)
+{
+    (void)state;
+    qfields q;
+    assert_int_equal(qfields_parse("query", "index,edpp_multiplier,module.power.current_limit,hostname", &q), 0);
+    assert_int_equal(q.n, 4);
+    char buf[FMT_CELL_LEN];
+    qfield_header(buf, sizeof buf, &q.f[1], 1);
+    assert_string_equal(buf, "edpp_multiplier [%]");
+    qfield_header(buf, sizeof buf, &q.f[2], 1);
+    assert_string_equal(buf, "module.enforced.power.limit [W]");
+    qfield_header(buf, sizeof buf, &q.f[2], 0);
+    assert_string_equal(buf, "module.enforced.power.limit");
+    qfield_header(buf, sizeof buf, &q.f[3], 1);
+    assert_string_equal(buf, "hostname");
+    gpu_info in;
+    gpu_sample s;
+    memset(&in, 0, sizeof in);
+    memset(&s, 0, sizeof s);
+    qrow r = {&in, &s, 1};
+    qfield_cell(buf, sizeof buf, &q.f[1], &r, 1);
+    assert_string_equal(buf, "[N/A]");
+    s.status = GPU_LOST;
+    qfield_cell(buf, sizeof buf, &q.f[1], &r, 1);
+    assert_string_equal(buf, "[GPU is lost]");
+    cJSON *j = qfield_json(&q.f[3], &r);
+    assert_true(cJSON_IsNull(j));
+    cJSON_Delete(j);
+    metric_set want;
+    qfields_want(&q, &want);
+    for (int id = 0; id < M_COUNT; id++)
+        assert_false(mset_has(&want, (metric_id)id)); /* nothing to read for them */
+}
+
+/* "did you mean" over the catalog: fields and aliases, typos of each kind. */
+static void catalog_suggestions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *typed, *want;
+    } cases[] = {
+        {"temprature.gpu", "temperature.gpu"},  /* a letter left out */
+        {"temperature.gup", "temperature.gpu"}, /* two swapped */
+        {"memory.usd", "memory.used"},          /* short: one edit */
+        {"Utilization.GPU", "utilization.gpu"}, /* case */
+        {"power.drawn", "power.draw"},          /* one added */
+        {"clocks.sm.current", NULL},            /* words moved: too far */
+        {"gpu_nam", "gpu_name"},                /* an alias */
+        {"compute_mod", "compute_mode"},        /* a new row */
+        {"xyz", NULL},                          /* nothing close */
+        {"index", NULL},                        /* exact: no suggestion */
+    };
+    char out[GW_SUGGEST_LEN];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = catalog_suggest(cases[i].typed, out, sizeof out);
+        if (cases[i].want) {
+            assert_non_null(got);
+            assert_string_equal(got, cases[i].want);
+        } else {
+            assert_null(got);
+        }
+    }
+}
+
 static void format_headers(void **state)
 {
     (void)state;
@@ -511,6 +648,10 @@ int main(void)
         cmocka_unit_test(catalog_dmon_columns),
         cmocka_unit_test(format_each_fmt),
         cmocka_unit_test(format_headers),
+        cmocka_unit_test(format_enums),
+        cmocka_unit_test(format_smi_field_names),
+        cmocka_unit_test(format_not_read_fields),
+        cmocka_unit_test(catalog_suggestions),
         cmocka_unit_test(format_cells),
         cmocka_unit_test(format_json_types),
         cmocka_unit_test(query_csv_line),

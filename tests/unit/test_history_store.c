@@ -312,6 +312,42 @@ static void test_events(void **state)
     free(want);
 }
 
+/* An XID that arrives while the GPU is lost (XID 79, fallen off the bus) shows in its first sample
+ * after the loss: it becomes an event then, whatever came between (lost, error). */
+static void test_xid_while_lost(void **state)
+{
+    (void)state;
+    static const struct {
+        gpu_status st;
+        double count, last;
+    } seq[] = {{GPU_OK, 0, 0},  {GPU_LOST, 0, 0}, {GPU_ERROR, 0, 0}, {GPU_LOST, 0, 0},
+               {GPU_OK, 1, 79}, {GPU_OK, 1, 79},  {GPU_LOST, 0, 0},  {GPU_OK, 1, 79}};
+    history *h = open_hist(0);
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        gpu_sample s;
+        memset(&s, 0, sizeof s);
+        s.t_us = (uint64_t)(T0 + (int64_t)i * SEC);
+        s.status = seq[i].st;
+        if (s.status == GPU_OK) {
+            sample_set(&s, M_XID_COUNT, seq[i].count);
+            sample_set(&s, M_XID_LAST, seq[i].last);
+        }
+        history_record_sample(h, 1, NULL, &s);
+    }
+    history_close(h);
+    char err[256];
+    store *st = store_open(path, 1, err, sizeof err);
+    assert_int_equal(count_events(st, "xid", 1), 1); /* once: the second return brings none */
+    assert_true(count_events(st, "gpu_lost", 1) >= 2);
+    sqlite3_stmt *q = NULL;
+    sqlite3_prepare_v2(store_db(st), "SELECT t, detail FROM events WHERE kind='xid' AND gpu=1", -1, &q, NULL);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int64(q, 0), T0 + 4 * SEC);
+    assert_string_equal((const char *)sqlite3_column_text(q, 1), "xid=79");
+    sqlite3_finalize(q);
+    store_close(st);
+}
+
 static void check_processes(int every)
 {
     history *h = open_hist(0);
@@ -476,6 +512,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_size_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_xid_while_lost, setup, teardown),
         cmocka_unit_test_setup_teardown(test_processes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kill9, setup, teardown),
         cmocka_unit_test_setup_teardown(test_checkpoint_lost, setup, teardown),

@@ -553,6 +553,113 @@ static void test_slow_call(void **state)
     get(&s, M_CLOCK_SM);
 }
 
+/* Size games: however the driver answers INSUFFICIENT_SIZE (the count it was given, ever more, the
+ * largest count, 0) or SUCCESS with a count beyond the buffer, the scratch buffers stay within
+ * NV_MAX_LIST entries and each read ends. */
+static void test_size_games(void **state)
+{
+    (void)state;
+    backend *b = open_sim("nvml-sizes");
+    gpu_proc p[16];
+    for (int rep = 0; rep < 20; rep++) {
+        for (int gpu = 0; gpu < 6; gpu++) {
+            int n = ops->read_processes(b, gpu, p, 16);
+            assert_true(n >= 0 && n <= 3);
+            for (int i = 0; i < n; i++)
+                assert_true(p[i].pid >= 4100001 && p[i].pid <= 4100003);
+            if (gpu == 5) {
+                assert_int_equal(n, 3);
+                for (int i = 0; i < n; i++)
+                    assert_false(p[i].has_sm); /* the utilization call never answered */
+            }
+            nv_gpu *g = &b->gpus[gpu];
+            assert_true(g->pbuf_cap <= (size_t)NV_MAX_LIST * sizeof(nvmlProcessInfo_t));
+            assert_true(g->ubuf_cap <= NV_MAX_LIST);
+        }
+    }
+    backend_error_count ec[16];
+    int n = ops->error_counts(b, ec, 16);
+    uint64_t count = 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(ec[i].error, "NVML_ERROR_INSUFFICIENT_SIZE") == 0)
+            count += ec[i].count;
+    assert_true(count >= 20 * 5); /* gave up and said so, on every read of GPUs 0-3 and 5 */
+}
+
+typedef struct {
+    backend *b;
+    gpu_status st;
+    double power;
+    uint64_t took_us;
+} hung_read;
+
+static void *read_power(void *arg)
+{
+    hung_read *h = arg;
+    gpu_sample s;
+    uint64_t t0 = gw_mono_us();
+    h->st = read_one(h->b, 0, M_POWER_DRAW, &s);
+    h->took_us = gw_mono_us() - t0;
+    if (!sample_get(&s, M_POWER_DRAW, &h->power))
+        h->power = -1;
+    return NULL;
+}
+
+/* A call that hangs on one GPU (until t = 2 s) holds up that GPU only: each GPU has its own lock. */
+static void test_hang_one_gpu(void **state)
+{
+    (void)state;
+    hung_read h = {.b = open_sim("nvml-hang")};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, read_power, &h), 0);
+    gw_sleep_us(100000);
+    uint64_t t0 = gw_mono_us();
+    gpu_sample s;
+    gpu_proc p[4];
+    for (int i = 0; i < 10; i++) {
+        assert_int_equal(read_all(h.b, 1, &s), GPU_OK);
+        assert_int_equal(get(&s, M_TEMP_GPU), 44);
+        assert_true(ops->read_processes(h.b, 1, p, 4) >= 0);
+    }
+    assert_true(gw_mono_us() - t0 < 1000000); /* while GPU 0's call still hangs */
+    pthread_join(t, NULL);
+    assert_true(h.took_us >= 1500000);
+    assert_int_equal(h.st, GPU_OK);
+    assert_true(h.power > 0);
+}
+
+/* The driver unloaded for a while: reads fail as a whole (GPU_ERROR, nothing present), counted as
+ * UNINITIALIZED; then they answer again. */
+static void test_driver_unloaded(void **state)
+{
+    (void)state;
+    setenv("GPUSIM_T0", "0.8", 1); /* the window is 0.2 s to 1.2 s away */
+    backend *b = open_sim("nvml-driver-gone");
+    gpu_sample s;
+    int phase = 0; /* 0 before, 1 gone, 2 back */
+    uint64_t deadline = gw_mono_us() + 6000000;
+    while (phase < 2 && gw_mono_us() < deadline) {
+        gpu_status st = read_all(b, 1, &s);
+        if (st == GPU_ERROR) {
+            for (int id = M_STR_END; id < M_COUNT; id++)
+                assert_false(mset_has(&s.present, (metric_id)id));
+            phase = 1;
+        } else {
+            assert_int_equal(st, GPU_OK);
+            assert_int_equal(get(&s, M_TEMP_GPU), 45);
+            if (phase == 1)
+                phase = 2;
+        }
+        gw_sleep_us(50000);
+    }
+    assert_int_equal(phase, 2);
+    backend_error_count ec[16];
+    int n = ops->error_counts(b, ec, 16), uninit = 0;
+    for (int i = 0; i < n; i++)
+        uninit |= strcmp(ec[i].error, "NVML_ERROR_UNINITIALIZED") == 0;
+    assert_true(uninit);
+}
+
 static void test_missing_symbols(void **state)
 {
     (void)state;
@@ -663,6 +770,9 @@ int main(void)
         cmocka_unit_test_teardown(test_error_counted, teardown),
         cmocka_unit_test_teardown(test_not_supported_not_asked_again, teardown),
         cmocka_unit_test_teardown(test_slow_call, teardown),
+        cmocka_unit_test_teardown(test_size_games, teardown),
+        cmocka_unit_test_teardown(test_hang_one_gpu, teardown),
+        cmocka_unit_test_teardown(test_driver_unloaded, teardown),
         cmocka_unit_test_teardown(test_missing_symbols, teardown),
         cmocka_unit_test_teardown(test_minimal_variant, teardown),
         cmocka_unit_test_teardown(test_numa_from_sysfs, teardown),

@@ -26,6 +26,21 @@ static const cli_spec query_like = {
     .usage = "usage: test\n",
 };
 
+/* query as it is: nvidia-smi's spellings too */
+static const cli_spec smi_like = {
+    .cmd = "query",
+    .allowed = OPT_FIELDS | OPT_ID | OPT_FORMAT | OPT_NOHEADER | OPT_NOUNITS | OPT_PROCESSES | OPT_QUERY_GPU |
+               OPT_QUERY_APPS | OPT_LOOP | OPT_FILE,
+    .formats = "table,csv,json",
+    .usage = "usage: test\n",
+};
+
+static const cli_spec report_like = {
+    .cmd = "-q",
+    .allowed = OPT_ID | OPT_LOOP | OPT_FILE | OPT_DISPLAY,
+    .usage = "usage: test\n",
+};
+
 /* Parses a NULL-terminated list of arguments after the command name. */
 static int parse(const cli_spec *spec, cli_opts *o, ...)
 {
@@ -107,6 +122,56 @@ static void usage_errors(void **state)
     assert_int_equal(parse(&query_like, &o, "--format", "csv,json", NULL), CLI_USAGE);
 }
 
+/* nvidia-smi's spellings: --query-gpu, --query-compute-apps, -l [SECONDS], -lms, -f, -d of -q */
+static void smi_spellings(void **state)
+{
+    (void)state;
+    cli_opts o;
+    assert_int_equal(parse(&smi_like, &o, "--query-gpu=index,name", "--format=csv,noheader", "-i", "0", NULL), CLI_RUN);
+    assert_string_equal(o.fields, "index,name");
+    assert_true(o.smi_spelling && o.format_given && o.noheader);
+    assert_int_equal(parse(&smi_like, &o, "--fields", "index", NULL), CLI_RUN);
+    assert_false(o.smi_spelling || o.format_given);
+    assert_int_equal(parse(&smi_like, &o, "--query-compute-apps=pid,used_memory", NULL), CLI_RUN);
+    assert_true(o.processes && o.smi_spelling);
+    assert_string_equal(o.apps, "pid,used_memory");
+    static const struct {
+        const char *a, *b, *c;
+        double loop_s;
+    } loops[] = {
+        {"-l", "2", NULL, 2.0},
+        {"-l", "0.5", NULL, 0.5},
+        {"--loop=3", NULL, NULL, 3.0},
+        {"-lms", "100", NULL, 0.1},
+        {"--loop-ms", "1", NULL, 0.001},
+        {"--loop-ms=250", NULL, NULL, 0.25},
+        {"-l", NULL, NULL, 5.0},           /* no value: nvidia-smi's 5 s */
+        {"-l", "--format=csv", NULL, 5.0}, /* the next word is an option, not the interval */
+        {"--loop", "-i", "0", 5.0},
+        {"-l", "1500ms", NULL, 1.5}, /* gpuwatch's durations too */
+    };
+    for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++) {
+        assert_int_equal(parse(&smi_like, &o, "--query-gpu=index", loops[i].a, loops[i].b, loops[i].c, NULL), CLI_RUN);
+        assert_true(o.loop_s > loops[i].loop_s - 1e-9 && o.loop_s < loops[i].loop_s + 1e-9);
+    }
+    assert_int_equal(parse(&smi_like, &o, "--query-gpu=index", NULL), CLI_RUN);
+    assert_true(o.loop_s == 0);
+    static const char *const bad[][2] = {{"-lms", "0"},   {"-lms", "0.5"},    {"-l", "-1"},
+                                         {"-l", "90000"}, {"--loop-ms", "x"}, {"-f", ""}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(parse(&smi_like, &o, "--query-gpu=index", bad[i][0], bad[i][1], NULL), CLI_USAGE);
+    assert_int_equal(parse(&smi_like, &o, "-f", "/tmp/x.csv", "--query-gpu=index", NULL), CLI_RUN);
+    assert_string_equal(o.file, "/tmp/x.csv");
+    /* -d is the report's sections there, the delay elsewhere */
+    assert_int_equal(parse(&report_like, &o, "-d", "MEMORY,power", "-i", "1", NULL), CLI_RUN);
+    assert_string_equal(o.display, "MEMORY,power");
+    assert_int_equal(parse(&dmon_like, &o, "-d", "2", NULL), CLI_RUN);
+    assert_null(o.display);
+    assert_true(o.delay_s == 2.0);
+    /* the loop words are not rewritten for a command without loops */
+    assert_int_equal(parse(&dmon_like, &o, "-lms", "100", NULL), CLI_USAGE);
+}
+
 static void help(void **state)
 {
     (void)state;
@@ -169,7 +234,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults), cmocka_unit_test(values),       cmocka_unit_test(usage_errors),
-        cmocka_unit_test(help),     cmocka_unit_test(id_selection),
+        cmocka_unit_test(help),     cmocka_unit_test(id_selection), cmocka_unit_test(smi_spellings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

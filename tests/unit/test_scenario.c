@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "gen.h"
 #include "model.h"
+#include "nvml_abi.h"
 #include "scenario.h"
 
 static scenario *parse(const char *text, char *err, size_t errlen)
@@ -86,6 +87,22 @@ static const struct {
      "t.yaml:4:48: expected an NVML error name"},
     {"gpus:\n  - preset: l4\nfaults:\n  - {function: nvmlFrobnicate, delay_ms: 5}\n",
      "t.yaml:4:16: unknown function 'nvmlFrobnicate'"},
+    /* hung calls, the driver unloaded, size games */
+    {"gpus:\n  - preset: l4\nfaults:\n  - {function: nvmlDeviceGetPowerUsage, hang: yes}\n",
+     "t.yaml:4:47: expected 'hang: true'"},
+    {"gpus:\n  - preset: l4\nfaults:\n  - {gpu: 0, driver_unloaded: {from: 1s}}\n",
+     "t.yaml:4:11: 'driver_unloaded' is about every GPU: no 'gpu'"},
+    {"gpus:\n  - preset: l4\nfaults:\n  - {driver_unloaded: {from: 1s, at: 2s}}\n",
+     "t.yaml:4:34: unknown key 'at' in driver_unloaded"},
+    {"gpus:\n  - preset: l4\nfaults:\n  - {function: nvmlDeviceGetPowerUsage, insufficient_size: same}\n",
+     "t.yaml:4:16: 'nvmlDeviceGetPowerUsage' answers no count"},
+    {"gpus:\n  - preset: l4\nfaults:\n  - {function: nvmlDeviceGetProcessUtilization, insufficient_size: some}\n",
+     "t.yaml:4:68: expected a count, 'same' or 'grow', got 'some'"},
+    {"gpus:\n  - preset: l4\nfaults:\n  - {function: nvmlDeviceGetProcessUtilization, success_count: grow}\n",
+     "t.yaml:4:64: expected a count, got 'grow'"},
+    {"gpus:\n  - preset: l4\nfaults:\n  - {function: \"*\", frobnicate: 1}\n",
+     "t.yaml:4:21: unknown key 'frobnicate' in fault"},
+    {"gpus:\n  - preset: l4\nfaults:\n  - {function: \"*\"}\n", "t.yaml:4:5: expected a fault: lost, error"},
     {"gpus:\n  - preset: l4\n    processes:\n      - {pid: me}\n",
      "t.yaml:4:15: expected a pid number, 'self' or 'parent'"},
     {"gpus:\n  - preset: l4\n    processes:\n      - {pid: 5, type: X}\n",
@@ -421,6 +438,38 @@ static void extreme_values_are_clamped(void **state)
     scenario_free(sc);
 }
 
+/* The new fault kinds parse into what the library applies. */
+static void fault_kinds(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n  - count: 2\nfaults:\n"
+                            "  - {function: \"*\", gpu: 1, hang: true, from: 5s}\n"
+                            "  - {driver_unloaded: {from: 10s, to: 20s}}\n"
+                            "  - {function: nvmlDeviceGetComputeRunningProcesses_v3, insufficient_size: grow}\n"
+                            "  - {function: nvmlDeviceGetProcessUtilization, insufficient_size: 7, every: 2}\n"
+                            "  - {function: \"*\", success_count: 100000}\n"
+                            "  - {function: \"*\", error: NVML_ERROR_UNKNOWN, every: 3}\n");
+    assert_int_equal(sc->nfaults, 6);
+    assert_int_equal(sc->faults[0].kind, FAULT_HANG);
+    assert_string_equal(sc->faults[0].function, "*");
+    assert_int_equal(sc->faults[0].gpu, 1);
+    assert_float_equal(sc->faults[0].from, 5, 0);
+    assert_true(isinf(sc->faults[0].to));
+    assert_int_equal(sc->faults[1].kind, FAULT_DRIVER_GONE);
+    assert_int_equal(sc->faults[1].gpu, -1);
+    assert_float_equal(sc->faults[1].to, 20, 0);
+    assert_int_equal(sc->faults[2].kind, FAULT_COUNT);
+    assert_int_equal(sc->faults[2].count_mode, COUNT_GROW);
+    assert_int_equal(sc->faults[2].error, NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(sc->faults[3].count_mode, COUNT_VALUE);
+    assert_int_equal(sc->faults[3].count_value, 7);
+    assert_int_equal(sc->faults[3].every, 2);
+    assert_int_equal(sc->faults[4].error, NVML_SUCCESS);
+    assert_int_equal(sc->faults[4].count_value, 100000);
+    assert_int_equal(sc->faults[5].kind, FAULT_ERROR);
+    scenario_free(sc);
+}
+
 static void events_and_lost_windows(void **state)
 {
     (void)state;
@@ -607,6 +656,7 @@ int main(void)
         cmocka_unit_test(pcie_transfers_and_link_limits),
         cmocka_unit_test(hbm_temperature_and_throttle),
         cmocka_unit_test(topology_defaults_and_keys),
+        cmocka_unit_test(fault_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,58 @@
+/* fuzz_parsers.c - the small text parsers every input reaches: the one duration grammar
+ * (gw_parse_duration, _us), times (tp_parse_time, and tp_format_rfc3339 of what it gives), sizes
+ * (gw_parse_size), GPU index lists (gw_parse_index_list), the series notation of rule tests
+ * (series_expand) and the aggregate names of range queries. Each gets the whole input as text. */
+#include "common.h"
+#include "query.h"
+#include "series_notation.h"
+#include "timeparse.h"
+#include "util.h"
+#include <math.h>
+#include <stdlib.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    fuzz_quiet();
+    return 0;
+}
+
+/* A promise of the grammar broken: a crash the fuzzer reports. */
+static void require(int ok)
+{
+    if (!ok)
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *s = fuzz_text(data, size);
+    if (!s)
+        return 0;
+    double sec;
+    if (gw_parse_duration(s, &sec) == 0)
+        require(isfinite(sec) && sec >= 0 && sec <= GW_DURATION_MAX_S);
+    int64_t us;
+    if (gw_parse_duration_us(s, &us) == 0)
+        require(us >= 0 && us <= (int64_t)(GW_DURATION_MAX_S * 1e6));
+    int64_t t;
+    if (tp_parse_time(s, 1764673200000000ll, &t) == 0) {
+        require(t >= 0 && t <= (int64_t)(TP_MAX_UNIX_S * 1e6));
+        char out[64];
+        tp_format_rfc3339(t, out, sizeof out);
+        tp_format_local(t, 3600000000ll, out, sizeof out);
+    }
+    uint64_t bytes;
+    gw_parse_size(s, &bytes);
+    unsigned char sel[256];
+    gw_parse_index_list(s, sel, 64);
+    gw_parse_index_list(s, sel, 256);
+    series_values sv = {0};
+    char err[256];
+    if (series_expand(s, &sv, err, sizeof err) == 0)
+        series_values_free(&sv);
+    hq_agg agg;
+    hq_parse_agg(s, &agg);
+    free(s);
+    return 0;
+}

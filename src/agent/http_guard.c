@@ -1,0 +1,242 @@
+/* http_guard.c - request deadlines and connection limits by eviction (see http_guard.h). */
+#include "http_guard.h"
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include "util.h"
+
+#define SWEEP_US 250000u /* how often the guard's thread looks for connections out of time */
+
+/* One connection (libmicrohttpd's socket context). Under the guard's lock. */
+typedef struct gconn {
+    struct gconn *prev, *next;
+    int fd;
+    unsigned char addr[16]; /* client address (IPv4 as IPv4-mapped IPv6) */
+    int busy;               /* a request is being answered */
+    int shut;               /* closed by the guard, waiting for libmicrohttpd to notice */
+    uint64_t since_us;      /* monotonic: when it began waiting for a request */
+} gconn;
+
+struct http_guard {
+    guard_limits lim;
+    pthread_mutex_t lock;
+    pthread_cond_t wake; /* CLOCK_MONOTONIC: stop */
+    pthread_t thread;
+    int stopping, started;
+    gconn *head, *tail; /* every open connection, oldest accept first */
+    int open;
+    uint64_t timed_out, evicted, refused;
+};
+
+static void address_of(struct MHD_Connection *c, unsigned char out[16])
+{
+    memset(out, 0, 16);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET) {
+        out[10] = out[11] = 0xff;
+        memcpy(out + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+    } else if (sa && sa->sa_family == AF_INET6) {
+        memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+    }
+}
+
+/* Lock held. The socket is shut down, not closed: the descriptor stays libmicrohttpd's (it is
+ * closed only after the CLOSED notification has taken the connection out of the list). */
+static void shut(gconn *k)
+{
+    if (k->shut)
+        return;
+    k->shut = 1;
+    shutdown(k->fd, SHUT_RDWR);
+}
+
+/* The oldest connection waiting for a request, of one address (addr) or of all (NULL). */
+static gconn *oldest_waiting(http_guard *g, const unsigned char *addr, const gconn *except)
+{
+    gconn *best = NULL;
+    for (gconn *k = g->head; k; k = k->next)
+        if (k != except && !k->busy && !k->shut && (!addr || !memcmp(k->addr, addr, 16)) &&
+            (!best || k->since_us < best->since_us))
+            best = k;
+    return best;
+}
+
+/* A new connection: make room within the limits by closing the oldest waiting ones. */
+static void make_room(http_guard *g, gconn *fresh)
+{
+    int same = 0, live = 0;
+    for (gconn *k = g->head; k; k = k->next)
+        if (!k->shut) {
+            live++;
+            same += !memcmp(k->addr, fresh->addr, 16);
+        }
+    if (same > g->lim.max_per_address) {
+        gconn *old = oldest_waiting(g, fresh->addr, fresh);
+        if (!old) { /* every connection of that address is being answered */
+            shut(fresh);
+            g->refused++;
+            return;
+        }
+        shut(old);
+        g->evicted++;
+        live--;
+    }
+    if (live > g->lim.max_connections) {
+        gconn *old = oldest_waiting(g, NULL, fresh);
+        if (old) {
+            shut(old);
+            g->evicted++;
+        } else {
+            shut(fresh);
+            g->refused++;
+        }
+    }
+}
+
+void guard_notify(void *cls, struct MHD_Connection *c, void **socket_context, enum MHD_ConnectionNotificationCode code)
+{
+    http_guard *g = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        gconn *k = calloc(1, sizeof *k);
+        *socket_context = k;
+        if (!k)
+            return;
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        k->fd = ci ? ci->connect_fd : -1;
+        address_of(c, k->addr);
+        k->since_us = gw_mono_us();
+        pthread_mutex_lock(&g->lock);
+        k->prev = g->tail;
+        if (g->tail)
+            g->tail->next = k;
+        else
+            g->head = k;
+        g->tail = k;
+        g->open++;
+        if (k->fd >= 0)
+            make_room(g, k);
+        else
+            k->shut = 1; /* never shut down what is not known */
+        pthread_mutex_unlock(&g->lock);
+        return;
+    }
+    gconn *k = *socket_context;
+    *socket_context = NULL;
+    if (!k)
+        return;
+    pthread_mutex_lock(&g->lock);
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        g->head = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    else
+        g->tail = k->prev;
+    g->open--;
+    pthread_mutex_unlock(&g->lock);
+    free(k);
+}
+
+static gconn *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+void guard_request_started(http_guard *g, struct MHD_Connection *c)
+{
+    gconn *k = conn_of(c);
+    if (!k)
+        return;
+    pthread_mutex_lock(&g->lock);
+    k->busy = 1;
+    pthread_mutex_unlock(&g->lock);
+}
+
+void guard_request_done(http_guard *g, struct MHD_Connection *c)
+{
+    gconn *k = conn_of(c);
+    if (!k)
+        return;
+    pthread_mutex_lock(&g->lock);
+    k->busy = 0;
+    k->since_us = gw_mono_us();
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void *sweeper(void *arg)
+{
+    http_guard *g = arg;
+    uint64_t limit = (uint64_t)(g->lim.request_timeout_s * 1e6);
+    pthread_mutex_lock(&g->lock);
+    while (!g->stopping) {
+        uint64_t now = gw_mono_us(), next = now + SWEEP_US;
+        for (gconn *k = g->head; k; k = k->next)
+            if (!k->busy && !k->shut && now - k->since_us > limit) {
+                shut(k);
+                g->timed_out++;
+            }
+        struct timespec ts = {(time_t)(next / 1000000u), (long)(next % 1000000u) * 1000L};
+        while (!g->stopping && pthread_cond_timedwait(&g->wake, &g->lock, &ts) != ETIMEDOUT) {
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    return NULL;
+}
+
+http_guard *guard_start(const guard_limits *limits)
+{
+    http_guard *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->lim = *limits;
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&g->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    if (pthread_create(&g->thread, NULL, sweeper, g) != 0) {
+        guard_stop(g);
+        return NULL;
+    }
+    g->started = 1;
+    pthread_setname_np(g->thread, "gw-http-guard");
+    return g;
+}
+
+void guard_stop(http_guard *g)
+{
+    if (!g)
+        return;
+    if (g->started) {
+        pthread_mutex_lock(&g->lock);
+        g->stopping = 1;
+        pthread_cond_broadcast(&g->wake);
+        pthread_mutex_unlock(&g->lock);
+        pthread_join(g->thread, NULL);
+    }
+    /* libmicrohttpd has stopped: every connection has been notified CLOSED and freed */
+    pthread_cond_destroy(&g->wake);
+    pthread_mutex_destroy(&g->lock);
+    free(g);
+}
+
+void guard_get_stats(http_guard *g, guard_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!g)
+        return;
+    pthread_mutex_lock(&g->lock);
+    out->open = g->open;
+    out->timed_out = g->timed_out;
+    out->evicted = g->evicted;
+    out->refused = g->refused;
+    pthread_mutex_unlock(&g->lock);
+}

@@ -1,0 +1,503 @@
+/* smi_report.c - `gpuwatch -q`: nvidia-smi -q's text report (590/595 layout: section names,
+ * indentation, the key column, units) for the fields the catalog has, with -d to show only some
+ * sections, -i, -l / -lms and -f as nvidia-smi. A line whose value a GPU lacks says N/A; lines for
+ * what gpuwatch does not read are left out rather than invented. */
+#include "smi_report.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "buf.h"
+#include "format.h"
+#include "options.h"
+#include "pmon_format.h"
+#include "session.h"
+#include "suggest.h"
+#include "ticker.h"
+#include "util.h"
+
+#define KEY_COL 55  /* the ':' column of the report */
+#define PROC_COL 42 /* ... and of a process's lines */
+#define MAX_PROCS 256
+
+/* -d sections (nvidia-smi's names). */
+enum {
+    D_MEMORY = 1u << 0,
+    D_UTILIZATION = 1u << 1,
+    D_ECC = 1u << 2,
+    D_TEMPERATURE = 1u << 3,
+    D_POWER = 1u << 4,
+    D_CLOCK = 1u << 5,
+    D_COMPUTE = 1u << 6,
+    D_PIDS = 1u << 7,
+    D_PERFORMANCE = 1u << 8,
+    D_PAGE_RETIREMENT = 1u << 9,
+    D_ACCOUNTING = 1u << 10,
+    D_ENCODER_STATS = 1u << 11,
+    D_ROW_REMAPPER = 1u << 12,
+    D_NONE = 1u << 31 /* accepted names whose sections gpuwatch does not print */
+};
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} displays[] = {
+    {"MEMORY", D_MEMORY},
+    {"UTILIZATION", D_UTILIZATION},
+    {"ECC", D_ECC},
+    {"TEMPERATURE", D_TEMPERATURE},
+    {"POWER", D_POWER},
+    {"CLOCK", D_CLOCK},
+    {"COMPUTE", D_COMPUTE},
+    {"PIDS", D_PIDS},
+    {"PERFORMANCE", D_PERFORMANCE},
+    {"PAGE_RETIREMENT", D_PAGE_RETIREMENT},
+    {"ACCOUNTING", D_ACCOUNTING},
+    {"ENCODER_STATS", D_ENCODER_STATS},
+    {"ROW_REMAPPER", D_ROW_REMAPPER},
+    {"SUPPORTED_CLOCKS", D_NONE},
+    {"SUPPORTED_GPU_TARGET_TEMP", D_NONE},
+    {"VOLTAGE", D_NONE},
+    {"FBC_STATS", D_NONE},
+    {"RESET_STATUS", D_NONE},
+    {"GSP_FIRMWARE_VERSION", D_NONE},
+    {"POWER_SMOOTHING", D_NONE},
+    {"POWER_PROFILES", D_NONE},
+};
+
+/* What a line shows. */
+enum { QL_SECTION, QL_METRIC, QL_STRING, QL_ARCH, QL_BAR1_FREE, QL_PROCESSES };
+
+typedef struct qline {
+    unsigned char depth; /* 1: under "GPU <bus id>"; each level 4 spaces */
+    unsigned char kind;
+    const char *label;
+    metric_id id;
+    const char *suffix; /* after the value: " MiB", " %", "x", ... */
+    unsigned show;      /* the -d section it belongs to (0: only without -d) */
+    int collapse;       /* a section: when this metric is absent the section is one "Name : N/A" line */
+} qline;
+
+/* clang-format off */
+#define SEC(d, l, s) {d, QL_SECTION, l, M_INDEX, NULL, s, 0}
+#define MET(d, l, id, suf, s) {d, QL_METRIC, l, id, suf, s, 0}
+#define STR(d, l, id) {d, QL_STRING, l, id, NULL, 0, 0}
+/* clang-format on */
+
+/* In nvidia-smi's order; sections nvidia-smi prints that gpuwatch has no field for are absent. */
+static const qline lines[] = {
+    STR(1, "Product Name", M_NAME),
+    {1, QL_ARCH, "Product Architecture", M_ARCHITECTURE, NULL, 0, 0},
+    MET(1, "Display Mode", M_DISPLAY_MODE, NULL, 0),
+    MET(1, "Display Attached", M_DISPLAY_ATTACHED, NULL, 0),
+    MET(1, "Display Active", M_DISPLAY_ACTIVE, NULL, 0),
+    MET(1, "Persistence Mode", M_PERSISTENCE_MODE, NULL, 0),
+    MET(1, "Addressing Mode", M_ADDRESSING_MODE, NULL, 0),
+    SEC(1, "MIG Mode", 0),
+    MET(2, "Current", M_MIG_MODE, NULL, 0),
+    MET(2, "Pending", M_MIG_MODE_PEND, NULL, 0),
+    MET(1, "Accounting Mode", M_ACCOUNTING_MODE, NULL, D_ACCOUNTING),
+    MET(1, "Accounting Mode Buffer Size", M_ACCOUNTING_BUFFER, NULL, D_ACCOUNTING),
+    SEC(1, "Driver Model", 0),
+    MET(2, "Current", M_DRIVER_MODEL_CUR, NULL, 0),
+    MET(2, "Pending", M_DRIVER_MODEL_PEND, NULL, 0),
+    STR(1, "Serial Number", M_SERIAL),
+    STR(1, "GPU UUID", M_UUID),
+    MET(1, "Minor Number", M_MINOR_NUMBER, NULL, 0),
+    STR(1, "VBIOS Version", M_VBIOS_VERSION),
+    SEC(1, "Inforom Version", 0),
+    STR(2, "Image Version", M_INFOROM_IMG),
+    STR(2, "OEM Object", M_INFOROM_OEM),
+    STR(2, "ECC Object", M_INFOROM_ECC),
+    STR(2, "Power Management Object", M_INFOROM_PWR),
+    SEC(1, "GPU Operation Mode", 0),
+    MET(2, "Current", M_GOM_CUR, NULL, 0),
+    MET(2, "Pending", M_GOM_PEND, NULL, 0),
+    MET(1, "GPU C2C Mode", M_C2C_MODE, NULL, 0),
+    SEC(1, "PCI", 0),
+    STR(2, "Bus", M_PCI_BUS),
+    STR(2, "Device", M_PCI_DEVICE),
+    STR(2, "Domain", M_PCI_DOMAIN),
+    STR(2, "Base Classcode", M_PCI_BASE_CLASS),
+    STR(2, "Sub Classcode", M_PCI_SUB_CLASS),
+    STR(2, "Device Id", M_PCI_DEVICE_ID),
+    STR(2, "Bus Id", M_PCI_BUS_ID),
+    STR(2, "Sub System Id", M_PCI_SUB_DEVICE_ID),
+    SEC(2, "GPU Link Info", 0),
+    SEC(3, "PCIe Generation", 0),
+    MET(4, "Max", M_PCIE_GEN_MAX, NULL, 0),
+    MET(4, "Current", M_PCIE_GEN_CUR, NULL, 0),
+    MET(4, "Device Current", M_PCIE_GEN_GPUCUR, NULL, 0),
+    MET(4, "Device Max", M_PCIE_GEN_GPUMAX, NULL, 0),
+    SEC(3, "Link Width", 0),
+    MET(4, "Max", M_PCIE_WIDTH_MAX, "x", 0),
+    MET(4, "Current", M_PCIE_WIDTH_CUR, "x", 0),
+    MET(2, "Replays Since Reset", M_PCIE_REPLAY, NULL, 0),
+    MET(2, "Tx Throughput", M_PCIE_TX, " KB/s", 0),
+    MET(2, "Rx Throughput", M_PCIE_RX, " KB/s", 0),
+    MET(1, "Fan Speed", M_FAN_SPEED, " %", 0),
+    MET(1, "Performance State", M_PSTATE, NULL, D_PERFORMANCE),
+    SEC(1, "Clocks Event Reasons", D_PERFORMANCE),
+    MET(2, "Idle", M_CER_GPU_IDLE, NULL, D_PERFORMANCE),
+    MET(2, "Applications Clocks Setting", M_CER_APP_CLOCKS, NULL, D_PERFORMANCE),
+    MET(2, "SW Power Cap", M_CER_SW_POWER_CAP, NULL, D_PERFORMANCE),
+    MET(2, "HW Slowdown", M_CER_HW_SLOWDOWN, NULL, D_PERFORMANCE),
+    MET(3, "HW Thermal Slowdown", M_CER_HW_THERMAL, NULL, D_PERFORMANCE),
+    MET(3, "HW Power Brake Slowdown", M_CER_HW_POWER_BRAKE, NULL, D_PERFORMANCE),
+    MET(2, "Sync Boost", M_CER_SYNC_BOOST, NULL, D_PERFORMANCE),
+    MET(2, "SW Thermal Slowdown", M_CER_SW_THERMAL, NULL, D_PERFORMANCE),
+    SEC(1, "Clocks Event Reasons Counters", D_PERFORMANCE),
+    MET(2, "SW Power Capping", M_VIOL_POWER, " us", D_PERFORMANCE),
+    MET(2, "Sync Boost", M_VIOL_SYNC_BOOST, " us", D_PERFORMANCE),
+    MET(2, "SW Thermal Slowdown", M_VIOL_SW_THERMAL, " us", D_PERFORMANCE),
+    MET(2, "HW Thermal Slowdown", M_VIOL_THERMAL, " us", D_PERFORMANCE),
+    MET(2, "HW Power Braking", M_VIOL_POWER_BRAKE, " us", D_PERFORMANCE),
+    SEC(1, "FB Memory Usage", D_MEMORY),
+    MET(2, "Total", M_MEM_TOTAL, " MiB", D_MEMORY),
+    MET(2, "Reserved", M_MEM_RESERVED, " MiB", D_MEMORY),
+    MET(2, "Used", M_MEM_USED, " MiB", D_MEMORY),
+    MET(2, "Free", M_MEM_FREE, " MiB", D_MEMORY),
+    SEC(1, "BAR1 Memory Usage", D_MEMORY),
+    MET(2, "Total", M_BAR1_TOTAL, " MiB", D_MEMORY),
+    MET(2, "Used", M_BAR1_USED, " MiB", D_MEMORY),
+    {2, QL_BAR1_FREE, "Free", M_BAR1_USED, " MiB", D_MEMORY, 0},
+    SEC(1, "Conf Compute Protected Memory Usage", D_MEMORY),
+    MET(2, "Total", M_PROTECTED_MEM_TOTAL, " MiB", D_MEMORY),
+    MET(2, "Used", M_PROTECTED_MEM_USED, " MiB", D_MEMORY),
+    MET(2, "Free", M_PROTECTED_MEM_FREE, " MiB", D_MEMORY),
+    MET(1, "Compute Mode", M_COMPUTE_MODE, NULL, D_COMPUTE),
+    SEC(1, "Utilization", D_UTILIZATION),
+    MET(2, "GPU", M_UTIL_GPU, " %", D_UTILIZATION),
+    MET(2, "Memory", M_UTIL_MEMORY, " %", D_UTILIZATION),
+    MET(2, "Encoder", M_UTIL_ENCODER, " %", D_UTILIZATION),
+    MET(2, "Decoder", M_UTIL_DECODER, " %", D_UTILIZATION),
+    MET(2, "JPEG", M_UTIL_JPEG, " %", D_UTILIZATION),
+    MET(2, "OFA", M_UTIL_OFA, " %", D_UTILIZATION),
+    SEC(1, "Encoder Stats", D_ENCODER_STATS),
+    MET(2, "Active Sessions", M_ENC_SESSIONS, NULL, D_ENCODER_STATS),
+    MET(2, "Average FPS", M_ENC_FPS, NULL, D_ENCODER_STATS),
+    MET(2, "Average Latency", M_ENC_LATENCY, NULL, D_ENCODER_STATS),
+    SEC(1, "DRAM Encryption Mode", 0),
+    MET(2, "Current", M_DRAM_ENC_CUR, NULL, 0),
+    MET(2, "Pending", M_DRAM_ENC_PEND, NULL, 0),
+    SEC(1, "ECC Mode", D_ECC),
+    MET(2, "Current", M_ECC_MODE, NULL, D_ECC),
+    MET(2, "Pending", M_ECC_MODE_PEND, NULL, D_ECC),
+    SEC(1, "ECC Errors", D_ECC),
+    SEC(2, "Volatile", D_ECC),
+    MET(3, "SRAM Correctable", M_ECC_LOC_FIRST + 0 * ECC_NLOC + 7, NULL, D_ECC),
+    MET(3, "DRAM Correctable", M_ECC_LOC_FIRST + 0 * ECC_NLOC + 1, NULL, D_ECC),
+    MET(3, "DRAM Uncorrectable", M_ECC_LOC_FIRST + 2 * ECC_NLOC + 1, NULL, D_ECC),
+    SEC(2, "Aggregate", D_ECC),
+    MET(3, "SRAM Correctable", M_ECC_LOC_FIRST + 1 * ECC_NLOC + 7, NULL, D_ECC),
+    MET(3, "DRAM Correctable", M_ECC_LOC_FIRST + 1 * ECC_NLOC + 1, NULL, D_ECC),
+    MET(3, "DRAM Uncorrectable", M_ECC_LOC_FIRST + 3 * ECC_NLOC + 1, NULL, D_ECC),
+    SEC(1, "Retired Pages", D_PAGE_RETIREMENT),
+    MET(2, "Single Bit ECC", M_RETIRED_SBE, NULL, D_PAGE_RETIREMENT),
+    MET(2, "Double Bit ECC", M_RETIRED_DBE, NULL, D_PAGE_RETIREMENT),
+    MET(2, "Pending Page Blacklist", M_RETIRED_PENDING, NULL, D_PAGE_RETIREMENT),
+    {1, QL_SECTION, "Remapped Rows", M_INDEX, NULL, D_ROW_REMAPPER, M_REMAP_COR},
+    MET(2, "Correctable Error", M_REMAP_COR, NULL, D_ROW_REMAPPER),
+    MET(2, "Uncorrectable Error", M_REMAP_UNC, NULL, D_ROW_REMAPPER),
+    MET(2, "Pending", M_REMAP_PENDING, NULL, D_ROW_REMAPPER),
+    MET(2, "Remapping Failure Occurred", M_REMAP_FAILURE, NULL, D_ROW_REMAPPER),
+    SEC(2, "Bank Remap Availability Histogram", D_ROW_REMAPPER),
+    MET(3, "Max", M_REMAP_HIST_MAX, " bank(s)", D_ROW_REMAPPER),
+    MET(3, "High", M_REMAP_HIST_HIGH, " bank(s)", D_ROW_REMAPPER),
+    MET(3, "Partial", M_REMAP_HIST_PARTIAL, " bank(s)", D_ROW_REMAPPER),
+    MET(3, "Low", M_REMAP_HIST_LOW, " bank(s)", D_ROW_REMAPPER),
+    MET(3, "None", M_REMAP_HIST_NONE, " bank(s)", D_ROW_REMAPPER),
+    SEC(1, "Temperature", D_TEMPERATURE),
+    MET(2, "GPU Current Temp", M_TEMP_GPU, " C", D_TEMPERATURE),
+    MET(2, "GPU T.Limit Temp", M_TEMP_TLIMIT, " C", D_TEMPERATURE),
+    MET(2, "Memory Current Temp", M_TEMP_MEMORY, " C", D_TEMPERATURE),
+    SEC(1, "GPU Power Readings", D_POWER),
+    MET(2, "Average Power Draw", M_POWER_DRAW_AVERAGE, " W", D_POWER),
+    MET(2, "Instantaneous Power Draw", M_POWER_DRAW_INSTANT, " W", D_POWER),
+    MET(2, "Current Power Limit", M_POWER_ENFORCED_LIMIT, " W", D_POWER),
+    MET(2, "Requested Power Limit", M_POWER_LIMIT, " W", D_POWER),
+    MET(2, "Default Power Limit", M_POWER_DEFAULT_LIMIT, " W", D_POWER),
+    MET(2, "Min Power Limit", M_POWER_MIN_LIMIT, " W", D_POWER),
+    MET(2, "Max Power Limit", M_POWER_MAX_LIMIT, " W", D_POWER),
+    SEC(1, "Clocks", D_CLOCK),
+    MET(2, "Graphics", M_CLOCK_GR, " MHz", D_CLOCK),
+    MET(2, "SM", M_CLOCK_SM, " MHz", D_CLOCK),
+    MET(2, "Memory", M_CLOCK_MEM, " MHz", D_CLOCK),
+    MET(2, "Video", M_CLOCK_VIDEO, " MHz", D_CLOCK),
+    SEC(1, "Applications Clocks", D_CLOCK),
+    MET(2, "Graphics", M_CLOCK_APP_GR, " MHz", D_CLOCK),
+    MET(2, "Memory", M_CLOCK_APP_MEM, " MHz", D_CLOCK),
+    SEC(1, "Default Applications Clocks", D_CLOCK),
+    MET(2, "Graphics", M_CLOCK_DEF_APP_GR, " MHz", D_CLOCK),
+    MET(2, "Memory", M_CLOCK_DEF_APP_MEM, " MHz", D_CLOCK),
+    SEC(1, "Max Clocks", D_CLOCK),
+    MET(2, "Graphics", M_CLOCK_MAX_GR, " MHz", D_CLOCK),
+    MET(2, "SM", M_CLOCK_MAX_SM, " MHz", D_CLOCK),
+    MET(2, "Memory", M_CLOCK_MAX_MEM, " MHz", D_CLOCK),
+    {1, QL_PROCESSES, "Processes", M_INDEX, NULL, D_PIDS, 0},
+};
+#define NLINES (sizeof lines / sizeof lines[0])
+
+static const char usage[] =
+    "usage: gpuwatch -q [-d SECTION,...] [-i LIST] [-l SECONDS | -lms MS] [-f FILE]\n"
+    "\n"
+    "nvidia-smi -q's text report (its sections, indentation and units) for the fields gpuwatch reads;\n"
+    "lines for what it does not read are left out, a value a GPU lacks says N/A.\n"
+    "\n"
+    "  -d, --display LIST  only these sections: MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK,\n"
+    "                      COMPUTE, PIDS, PERFORMANCE, PAGE_RETIREMENT, ACCOUNTING, ENCODER_STATS,\n"
+    "                      ROW_REMAPPER (any case, comma separated)\n"
+    "  -i, --id LIST       GPUs: indexes or ranges (0,2,4-7), UUIDs or PCI bus ids\n"
+    "  -l, --loop SECONDS  repeat every SECONDS (5 when no value follows), until interrupted\n"
+    "  -lms, --loop-ms MS  repeat every MS milliseconds\n"
+    "  -f, --filename FILE write to FILE (overwritten) instead of stdout\n"
+    "  -h, --help          this help\n";
+
+static const cli_spec spec = {
+    .cmd = "-q",
+    .allowed = OPT_ID | OPT_LOOP | OPT_FILE | OPT_DISPLAY,
+    .usage = usage,
+};
+
+void smi_report_sections(FILE *f)
+{
+    for (size_t i = 0; i < sizeof displays / sizeof displays[0]; i++)
+        if (displays[i].bit != D_NONE)
+            fprintf(f, "%s\n", displays[i].name);
+}
+
+int smi_report_parse_display(const char *list, unsigned *out, char *err, size_t errlen)
+{
+    *out = 0;
+    if (!list || !*list) {
+        snprintf(err, errlen, "-d: needs one or more sections (MEMORY, TEMPERATURE, ...)");
+        return -1;
+    }
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        unsigned bit = 0;
+        for (size_t i = 0; i < sizeof displays / sizeof displays[0] && !bit; i++)
+            if (strlen(displays[i].name) == len && strncasecmp(displays[i].name, p, len) == 0)
+                bit = displays[i].bit;
+        if (!bit) {
+            char word[GW_SUGGEST_LEN], hint[GW_SUGGEST_LEN + 32];
+            snprintf(word, sizeof word, "%.*s", (int)len, p);
+            gw_suggest s;
+            gw_suggest_init(&s, word);
+            for (size_t i = 0; i < sizeof displays / sizeof displays[0]; i++)
+                gw_suggest_add(&s, displays[i].name);
+            snprintf(err, errlen, "-d: '%s' is not a section%s", word, gw_suggest_suffix(&s, hint, sizeof hint));
+            return -1;
+        }
+        *out |= bit;
+        p = end ? end + 1 : p + len;
+    }
+    return 0;
+}
+
+/* "    Key<padding>: value" with the ':' at column col. */
+static void key_line(gw_buf *b, int depth, const char *label, int col, const char *value)
+{
+    buf_printf(b, "%*s%s", depth * 4, "", label);
+    int used = depth * 4 + (int)strlen(label);
+    if (value)
+        buf_printf(b, "%*s: %s\n", col > used ? col - used : 1, "", value);
+    else
+        buf_append(b, "\n", 1);
+}
+
+static const char *arch_name(double v)
+{
+    static const char *const names[] = {NULL,     NULL,     "Kepler",       "Maxwell", "Pascal",   "Volta",
+                                        "Turing", "Ampere", "Ada Lovelace", "Hopper",  "Blackwell"};
+    int i = (int)v;
+    return i >= 0 && i < (int)(sizeof names / sizeof names[0]) ? names[i] : NULL;
+}
+
+/* The value text of a metric line: nvidia-smi's words and units, N/A when absent. */
+static void line_value(char *buf, size_t n, const qline *l, const gpu_info *info, const gpu_sample *s)
+{
+    double v, used;
+    const metric_def *d = catalog_get(l->id);
+    if (l->kind == QL_STRING) {
+        gw_strlcpy(buf, mset_has(&info->str_present, l->id) ? info->str[l->id] : "N/A", n);
+        return;
+    }
+    if (s->status == GPU_LOST) {
+        gw_strlcpy(buf, "GPU is lost", n);
+        return;
+    }
+    if (l->kind == QL_BAR1_FREE) {
+        if (sample_get(s, M_BAR1_TOTAL, &v) && sample_get(s, M_BAR1_USED, &used))
+            snprintf(buf, n, "%.0f MiB", v > used ? floor(v) - floor(used) : 0);
+        else
+            gw_strlcpy(buf, "N/A", n);
+        return;
+    }
+    if (!sample_get(s, l->id, &v)) {
+        gw_strlcpy(buf, "N/A", n);
+        return;
+    }
+    if (l->kind == QL_ARCH) {
+        const char *name = arch_name(v);
+        gw_strlcpy(buf, name ? name : "N/A", n);
+        return;
+    }
+    fmt_value(buf, n, d, v, 0);
+    if (l->suffix) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, n - len, "%s", l->suffix);
+    }
+}
+
+static void processes(gw_buf *b, sampler *s, int g)
+{
+    static gpu_proc procs[MAX_PROCS];
+    char text[64];
+    int n = sampler_read_processes(s, g, procs, MAX_PROCS);
+    if (n <= 0) {
+        key_line(b, 1, "Processes", KEY_COL, "None");
+        return;
+    }
+    key_line(b, 1, "Processes", KEY_COL, NULL);
+    for (int k = 0; k < n; k++) {
+        const gpu_proc *p = &procs[k];
+        key_line(b, 2, "GPU instance ID", PROC_COL, "N/A");
+        key_line(b, 2, "Compute instance ID", PROC_COL, "N/A");
+        snprintf(text, sizeof text, "%u", p->pid);
+        key_line(b, 2, "Process ID", PROC_COL, text);
+        key_line(b, 3, "Type", PROC_COL, pmon_type(p->type));
+        char name[256];
+        if (p->cmdline[0]) {
+            gw_strlcpy(name, p->cmdline, sizeof name);
+            char *space = strchr(name, ' ');
+            if (space)
+                *space = 0;
+        } else {
+            gw_strlcpy(name, p->name[0] ? p->name : "N/A", sizeof name);
+        }
+        key_line(b, 3, "Name", PROC_COL, name);
+        if (p->has_mem)
+            snprintf(text, sizeof text, "%.0f MiB", p->mem_mib);
+        else
+            gw_strlcpy(text, "N/A", sizeof text);
+        key_line(b, 3, "Used GPU Memory", PROC_COL, text);
+    }
+}
+
+static void gpu_block(gw_buf *b, sampler *s, int g, unsigned show)
+{
+    static gpu_sample smp;
+    metric_set want;
+    mset_all(&want);
+    for (int id = 0; id < M_COUNT; id++)
+        if (catalog_get((metric_id)id)->flags & MF_GPM)
+            mset_del(&want, (metric_id)id);
+    sampler_read(s, g, &want, &smp);
+    const gpu_info *info = &s->gpus[g].info;
+    buf_printf(b, "GPU %s\n", mset_has(&info->str_present, M_PCI_BUS_ID) ? info->str[M_PCI_BUS_ID] : "N/A");
+    char value[FMT_CELL_LEN];
+    int skip_below = 0; /* > 0: leave out the lines deeper than this (a collapsed section) */
+    for (size_t i = 0; i < NLINES; i++) {
+        const qline *l = &lines[i];
+        if (show && !(l->show & show))
+            continue;
+        if (skip_below && l->depth > skip_below)
+            continue;
+        skip_below = 0;
+        double v;
+        if (l->kind == QL_SECTION && l->collapse && smp.status != GPU_LOST &&
+            !sample_get(&smp, (metric_id)l->collapse, &v)) {
+            key_line(b, l->depth, l->label, KEY_COL, "N/A"); /* as nvidia-smi for a GPU without the feature */
+            skip_below = l->depth;
+        } else if (l->kind == QL_SECTION)
+            key_line(b, l->depth, l->label, KEY_COL, NULL);
+        else if (l->kind == QL_PROCESSES)
+            processes(b, s, g);
+        else {
+            line_value(value, sizeof value, l, info, &smp);
+            key_line(b, l->depth, l->label, KEY_COL, value);
+        }
+    }
+}
+
+static int report_once(sampler *s, const unsigned char *sel, unsigned show, FILE *out)
+{
+    gw_buf b = {0};
+    char day[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(day, sizeof day, "%a %b %e %H:%M:%S %Y", &tm);
+    int nsel = 0;
+    for (int g = 0; g < s->count; g++)
+        nsel += sel[g] != 0;
+    buf_puts(&b, "\n==============NVSMI LOG==============\n\n");
+    key_line(&b, 0, "Timestamp", KEY_COL, day);
+    key_line(&b, 0, "Driver Version", KEY_COL, s->versions.driver[0] ? s->versions.driver : "N/A");
+    key_line(&b, 0, "CUDA Version", KEY_COL, s->versions.cuda[0] ? s->versions.cuda : "N/A");
+    buf_append(&b, "\n", 1);
+    snprintf(day, sizeof day, "%d", s->count);
+    key_line(&b, 0, "Attached GPUs", KEY_COL, day);
+    for (int g = 0, first = 1; g < s->count; g++) {
+        if (!sel[g])
+            continue;
+        if (!first)
+            buf_append(&b, "\n", 1);
+        first = 0;
+        gpu_block(&b, s, g, show);
+    }
+    buf_append(&b, "\n", 1);
+    int rc = b.oom || fwrite(b.data, 1, b.len, out) != b.len || fflush(out) != 0;
+    buf_release(&b);
+    return rc;
+}
+
+int smi_report_run(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(&spec, argc, argv, &o);
+    if (rc != CLI_RUN)
+        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
+    unsigned show = 0;
+    char err[256];
+    if (o.display && smi_report_parse_display(o.display, &show, err, sizeof err) != 0) {
+        cli_usage_error(spec.cmd, "%s", err);
+        return GW_EXIT_USAGE;
+    }
+    if (o.loop_s > 0)
+        ticker_install_signals(); /* before anything is read: an early Ctrl-C still ends the loop cleanly */
+    sampler s;
+    if ((rc = session_open(&s, spec.cmd, 1)) != 0)
+        return rc;
+    unsigned char *sel = calloc((size_t)s.count + 1, 1);
+    FILE *out = stdout;
+    if (!sel) {
+        rc = 1;
+    } else if (session_select(&s, spec.cmd, o.ids, sel) != 0) {
+        rc = GW_EXIT_USAGE;
+    } else if (o.file && !(out = fopen(o.file, "w"))) {
+        fprintf(stderr, "gpuwatch -q: -f: cannot write '%s': %s\n", o.file, strerror(errno));
+        out = stdout;
+        rc = 1;
+    } else {
+        rc = report_once(&s, sel, show, out);
+        if (o.loop_s > 0 && rc == 0) {
+            ticker t;
+            ticker_start(&t, o.loop_s);
+            while (rc == 0 && ticker_wait(&t) == 0)
+                rc = report_once(&s, sel, show, out);
+            if (ticker_stopped())
+                rc = 0;
+        }
+    }
+    if (out != stdout && fclose(out) != 0)
+        rc = 1;
+    free(sel);
+    sampler_close(&s);
+    return rc;
+}

@@ -1,0 +1,18 @@
+/* smi_report.h - `gpuwatch -q`: nvidia-smi -q's text report for the fields gpuwatch reads. */
+#ifndef GPUWATCH_SMI_REPORT_H
+#define GPUWATCH_SMI_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* argv[0] is the command name ("-q"); the options are -d, -i, -l / -lms, -f. Returns the exit status. */
+int smi_report_run(int argc, char **argv);
+
+/* -d's list ("MEMORY,temperature", any case) into section bits. Returns 0, or -1 with a message in
+ * err (naming the closest section for a typo). */
+int smi_report_parse_display(const char *list, unsigned *out, char *err, size_t errlen);
+
+/* The sections -d takes, one a line (shell completion). */
+void smi_report_sections(FILE *f);
+
+#endif

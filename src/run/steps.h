@@ -1,0 +1,48 @@
+/* steps.h - a training job's step times, read from its own output: the job's stdout and stderr are
+ * fed as they arrive (split into lines on \n and \r, so progress bars count), and each line is tried
+ * against the built-in patterns (tqdm, Hugging Face Trainer, PyTorch Lightning, Megatron-LM,
+ * "step N ... loss") or the user's --step-regex. A matching line closes one or more steps at the
+ * time it arrived. Pure logic: no I/O. */
+#ifndef GPUWATCH_RUN_STEPS_H
+#define GPUWATCH_RUN_STEPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One observation of the chosen series: at t_us, `steps` steps ended, each taking step_s. */
+typedef struct step_mark {
+    int64_t t_us;
+    double step_s;
+    long steps;
+    long step; /* the job's step number, -1 when the line has none */
+} step_mark;
+
+typedef struct step_stats {
+    char source[48]; /* "tqdm", "Hugging Face Trainer", "Lightning", "Megatron-LM", "step/loss", "--step-regex" */
+    long nsteps;     /* steps timed */
+    long nlines;     /* lines of the series */
+    double p50_s, p95_s, mean_s;
+    double steps_per_s;           /* 1 / the mean step time */
+    double reported_steps_per_s;  /* what the job said (Trainer's train_steps_per_second), NAN */
+    double first_loss, last_loss; /* NAN when no loss was printed */
+} step_stats;
+
+typedef struct step_parser step_parser;
+
+/* user_regex: NULL for the built-in patterns, else a POSIX extended regex; its group 1 (optional) is
+ * the step number, group 2 (optional) the step's duration, in seconds unless "ms" or "us" follows.
+ * NULL with the reason in err when the regex does not compile or memory is short. */
+step_parser *steps_new(const char *user_regex, char *err, size_t n);
+void steps_free(step_parser *p);
+
+/* Bytes of one stream (0 stdout, 1 stderr, up to 3) that arrived at t_us. */
+void steps_feed(step_parser *p, int stream, int64_t t_us, const char *data, size_t len);
+/* Ends the streams (a last line without a newline counts). A line's time is when its last byte came. */
+void steps_finish(step_parser *p);
+
+/* The statistics of the series with the most steps (source "" and nsteps 0 when none). */
+void steps_stats(const step_parser *p, step_stats *out);
+/* The marks of that series, in time order (valid until the next feed or free). */
+size_t steps_marks(const step_parser *p, const step_mark **out);
+
+#endif

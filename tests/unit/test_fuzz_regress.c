@@ -1,0 +1,114 @@
+/* test_fuzz_regress.c - what the fuzzers of fuzz/ found, each fed again to the code it broke
+ * (docs/reliability.md, "Fuzzing"), and the defects they were pointed at that others had fixed. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "doc.h"
+#include "errlist.h"
+#include "rules.h"
+#include "scenario.h"
+#include "series_notation.h"
+#include "timeparse.h"
+#include "util.h"
+
+/* fuzz_parsers, timeout: "1x57576" grew its arrays one value at a time (11 s under ASan; a rule test
+ * with a few "1x1000000" took minutes). Every count up to the limit now expands at once, and past
+ * SERIES_MAX_VALUES in all the series is refused. */
+static void series_notation_large_counts(void **state)
+{
+    (void)state;
+    static const char *const ok[] = {"1x57576", "1x1000000", "_x1000000", "5+1x999999", "1x1000000 1x999998"};
+    static const int want_n[] = {57577, 1000001, 1000000, 1000000, SERIES_MAX_VALUES};
+    static const double want_last[] = {1, 1, 0, 5 + 999999, 1};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        series_values s;
+        char err[200];
+        assert_int_equal(series_expand(ok[i], &s, err, sizeof err), 0);
+        assert_int_equal(s.n, want_n[i]);
+        assert_true(s.v[s.n - 1] == want_last[i]);
+        series_values_free(&s);
+    }
+    static const char *const too_many[] = {"1x1000000 1x1000000", "_x1000000 _x1000000 1", "1x1000000 1x999999 2",
+                                           "1x1000001"};
+    for (size_t i = 0; i < sizeof too_many / sizeof too_many[0]; i++) {
+        series_values s;
+        char err[200] = "";
+        assert_int_equal(series_expand(too_many[i], &s, err, sizeof err), -1);
+        assert_non_null(strstr(err, "values)"));
+        assert_null(s.v);
+    }
+}
+
+/* fuzz_scenario, leak: a scenario with an error (here the typo of tests/scenarios/gpusim-bad-key.yaml)
+ * left its error list allocated (found by LeakSanitizer on the seed corpus; the ASan build of this
+ * test fails if it comes back). */
+static void scenario_error_frees_its_messages(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "seed: 1\ngpus:\n  - preset: h100-sxm\n    metrcs:\n      utilization.gpu: 50\n",
+        "gpus: 3\n",
+        "",
+        "gpus:\n  - {preset: nope}\n  - {preset: nope2}\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[300] = "";
+        scenario *sc = scenario_parse("bad.yaml", NULL, bad[i], strlen(bad[i]), err, sizeof err);
+        assert_null(sc);
+        assert_true(strncmp(err, "bad.yaml", 8) == 0);
+    }
+}
+
+/* Fixed before the fuzzers ran, checked by them and kept here: a rule file whose groups are a list
+ * of scalars, deeply nested YAML, and non-finite or out-of-range times. */
+static void earlier_fixes_hold(void **state)
+{
+    (void)state;
+    static const char *const rule_files[] = {"groups: [a, b]\n", "groups: [1, [2], {}]\n", "groups: a\n",
+                                             "groups:\n- name: g\n  rules: [x, 3]\n"};
+    for (size_t i = 0; i < sizeof rule_files / sizeof rule_files[0]; i++) {
+        ruleset rs = {0};
+        errlist errs = {0};
+        assert_true(rules_load_string(&rs, "r.yaml", rule_files[i], &errs) > 0);
+        ruleset_free(&rs);
+        errlist_free(&errs);
+    }
+    size_t depth = 100000;
+    char *deep = malloc(2 * depth + 1);
+    assert_non_null(deep);
+    memset(deep, '[', depth);
+    memset(deep + depth, ']', depth);
+    deep[2 * depth] = 0;
+    gw_doc d;
+    errlist errs = {0};
+    uint64_t t0 = gw_mono_us();
+    assert_int_equal(doc_load_text(&d, "deep.yaml", deep, strlen(deep), &errs), -1);
+    assert_true(gw_mono_us() - t0 < 5000000); /* refused at the depth limit, not after minutes */
+    assert_true(errs.n > 0);
+    errlist_free(&errs);
+    free(deep);
+    static const char *const times[] = {"nan",         "inf", "-inf",     "1e400",   "-1e400",
+                                        "1e300",       "NaN", "infinity", "1e11000", "99999999999999999999",
+                                        "-99999999999"};
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        int64_t t;
+        assert_int_equal(tp_parse_time(times[i], 1764673200000000ll, &t), -1);
+        double s;
+        assert_int_equal(gw_parse_duration(times[i], &s), -1);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(series_notation_large_counts),
+        cmocka_unit_test(scenario_error_frees_its_messages),
+        cmocka_unit_test(earlier_fixes_hold),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
