@@ -1,7 +1,7 @@
 /* diagnose.c - top's own diagnosis in local mode: a diagnosis window (src/diagnosis) fed from what
  * each refresh stored in the model (every GPU's sample, at most one per TOP_DIAG_STEP_US, and the
- * process list with it), trimmed to the last diagnosis.window, and diag_run over it every
- * diagnosis.interval. It runs as a hook of the source, on the refresh thread: a run never holds
+ * process list with it), trimmed to the last diagnosis.window, and diag_run_from over it every
+ * diagnosis.interval (the previous report given, as the agent does, so severities do not flap). It runs as a hook of the source, on the refresh thread: a run never holds
  * the UI, and the model's lock is taken only to copy the new readings and to publish the report. */
 #include "top_model.h"
 #include "diag.h"
@@ -66,7 +66,10 @@ static void run(local_diag *d, top_model *m, uint64_t now_wall)
     diag_window_trim(d->w, now_wall > window_us ? now_wall - window_us : 0);
     diag_report r;
     diag_report_init(&r);
-    int n = diag_run(d->w, &d->set.cfg, &r);
+    /* The previous report, so that a measure hovering at a threshold keeps its severity from one run
+     * to the next (no flapping). m->find.r is written only by top_findings_publish, on this thread:
+     * read here without the lock, as the UI only reads it too. */
+    int n = diag_run_from(d->w, &d->set.cfg, m->find.state == FIND_OK ? &m->find.r : NULL, &r);
     pthread_mutex_lock(&m->lock);
     m->find.next_us = now_wall + (uint64_t)(d->set.interval_s * 1e6);
     pthread_mutex_unlock(&m->lock);

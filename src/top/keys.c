@@ -30,19 +30,27 @@ void top_ui_init(top_ui *u, top_opts *o)
     u->remote = o->remote_on;
 }
 
-/* A key changed a preference: keep it in the file's values, to be saved. */
-static void prefs_changed(top_ui *u)
+/* The preferences a key can change. */
+typedef enum { PREF_INTERVAL, PREF_LAYOUT, PREF_CHART, PREF_SORT, PREF_COLOR, PREF_ASCII } pref_key;
+
+/* A key changed preference k: that one value goes into the file's values, to be saved. Only that
+ * one: the others may hold what an option, NO_COLOR or the terminal chose for this run alone. */
+static void prefs_changed(top_ui *u, pref_key k)
 {
     top_prefs *p = u->o->prefs;
     if (!p)
         return;
-    p->interval_s = u->o->interval_s;
-    p->layout = u->layout;
-    p->chart = u->chart;
-    p->sort_col = u->sort_col;
-    p->sort_desc = u->sort_desc;
-    p->ascii = u->o->ascii && !u->o->ascii_forced;
-    p->color = !u->o->no_color;
+    switch (k) {
+    case PREF_INTERVAL: p->interval_s = u->o->interval_s; break;
+    case PREF_LAYOUT: p->layout = u->layout; break;
+    case PREF_CHART: p->chart = u->chart; break;
+    case PREF_SORT:
+        p->sort_col = u->sort_col;
+        p->sort_desc = u->sort_desc;
+        break;
+    case PREF_COLOR: p->color = !u->o->no_color; break;
+    case PREF_ASCII: p->ascii = u->o->ascii && !u->o->ascii_forced; break;
+    }
     u->prefs_dirty = 1;
 }
 
@@ -154,18 +162,23 @@ static const char *const layout_words[] = {"auto", "full", "compact"};
 
 static void change_interval(top_ui *u, top_poller *p, int dir)
 {
+    double cur = u->o->interval_s;
     int i = 0;
-    while (i < N_INTERVALS - 1 && intervals[i] < u->o->interval_s)
+    while (i < N_INTERVALS - 1 && intervals[i] < cur)
         i++;
-    if (intervals[i] != u->o->interval_s && dir < 0)
-        i++; /* between two steps */
-    i += dir;
+    /* intervals[i] is the first step at or above cur; from between two steps (-d 0.3), + goes to
+     * that step and - to the one below */
+    i += intervals[i] == cur ? dir : dir > 0 ? (intervals[i] > cur ? 0 : 1) : -1;
     i = i < 0 ? 0 : i >= N_INTERVALS ? N_INTERVALS - 1 : i;
+    if ((dir < 0 && intervals[i] > cur) || (dir > 0 && intervals[i] < cur)) {
+        top_ui_message(u, LVL_OK, "refresh every %gs", cur); /* past the last step (-d 0.1 and -): it stays */
+        return;
+    }
     u->o->interval_s = intervals[i];
     if (p)
         top_poller_set_interval(p, u->o->interval_s);
     top_ui_message(u, LVL_OK, "refresh every %gs", u->o->interval_s);
-    prefs_changed(u);
+    prefs_changed(u, PREF_INTERVAL);
 }
 
 /* `f`, then the keys of the findings list and of one finding's detail; returns 0 when the key is
@@ -361,7 +374,7 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
     case 'l':
         u->layout = (layout_pref)((u->layout + 1) % 3);
         top_ui_message(u, LVL_OK, "layout: %s", layout_words[u->layout]);
-        prefs_changed(u);
+        prefs_changed(u, PREF_LAYOUT);
         break;
     case 'c':
         u->chart = (chart_mode)((u->chart + 1) % CHART_MODES);
@@ -374,13 +387,13 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
                            u->chart == CHART_SELECTED ? "selected GPU"
                            : u->chart == CHART_ALL    ? "all GPUs"
                                                       : "off");
-        prefs_changed(u);
+        prefs_changed(u, PREF_CHART);
         break;
     case 'C':
         u->o->no_color = !u->o->no_color;
         u->restyle = 1;
         top_ui_message(u, LVL_OK, "colours %s", u->o->no_color ? "off" : "on");
-        prefs_changed(u);
+        prefs_changed(u, PREF_COLOR);
         break;
     case 'A':
         if (u->o->ascii && u->o->ascii_forced) {
@@ -390,7 +403,7 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
         u->o->ascii = !u->o->ascii;
         u->restyle = 1;
         top_ui_message(u, LVL_OK, "ASCII %s", u->o->ascii ? "on" : "off");
-        prefs_changed(u);
+        prefs_changed(u, PREF_ASCII);
         break;
     case 'e':
         u->alerts_expanded = !u->alerts_expanded;
@@ -408,15 +421,15 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
     case KEY_F(6):
     case '>':
         u->sort_col = (proc_col)((u->sort_col + 1) % PC_COUNT);
-        prefs_changed(u);
+        prefs_changed(u, PREF_SORT);
         break;
     case '<':
         u->sort_col = (proc_col)((u->sort_col + PC_COUNT - 1) % PC_COUNT);
-        prefs_changed(u);
+        prefs_changed(u, PREF_SORT);
         break;
     case 'r':
         u->sort_desc = !u->sort_desc;
-        prefs_changed(u);
+        prefs_changed(u, PREF_SORT);
         break;
     case '/': u->editing_filter = 1; break;
     case 't': toggle_tree(u); break;

@@ -225,6 +225,7 @@ int top_prefs_write(const char *path, const top_prefs *p, char *why, size_t n)
         goto out;
     }
     int bad = fwrite(b.data, 1, b.len, f) != b.len;
+    bad |= fflush(f) != 0 || fsync(fileno(f)) != 0; /* on disk before the rename makes it the file */
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
         snprintf(why, n, "%s: %s", path, strerror(errno));

@@ -197,8 +197,9 @@ int top_parse_duration(const char *s, int64_t *us);
 /* ---- findings ---- */
 
 /* Local mode: a diagnosis window fed from the samples and process lists of each refresh (a GPU's
- * reading at most every TOP_DIAG_STEP_US), diag_run over the last set->window_s every
- * set->interval_s, the report published into m->find (a hook of src: the refresh thread). With
+ * reading at most every TOP_DIAG_STEP_US), diag_run_from over the last set->window_s every
+ * set->interval_s (the previous report given: severities do not flap at a threshold), the report
+ * published into m->find (a hook of src: the refresh thread). With
  * set->enabled off, m->find says FIND_OFF and nothing is kept. Returns 0, or -1 when out of memory. */
 #define TOP_DIAG_STEP_US 450000u
 int top_diag_local_start(top_source *src, top_model *m, const diag_settings *set);

@@ -44,7 +44,18 @@ wait_for c "gpuwatch top - keys"
 keys c x
 quit c
 [ "$(cat "$PREFS")" = "$saved" ] || fail "options of one run were saved: $(cat "$PREFS")"
-ok "options win for one run and are not saved"
+# A key that changes another preference saves that one only, not the options' layout and interval
+# (nor NO_COLOR's colours).
+START_ENV="NO_COLOR=1" start c2 100 30 --sim "$SCEN/top_thermal.yaml" top --layout full -d 1
+wait_for c2 "TEMP 92°C"
+keys c2 s                                               # SM% -> CPU%
+wait_for c2 "sort: CPU% asc"
+quit c2
+grep -qx "sort: cpu%" "$PREFS" || fail "the key's sort not saved: $(cat "$PREFS")"
+grep -Eq "^layout: compact( |$)" "$PREFS" || fail "--layout full was saved: $(cat "$PREFS")"
+grep -qx "interval: 2s" "$PREFS" || fail "-d 1 was saved: $(cat "$PREFS")"
+grep -qx "color: true" "$PREFS" || fail "NO_COLOR was saved: $(cat "$PREFS")"
+ok "options win for one run and are not saved, even when a key saves another preference"
 
 printf 'layout: compact\nsort: size\ncharts: off\n' > "$PREFS"
 start d 100 30 --sim "$SCEN/top_thermal.yaml" top

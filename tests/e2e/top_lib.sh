@@ -18,10 +18,11 @@ fail() { echo "FAIL: $*" >&2; for s in $(tmx list-sessions -F '#S' 2>/dev/null);
 ok() { echo "ok - $*"; }
 
 # start NAME WIDTH HEIGHT ARGS...: runs gpuwatch ARGS in a new session; its exit status and
-# stderr land in $WORK/NAME.rc and $WORK/NAME.err when it ends.
+# stderr land in $WORK/NAME.rc and $WORK/NAME.err when it ends. START_ENV="VAR=value ...": an
+# environment for that command (the tmux server's own environment is that of the first session).
 start() {
   local name=$1 w=$2 h=$3; shift 3
-  local cmd="$GPUWATCH"
+  local cmd="${START_ENV:+$START_ENV }$GPUWATCH"
   for a in "$@"; do cmd="$cmd $(printf '%q' "$a")"; done
   tmx new-session -d -s "$name" -x "$w" -y "$h" \
     "exec 2>$WORK/$name.err; $cmd; echo \$? > $WORK/$name.rc; sleep 600" || fail "tmux new-session $name"

@@ -277,6 +277,20 @@ static void test_keys(void **st)
     top_handle_key(&u, '-', 4, NULL);
     top_handle_key(&u, '-', 4, NULL);
     assert_true(o.interval_s == 0.5);
+    /* From an interval between two steps (-d), + goes to the step above and - to the step below. */
+    static const struct {
+        double from;
+        int key;
+        double to;
+    } steps[] = {{0.3, '+', 0.5},  {0.3, '-', 0.25}, {1.5, '+', 2}, {1.5, '-', 1},     {45, '+', 60}, {45, '-', 30},
+                 {0.1, '+', 0.25}, {0.1, '-', 0.1},  {60, '+', 60}, {0.25, '-', 0.25}, {5, '-', 2},   {5, '+', 10}};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        o.interval_s = steps[i].from;
+        top_handle_key(&u, steps[i].key, 4, NULL);
+        if (o.interval_s != steps[i].to)
+            fail_msg("%g and %c: %g, expected %g", steps[i].from, steps[i].key, o.interval_s, steps[i].to);
+    }
+    o.interval_s = 0.5;
     /* k without a selection does nothing; with one it offers INT/TERM/KILL, and only y sends. */
     top_handle_key(&u, 'k', 4, NULL);
     assert_int_equal(u.confirm_sig, 0);

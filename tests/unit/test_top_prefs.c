@@ -238,6 +238,43 @@ static void test_keys(void **st)
     assert_non_null(strstr(u.msg, "cannot show Unicode"));
     top_handle_key(&u, 's', 4, NULL);
     assert_int_equal(p.ascii, 0);
+    /* What an option, NO_COLOR or the terminal chose for this run is not saved by a key that changes
+     * another preference: only that key's own value goes into the file's values. */
+    top_prefs_defaults(&p);
+    top_opts o3 = {.interval_s = 0.5,
+                   .th = {80, 90, 95, 105},
+                   .layout = LAYOUT_COMPACT,
+                   .no_color = 1,
+                   .ascii = 1,
+                   .prefs = &p}; /* -d 0.5 --layout compact, NO_COLOR, --ascii */
+    top_ui_init(&u, &o3);
+    static const int others[] = {'s', 'r', '<', 'c', 'C', 'l', '+', 'A'};
+    for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
+        top_prefs before = p;
+        top_handle_key(&u, others[k], 4, NULL);
+        assert_true(u.prefs_dirty);
+        u.prefs_dirty = 0;
+        /* each key changes its own values and leaves every other one as the file had it */
+        int sort = others[k] == 's' || others[k] == 'r' || others[k] == '<';
+        if (!sort)
+            assert_true(p.sort_col == before.sort_col && p.sort_desc == before.sort_desc);
+        if (others[k] != 'c')
+            assert_int_equal(p.chart, before.chart);
+        if (others[k] != 'C')
+            assert_int_equal(p.color, before.color);
+        if (others[k] != 'l')
+            assert_int_equal(p.layout, before.layout);
+        if (others[k] != '+')
+            assert_true(p.interval_s == before.interval_s);
+        if (others[k] != 'A')
+            assert_int_equal(p.ascii, before.ascii);
+    }
+    assert_int_equal(p.color, 1);            /* C turned colours on: saved as on */
+    assert_int_equal(p.layout, LAYOUT_AUTO); /* l from compact: auto */
+    assert_true(p.interval_s == 1);          /* + from 0.5 */
+    assert_int_equal(p.ascii, 0);            /* A turned ASCII off */
+    assert_int_equal(p.sort_col, PC_GPUMEM); /* s then <: back to the default column, */
+    assert_int_equal(p.sort_desc, 0);        /* reversed */
     /* Without a preferences file (NULL), keys work and nothing asks for a save. */
     top_opts o2 = {.interval_s = 1, .th = {80, 90, 95, 105}};
     top_ui_init(&u, &o2);
