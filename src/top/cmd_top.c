@@ -313,7 +313,9 @@ int cmd_top(int argc, char **argv)
     char why[600] = "";
     if (!o.remote_on && top_alerts_local_start(&src, &m, &o.th, why, sizeof why) != 0)
         gw_log(GW_LOG_DEBUG, "top: alerts panel without rules", "reason=\"%s\"", why);
-    if (!o.remote_on && top_diag_local_start(&src, &m, &prefs.diag) != 0)
+    diag_settings dset = prefs.diag;
+    top_diag_thresholds(&dset.cfg, &o.th);
+    if (!o.remote_on && top_diag_local_start(&src, &m, &dset) != 0)
         gw_log(GW_LOG_DEBUG, "top: findings panel without a diagnosis", "reason=\"out of memory\"");
     int rc = 0;
     if (o.once) {

@@ -5,6 +5,7 @@
  * the UI, and the model's lock is taken only to copy the new readings and to publish the report. */
 #include "top_model.h"
 #include "diag.h"
+#include "diag_config.h"
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,20 @@ static void diag_after(void *ctx, top_model *m)
     if (gw_mono_us() >= d->next_run_mono) {
         d->next_run_mono = gw_mono_us() + (uint64_t)(d->set.interval_s * 1e6);
         run(d, m, now_wall);
+    }
+}
+
+void top_diag_thresholds(diag_config *cfg, const top_thresholds *th)
+{
+    static const char *const names[] = {"thermal.gpu_warn_c", "thermal.gpu_crit_c", "thermal.mem_warn_c",
+                                        "thermal.mem_crit_c"};
+    const double tops[] = {th->temp_warn, th->temp_crit, th->hbm_warn, th->hbm_crit};
+    for (int k = 0; k < diag_config_count(); k++) {
+        const diag_param *q = diag_config_param(k);
+        double v;
+        for (int i = 0; i < 4; i++)
+            if (strcmp(q->name, names[i]) == 0 && diag_config_get(cfg, q->name, &v) == 0 && v == q->def)
+                diag_config_set(cfg, q->name, tops[i]);
     }
 }
 

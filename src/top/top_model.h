@@ -202,6 +202,11 @@ int top_parse_duration(const char *s, int64_t *us);
  * published into m->find (a hook of src: the refresh thread). With
  * set->enabled off, m->find says FIND_OFF and nothing is kept. Returns 0, or -1 when out of memory. */
 #define TOP_DIAG_STEP_US 450000u
+/* The thermal detector's temperatures from top's thresholds (options or top.yaml), so that a finding
+ * agrees with the colours: each of thermal.gpu_warn_c, gpu_crit_c, mem_warn_c and mem_crit_c that
+ * is still at its default takes temp_warn, temp_crit, hbm_warn or hbm_crit; one set in top.yaml's
+ * diagnosis.thresholds stays. */
+void top_diag_thresholds(diag_config *cfg, const top_thresholds *th);
 int top_diag_local_start(top_source *src, top_model *m, const diag_settings *set);
 
 /* ---- /proc (a root other than "/proc" for tests) ---- */

@@ -258,6 +258,52 @@ static void test_mark_of_a_real_stall(void **st)
     }
 }
 
+/* The thermal detector takes top's temperature thresholds (its colours) unless top.yaml set its own:
+ * a GPU held at 78 C is fine at the defaults (warning at 80 C), hot with --temp-warn 75, and fine
+ * again when diagnosis.thresholds sets thermal.gpu_warn_c: 79 (the file's threshold stays). */
+static void test_thermal_follows_top(void **st)
+{
+    (void)st;
+    for (int v = 0; v < 3; v++) {
+        uint64_t rng = 2600 + (uint64_t)v;
+        syn_spec sp;
+        syn_spec_init(&sp, &rng, 1, 900);
+        syn_gpu *g = &sp.gpu[0];
+        g->model = 0; /* H100: its own limits (slowdown 89 C) far from 78 C */
+        g->temp_from = g->temp_to = 78;
+        syn_add_seg(g, 0, 1e9, PAT_STEADY, 95, 95);
+        syn_add_proc(g, 15100, 0, 1e9, "carol", 30000);
+        diag_window *w = syn_build(&sp);
+        assert_non_null(w);
+        static const struct {
+            top_thresholds th;
+            double file_warn; /* > 0: thermal.gpu_warn_c in top.yaml */
+            int hot;
+        } cases[] = {
+            {{80, 90, 95, 105}, 0, 0},
+            {{75, 85, 95, 105}, 0, 1},
+            {{75, 85, 95, 105}, 79, 0},
+        };
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            diag_config cfg;
+            diag_config_defaults(&cfg);
+            if (cases[c].file_warn > 0)
+                assert_int_equal(diag_config_set(&cfg, "thermal.gpu_warn_c", cases[c].file_warn), 0);
+            top_diag_thresholds(&cfg, &cases[c].th);
+            double crit;
+            assert_int_equal(diag_config_get(&cfg, "thermal.gpu_crit_c", &crit), 0);
+            assert_true(crit == cases[c].th.temp_crit);
+            diag_report r;
+            diag_report_init(&r);
+            assert_true(diag_run(w, &cfg, &r) >= 0);
+            if ((syn_find(&r, "thermal", 0) != NULL) != cases[c].hot)
+                fail_msg("variant %d, case %zu: thermal finding %s", v, c, cases[c].hot ? "missing" : "unexpected");
+            diag_report_free(&r);
+        }
+        diag_window_free(w);
+    }
+}
+
 static void test_gpu_marks_and_status(void **st)
 {
     (void)st;
@@ -542,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_texts),
         cmocka_unit_test(test_marks),
         cmocka_unit_test(test_mark_of_a_real_stall),
+        cmocka_unit_test(test_thermal_follows_top),
         cmocka_unit_test_setup_teardown(test_gpu_marks_and_status, setup, teardown),
         cmocka_unit_test(test_layout_shares_rows),
         cmocka_unit_test_setup_teardown(test_panel_80x24, setup, teardown),
