@@ -21,6 +21,7 @@ sleepers=""
 trap 'tmux -L "$sock" kill-server 2>/dev/null; [ -n "$sleepers" ] && kill $sleepers 2>/dev/null; rm -rf "$work"' EXIT
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 export XDG_CONFIG_HOME="$work/config" # top's default preferences, not the user's
+export GPUWATCH_RUNTIME_DIR="$work/runtime"
 scenario=$src/tests/scenarios/top_bench_8gpu.yaml
 if [ "$real" = --real-pids ]; then
   cp "$scenario" "$work/bench.yaml"

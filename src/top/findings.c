@@ -252,13 +252,19 @@ typedef struct detail_line {
 } detail_line;
 
 /* Adds text line s (len bytes), wrapped at cols: a continuation starts 2 columns right of the line's
- * own indentation. Returns the new count. */
-static int wrap(detail_line *out, int k, const char *s, int len, int cols, theme_role role)
+ * own indentation. first >= 0: the line's leading spaces are replaced by first columns, and its
+ * continuations start there too (a line that continues the previous one). Returns the new count. */
+static int wrap(detail_line *out, int k, const char *s, int len, int cols, theme_role role, int first)
 {
     int lead = 0;
     while (lead < len && s[lead] == ' ')
         lead++;
     int indent = 0, pos = 0;
+    if (first >= 0) {
+        indent = first;
+        pos = lead;
+        lead = first - 2;
+    }
     while (pos < len && k < DETAIL_MAX) {
         int width = cols - indent, w = 0, i = pos, brk = -1;
         if (width < 8)
@@ -306,15 +312,20 @@ static int detail_lines(const diag_finding *f, int cols, int ascii, gw_buf *text
     }
     if (text->oom || chart->oom || !text->data)
         return 0;
-    int k = 0, charted = !chart->len, line = 0;
+    int k = 0, charted = !chart->len, line = 0, evidence = 0;
     for (const char *s = text->data; *s && k < DETAIL_MAX; line++) {
         const char *e = strchr(s, '\n');
         int len = e ? (int)(e - s) : (int)strlen(s);
+        /* The diagnosis layer breaks long evidence into lines aligned after "evidence:"; here they
+         * continue the evidence line at its own continuation's indentation. */
+        int lead = (int)strspn(s, " ");
+        int more = evidence && lead > 4 && lead < len;
+        evidence = more || (len > 13 && !strncmp(s, "    evidence:", 13));
         int advice = len > 6 && !strncmp(s, "    - ", 6);
         if (advice && !charted) {
             for (const char *c = chart->data; *c;) {
                 const char *ce = strchr(c, '\n');
-                k = wrap(out, k, c, (int)(ce - c), cols, TR_SERIES_A);
+                k = wrap(out, k, c, (int)(ce - c), cols, TR_SERIES_A, -1);
                 c = ce + 1;
             }
             charted = 1;
@@ -323,7 +334,7 @@ static int detail_lines(const diag_finding *f, int cols, int ascii, gw_buf *text
                           : len > 2 && s[2] != ' ' ? role_of_level(level_of(f->severity)) /* the finding's head */
                                                    : TR_NORMAL;
         if (line > 0 && len > 0) /* the first line counts the findings: one */
-            k = wrap(out, k, s, len, cols, role);
+            k = wrap(out, k, s, len, cols, role, more ? 6 : -1);
         s += len + (e ? 1 : 0);
     }
     return k;

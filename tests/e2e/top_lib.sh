@@ -10,6 +10,7 @@ SOCK="gwtest$$"
 WORK=$(mktemp -d)
 export GPUWATCH_HISTORY_DB="$WORK/history.db"   # an agent started here records into the test folder
 export XDG_CONFIG_HOME="$WORK/config"           # top's preferences: this test's own, never the user's
+export GPUWATCH_RUNTIME_DIR="${GPUWATCH_RUNTIME_DIR:-$WORK/runtime}" # an agent's state file, never the user's
 SCEN="$GW_SOURCE_DIR/tests/scenarios"
 tmx() { tmux -L "$SOCK" -f /dev/null "$@"; }
 cleanup() { tmx kill-server 2>/dev/null; rm -rf "$WORK"; }

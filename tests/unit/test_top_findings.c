@@ -527,6 +527,38 @@ static void test_list_and_detail(void **st)
     assert_true(find("|_#_#_#_#_#_#|") > 0);
     for (int y = 0; y < 24; y++)
         assert_true(fmt_cols(row(y)) <= 50);
+    /* Evidence the diagnosis layer breaks into lines goes on at one indentation (6 columns), the
+     * diagnosis layer's breaks and the screen's alike, for widths around its own line width. */
+    for (int cols = 50; cols <= 130; cols += 20) {
+        diag_report r;
+        diag_report_init(&r);
+        diag_finding *f = add(&r, "thermal", DIAG_WARNING, 1, 1, 0.5);
+        static const char *const keys[] = {"max_temp_c",        "warn_threshold_c",  "critical_threshold_c",
+                                           "time_above_warn_s", "slowdown_temp_c",   "sw_thermal_s",
+                                           "hw_thermal_s",      "max_memory_temp_c", "peer_median_temp_c"};
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            diag_finding_num(f, keys[i], 80 + (double)i, "C");
+        top_findings_publish(&m, &r, FIND_OK, NULL, T0_WALL);
+        diag_report_free(&r);
+        assert_int_equal(canvas_resize(&cv, 24, cols), 0);
+        u.fdetail = 1;
+        u.fsel = 0;
+        draw();
+        int ev = find("    evidence:");
+        assert_true(ev > 0);
+        int cont = 0;
+        for (int y = ev + 1; y < 23 && row(y)[strspn(row(y), " ")]; y++, cont++) /* to the first blank row */
+            if (strspn(row(y), " ") != 6)
+                fail_msg("%d columns, evidence line %d: '%s'", cols, y, row(y));
+        assert_true(cont >= 1);
+        if (!strstr(row(ev + cont), "peer_median_temp_c=88 C")) { /* all of it */
+            for (int y = 0; y < 24; y++)
+                fprintf(stderr, "%2d|%s\n", y, row(y));
+            fail_msg("%d columns: the evidence's last line", cols);
+        }
+    }
+    stalls(scores);
+    assert_int_equal(canvas_resize(&cv, 24, 50), 0);
     /* The findings are gone (a new report without them): the detail closes. */
     diag_report none;
     diag_report_init(&none);
