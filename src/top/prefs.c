@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "doc.h"
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,7 +209,9 @@ int top_prefs_write(const char *path, const top_prefs *p, char *why, size_t n)
 {
     gw_buf b;
     buf_init(&b);
-    char tmp[4200];
+    char real[PATH_MAX], tmp[PATH_MAX + 32];
+    if (realpath(path, real)) /* a link (dotfiles kept elsewhere): its target is rewritten, the link stays */
+        path = real;
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     int rc = -1;
     if (top_prefs_text(p, &b) != 0) {

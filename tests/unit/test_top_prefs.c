@@ -128,6 +128,19 @@ static void test_round_trip(void **st)
     write_text(path, ""); /* empty: the defaults */
     assert_int_equal(top_prefs_read(path, &back, &errs), 0);
     assert_true(same(&back, &d));
+    /* A link to a file kept elsewhere: the target is rewritten, the link stays. */
+    char target[600], link[600];
+    snprintf(target, sizeof target, "%s/dotfiles-top.yaml", dir);
+    snprintf(link, sizeof link, "%s/linked.yaml", dir);
+    write_text(target, "layout: full\n");
+    assert_int_equal(symlink(target, link), 0);
+    p.layout = LAYOUT_COMPACT;
+    assert_int_equal(top_prefs_write(link, &p, why, sizeof why), 0);
+    struct stat lst;
+    assert_int_equal(lstat(link, &lst), 0);
+    assert_true(S_ISLNK(lst.st_mode));
+    assert_int_equal(top_prefs_read(target, &back, &errs), 0);
+    assert_int_equal(back.layout, LAYOUT_COMPACT);
     /* A folder that cannot be made: the reason, no crash. */
     char blocked[600];
     snprintf(blocked, sizeof blocked, "%s/file", dir);
