@@ -8,7 +8,6 @@
  * from that copy instead of decoding the ring again for each rule. */
 #include "top_model.h"
 #include "alerts.h"
-#include "alerts.h"
 #include "ring.h"
 #include "util.h"
 #include <math.h>
@@ -319,8 +318,9 @@ static void eval_after_refresh(void *ctx, top_model *m)
     pthread_mutex_unlock(&m->lock);
 }
 
-static void local_free(local_alerts *la)
+static void local_free(void *ctx)
 {
+    local_alerts *la = ctx;
     if (!la)
         return;
     alert_engine_free(la->e);
@@ -383,14 +383,9 @@ int top_alerts_local_start(top_source *src, top_model *m, const top_thresholds *
                               .each = src_each,
                               .latest = src_latest,
                               .procs = src_procs};
-    src->after = eval_after_refresh;
-    src->actx = la;
+    if (top_source_hook(src, eval_after_refresh, local_free, la) != 0) {
+        snprintf(why, n, "too many hooks");
+        return -1;
+    }
     return 0;
-}
-
-void top_alerts_local_stop(top_source *src)
-{
-    local_free(src->actx);
-    src->after = NULL;
-    src->actx = NULL;
 }

@@ -1,9 +1,11 @@
-/* cmd_top.c - `gpuwatch top`: options, the data source, then the live UI, or one plain-text snapshot
- * (--once, or when not on a terminal) with the same information as the screen. */
+/* cmd_top.c - `gpuwatch top`: the preferences file, then the options (which win over it), the data
+ * source with its alert rules and diagnosis, then the live UI, or one plain-text snapshot (--once,
+ * or when not on a terminal) with the same information as the screen. */
 #include "sampler.h"
 #include "top_ui.h"
 #include "util.h"
 #include <langinfo.h>
+#include <math.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +33,9 @@ static void usage(FILE *f)
                "  --insecure             do not verify the agent's certificate\n"
                "  --user USER            basic-auth user\n"
                "  --password-file FILE   basic-auth password (first line of FILE)\n"
-               "\nkeys: ? or F1 help, q quit (the help screen lists them all)\n");
+               "\npreferences: $XDG_CONFIG_HOME/gpuwatch/top.yaml (~/.config/gpuwatch/top.yaml), written when\n"
+               "a key changes one (interval, layout, charts, sort, colours, ASCII); options win over it.\n"
+               "keys: ? or F1 help, q quit (the help screen lists them all)\n");
 }
 
 static int num_arg(const char *opt, const char *v, double lo, double hi, double *out)
@@ -160,6 +164,40 @@ static void print_gpus(FILE *f, top_model *m, const top_opts *o)
         if (t.tensor[0] || t.nvlink[0])
             fprintf(f, "    %s%s%s%s%s\n", t.tensor[0] ? "tensor " : "", t.tensor,
                     t.tensor[0] && t.nvlink[0] ? "  " : "", t.nvlink[0] ? "nvlink " : "", t.nvlink);
+        finding_gpu_marks(m, m->gpus[i].info.index, o->ascii, t.finding, sizeof t.finding, &t.finding_lvl);
+        if (t.finding[0])
+            fprintf(f, "    %s\n", t.finding);
+    }
+}
+
+static void print_findings(FILE *f, top_model *m, const top_opts *o, uint64_t wall)
+{
+    char text[800], plain[800];
+    const top_findings *fs = &m->find;
+    if (fs->state == FIND_OFF)
+        return;
+    fprintf(f, "\nFINDINGS\n");
+    if (!m->remote) {
+        /* One reading is not a window: the diagnosis needs minutes of them. */
+        char every[32], window[32];
+        snprintf(every, sizeof every, fmod(fs->interval_s, 60) == 0 ? "%gm" : "%gs",
+                 fmod(fs->interval_s, 60) == 0 ? fs->interval_s / 60 : fs->interval_s);
+        snprintf(window, sizeof window, fmod(fs->window_s, 60) == 0 ? "%gm" : "%gs",
+                 fmod(fs->window_s, 60) == 0 ? fs->window_s / 60 : fs->window_s);
+        fprintf(f,
+                "none in a snapshot: top diagnoses its readings while it runs, every %s over the last %s "
+                "(gpuwatch diagnose reads the agent's history)\n",
+                every, window);
+        return;
+    }
+    if (fs->state != FIND_OK || fs->r.n == 0) {
+        findings_status(fs, m->remote, wall, text, sizeof text);
+        fprintf(f, "%s\n", text);
+        return;
+    }
+    for (int i = 0; i < fs->r.n; i++) {
+        finding_line(&fs->r.f[i], wall, text, sizeof text);
+        fprintf(f, "%s\n", o->ascii ? fmt_ascii(plain, sizeof plain, text) : text);
     }
 }
 
@@ -208,19 +246,48 @@ static void snapshot(FILE *f, top_model *m, const top_opts *o)
         top_alert_text(&m->alerts[i], (int64_t)wall, text, sizeof text);
         fprintf(f, "%s\n", o->ascii ? fmt_ascii(plain, sizeof plain, text) : text);
     }
+    print_findings(f, m, o, wall);
     pthread_mutex_unlock(&m->lock);
+}
+
+/* The preferences file into o (the defaults when there is none, or when it has a problem: then
+ * each problem on stderr and in o->prefs_note, and the file is not written over). */
+static void read_prefs(top_opts *o, top_prefs *p, char *path, size_t n)
+{
+    errlist errs = {0};
+    int have_path = top_prefs_path(path, n) == 0;
+    if (have_path && top_prefs_read(path, p, &errs) != 0) {
+        for (int i = 0; i < errs.n; i++)
+            fprintf(stderr, "gpuwatch top: warning: %s%s\n", errs.msg[i],
+                    i == errs.n - 1 ? " (the preferences file is ignored: the defaults apply)" : "");
+        snprintf(o->prefs_note, sizeof o->prefs_note, "%.450s%s; the default preferences apply",
+                 errs.n ? errs.msg[0] : path, errs.n > 1 ? " (and more: see stderr)" : "");
+        have_path = 0;
+    }
+    errlist_free(&errs);
+    o->prefs = p;
+    o->prefs_path = have_path ? path : NULL;
+    o->interval_s = p->interval_s;
+    o->th = p->th;
+    o->layout = p->layout;
+    o->ascii = p->ascii;
+    o->no_color = !p->color;
 }
 
 int cmd_top(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
-    top_opts o = {.interval_s = 1.0, .th = {80, 90, 95, 105}, .layout = LAYOUT_AUTO};
+    static top_prefs prefs;
+    static char prefs_path[4096];
+    static top_opts o;
+    read_prefs(&o, &prefs, prefs_path, sizeof prefs_path);
     if (parse(argc, argv, &o) != 0)
         return GW_EXIT_USAGE;
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc)
         o.no_color = 1;
-    if (want_ascii())
+    o.ascii_forced = want_ascii();
+    if (o.ascii_forced)
         o.ascii = 1;
     if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
         o.once = 1;
@@ -241,22 +308,24 @@ int cmd_top(int argc, char **argv)
         top_model_free(&m);
         return o.remote_on ? 1 : GW_EXIT_BACKEND;
     }
-    /* Local mode evaluates the default alert rules itself; a remote agent sends its own alerts. */
+    /* Local mode evaluates the default alert rules and diagnoses the GPUs itself; a remote agent sends
+     * its own alerts and findings. */
     char why[600] = "";
     if (!o.remote_on && top_alerts_local_start(&src, &m, &o.th, why, sizeof why) != 0)
         gw_log(GW_LOG_DEBUG, "top: alerts panel without rules", "reason=\"%s\"", why);
+    diag_settings dset = prefs.diag;
+    top_diag_thresholds(&dset.cfg, &o.th);
+    if (!o.remote_on && top_diag_local_start(&src, &m, &dset) != 0)
+        gw_log(GW_LOG_DEBUG, "top: findings panel without a diagnosis", "reason=\"out of memory\"");
     int rc = 0;
     if (o.once) {
-        src.refresh(src.ctx, &m);
-        if (src.after)
-            src.after(src.actx, &m);
+        top_source_round(&src, &m);
         snapshot(stdout, &m, &o);
         rc = m.error[0] && m.ngpus == 0 ? 1 : 0;
     } else {
         rc = top_run(&src, &m, &o);
     }
-    top_alerts_local_stop(&src);
-    src.close(src.ctx);
+    top_source_close(&src);
     top_model_free(&m);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* gpus.c - the GPUs on screen: each GPU's fields as texts and levels (shared with the snapshot), full
  * panels (bars, then the figures: temperatures, marks, clocks, throttle reasons, tensor and NVLink
- * activity, PCIe, fan) or one compact line per GPU with sparklines. In a full panel the throttle
- * reasons wrap onto a second figures line rather than pushing the clocks off the screen. */
+ * activity, PCIe, fan; then a line with the findings about the GPU, if any) or one compact line per
+ * GPU with sparklines. In a full panel the throttle reasons wrap onto a second figures line rather
+ * than pushing the clocks off the screen. */
 #include "top_ui.h"
 #include <math.h>
 #include <stdio.h>
@@ -312,6 +313,8 @@ static void draw_compact(canvas *cv, const top_model *m, const top_gpu *g, const
         x += cv_text(cv, y, x, cols - x, t->state[0] == 'L' ? TR_CRIT : TR_WARN, t->state) + 2;
     if (t->marks[0])
         x += cv_text(cv, y, x, cols - x, role_of_level(t->marks_lvl), t->marks) + 2;
+    if (t->finding[0])
+        x += cv_text(cv, y, x, cols - x, role_of_level(t->finding_lvl), t->finding) + 2;
     if (t->throttle[0])
         cv_text(cv, y, x, cols - x, TR_WARN, t->throttle);
 }
@@ -331,9 +334,14 @@ void gpus_draw(canvas *cv, const top_model *m, const top_ui *u, const top_layout
             draw_compact(cv, m, g, &texts[i], y, cols, spark, selected, u, now_us);
             y++;
         } else {
-            int fig = 1 + (extra ? extra[i] : 0);
-            draw_full(cv, g, &texts[i], y, l->gpu_lines, fig, cols, selected);
+            /* extra: the wrapped figures line, then the findings line */
+            const gpu_text *t = &texts[i];
+            int fig = 1 + (extra ? extra[i] : 0) - (t->finding[0] ? 1 : 0);
+            fig = fig < 1 ? 1 : fig;
+            draw_full(cv, g, t, y, l->gpu_lines, fig, cols, selected);
             y += l->gpu_lines + fig - 1;
+            if (t->finding[0])
+                cv_text(cv, y++, 4, cols - 4, role_of_level(t->finding_lvl), t->finding);
         }
     }
 }

@@ -1,8 +1,9 @@
 /* keys.c - top's interactive state and what each key does to it (help, pause, interval, layout,
- * charts, alerts, GPU, sort, filter, process selection, tree), and signals: `k` opens a menu of INT
- * (a graceful stop that lets a trainer checkpoint), TERM and KILL, y confirms. On simulated GPUs a
- * signal only goes to gpuwatch itself or its parent: a scenario's other pids are numbers that may
- * belong to any process of this host. */
+ * charts, alerts, findings, GPU, sort, filter, process selection, tree, colours, ASCII), which of
+ * those choices are preferences to save, and signals: `k` opens a menu of INT (a graceful stop that
+ * lets a trainer checkpoint), TERM and KILL, y confirms. On simulated GPUs a signal only goes to
+ * gpuwatch itself or its parent: a scenario's other pids are numbers that may belong to any process
+ * of this host. */
 #include "top_ui.h"
 #include "util.h"
 #include <ctype.h>
@@ -22,11 +23,35 @@ void top_ui_init(top_ui *u, top_opts *o)
     memset(u, 0, sizeof *u);
     u->o = o;
     u->layout = o->layout;
-    u->chart = CHART_SELECTED;
+    u->chart = o->prefs ? o->prefs->chart : CHART_SELECTED;
     u->sel_gpu = -1;
-    u->sort_col = PC_GPUMEM;
-    u->sort_desc = 1;
+    u->sort_col = o->prefs ? o->prefs->sort_col : PC_GPUMEM;
+    u->sort_desc = o->prefs ? o->prefs->sort_desc : 1;
     u->remote = o->remote_on;
+}
+
+/* The preferences a key can change. */
+typedef enum { PREF_INTERVAL, PREF_LAYOUT, PREF_CHART, PREF_SORT, PREF_COLOR, PREF_ASCII } pref_key;
+
+/* A key changed preference k: that one value goes into the file's values, to be saved. Only that
+ * one: the others may hold what an option, NO_COLOR or the terminal chose for this run alone. */
+static void prefs_changed(top_ui *u, pref_key k)
+{
+    top_prefs *p = u->o->prefs;
+    if (!p)
+        return;
+    switch (k) {
+    case PREF_INTERVAL: p->interval_s = u->o->interval_s; break;
+    case PREF_LAYOUT: p->layout = u->layout; break;
+    case PREF_CHART: p->chart = u->chart; break;
+    case PREF_SORT:
+        p->sort_col = u->sort_col;
+        p->sort_desc = u->sort_desc;
+        break;
+    case PREF_COLOR: p->color = !u->o->no_color; break;
+    case PREF_ASCII: p->ascii = u->o->ascii && !u->o->ascii_forced; break;
+    }
+    u->prefs_dirty = 1;
 }
 
 void top_ui_message(top_ui *u, int level, const char *fmt, ...)
@@ -133,19 +158,83 @@ static void signal_menu_key(top_ui *u, int ch)
 
 /* ---- keys ---- */
 
+static const char *const layout_words[] = {"auto", "full", "compact"};
+
 static void change_interval(top_ui *u, top_poller *p, int dir)
 {
+    double cur = u->o->interval_s;
     int i = 0;
-    while (i < N_INTERVALS - 1 && intervals[i] < u->o->interval_s)
+    while (i < N_INTERVALS - 1 && intervals[i] < cur)
         i++;
-    if (intervals[i] != u->o->interval_s && dir < 0)
-        i++; /* between two steps */
-    i += dir;
+    /* intervals[i] is the first step at or above cur; from between two steps (-d 0.3), + goes to
+     * that step and - to the one below */
+    i += intervals[i] == cur ? dir : dir > 0 ? (intervals[i] > cur ? 0 : 1) : -1;
     i = i < 0 ? 0 : i >= N_INTERVALS ? N_INTERVALS - 1 : i;
+    if ((dir < 0 && intervals[i] > cur) || (dir > 0 && intervals[i] < cur)) {
+        top_ui_message(u, LVL_OK, "refresh every %gs", cur); /* past the last step (-d 0.1 and -): it stays */
+        return;
+    }
     u->o->interval_s = intervals[i];
     if (p)
         top_poller_set_interval(p, u->o->interval_s);
     top_ui_message(u, LVL_OK, "refresh every %gs", u->o->interval_s);
+    prefs_changed(u, PREF_INTERVAL);
+}
+
+/* `f`, then the keys of the findings list and of one finding's detail; returns 0 when the key is
+ * not theirs. */
+static int findings_key(top_ui *u, int ch)
+{
+    if (ch == 'f') {
+        if (u->findings_off) {
+            top_ui_message(u, LVL_WARN, "findings: diagnosis is off (diagnosis.enabled: false in top.yaml)");
+            return 1;
+        }
+        u->findings_expanded = !(u->findings_expanded || u->fdetail);
+        u->fdetail = 0;
+        return 1;
+    }
+    if (u->fdetail) {
+        switch (ch) {
+        case KEY_UP: u->fdetail_top--; return 1;
+        case KEY_DOWN: u->fdetail_top++; return 1;
+        case KEY_PPAGE: u->fdetail_top -= 10; return 1;
+        case KEY_NPAGE: u->fdetail_top += 10; return 1;
+        case KEY_HOME: u->fdetail_top = 0; return 1;
+        case KEY_LEFT:
+        case KEY_RIGHT:
+            u->fsel += ch == KEY_LEFT ? -1 : 1;
+            u->fsel = u->fsel < 0 ? 0 : u->fsel;
+            u->fsel_det[0] = 0; /* the panel takes the finding at the new index */
+            u->fdetail_top = 0;
+            return 1;
+        case 27:
+        case '\n':
+        case '\r':
+        case KEY_ENTER: u->fdetail = 0; return 1;
+        default: return 0;
+        }
+    }
+    if (!u->findings_expanded)
+        return 0;
+    switch (ch) {
+    case KEY_UP:
+    case KEY_DOWN:
+    case KEY_PPAGE:
+    case KEY_NPAGE:
+        u->fsel += ch == KEY_UP ? -1 : ch == KEY_DOWN ? 1 : ch == KEY_PPAGE ? -10 : 10;
+        u->fsel = u->fsel < 0 ? 0 : u->fsel;
+        u->fsel_det[0] = 0;
+        return 1;
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        u->fdetail = 1;
+        u->fdetail_top = 0;
+        return 1;
+    case 27: u->findings_expanded = 0; return 1;
+    default: return 0;
+    }
 }
 
 static int filter_key(top_ui *u, int ch)
@@ -262,6 +351,8 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
         u->tree = 0;
         return 1;
     }
+    if (findings_key(u, ch))
+        return 1;
     switch (ch) {
     case 'q':
     case 'Q':
@@ -282,21 +373,37 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
     case '-': change_interval(u, p, -1); break;
     case 'l':
         u->layout = (layout_pref)((u->layout + 1) % 3);
-        top_ui_message(u, LVL_OK, "layout: %s",
-                       u->layout == LAYOUT_AUTO   ? "auto"
-                       : u->layout == LAYOUT_FULL ? "full"
-                                                  : "compact");
+        top_ui_message(u, LVL_OK, "layout: %s", layout_words[u->layout]);
+        prefs_changed(u, PREF_LAYOUT);
         break;
     case 'c':
         u->chart = (chart_mode)((u->chart + 1) % CHART_MODES);
         u->chart_said = 1;
-        if (u->chart != CHART_OFF && u->alerts_expanded)
-            top_ui_message(u, LVL_WARN, "charts hidden while the alert list is expanded (e shrinks it)");
+        if (u->chart != CHART_OFF && (u->alerts_expanded || u->findings_expanded))
+            top_ui_message(u, LVL_WARN, "charts hidden while the %s list is expanded (%s shrinks it)",
+                           u->alerts_expanded ? "alert" : "findings", u->alerts_expanded ? "e" : "f");
         else
             top_ui_message(u, LVL_OK, "charts: %s",
                            u->chart == CHART_SELECTED ? "selected GPU"
                            : u->chart == CHART_ALL    ? "all GPUs"
                                                       : "off");
+        prefs_changed(u, PREF_CHART);
+        break;
+    case 'C':
+        u->o->no_color = !u->o->no_color;
+        u->restyle = 1;
+        top_ui_message(u, LVL_OK, "colours %s", u->o->no_color ? "off" : "on");
+        prefs_changed(u, PREF_COLOR);
+        break;
+    case 'A':
+        if (u->o->ascii && u->o->ascii_forced) {
+            top_ui_message(u, LVL_WARN, "ASCII stays: this terminal or locale cannot show Unicode");
+            break;
+        }
+        u->o->ascii = !u->o->ascii;
+        u->restyle = 1;
+        top_ui_message(u, LVL_OK, "ASCII %s", u->o->ascii ? "on" : "off");
+        prefs_changed(u, PREF_ASCII);
         break;
     case 'e':
         u->alerts_expanded = !u->alerts_expanded;
@@ -312,9 +419,18 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
     case KEY_END: move_selection(u, +1000000); break;
     case 's':
     case KEY_F(6):
-    case '>': u->sort_col = (proc_col)((u->sort_col + 1) % PC_COUNT); break;
-    case '<': u->sort_col = (proc_col)((u->sort_col + PC_COUNT - 1) % PC_COUNT); break;
-    case 'r': u->sort_desc = !u->sort_desc; break;
+    case '>':
+        u->sort_col = (proc_col)((u->sort_col + 1) % PC_COUNT);
+        prefs_changed(u, PREF_SORT);
+        break;
+    case '<':
+        u->sort_col = (proc_col)((u->sort_col + PC_COUNT - 1) % PC_COUNT);
+        prefs_changed(u, PREF_SORT);
+        break;
+    case 'r':
+        u->sort_desc = !u->sort_desc;
+        prefs_changed(u, PREF_SORT);
+        break;
     case '/': u->editing_filter = 1; break;
     case 't': toggle_tree(u); break;
     case 'k': signal_start(u, 0); break;

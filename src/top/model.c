@@ -1,9 +1,11 @@
-/* model.c - the model's life cycle, the staleness rule, and the chart history: per GPU a ring of
- * sample times and five float series (utilization, memory %, power, core and HBM temperature), so
- * charts and sparklines read plain arrays instead of decoding full samples at every redraw. */
+/* model.c - the model's life cycle, the staleness rule, the findings' hand-over, and the chart
+ * history: per GPU a ring of sample times and five float series (utilization, memory %, power, core
+ * and HBM temperature), so charts and sparklines read plain arrays instead of decoding full samples
+ * at every redraw. */
 #include "top_model.h"
 #include "catalog.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +26,7 @@ int top_model_init(top_model *m)
 void top_model_free(top_model *m)
 {
     history_free(m->hist);
+    diag_report_free(&m->find.r);
     free(m->procs);
     pthread_mutex_destroy(&m->lock);
     memset(m, 0, sizeof *m);
@@ -37,6 +40,21 @@ int top_gpu_stale(const top_gpu *g, uint64_t now_mono_us, double interval_s)
     if (limit_us < 3e6)
         limit_us = 3e6;
     return now_mono_us > g->fresh_us && (double)(now_mono_us - g->fresh_us) > limit_us;
+}
+
+void top_findings_publish(top_model *m, diag_report *r, find_state st, const char *why, uint64_t at_us)
+{
+    pthread_mutex_lock(&m->lock);
+    diag_report old = m->find.r;
+    m->find.r = *r;
+    m->find.state = st;
+    m->find.at_us = at_us;
+    snprintf(m->find.why, sizeof m->find.why, "%s", why ? why : "");
+    m->find.seq++;
+    m->seq++;
+    pthread_mutex_unlock(&m->lock);
+    *r = old; /* the previous findings, freed by the caller outside the lock */
+    diag_report_clear(r);
 }
 
 /* ---- history ---- */

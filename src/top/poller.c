@@ -1,5 +1,6 @@
-/* poller.c - the refresh thread: calls a top_source every interval so reading GPUs (or a slow
- * agent) never freezes the UI, and wakes the UI through a pipe after each refresh. */
+/* poller.c - the refresh thread: calls a top_source (its refresh, then its hooks: the local alert
+ * rules and diagnosis) every interval so reading GPUs (or a slow agent) never freezes the UI, and
+ * wakes the UI through a pipe after each round. */
 #include "top_model.h"
 #include "util.h"
 #include <errno.h>
@@ -19,6 +20,35 @@ struct top_poller {
     int pipefd[2];
 };
 
+int top_source_hook(top_source *src, void (*after)(void *, top_model *), void (*release)(void *), void *ctx)
+{
+    if (src->nhooks >= TOP_MAX_HOOKS) {
+        if (release)
+            release(ctx);
+        return -1;
+    }
+    src->hooks[src->nhooks++] = (top_hook){after, release, ctx};
+    return 0;
+}
+
+void top_source_round(top_source *src, top_model *m)
+{
+    src->refresh(src->ctx, m);
+    for (int i = 0; i < src->nhooks; i++)
+        src->hooks[i].after(src->hooks[i].ctx, m);
+}
+
+void top_source_close(top_source *src)
+{
+    for (int i = 0; i < src->nhooks; i++)
+        if (src->hooks[i].release)
+            src->hooks[i].release(src->hooks[i].ctx);
+    src->nhooks = 0;
+    if (src->close)
+        src->close(src->ctx);
+    src->close = NULL;
+}
+
 static void *poll_main(void *arg)
 {
     top_poller *p = arg;
@@ -27,9 +57,7 @@ static void *poll_main(void *arg)
         if (!p->paused || p->kicked) {
             p->kicked = 0;
             pthread_mutex_unlock(&p->mu);
-            p->src->refresh(p->src->ctx, p->m);
-            if (p->src->after)
-                p->src->after(p->src->actx, p->m);
+            top_source_round(p->src, p->m);
             ssize_t w = write(p->pipefd[1], "x", 1);
             (void)w; /* a full pipe already wakes the UI */
             pthread_mutex_lock(&p->mu);

@@ -1,5 +1,5 @@
 /* source_local.c - a top_source reading this machine's GPUs through the sampler: only the metrics
- * top shows or its alert rules read, the processes on the GPUs with what /proc says about them, and
+ * top shows or its alert rules and diagnosis read, the processes on the GPUs with what /proc says about them, and
  * the host's CPU and memory. /proc is read sparingly: a process's user, command line and container
  * once (procinfo), then only its stat line for CPU and RSS, every 2 s (or every refresh when that is
  * longer), from a file kept open (one pread); a pid not visible here (another pid namespace) is
@@ -39,8 +39,9 @@ typedef struct local_ctx {
     int have_cpu_prev;
 } local_ctx;
 
-/* The metrics the UI shows, and those the default alert rules read (xid.count); static ones
- * (memory.total, ...) are merged in by the sampler anyway. GPM ones exist on Hopper and later. */
+/* The metrics the UI shows, those the default alert rules read (xid.count), and those the diagnosis
+ * reads (memory utilization, SM activity, the PCIe link, remapped rows); static ones (memory.total,
+ * the limits, ...) are merged in by the sampler anyway. GPM ones exist on Hopper and later. */
 static void wanted(metric_set *w)
 {
     static const metric_id ids[] = {
@@ -51,7 +52,9 @@ static void wanted(metric_set *w)
         M_PCIE_RX,       M_PCIE_TX,       M_ECC_SBE_VOL,
         M_ECC_DBE_VOL,   M_REMAP_PENDING, M_REMAP_FAILURE,
         M_XID_LAST,      M_XID_COUNT,     M_GPM_TENSOR_ACTIVE,
-        M_GPM_NVLINK_TX, M_GPM_NVLINK_RX,
+        M_GPM_NVLINK_TX, M_GPM_NVLINK_RX, M_UTIL_MEMORY,
+        M_GPM_SM_ACTIVE, M_PCIE_GEN_CUR,  M_PCIE_WIDTH_CUR,
+        M_REMAP_UNC,
     };
     memset(w, 0, sizeof *w);
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)

@@ -1,8 +1,10 @@
 /* source_remote.c - a top_source reading a gpuwatch agent's JSON API over one keep-alive connection
  * (http_client.h): /api/v1/gpus and /api/v1/processes each refresh (metrics keyed by catalog field names),
- * /api/v1/alerts (best effort), and at start /api/v1/samples so that the charts begin with the
+ * /api/v1/alerts (best effort), /api/v1/findings every 10 s (the agent diagnoses every minute; a 404
+ * says it does not diagnose), and at start /api/v1/samples so that the charts begin with the
  * agent's recent history. An agent on gpusim says so ("simulated": true), and top shows the banner. */
 #include "top_model.h"
+#include "diag_report.h"
 #include "http_client.h"
 #include "util.h"
 #include <cjson/cJSON.h>
@@ -18,8 +20,11 @@ typedef struct remote_ctx {
     gpu_info *info;
     int *lost;
     gpu_proc *procs;
-    int max_gpus; /* the agent's GPU count at start (the chart history's size) */
+    int max_gpus;          /* the agent's GPU count at start (the chart history's size) */
+    uint64_t findings_due; /* monotonic time of the next /api/v1/findings read */
 } remote_ctx;
+
+#define FINDINGS_EVERY_US 10000000u
 
 /* GETs path and parses the JSON answer; NULL with err filled (HTTP status, curl error, not JSON). */
 static cJSON *get_json(remote_ctx *c, const char *path, char *err, size_t errlen)
@@ -155,6 +160,33 @@ static int read_alerts(remote_ctx *c, top_alert *out, int max)
     return n;
 }
 
+/* The agent's current findings into the model: its report, or why there is none. */
+static void read_findings(remote_ctx *c, top_model *m)
+{
+    char err[512] = "", why[300];
+    diag_report r;
+    diag_report_init(&r);
+    long st = http_client_get(c->http, "/api/v1/findings", &c->body, err, sizeof err);
+    find_state fs = FIND_ERROR;
+    if (st == 200 && c->body.len && diag_report_from_json(c->body.data, &r) == 0) {
+        fs = FIND_OK;
+        why[0] = 0;
+    } else if (st == 404) {
+        fs = FIND_NOT_SERVED;
+        snprintf(why, sizeof why,
+                 "the agent does not diagnose (404 on /api/v1/findings: diagnosis.enabled: false, or an older "
+                 "gpuwatch)");
+    } else if (st == 200) {
+        snprintf(why, sizeof why, "%s/api/v1/findings: not a findings report", http_client_base(c->http));
+    } else {
+        snprintf(why, sizeof why, "findings: %.280s", err);
+    }
+    if (fs != FIND_OK)
+        diag_report_clear(&r);
+    top_findings_publish(m, &r, fs, why, gw_now_us());
+    diag_report_free(&r);
+}
+
 /* Reads the endpoints; on success stores them in the model. */
 static int remote_refresh(void *vctx, top_model *m)
 {
@@ -218,6 +250,10 @@ static int remote_refresh(void *vctx, top_model *m)
     pthread_mutex_unlock(&m->lock);
     cJSON_Delete(g);
     cJSON_Delete(p);
+    if (now >= c->findings_due) {
+        c->findings_due = now + FINDINGS_EVERY_US;
+        read_findings(c, m);
+    }
     return 0;
 }
 

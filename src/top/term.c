@@ -9,7 +9,8 @@
  * The loop sleeps in poll() on the keyboard and the refresh thread's pipe, and draws on new data, a
  * key, a resize (SIGWINCH interrupts poll), a message expiring, or when no data came for 1.5
  * intervals (so the clock moves and a stalled source shows STALE). No busy loop. Ctrl-L (or a
- * resume after Ctrl-Z) sends the whole screen again. */
+ * resume after Ctrl-Z) sends the whole screen again. A preference changed by a key is saved at once
+ * (prefs.c); colours and ASCII switched by a key remake the theme and send the whole screen. */
 #include "top_ui.h"
 #include "util.h"
 #include <errno.h>
@@ -307,13 +308,35 @@ static void curses_stop(frames *f)
     free(f->out.buf);
 }
 
+/* Saves the preferences a key changed; a problem is said once on the screen. */
+static void save_prefs(top_ui *u)
+{
+    char why[600];
+    u->prefs_dirty = 0;
+    const top_opts *o = u->o;
+    if (!o->prefs)
+        return;
+    if (!o->prefs_path) {
+        if (o->prefs_note[0])
+            top_ui_message(u, LVL_WARN, "preferences not saved: the file has problems (fix or remove it)");
+        return;
+    }
+    if (top_prefs_write(o->prefs_path, o->prefs, why, sizeof why) != 0)
+        top_ui_message(u, LVL_WARN, "preferences not saved: %s", why);
+}
+
 int top_run(top_source *src, top_model *m, top_opts *o)
 {
     top_ui u;
     top_ui_init(&u, o);
     pthread_mutex_lock(&m->lock);
     u.sim_guard = m->versions.simulated && !m->remote;
+    u.findings_off = m->find.state == FIND_OFF;
     pthread_mutex_unlock(&m->lock);
+    if (o->prefs_note[0]) {
+        top_ui_message(&u, LVL_WARN, "%s", o->prefs_note);
+        u.msg_until_us = gw_mono_us() + 15000000u; /* a problem with the user's file: long enough to read */
+    }
     top_poller *p = top_poller_start(src, m, o->interval_s);
     if (!p) {
         fprintf(stderr, "gpuwatch top: cannot start the refresh thread\n");
@@ -375,6 +398,16 @@ int top_run(top_source *src, top_model *m, top_opts *o)
             if (ch == 12) /* Ctrl-L: the whole screen again */
                 frames_forget(&f);
             dirty |= top_handle_key(&u, ch, ngpus, p) || ch == KEY_RESIZE || ch == 12;
+            if (u.restyle) {
+                u.restyle = 0;
+                theme_init(&f.out, o->no_color);
+                if (frames_size(&f, o->ascii) != 0) {
+                    u.quit = 1;
+                    rc = 1;
+                }
+            }
+            if (u.prefs_dirty)
+                save_prefs(&u);
             if (u.quit)
                 break;
         }

@@ -1,7 +1,7 @@
 /* top_model.h - what top shows and where it comes from: the model (GPUs and their latest samples,
- * a short history per GPU for charts, processes, host CPU and memory, alerts), the sources that fill
- * it (this machine's GPUs, a remote agent), the refresh thread that calls them, the local alert
- * rules, and the /proc readers they share. No curses here. */
+ * a short history per GPU for charts, processes, host CPU and memory, alerts, findings), the sources
+ * that fill it (this machine's GPUs, a remote agent), the refresh thread that calls them, the local
+ * alert rules and diagnosis, and the /proc readers they share. No curses here. */
 #ifndef GPUWATCH_TOP_MODEL_H
 #define GPUWATCH_TOP_MODEL_H
 
@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include "sample.h"
 #include "backend.h"
+#include "diag_report.h"
+#include "diag_settings.h"
 
 #define TOP_MAX_GPUS 64
 #define TOP_MAX_PROCS 1024
@@ -54,6 +56,25 @@ typedef struct top_alert {
     char summary[200];
 } top_alert;
 
+/* The latest diagnosis: top's own (local mode) or the agent's /api/v1/findings (--host). */
+typedef enum {
+    FIND_OFF,        /* no diagnosis: no panel (diagnosis.enabled: false in top.yaml) */
+    FIND_WAITING,    /* local: the first run is still to come */
+    FIND_OK,         /* r holds the latest report (perhaps empty) */
+    FIND_NOT_SERVED, /* the agent answers 404: it does not diagnose */
+    FIND_ERROR       /* the findings could not be read or made: why says so */
+} find_state;
+
+typedef struct top_findings {
+    find_state state;
+    diag_report r;               /* worst first */
+    uint64_t seq;                /* +1 for every report published */
+    uint64_t at_us;              /* wall time of the report: local, the run; remote, the read */
+    uint64_t next_us;            /* local: wall time of the next run */
+    double window_s, interval_s; /* local: diagnosis.window and diagnosis.interval */
+    char why[300];
+} top_findings;
+
 /* This machine's CPU and memory (local mode only). */
 typedef struct top_host {
     int has_cpu, has_mem;
@@ -77,6 +98,7 @@ typedef struct top_model {
     char error[512];     /* last source error ("" when fine) */
     top_alert alerts[TOP_MAX_ALERTS];
     int nalerts;
+    top_findings find;
 } top_model;
 
 int top_model_init(top_model *m);
@@ -86,18 +108,38 @@ void top_model_free(top_model *m);
 #define TOP_STALE_INTERVALS 3
 int top_gpu_stale(const top_gpu *g, uint64_t now_mono_us, double interval_s);
 
+/* Replaces the model's findings with r's and sets the state, its reason (NULL: none) and the
+ * report's time, under the model's lock. r is handed the previous report's storage, emptied: the
+ * caller frees it (outside the lock). */
+void top_findings_publish(top_model *m, diag_report *r, find_state st, const char *why, uint64_t at_us);
+
 /* ---- sources ---- */
 
+/* Work that follows each refresh on the refresh thread (the local alert rules, the diagnosis):
+ * after() reads what the refresh stored; release() frees ctx when the source closes. */
+#define TOP_MAX_HOOKS 4
+typedef struct top_hook {
+    void (*after)(void *ctx, top_model *m);
+    void (*release)(void *ctx);
+    void *ctx;
+} top_hook;
+
 /* Where data comes from. refresh() reads one round into the model (taking its lock only to
- * store), returns 0 or -1 with m->error set. after(), when set, runs after each refresh on the
- * same thread (the local alert rules). */
+ * store), returns 0 or -1 with m->error set. */
 typedef struct top_source {
     void *ctx;
     int (*refresh)(void *ctx, top_model *m);
     void (*close)(void *ctx);
-    void (*after)(void *actx, top_model *m);
-    void *actx;
+    top_hook hooks[TOP_MAX_HOOKS];
+    int nhooks;
 } top_source;
+
+/* Adds a hook; returns 0, or -1 when there are too many (ctx is then released). */
+int top_source_hook(top_source *src, void (*after)(void *, top_model *), void (*release)(void *), void *ctx);
+/* One round: refresh, then every hook (the refresh thread, or --once). */
+void top_source_round(top_source *src, top_model *m);
+/* Releases the hooks, then closes the source. */
+void top_source_close(top_source *src);
 
 /* Local GPUs through the sampler. Returns 0, or the backend status with err filled. */
 int top_source_local(top_source *src, top_model *m, char *err, size_t errlen);
@@ -129,10 +171,9 @@ typedef struct top_thresholds {
 } top_thresholds;
 
 /* Local mode: gpuwatch's default rules (deploy/rules/gpuwatch-default.yaml) evaluated on top's
- * samples after each refresh, with top's temperature thresholds. Sets src->after. Returns 0, or -1
+ * samples after each refresh, with top's temperature thresholds (a hook of src). Returns 0, or -1
  * with the reason in why (no rules file found, rules that do not load). */
 int top_alerts_local_start(top_source *src, top_model *m, const top_thresholds *th, char *why, size_t n);
-void top_alerts_local_stop(top_source *src);
 
 /* Fills an alert from its fields: level from severity (critical 2, warning 1, else 0), firing
  * unless state is "pending"; NULL strings are empty. */
@@ -152,6 +193,21 @@ typedef struct top_rule_for {
 int top_rule_fors_read(const char *path, top_rule_for *out, int max);
 /* Prometheus durations: "90s", "5m", "1h30m", "500ms". Returns 0 and *us, or -1. */
 int top_parse_duration(const char *s, int64_t *us);
+
+/* ---- findings ---- */
+
+/* Local mode: a diagnosis window fed from the samples and process lists of each refresh (a GPU's
+ * reading at most every TOP_DIAG_STEP_US), diag_run_from over the last set->window_s every
+ * set->interval_s (the previous report given: severities do not flap at a threshold), the report
+ * published into m->find (a hook of src: the refresh thread). With
+ * set->enabled off, m->find says FIND_OFF and nothing is kept. Returns 0, or -1 when out of memory. */
+#define TOP_DIAG_STEP_US 450000u
+/* The thermal detector's temperatures from top's thresholds (options or top.yaml), so that a finding
+ * agrees with the colours: each of thermal.gpu_warn_c, gpu_crit_c, mem_warn_c and mem_crit_c that
+ * is still at its default takes temp_warn, temp_crit, hbm_warn or hbm_crit; one set in top.yaml's
+ * diagnosis.thresholds stays. */
+void top_diag_thresholds(diag_config *cfg, const top_thresholds *th);
+int top_diag_local_start(top_source *src, top_model *m, const diag_settings *set);
 
 /* ---- /proc (a root other than "/proc" for tests) ---- */
 

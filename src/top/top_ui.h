@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "buf.h"
+#include "errlist.h"
 #include "top_model.h"
 #include "top_fmt.h"
 #include "top_canvas.h"
@@ -13,15 +15,63 @@
 typedef enum { LAYOUT_AUTO, LAYOUT_FULL, LAYOUT_COMPACT } layout_pref;
 typedef enum { CHART_SELECTED, CHART_ALL, CHART_OFF, CHART_MODES } chart_mode;
 
+typedef enum {
+    PC_GPU,
+    PC_PID,
+    PC_USER,
+    PC_CONTAINER,
+    PC_GPUMEM,
+    PC_SM,
+    PC_CPU,
+    PC_HOSTMEM,
+    PC_TIME,
+    PC_CMD,
+    PC_COUNT
+} proc_col;
+
+/* ---- preferences: $XDG_CONFIG_HOME/gpuwatch/top.yaml (prefs.c) ---- */
+
+typedef struct top_prefs {
+    double interval_s;
+    layout_pref layout;
+    chart_mode chart;
+    proc_col sort_col;
+    int sort_desc;
+    top_thresholds th;
+    int ascii;          /* 1: ASCII only */
+    int color;          /* 0: no colours */
+    diag_settings diag; /* top's own diagnosis: the agent's `diagnosis:` section */
+} top_prefs;
+
+void top_prefs_defaults(top_prefs *p);
+/* $XDG_CONFIG_HOME/gpuwatch/top.yaml (an absolute XDG_CONFIG_HOME), else ~/.config/gpuwatch/top.yaml.
+ * Returns 0, or -1 when neither is known. */
+int top_prefs_path(char *out, size_t n);
+/* Reads the file through the document layer. No file: the defaults, 0. Any problem: each one in
+ * errs as FILE:LINE:COL, the defaults in p, -1. */
+int top_prefs_read(const char *path, top_prefs *p, errlist *errs);
+/* The file's text (appended to b); 0, or -1 when out of memory. */
+int top_prefs_text(const top_prefs *p, gw_buf *b);
+/* Writes the file (its folders made as needed), replacing the old one at once. 0, or -1 with why. */
+int top_prefs_write(const char *path, const top_prefs *p, char *why, size_t n);
+/* A sort column as the file names it: "gpu-mem", "cpu%". Returns out. */
+const char *top_sort_name(proc_col c, char *out, size_t n);
+
 typedef struct top_opts {
     double interval_s;
     top_thresholds th;
     int once;
-    int ascii;    /* no Unicode (also on vt100/dumb terminals, non-UTF-8 locales) */
-    int no_color; /* NO_COLOR or --no-color */
+    int ascii;        /* no Unicode (also on vt100/dumb terminals, non-UTF-8 locales) */
+    int ascii_forced; /* the locale or terminal cannot show Unicode */
+    int no_color;     /* NO_COLOR or --no-color */
     layout_pref layout;
     top_remote_opts remote;
     int remote_on;
+    /* The preferences file's values: keys change them (and set top_ui.prefs_dirty), the terminal side
+     * saves them to prefs_path. Options given on the command line are not in it. NULL: none kept. */
+    top_prefs *prefs;
+    const char *prefs_path; /* NULL: not saved (no home folder, or a file with problems) */
+    char prefs_note[600];   /* a problem with the file, said at start */
 } top_opts;
 
 /* ---- layout (pure) ---- */
@@ -37,6 +87,10 @@ typedef struct layout_in {
     int procs;                      /* rows the process table would fill */
     int sel_gpu;                    /* kept visible when the GPUs scroll (-1: none) */
     const unsigned char *gpu_extra; /* per GPU, lines a full panel needs beyond gpu_lines (or NULL) */
+    int findings;                   /* lines the findings panel wants (0: no panel; a status line is 1) */
+    int findings_quiet;             /* it only says there are none: it gives way to the GPUs first */
+    int findings_expanded;          /* `f`: the findings take what the processes can spare */
+    int findings_detail;            /* one finding's evidence and advice: every row below the alerts */
 } layout_in;
 
 /* Screen regions. Rows are absolute screen lines; a height of 0 means not shown. */
@@ -47,6 +101,7 @@ typedef struct top_layout {
     int chart_y, chart_h;
     int chart_need; /* charts are on but do not fit: the terminal rows they need (0 otherwise) */
     int alert_y, alert_h;
+    int find_y, find_h;
     int proc_y, proc_h;
     int footer_y;
 } top_layout;
@@ -65,25 +120,13 @@ typedef struct gpu_text {
     char util[16], mem[40], power[32], temp[16], hbm[16], sm_clk[16], mem_clk[16], fan[16];
     char pcie[64], throttle[200], marks[96];
     char tensor[16], nvlink[48]; /* GPM activity; "" when the GPU does not report it */
-    top_level temp_lvl, hbm_lvl, power_lvl, marks_lvl;
+    char finding[160];           /* the findings about this GPU, in short ("" none; findings.c) */
+    top_level temp_lvl, hbm_lvl, power_lvl, marks_lvl, finding_lvl;
 } gpu_text;
 void gpu_text_make(const top_gpu *g, const top_thresholds *th, int stale, int ascii, gpu_text *t);
 
 /* ---- processes (pure) ---- */
 
-typedef enum {
-    PC_GPU,
-    PC_PID,
-    PC_USER,
-    PC_CONTAINER,
-    PC_GPUMEM,
-    PC_SM,
-    PC_CPU,
-    PC_HOSTMEM,
-    PC_TIME,
-    PC_CMD,
-    PC_COUNT
-} proc_col;
 extern const char *const proc_col_names[PC_COUNT];
 extern const int proc_col_width[PC_COUNT]; /* 0 = the rest of the line */
 
@@ -121,6 +164,17 @@ typedef struct top_ui {
     uint64_t paused_mono_us, paused_wall_us; /* a paused screen stays at that time (no STALE, same clock) */
     int chart_said;                          /* `c` pressed: say so when the charts do not fit */
     int alerts_expanded;
+    /* Findings: `f` expands the list (arrows then select a finding), Enter shows the selected one's
+     * evidence and advice (arrows scroll, left/right go to the others). */
+    int findings_expanded;
+    int fdetail;
+    int fsel, ftop;    /* selected finding and first one shown */
+    char fsel_det[32]; /* the selected finding's detector and first GPU, followed across reports */
+    int fsel_gpu;
+    int fdetail_top;  /* first line of the detail shown */
+    int findings_off; /* no diagnosis here: `f` says why */
+    int prefs_dirty;  /* a key changed a preference (o->prefs): save the file */
+    int restyle;      /* colours or ASCII switched: the terminal side makes its theme again */
     /* Signals: `k` opens a menu (sig_menu), then y/n confirms confirm_sig for confirm_pid. */
     int sig_menu;
     int confirm_sig;
@@ -139,7 +193,7 @@ typedef struct top_ui {
     uint64_t msg_until_us; /* monotonic */
     int quit;
     top_layout lay;                        /* the last screen's layout (for mouse clicks) */
-    unsigned char gpu_extra[TOP_MAX_GPUS]; /* and its panels' wrapped lines */
+    unsigned char gpu_extra[TOP_MAX_GPUS]; /* and its panels' wrapped lines and findings lines */
 } top_ui;
 
 void top_ui_init(top_ui *u, top_opts *o);
@@ -184,6 +238,27 @@ void procs_draw(canvas *cv, const top_model *m, top_ui *u, const top_layout *l, 
 void procs_tree_read(top_ui *u, uint64_t mono_us);
 /* How many rows the table would fill (title and column header included). */
 int procs_rows_wanted(const top_model *m, const top_ui *u);
+
+/* ---- findings (findings.c; the model locked by the caller) ---- */
+
+/* "CRIT", "WARN" or "INFO". */
+const char *finding_tag(const diag_finding *f);
+/* "GPU 1", "GPUs 0-3", "GPUs 3,6"; "" when the finding names no GPU. Returns out. */
+char *finding_gpus(const diag_finding *f, char *out, size_t n);
+/* A panel line: "WARN input_stall  GPU 1  since 22:42 (18m)  SUMMARY" (local time). */
+void finding_line(const diag_finding *f, uint64_t now_wall_us, char *out, size_t n);
+/* The finding in a few words, for the mark under its GPU: "input stall (period 6 s)". */
+void finding_mark(const diag_finding *f, char *out, size_t n);
+/* The marks of the findings that name GPU `index` ("" none), worst first, and the worst level. */
+void finding_gpu_marks(const top_model *m, int index, int ascii, char *out, size_t n, top_level *lvl);
+/* Why there is no finding to show: none yet and when the first run is, none found, or the source's
+ * problem (an agent that does not diagnose). */
+void findings_status(const top_findings *fs, int remote, uint64_t now_wall_us, char *out, size_t n);
+/* The lines the panel wants: one per finding, 1 for the status line without findings, 0 without a
+ * panel (diagnosis off). */
+int findings_rows_wanted(const top_model *m);
+/* The panel: the worst findings, the list (`f`) with a selection, or one finding's detail. */
+void findings_draw(canvas *cv, const top_model *m, top_ui *u, const top_layout *l, uint64_t wall_us);
 
 /* "host  driver X  CUDA Y  N GPUs  date time" at wall_us. */
 void top_header_text(const top_model *m, uint64_t wall_us, char *out, size_t n);

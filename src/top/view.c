@@ -1,7 +1,7 @@
 /* view.c - one screen of top composed into a canvas: where each part goes for a terminal size (pure,
  * unit tested), the header (host, versions, host CPU and memory bars, banners), the GPUs, charts,
- * alerts and processes, the footer (key hints, a message, the signal menu or a y/n question), and
- * the help screen, which fits 80x24. */
+ * alerts, findings and processes, the footer (key hints, a message, the signal menu or a y/n
+ * question), and the help screen, which fits 80x24. */
 #include "top_ui.h"
 #include <signal.h>
 #include <stdio.h>
@@ -14,7 +14,8 @@
 #define PROC_MIN_COMPACT 3 /* table header + 2 rows */
 #define CHART_MIN 8
 #define CHART_MAX 14
-#define ALERTS_BASE 3 /* alert lines before the processes' spare rows are counted */
+#define ALERTS_BASE 3   /* alert lines before the processes' spare rows are counted */
+#define FINDINGS_BASE 3 /* the same for findings */
 
 int layout_gpu_lines(int cols)
 {
@@ -27,6 +28,17 @@ static int gpu_height(const layout_in *in, const top_layout *l, int i)
     return l->compact ? 1 : l->gpu_lines + (in->gpu_extra ? in->gpu_extra[i] : 0);
 }
 
+/* More lines for a panel that wants them, out of *spare (and the rows left, *rest). */
+static void grow(int *lines, int want, int *spare, int *rest)
+{
+    int more = want - *lines, add = more < *spare ? more : *spare;
+    if (add <= 0)
+        return;
+    *lines += add;
+    *spare -= add;
+    *rest -= add;
+}
+
 void layout_compute(const layout_in *in, top_layout *l)
 {
     *l = (top_layout){0};
@@ -34,17 +46,33 @@ void layout_compute(const layout_in *in, top_layout *l)
     l->gpu_lines = layout_gpu_lines(in->cols);
     int want = in->alerts < 1 ? 1 : in->alerts;
     int alerts = want > ALERTS_BASE ? ALERTS_BASE : want;
-    int fixed = TOP_HEADER_LINES + alerts + 1; /* header, alerts, footer */
+    int fwant = in->findings < 0 ? 0 : in->findings;
+    int finds = fwant > FINDINGS_BASE ? FINDINGS_BASE : fwant;
+    int quiet = finds && in->findings_quiet;           /* a line saying there is no finding: gives way first */
+    int fixed = TOP_HEADER_LINES + alerts + finds + 1; /* header, alerts, findings, footer */
     int full_h = 0;
     for (int i = 0; i < ngpus; i++)
         full_h += l->gpu_lines + (in->gpu_extra ? in->gpu_extra[i] : 0);
     if (in->pref == LAYOUT_COMPACT)
         l->compact = 1;
     else if (in->pref == LAYOUT_AUTO)
-        l->compact = fixed + full_h + PROC_MIN_FULL > rows;
+        l->compact = fixed - quiet + full_h + PROC_MIN_FULL > rows;
     int proc_min = l->compact ? PROC_MIN_COMPACT : PROC_MIN_FULL;
     int gpu_h = l->compact ? ngpus + 1 : full_h; /* compact has a column header */
-    /* GPUs come before alert details: squeeze the alerts to one line ("N alerts, worst: ...") if needed. */
+    /* GPUs come before the details of findings and alerts: each squeezes to one line ("N findings,
+     * worst: ...") if needed, the findings first; then a line saying there is none goes. */
+    if (finds > 1 && fixed + gpu_h + proc_min > rows) {
+        fixed -= finds - 1;
+        finds = 1;
+    }
+    if (quiet && fixed + gpu_h + proc_min > rows) {
+        fixed--;
+        finds = fwant = 0;
+    }
+    if (in->alerts < 1 && finds && fixed + gpu_h + proc_min > rows) { /* "no alerts" goes too */
+        fixed--;
+        alerts = want = 0;
+    }
     if (alerts > 1 && fixed + gpu_h + proc_min > rows) {
         fixed -= alerts - 1;
         alerts = 1;
@@ -66,7 +94,8 @@ void layout_compute(const layout_in *in, top_layout *l)
     l->gpu_y = TOP_HEADER_LINES;
     int rest = rows - fixed - l->gpu_h;
     int y = l->gpu_y + l->gpu_h;
-    if (in->chart != CHART_OFF && !in->alerts_expanded) {
+    int expanded = in->alerts_expanded || (fwant && (in->findings_expanded || in->findings_detail));
+    if (in->chart != CHART_OFF && !expanded) {
         if (rest - CHART_MIN >= PROC_MIN_FULL) {
             l->chart_h = rest * 45 / 100;
             l->chart_h = l->chart_h < CHART_MIN ? CHART_MIN : l->chart_h > CHART_MAX ? CHART_MAX : l->chart_h;
@@ -77,19 +106,27 @@ void layout_compute(const layout_in *in, top_layout *l)
             l->chart_need = rows + CHART_MIN + PROC_MIN_FULL - rest;
         }
     }
-    /* More alerts than their base lines: they take the rows the process table does not fill, or, when
-     * expanded (`e`), all but the table's minimum. */
-    int more = want - alerts, spare = rest - (in->procs > PROC_MIN_COMPACT ? in->procs : PROC_MIN_COMPACT);
-    if (in->alerts_expanded)
-        spare = rest - PROC_MIN_COMPACT;
-    if (more > 0 && spare > 0) {
-        int add = more < spare ? more : spare;
-        alerts += add;
-        rest -= add;
+    /* More alerts or findings than their base lines: they take the rows the process table does not
+     * fill, or, when one is expanded (`e`, `f`), all but the table's minimum; the expanded one first,
+     * else the alerts. One finding's detail takes every row below the alerts. */
+    int table = in->procs > PROC_MIN_COMPACT ? in->procs : PROC_MIN_COMPACT;
+    int spare = rest - (expanded ? PROC_MIN_COMPACT : table);
+    if (fwant && in->findings_detail) {
+        finds += rest > 0 ? rest : 0;
+        rest = 0;
+    } else if (fwant && in->findings_expanded && !in->alerts_expanded) {
+        grow(&finds, fwant, &spare, &rest);
+        grow(&alerts, want, &spare, &rest);
+    } else {
+        grow(&alerts, want, &spare, &rest);
+        grow(&finds, fwant, &spare, &rest);
     }
     l->alert_y = y;
     l->alert_h = alerts;
     y += alerts;
+    l->find_y = y;
+    l->find_h = finds;
+    y += finds;
     l->proc_y = y;
     l->proc_h = rest > 0 ? rest : 0;
     l->footer_y = rows - 1;
@@ -181,9 +218,16 @@ static void draw_alerts(canvas *cv, const top_model *m, const top_ui *u, const t
 {
     char text[400];
     int n = m->nalerts, cols = cv->cols;
+    if (l->alert_h == 0)
+        return;
     if (n == 0) {
         int x = cv_text(cv, l->alert_y, 0, cols, TR_TITLE, "ALERTS ");
-        cv_text(cv, l->alert_y, x, cols - x, TR_DIM, "no alerts");
+        x += cv_text(cv, l->alert_y, x, cols - x, TR_DIM, "no alerts") + 2;
+        if (l->find_h == 0 && m->find.state != FIND_OFF && (m->find.state != FIND_OK || m->find.r.n == 0)) {
+            findings_status(&m->find, m->remote, wall_us, text, sizeof text); /* the findings line gave way */
+            x += cv_text(cv, l->alert_y, x, cols - x, TR_TITLE, "FINDINGS ");
+            cv_text(cv, l->alert_y, x, cols - x, TR_DIM, text);
+        }
         return;
     }
     if (l->alert_h == 1 && n > 1) {
@@ -207,7 +251,7 @@ static void draw_alerts(canvas *cv, const top_model *m, const top_ui *u, const t
 
 /* ---- footer ---- */
 
-static void draw_footer(canvas *cv, const top_ui *u, int y, uint64_t mono_us)
+static void draw_footer(canvas *cv, const top_ui *u, int y, uint64_t mono_us, int findings)
 {
     int cols = cv->cols;
     cv_fill(cv, y, 0, cols, ' ', TR_HEADER);
@@ -229,8 +273,15 @@ static void draw_footer(canvas *cv, const top_ui *u, int y, uint64_t mono_us)
         cv_text(cv, y, 0, cols, TR_HEADER, "filter: type text, Enter to keep, Esc to clear");
         return;
     }
+    if (findings) {
+        cv_text(cv, y, 0, cols, TR_HEADER,
+                u->fdetail ? "up/down PgUp/PgDn: scroll  left/right: the other findings  Esc/Enter: the list"
+                           : "up/down: select a finding  Enter: its evidence and advice  f/Esc: close the list");
+        return;
+    }
     cv_text(cv, y, 0, cols, TR_HEADER,
-            "?:help q:quit p:pause l:layout c:charts e:alerts g/0-9:GPU s/</>:sort /:filter t:tree k:signal");
+            "?:help q:quit p:pause f:findings e:alerts l:layout c:charts g/0-9:GPU s/</>:sort /:filter t:tree "
+            "k:signal");
 }
 
 /* ---- help ---- */
@@ -248,6 +299,8 @@ const char *const top_help_lines[] = {
     "  k         signal it: i INT (graceful stop, lets a trainer checkpoint),",
     "            t TERM or K KILL, then y to confirm;  K  SIGKILL, then y",
     "  e         expand / shrink the alert list",
+    "  f         the findings: up down select one, Enter its evidence and advice",
+    "  C A       colours, ASCII on/off  (l c s r + - C A are kept in top.yaml)",
     "marks",
     "  LOST      the driver lost the GPU;  STALE  no new reading for 3 intervals",
     "  throttle  active clock event reasons (sw power cap, hw slowdown, ...)",
@@ -255,6 +308,7 @@ const char *const top_help_lines[] = {
     "  TENSOR    tensor-core activity; NVLINK traffic (GPUs with GPM only)",
     "  N/A       the GPU or driver does not report this value",
     "  pending   an alert whose condition holds, not yet for its rule's `for`",
+    "  ⚠ words   a finding of the diagnosis about this GPU (f: the findings)",
     NULL,
 };
 
@@ -285,12 +339,28 @@ void view_draw(canvas *cv, top_model *m, top_ui *u, uint64_t mono_us, uint64_t w
     pthread_mutex_lock(&m->lock);
     for (int i = 0; i < m->ngpus; i++) {
         const top_gpu *g = &m->gpus[i];
-        gpu_text_make(g, &u->o->th, top_gpu_stale(g, mono_us, u->o->interval_s), cv->ascii, &texts[i]);
-        extra[i] = (unsigned char)(gpu_figure_lines(&texts[i], cv->cols, gl) - 1);
+        gpu_text *t = &texts[i];
+        gpu_text_make(g, &u->o->th, top_gpu_stale(g, mono_us, u->o->interval_s), cv->ascii, t);
+        finding_gpu_marks(m, g->info.index, cv->ascii, t->finding, sizeof t->finding, &t->finding_lvl);
+        extra[i] = (unsigned char)(gpu_figure_lines(t, cv->cols, gl) - 1 + (t->finding[0] ? 1 : 0));
     }
-    layout_in in = {cv->rows,   cv->cols,   m->ngpus,           u->layout,
-                    u->chart,   m->nalerts, u->alerts_expanded, procs_rows_wanted(m, u),
-                    u->sel_gpu, extra};
+    int nfind = m->find.state == FIND_OK ? m->find.r.n : 0;
+    if (nfind == 0)
+        u->fdetail = 0;
+    layout_in in = {cv->rows,
+                    cv->cols,
+                    m->ngpus,
+                    u->layout,
+                    u->chart,
+                    m->nalerts,
+                    u->alerts_expanded,
+                    procs_rows_wanted(m, u),
+                    u->sel_gpu,
+                    extra,
+                    findings_rows_wanted(m) + (u->findings_expanded && nfind > 0), /* the list's title */
+                    nfind == 0,
+                    u->findings_expanded,
+                    u->fdetail};
     top_layout l;
     layout_compute(&in, &l);
     u->lay = l;
@@ -299,6 +369,7 @@ void view_draw(canvas *cv, top_model *m, top_ui *u, uint64_t mono_us, uint64_t w
     gpus_draw(cv, m, u, &l, texts, extra, wall_us);
     charts_draw(cv, m, u, &l, wall_us);
     draw_alerts(cv, m, u, &l, wall_us);
+    findings_draw(cv, m, u, &l, wall_us);
     procs_draw(cv, m, u, &l, wall_us / 1000000);
     pthread_mutex_unlock(&m->lock);
     if (u->chart_said && u->chart != CHART_OFF && l.chart_need) {
@@ -309,5 +380,5 @@ void view_draw(canvas *cv, top_model *m, top_ui *u, uint64_t mono_us, uint64_t w
                        !l.compact && lc.chart_h ? " (l: compact GPUs make room)" : "");
     }
     u->chart_said = 0;
-    draw_footer(cv, u, l.footer_y, mono_us);
+    draw_footer(cv, u, l.footer_y, mono_us, l.find_h > 1 && nfind > 0 && (u->findings_expanded || u->fdetail));
 }

@@ -1,5 +1,6 @@
 # top_lib.sh - helpers for the tmux-driven tests of `gpuwatch top` (sourced, not a test itself).
-# Each test gets a private tmux server (-L), a UTF-8 locale, and its sessions are killed on exit.
+# Each test gets a private tmux server (-L), a UTF-8 locale, its own preferences folder
+# (XDG_CONFIG_HOME), and its sessions are killed on exit.
 # Under ASan, quit() fails on any sanitizer report, leaks at exit included (top frees its windows).
 set -u
 : "${GPUWATCH:?GPUWATCH is set by ctest}"
@@ -8,6 +9,8 @@ export LANG=C.UTF-8 LC_ALL=C.UTF-8
 SOCK="gwtest$$"
 WORK=$(mktemp -d)
 export GPUWATCH_HISTORY_DB="$WORK/history.db"   # an agent started here records into the test folder
+export XDG_CONFIG_HOME="$WORK/config"           # top's preferences: this test's own, never the user's
+export GPUWATCH_RUNTIME_DIR="${GPUWATCH_RUNTIME_DIR:-$WORK/runtime}" # an agent's state file, never the user's
 SCEN="$GW_SOURCE_DIR/tests/scenarios"
 tmx() { tmux -L "$SOCK" -f /dev/null "$@"; }
 cleanup() { tmx kill-server 2>/dev/null; rm -rf "$WORK"; }
@@ -16,10 +19,11 @@ fail() { echo "FAIL: $*" >&2; for s in $(tmx list-sessions -F '#S' 2>/dev/null);
 ok() { echo "ok - $*"; }
 
 # start NAME WIDTH HEIGHT ARGS...: runs gpuwatch ARGS in a new session; its exit status and
-# stderr land in $WORK/NAME.rc and $WORK/NAME.err when it ends.
+# stderr land in $WORK/NAME.rc and $WORK/NAME.err when it ends. START_ENV="VAR=value ...": an
+# environment for that command (the tmux server's own environment is that of the first session).
 start() {
   local name=$1 w=$2 h=$3; shift 3
-  local cmd="$GPUWATCH"
+  local cmd="${START_ENV:+$START_ENV }$GPUWATCH"
   for a in "$@"; do cmd="$cmd $(printf '%q' "$a")"; done
   tmx new-session -d -s "$name" -x "$w" -y "$h" \
     "exec 2>$WORK/$name.err; $cmd; echo \$? > $WORK/$name.rc; sleep 600" || fail "tmux new-session $name"

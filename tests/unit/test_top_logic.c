@@ -73,7 +73,7 @@ static void test_sort_and_filter(void **st)
 static void layout(int rows, int cols, int ngpus, layout_pref pref, chart_mode chart, int alerts, int sel,
                    top_layout *l)
 {
-    layout_in in = {rows, cols, ngpus, pref, chart, alerts, 0, 7, sel, NULL};
+    layout_in in = {rows, cols, ngpus, pref, chart, alerts, 0, 7, sel, NULL, 0, 0, 0, 0};
     layout_compute(&in, l);
 }
 
@@ -126,7 +126,7 @@ static void test_layout_alerts_and_charts(void **st)
     top_layout l;
     /* 3 GPUs at 80x24 with 2 processes: full panels, no room for charts (and the rows that need),
      * and the alerts take the rows the table does not fill. */
-    layout_in in = {24, 80, 3, LAYOUT_AUTO, CHART_SELECTED, 6, 0, 4, -1, NULL};
+    layout_in in = {24, 80, 3, LAYOUT_AUTO, CHART_SELECTED, 6, 0, 4, -1, NULL, 0, 0, 0, 0};
     layout_compute(&in, &l);
     assert_false(l.compact);
     assert_int_equal(l.chart_h, 0);
@@ -168,7 +168,7 @@ static void test_layout_alerts_and_charts(void **st)
     assert_int_equal(w.gpu_h, l.gpu_h + 1);
     /* Scrolling full panels of different heights keeps the selected one whole. */
     unsigned char ex8[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-    layout_in big = {30, 80, 8, LAYOUT_FULL, CHART_OFF, 0, 0, 4, 7, ex8};
+    layout_in big = {30, 80, 8, LAYOUT_FULL, CHART_OFF, 0, 0, 4, 7, ex8, 0, 0, 0, 0};
     layout_compute(&big, &l);
     assert_true(l.gpu_shown >= 1 && l.gpu_first + l.gpu_shown == 8);
     assert_int_equal(l.gpu_h, l.gpu_shown * 4);
@@ -277,6 +277,20 @@ static void test_keys(void **st)
     top_handle_key(&u, '-', 4, NULL);
     top_handle_key(&u, '-', 4, NULL);
     assert_true(o.interval_s == 0.5);
+    /* From an interval between two steps (-d), + goes to the step above and - to the step below. */
+    static const struct {
+        double from;
+        int key;
+        double to;
+    } steps[] = {{0.3, '+', 0.5},  {0.3, '-', 0.25}, {1.5, '+', 2}, {1.5, '-', 1},     {45, '+', 60}, {45, '-', 30},
+                 {0.1, '+', 0.25}, {0.1, '-', 0.1},  {60, '+', 60}, {0.25, '-', 0.25}, {5, '-', 2},   {5, '+', 10}};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        o.interval_s = steps[i].from;
+        top_handle_key(&u, steps[i].key, 4, NULL);
+        if (o.interval_s != steps[i].to)
+            fail_msg("%g and %c: %g, expected %g", steps[i].from, steps[i].key, o.interval_s, steps[i].to);
+    }
+    o.interval_s = 0.5;
     /* k without a selection does nothing; with one it offers INT/TERM/KILL, and only y sends. */
     top_handle_key(&u, 'k', 4, NULL);
     assert_int_equal(u.confirm_sig, 0);
