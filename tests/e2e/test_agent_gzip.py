@@ -8,7 +8,9 @@ import subprocess
 from agentlib import Agent, check, fail, need_gpusim, parse_metrics, scenario
 
 # Series written per scrape (the page's tail): their values may differ between two scrapes.
-PER_SCRAPE = ("gpuwatch_scrape_duration_seconds", "gpuwatch_sample_age_seconds", "gpuwatch_sampling_duration_seconds")
+# series that may change from one scrape to the next (connections: the previous one may still be closing)
+PER_SCRAPE = ("gpuwatch_scrape_duration_seconds", "gpuwatch_sample_age_seconds", "gpuwatch_sampling_duration_seconds",
+              "gpuwatch_http_connections", "gpuwatch_http_connections_closed_total")
 
 
 def fetch(a, headers=None, method="GET"):
