@@ -111,7 +111,11 @@ alerts_eval="n/a"
 if [ -x "$build/bench/bench_alerts_eval" ]; then
   read -r ae_us ae_evals ae_bytes < <(GPUSIM_LIB="${GPUSIM_LIB:-$build/gpusim/libnvidia-ml.so.1}" \
     "$build/bench/bench_alerts_eval" "$src/tests/scenarios/agent_bench8.yaml" "$src/deploy/rules/gpuwatch-default.yaml" 300)
-  alerts_eval=$(awk -v us="$ae_us" -v b="$ae_bytes" 'BEGIN {printf "%.1f us/s = %.4f %% (kept %.0f kB)", us, us / 1e4, b / 1024}')
+  if [ -n "${ae_us:-}" ]; then
+    alerts_eval=$(awk -v us="$ae_us" -v b="$ae_bytes" 'BEGIN {printf "%.1f us/s = %.4f %% (kept %.0f kB)", us, us / 1e4, b / 1024}')
+  else
+    alerts_eval="FAILED (bench_alerts_eval printed nothing)"
+  fi
 fi
 a_size=$(curl -s "http://127.0.0.1:$aport/metrics" | wc -c)
 n_size=$(curl -s "http://127.0.0.1:$nport/metrics" | wc -c)

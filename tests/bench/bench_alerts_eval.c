@@ -10,6 +10,7 @@
 #include <time.h>
 #include "alerts.h"
 #include "engine.h"
+#include "nvml_backend.h"
 #include "ring.h"
 #include "sampler.h"
 #include "util.h"
@@ -97,6 +98,7 @@ int main(int argc, char **argv)
     static bench_src b;
     static sampler s;
     char err[256];
+    backend_register(&nvml_backend_ops); /* as the program's assembly does (src/main.c) */
     if (sampler_open(&s, err, sizeof err) != BK_OK || s.count < 1 || s.count > MAX_GPUS) {
         fprintf(stderr, "bench_alerts_eval: %s\n", err);
         return 1;
