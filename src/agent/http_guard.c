@@ -9,8 +9,6 @@
 #include <time.h>
 #include "util.h"
 
-#define SWEEP_US 250000u /* how often the guard's thread looks for connections out of time */
-
 /* One connection (libmicrohttpd's socket context). Under the guard's lock. */
 typedef struct gconn {
     struct gconn *prev, *next;
@@ -27,6 +25,7 @@ struct http_guard {
     pthread_cond_t wake; /* CLOCK_MONOTONIC: stop */
     pthread_t thread;
     int stopping, started;
+    int sweeper_idle;   /* the thread waits with no deadline: wake it when a connection starts waiting */
     gconn *head, *tail; /* every open connection, oldest accept first */
     int open;
     uint64_t timed_out, evicted, refused;
@@ -122,6 +121,8 @@ void guard_notify(void *cls, struct MHD_Connection *c, void **socket_context, en
             make_room(g, k);
         else
             k->shut = 1; /* never shut down what is not known */
+        if (g->sweeper_idle && !k->shut)
+            pthread_cond_signal(&g->wake);
         pthread_mutex_unlock(&g->lock);
         return;
     }
@@ -167,6 +168,8 @@ void guard_request_done(http_guard *g, struct MHD_Connection *c)
     pthread_mutex_lock(&g->lock);
     k->busy = 0;
     k->since_us = gw_mono_us();
+    if (g->sweeper_idle && !k->shut)
+        pthread_cond_signal(&g->wake);
     pthread_mutex_unlock(&g->lock);
 }
 
@@ -176,15 +179,27 @@ static void *sweeper(void *arg)
     uint64_t limit = (uint64_t)(g->lim.request_timeout_s * 1e6);
     pthread_mutex_lock(&g->lock);
     while (!g->stopping) {
-        uint64_t now = gw_mono_us(), next = now + SWEEP_US;
-        for (gconn *k = g->head; k; k = k->next)
-            if (!k->busy && !k->shut && now - k->since_us > limit) {
+        /* sleeps until the first deadline of a connection waiting for a request (none: until one
+         * starts waiting), so an idle agent's guard costs nothing */
+        uint64_t now = gw_mono_us(), next = UINT64_MAX;
+        for (gconn *k = g->head; k; k = k->next) {
+            if (k->busy || k->shut)
+                continue;
+            if (now - k->since_us > limit) {
                 shut(k);
                 g->timed_out++;
+            } else if (k->since_us + limit + 1000 < next) {
+                next = k->since_us + limit + 1000;
             }
-        struct timespec ts = {(time_t)(next / 1000000u), (long)(next % 1000000u) * 1000L};
-        while (!g->stopping && pthread_cond_timedwait(&g->wake, &g->lock, &ts) != ETIMEDOUT) {
         }
+        if (next == UINT64_MAX) {
+            g->sweeper_idle = 1;
+            pthread_cond_wait(&g->wake, &g->lock);
+            g->sweeper_idle = 0;
+            continue;
+        }
+        struct timespec ts = {(time_t)(next / 1000000u), (long)(next % 1000000u) * 1000L};
+        pthread_cond_timedwait(&g->wake, &g->lock, &ts);
     }
     pthread_mutex_unlock(&g->lock);
     return NULL;

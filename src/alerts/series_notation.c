@@ -11,6 +11,8 @@ static int reserve(series_values *s, long more)
 {
     if (more > SERIES_MAX_VALUES - s->n)
         return -1;
+    if (more <= 0)
+        return 0; /* realloc to 0 bytes would free the arrays ("_x0 _x0") */
     double *nv = realloc(s->v, (size_t)(s->n + more) * sizeof *nv);
     if (nv)
         s->v = nv;

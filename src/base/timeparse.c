@@ -60,7 +60,11 @@ static int parse_rfc3339(const char *s, int64_t *out)
         return -1;
     struct tm tm = {.tm_year = Y - 1900, .tm_mon = M - 1, .tm_mday = D, .tm_hour = h, .tm_min = m, .tm_sec = sec};
     time_t t = timegm(&tm);
-    *out = ((int64_t)t - offset_s) * 1000000 + (int64_t)llround(frac * 1e6);
+    int64_t us = ((int64_t)t - offset_s) * 1000000 + (int64_t)llround(frac * 1e6);
+    /* the range every time has (a year past ~5100, or 1970 less an offset, is none) */
+    if (t == (time_t)-1 || us < 0 || (double)us > TP_MAX_UNIX_S * 1e6)
+        return -1;
+    *out = us;
     return 0;
 }
 

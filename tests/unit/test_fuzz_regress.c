@@ -103,12 +103,49 @@ static void earlier_fixes_hold(void **state)
     }
 }
 
+/* fuzz_parsers: "9721-12-02" was taken as a time of year 9721, past the range every time has
+ * (TP_MAX_UNIX_S); dates out of that range, each form, are refused, and the edges are kept. */
+static void rfc3339_dates_in_range(void **state)
+{
+    (void)state;
+    static const char *const out[] = {"9721-12-02", "5200-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z",
+                                      "1970-01-01T00:30:00+01:00", "1970-01-01T00:00:00.5-00:01Z"};
+    for (size_t i = 0; i < sizeof out / sizeof out[0]; i++) {
+        int64_t t = -7;
+        assert_int_equal(tp_parse_time(out[i], 1764673200000000ll, &t), -1);
+        assert_int_equal(t, -7);
+    }
+    int64_t t;
+    assert_int_equal(tp_parse_time("1970-01-01T00:00:00Z", 0, &t), 0);
+    assert_int_equal(t, 0);
+    assert_int_equal(tp_parse_time("2026-12-02", 0, &t), 0);
+    assert_true(t > 0 && (double)t <= TP_MAX_UNIX_S * 1e6);
+    assert_int_equal(tp_parse_time("5000-01-01T00:00:00Z", 0, &t), 0);
+    assert_true((double)t <= TP_MAX_UNIX_S * 1e6);
+}
+
+/* fuzz_parsers: "_x0 _x0" reserved room for no value twice; realloc to 0 bytes freed the array,
+ * which was then freed again (a double free, and a false "out of memory"). */
+static void series_notation_zero_counts(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {"_x0 _x0", "_x0", "_x0 _x0 5", "1 _x0 _x0 2", "_x0\n\n_x0\n-3"};
+    static const int want_n[] = {0, 0, 1, 2, 1};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        series_values s;
+        char err[200] = "";
+        assert_int_equal(series_expand(texts[i], &s, err, sizeof err), 0);
+        assert_int_equal(s.n, want_n[i]);
+        series_values_free(&s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(series_notation_large_counts),
-        cmocka_unit_test(scenario_error_frees_its_messages),
-        cmocka_unit_test(earlier_fixes_hold),
+        cmocka_unit_test(series_notation_large_counts), cmocka_unit_test(scenario_error_frees_its_messages),
+        cmocka_unit_test(earlier_fixes_hold),           cmocka_unit_test(rfc3339_dates_in_range),
+        cmocka_unit_test(series_notation_zero_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
