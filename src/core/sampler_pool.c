@@ -72,7 +72,11 @@ static void *reader_main(void *arg)
         pthread_mutex_lock(&p->lock);
         w->busy = 0;
         w->done = 1;
-        pthread_cond_broadcast(&p->answered);
+        int pending = 0; /* the round waits for all: only the last answer wakes it */
+        for (int i = 0; i < p->n; i++)
+            pending += p->w[i].job || p->w[i].busy;
+        if (!pending)
+            pthread_cond_broadcast(&p->answered);
     }
     w->exited = 1;
     pthread_cond_broadcast(&p->answered);
