@@ -18,6 +18,7 @@ void config_init(gw_config *c)
     tls_settings_default(&c->tls);
     c->http_max_connections = 1000;
     c->http_max_connections_per_ip = 100;
+    c->http_connection_rate_per_ip = 1000;
     c->http_request_timeout = 10;
     c->http_idle_timeout = 10;
     c->doc.errs = &c->errs;
@@ -197,8 +198,8 @@ static void parse_tls(gw_config *c, const doc_node *n, const char *what)
 /* http: connection limits and timeouts. */
 static void parse_http(gw_config *c, const doc_node *n)
 {
-    static const char *const keys[] = {"max_connections", "max_connections_per_ip", "request_timeout", "idle_timeout",
-                                       NULL};
+    static const char *const keys[] = {"max_connections", "max_connections_per_ip", "connection_rate_per_ip",
+                                       "request_timeout", "idle_timeout",           NULL};
     gw_doc *d = &c->doc;
     if (!section(d, n, "http", keys))
         return;
@@ -209,6 +210,12 @@ static void parse_http(gw_config *c, const doc_node *n)
     if ((v = value(d, n, "max_connections_per_ip")) && doc_int(d, v, "http.max_connections_per_ip", 1, 60000, &l) == 0)
         c->http_max_connections_per_ip = (int)l;
     double s;
+    if ((v = value(d, n, "connection_rate_per_ip")) && doc_number(d, v, "http.connection_rate_per_ip", &s) == 0) {
+        if (!(s >= 0 && s <= 1e6))
+            doc_error(d, v, "http.connection_rate_per_ip: must be between 0 (no limit) and 1000000");
+        else
+            c->http_connection_rate_per_ip = s;
+    }
     if ((v = value(d, n, "request_timeout")) && doc_duration(d, v, "http.request_timeout", &s) == 0) {
         if (s < 1 || s > 600)
             doc_error(d, v, "http.request_timeout: must be between 1s and 10m");

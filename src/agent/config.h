@@ -28,10 +28,11 @@ typedef struct gw_config {
     char *tls_cert, *tls_key;
     tls_settings tls; /* tls.min_version, max_version, cipher_suites, curve_preferences, ... */
     /* http: what one client, or all of them, may hold (docs/reliability.md, Hostile clients) */
-    int http_max_connections;        /* open at once (1000) */
-    int http_max_connections_per_ip; /* open at once from one address (100) */
-    double http_request_timeout;     /* seconds to send a request's headers (10) */
-    double http_idle_timeout;        /* seconds without traffic before a connection is closed (10) */
+    int http_max_connections;           /* open at once (1000) */
+    int http_max_connections_per_ip;    /* open at once from one address (100) */
+    double http_connection_rate_per_ip; /* new connections a second from one address (1000; 0 off) */
+    double http_request_timeout;        /* seconds to send a request's headers (10) */
+    double http_idle_timeout;           /* seconds without traffic before a connection is closed (10) */
     cfg_user *users;
     int nusers;
     gw_log_level log_level;

@@ -277,11 +277,13 @@ void expo_write_http(gw_buf *out, const guard_stats *g)
     expo_family(out, "gpuwatch_http_connections_closed_total",
                 "HTTP connections the agent closed: no whole request within http.request_timeout "
                 "(request_timeout), to make room under http.max_connections(_per_ip) (evicted), or at "
-                "once because their address's connections were all busy (refused).",
+                "once because their address's connections were all busy (refused) or it opened them faster than "
+                "http.connection_rate_per_ip (rate).",
                 "counter");
     expo_sample(out, "gpuwatch_http_connections_closed_total", "reason=\"request_timeout\"", (double)g->timed_out);
     expo_sample(out, "gpuwatch_http_connections_closed_total", "reason=\"evicted\"", (double)g->evicted);
     expo_sample(out, "gpuwatch_http_connections_closed_total", "reason=\"refused\"", (double)g->refused);
+    expo_sample(out, "gpuwatch_http_connections_closed_total", "reason=\"rate\"", (double)g->rate_limited);
 }
 
 void expo_write_live(gw_buf *out, const agent_snapshot *s, uint64_t now_us, double scrape_seconds)

@@ -19,6 +19,15 @@ typedef struct gconn {
     uint64_t since_us;      /* monotonic: when it began waiting for a request */
 } gconn;
 
+/* New connections per address, as a token bucket; addresses share a slot by hash (an address that
+ * finds its slot held by another starts it over, full). */
+#define RATE_SLOTS 512
+typedef struct rate_slot {
+    unsigned char addr[16];
+    double tokens;
+    uint64_t last_us;
+} rate_slot;
+
 struct http_guard {
     guard_limits lim;
     pthread_mutex_t lock;
@@ -28,20 +37,26 @@ struct http_guard {
     int sweeper_idle;   /* the thread waits with no deadline: wake it when a connection starts waiting */
     gconn *head, *tail; /* every open connection, oldest accept first */
     int open;
-    uint64_t timed_out, evicted, refused;
+    uint64_t timed_out, evicted, refused, rate_limited;
+    rate_slot rate[RATE_SLOTS];
 };
 
-static void address_of(struct MHD_Connection *c, unsigned char out[16])
+/* A client address as 16 bytes (IPv4 mapped into IPv6). */
+static void address_bytes(const struct sockaddr *sa, unsigned char out[16])
 {
     memset(out, 0, 16);
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
     if (sa && sa->sa_family == AF_INET) {
         out[10] = out[11] = 0xff;
         memcpy(out + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
     } else if (sa && sa->sa_family == AF_INET6) {
         memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
     }
+}
+
+static void address_of(struct MHD_Connection *c, unsigned char out[16])
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    address_bytes(ci ? ci->client_addr : NULL, out);
 }
 
 /* Lock held. The socket is shut down, not closed: the descriptor stays libmicrohttpd's (it is
@@ -63,6 +78,32 @@ static gconn *oldest_waiting(http_guard *g, const unsigned char *addr, const gco
             (!best || k->since_us < best->since_us))
             best = k;
     return best;
+}
+
+/* 1 when addr has opened connections faster than rate_per_address (the new one is refused). */
+static int too_fast(http_guard *g, const unsigned char addr[16], uint64_t now)
+{
+    double rate = g->lim.rate_per_address;
+    if (rate <= 0)
+        return 0;
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < 16; i++)
+        h = (h ^ addr[i]) * 16777619u;
+    rate_slot *r = &g->rate[h % RATE_SLOTS];
+    double burst = rate < 1 ? 1 : rate;
+    if (memcmp(r->addr, addr, 16) != 0 || r->last_us == 0) {
+        memcpy(r->addr, addr, 16);
+        r->tokens = burst;
+    } else {
+        r->tokens += (double)(now - r->last_us) / 1e6 * rate;
+        if (r->tokens > burst)
+            r->tokens = burst;
+    }
+    r->last_us = now;
+    if (r->tokens < 1)
+        return 1;
+    r->tokens -= 1;
+    return 0;
 }
 
 /* A new connection: make room within the limits by closing the oldest waiting ones. */
@@ -142,6 +183,18 @@ void guard_notify(void *cls, struct MHD_Connection *c, void **socket_context, en
     g->open--;
     pthread_mutex_unlock(&g->lock);
     free(k);
+}
+
+enum MHD_Result guard_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    http_guard *g = cls;
+    unsigned char a[16];
+    address_bytes(addrlen > 0 ? addr : NULL, a);
+    pthread_mutex_lock(&g->lock);
+    int refuse = too_fast(g, a, gw_mono_us());
+    g->rate_limited += (uint64_t)refuse;
+    pthread_mutex_unlock(&g->lock);
+    return refuse ? MHD_NO : MHD_YES;
 }
 
 static gconn *conn_of(struct MHD_Connection *c)
@@ -253,5 +306,6 @@ void guard_get_stats(http_guard *g, guard_stats *out)
     out->timed_out = g->timed_out;
     out->evicted = g->evicted;
     out->refused = g->refused;
+    out->rate_limited = g->rate_limited;
     pthread_mutex_unlock(&g->lock);
 }

@@ -428,8 +428,9 @@ static struct MHD_Daemon *start_daemon(http_server *h, unsigned flags, int port,
         if (opts[i].option != MHD_OPTION_END)
             list[n++] = opts[i];
     list[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-    return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_ARRAY, list, MHD_OPTION_END);
+    return MHD_start_daemon(flags, (uint16_t)port, guard_accept, h->guard, on_request, h, MHD_OPTION_EXTERNAL_LOGGER,
+                            mhd_log, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_ARRAY, list,
+                            MHD_OPTION_END);
 }
 
 http_server *http_start(agent *a, char *err, size_t errlen)
@@ -453,7 +454,8 @@ http_server *http_start(agent *a, char *err, size_t errlen)
     }
     int tls = cfg->tls_cert != NULL;
     tls_settings tls_set = cfg->tls;
-    h->limits = (guard_limits){cfg->http_max_connections, cfg->http_max_connections_per_ip, cfg->http_request_timeout};
+    h->limits = (guard_limits){cfg->http_max_connections, cfg->http_max_connections_per_ip, cfg->http_request_timeout,
+                               cfg->http_connection_rate_per_ip};
     h->idle_timeout_s = cfg->http_idle_timeout;
     pthread_rwlock_unlock(&a->cfg_lock);
     if (tls && tls_priority(&tls_set, h->priorities, sizeof h->priorities) != 0) {

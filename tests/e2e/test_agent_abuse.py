@@ -5,7 +5,10 @@
 2. 1200 idle connections from 30 addresses: past http.max_connections the oldest waiting ones are
    closed, scrapes are answered, the rest time out;
 3. request bodies are refused at the headers (413/405, 401 without credentials), never read;
-4. 2000 malformed requests: scrapes answered, RSS flat.
+4. 2000 malformed requests: scrapes answered, RSS flat;
+5. a flood of new connections from one address past http.connection_rate_per_ip: refused at accept
+   (before anything is read), scrapes from another address answered, the address served again
+   once its rate has refilled.
 Latency bounds here are loose (shared CI machines); make bench measures p99 (scripts/bench_abuse.sh)."""
 import socket
 import time
@@ -13,7 +16,8 @@ from agentlib import Agent, check, need_gpusim, parse_metrics, rss_bounded, scen
 
 need_gpusim()
 N = 1200
-CONFIG = "http:\n  request_timeout: 3s\n"
+# the connection rate per address is off for parts 1-4 (they test the other limits) and on in part 5
+CONFIG = "http:\n  request_timeout: 3s\n  connection_rate_per_ip: 0\n"
 
 
 def connect(src, port):
@@ -130,4 +134,30 @@ finally:
     for s in socks:
         s.close()
     a.stop()
+
+# ---- 5: new connections faster than http.connection_rate_per_ip ----
+b = Agent(scenario("agent_two.yaml"), config="http:\n  connection_rate_per_ip: 100\n")
+try:
+    b.wait_sampled(ngpus=2)
+    big = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 14000 + b"\r\n\r\n"
+    answered = 0
+    for i in range(600):  # back to back, well past 100 a second (a burst of 100)
+        try:
+            s = connect("127.0.0.5", b.port)
+            s.sendall(big)
+            answered += s.recv(64).startswith(b"HTTP/1.1 200")
+            s.close()
+        except OSError:
+            pass
+    w, m = scrape_ok(b, 5)
+    rate = closed_total(m, "rate")
+    print("flood of 600 from one address at rate 100/s: %d answered, %d refused at accept" % (answered, rate))
+    check(rate >= 300 and answered >= 100 and answered + rate >= 590, "rate limit: %d answered, %d refused" % (answered, rate))
+    time.sleep(1.2)
+    s = connect("127.0.0.5", b.port)
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    check(s.recv(64).startswith(b"HTTP/1.1 200"), "the address is served again once its rate refilled")
+    s.close()
+finally:
+    b.stop()
 print("PASS")
