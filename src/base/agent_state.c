@@ -36,11 +36,8 @@ int agent_state_write(const agent_state *s, const char *const *keys, const char 
 {
     char path[4096], tmp[4200];
     agent_state_path(path, sizeof path);
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    if (gw_make_dirs(path, 0755) != 0)
+    if (gw_make_parent_dirs(path) != 0)
         return -1;
-    *slash = '/';
     snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f)

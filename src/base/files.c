@@ -85,3 +85,36 @@ int gw_make_dirs(const char *dir, unsigned mode)
         *p = c;
     }
 }
+
+long gw_read_small(const char *path, char *buf, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    while (got + 1 < n) {
+        ssize_t r = read(fd, buf + got, n - 1 - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    buf[got] = 0;
+    return (long)got;
+}
+
+int gw_make_parent_dirs(const char *path)
+{
+    char dir[4096];
+    size_t n = strlen(path);
+    if (n >= sizeof dir) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(dir, path, n + 1);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = 0;
+    return gw_make_dirs(dir, 0755);
+}

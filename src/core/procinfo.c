@@ -3,6 +3,7 @@
  * CPU percent needs two readings: a small pid -> (CPU ticks, time) table, static here and guarded by a
  * mutex, remembers the previous one (the first reading gives the lifetime average, as ps does). */
 #include "procinfo.h"
+#include "files.h"
 #include <ctype.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -185,29 +186,11 @@ void procinfo_container_from_cgroup(const char *cgroup_text, char *out, size_t o
 
 /* ---- /proc/<pid> files ---- */
 
-/* Reads a whole small file; returns its length or -1. */
-static ssize_t read_file(const char *path, char *buf, size_t len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t got = 0;
-    while (got + 1 < len) {
-        ssize_t n = read(fd, buf + got, len - 1 - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    buf[got] = 0;
-    return (ssize_t)got;
-}
-
 static void read_cmdline(unsigned pid, gpu_proc *p)
 {
     char path[64], buf[sizeof p->cmdline];
     snprintf(path, sizeof path, "/proc/%u/cmdline", pid);
-    ssize_t n = read_file(path, buf, sizeof buf);
+    ssize_t n = gw_read_small(path, buf, sizeof buf);
     if (n <= 0)
         return; /* kernel thread or zombie: keep what there is */
     for (ssize_t i = 0; i < n; i++)
@@ -232,7 +215,7 @@ static void read_status(unsigned pid, gpu_proc *p)
 {
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/%u/status", pid);
-    if (read_file(path, buf, sizeof buf) <= 0)
+    if (gw_read_small(path, buf, sizeof buf) <= 0)
         return;
     const char *u = strstr(buf, "\nUid:");
     unsigned uid;
@@ -252,7 +235,7 @@ static uint64_t boot_time_s(void)
     if (btime)
         return btime;
     char buf[8192];
-    if (read_file("/proc/stat", buf, sizeof buf) <= 0)
+    if (gw_read_small("/proc/stat", buf, sizeof buf) <= 0)
         return 0;
     const char *b = strstr(buf, "\nbtime ");
     unsigned long long v;
@@ -295,7 +278,7 @@ static void read_stat(unsigned pid, gpu_proc *p)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%u/stat", pid);
-    if (read_file(path, buf, sizeof buf) <= 0)
+    if (gw_read_small(path, buf, sizeof buf) <= 0)
         return;
     const char *rp = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
     if (!rp)
@@ -319,7 +302,7 @@ int procinfo_fill(gpu_proc *p)
 {
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/%u/comm", p->pid);
-    ssize_t n = p->pid ? read_file(path, buf, sizeof buf) : -1;
+    ssize_t n = p->pid ? gw_read_small(path, buf, sizeof buf) : -1;
     if (n < 0)
         return -1; /* not visible here (another pid namespace) or gone: keep NVML's view */
     while (n > 0 && buf[n - 1] == '\n')
@@ -330,7 +313,7 @@ int procinfo_fill(gpu_proc *p)
     read_status(p->pid, p);
     read_stat(p->pid, p);
     snprintf(path, sizeof path, "/proc/%u/cgroup", p->pid);
-    if (read_file(path, buf, sizeof buf) > 0) {
+    if (gw_read_small(path, buf, sizeof buf) > 0) {
         char c[sizeof p->container];
         procinfo_container_from_cgroup(buf, c, sizeof c);
         if (c[0])

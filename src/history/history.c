@@ -37,18 +37,6 @@ const char *history_path(const history *h)
     return h->path;
 }
 
-/* mkdir -p of the folder holding path. */
-static void make_parent_dirs(const char *path)
-{
-    char dir[4096];
-    gw_strlcpy(dir, path, sizeof dir);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = 0;
-        gw_make_dirs(dir, 0755);
-    }
-}
-
 void history_round_end(history *h)
 {
     if (!h)
@@ -116,7 +104,7 @@ history *history_open(const history_config *cfg, char *err, size_t n)
     struct sigaction sa;
     if (sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
         signal(SIGXFSZ, SIG_IGN);
-    make_parent_dirs(h->path);
+    gw_make_parent_dirs(h->path);
     history_flush(h); /* opens the file now when it can (logged when not) */
     if (!c.no_thread) {
         if (pthread_create(&h->thread, NULL, writer_main, h) != 0) {

@@ -16,24 +16,12 @@ static const char *schema = "CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY
                             " summary_json TEXT);"
                             "CREATE INDEX IF NOT EXISTS jobs_t ON jobs(t_start);";
 
-/* mkdir -p of the folder holding path. */
-static void make_parent_dirs(const char *path)
-{
-    char dir[4096];
-    gw_strlcpy(dir, path, sizeof dir);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = 0;
-        gw_make_dirs(dir, 0755);
-    }
-}
-
 /* Opens the file; writable creates it and the table. NULL with err filled. */
 static sqlite3 *open_db(const char *path, int writable, char *err, size_t n)
 {
     sqlite3 *db = NULL;
     if (writable)
-        make_parent_dirs(path);
+        gw_make_parent_dirs(path);
     int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
     int rc = sqlite3_open_v2(path, &db, flags, NULL);
     if (rc == SQLITE_OK) {

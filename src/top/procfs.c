@@ -1,6 +1,7 @@
 /* procfs.c - what top reads from /proc itself (see top_model.h): a process's stat line (CPU time,
  * RSS, parent), its command line, the host's CPU and memory use, and a process's family tree.
  * Every reader takes the /proc root as a parameter so that tests can give a fake one. */
+#include "files.h"
 #include "top_model.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -9,24 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Reads up to n-1 bytes of a file; returns the length or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t n)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t got = 0;
-    while (got + 1 < n) {
-        ssize_t r = read(fd, buf + got, n - 1 - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    buf[got] = 0;
-    return (ssize_t)got;
-}
 
 int procfs_parse_stat(const char *text, proc_stat *out)
 {
@@ -76,7 +59,7 @@ int procfs_read_stat(const char *root, unsigned pid, proc_stat *out)
 {
     char path[96], buf[1024];
     snprintf(path, sizeof path, "%s/%u/stat", root, pid);
-    if (pid == 0 || read_small(path, buf, sizeof buf) <= 0)
+    if (pid == 0 || gw_read_small(path, buf, sizeof buf) <= 0)
         return -1;
     return procfs_parse_stat(buf, out);
 }
@@ -102,7 +85,7 @@ int procfs_read_cmdline(const char *root, unsigned pid, char *out, size_t n)
 {
     char path[96];
     snprintf(path, sizeof path, "%s/%u/cmdline", root, pid);
-    ssize_t len = n ? read_small(path, out, n) : -1;
+    ssize_t len = n ? gw_read_small(path, out, n) : -1;
     if (len < 0)
         return -1;
     for (ssize_t i = 0; i < len; i++)
@@ -154,10 +137,10 @@ int procfs_read_host(const char *root, host_ticks *cpu, double *total_mib, doubl
     int bad = 0;
     /* The first line is the sum of all CPUs; the rest of the file is not needed. */
     snprintf(path, sizeof path, "%s/stat", root);
-    if (read_small(path, buf, 256) <= 0 || procfs_parse_cpu(buf, cpu) != 0)
+    if (gw_read_small(path, buf, 256) <= 0 || procfs_parse_cpu(buf, cpu) != 0)
         bad |= 1;
     snprintf(path, sizeof path, "%s/meminfo", root);
-    if (read_small(path, buf, sizeof buf) <= 0 || procfs_parse_meminfo(buf, total_mib, avail_mib) != 0)
+    if (gw_read_small(path, buf, sizeof buf) <= 0 || procfs_parse_meminfo(buf, total_mib, avail_mib) != 0)
         bad |= 2;
     return bad;
 }
