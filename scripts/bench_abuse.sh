@@ -98,6 +98,9 @@ at1 = next((r for t, r in rows if t >= 60), rows[0][1])
 print("soak, %s min of churn (%s), a scrape a second: RSS %.1f MB at 1 min, %.1f MB at the end, peak %.1f MB; "
       "scrape p99 %.1f ms over %d" % (sys.argv[3], sys.argv[4], at1 / 1024, rows[-1][1] / 1024,
                                        max(r for _, r in rows) / 1024, lat[int(0.99 * (len(lat) - 1))], len(lat)))
+# RSS every 5 minutes: the ring (15 min) and the diagnosis window (30 min) fill first, then it must be flat
+marks = [next((r for t, r in rows if t >= m * 60), None) for m in range(0, int(sys.argv[3]) + 1, 5)]
+print("  RSS every 5 min (MB): " + " ".join("%.1f" % (r / 1024) for r in marks if r is not None))
 PY
 fi
 

@@ -135,9 +135,9 @@ if [ "$full_ring" = 1 ]; then
   full=$!; pids+=($full); full_t0=$(date +%s)
 fi
 
-# CPU of the sampling threads (gw-sampler and the GPUs' readers gw-gpu-N) over the window, with no
+# CPU of the sampling threads (gw-sampler and the GPUs' readers gw-read-N) over the window, with no
 # scrapes going on.
-tids=$(grep -lE '^gw-(sampler|gpu-[0-9]+)$' /proc/$agent/task/*/comm 2>/dev/null | cut -d/ -f5 | tr '\n' ' ')
+tids=$(grep -lE '^gw-(sampler|read-[0-9]+)$' /proc/$agent/task/*/comm 2>/dev/null | cut -d/ -f5 | tr '\n' ' ')
 # schedstat's first field: nanoseconds on a CPU (finer than stat's clock ticks).
 ticks() { for t in $1; do awk '{print $1}' "/proc/$agent/task/$t/schedstat"; done | awk '{s += $1} END {printf "%.0f", s}'; }
 proc_ticks() { cat /proc/$agent/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s}'; }

@@ -33,9 +33,9 @@ typedef struct sampler {
 /* Opens every registered backend. Fails (one clear line in err, the first failure's status) when
  * none opens; a backend that fails beside one that opens is left out. */
 backend_status sampler_open(sampler *s, char *err, size_t errlen);
-/* The same, without reading any GPU's identity: each GPU's first sampler_read does. For readers
- * that read each GPU on its own thread (sampler_pool.h), so that a call that hangs on one GPU at
- * open holds up that GPU only. */
+/* The same, without reading any GPU's identity: each GPU's first sampler_read does. For the
+ * pool's readers (sampler_pool.h), so that a call that hangs on one GPU at open holds up that GPU
+ * only. */
 backend_status sampler_open_deferred(sampler *s, char *err, size_t errlen);
 void sampler_close(sampler *s);
 

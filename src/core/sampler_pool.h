@@ -1,9 +1,11 @@
-/* sampler_pool.h - reads every GPU of a sampler on its own thread, so that a backend call that
- * hangs on one GPU holds up only that GPU. A round asks each idle GPU for a sample and its
- * processes and waits for the answers until a deadline; a GPU whose read has not answered by then
- * is left to finish in its own time (it is not asked again until it has), and its result, late,
- * is handed over by a later round. Threads that never come back from the backend are abandoned
- * when the pool stops: the process can always end.
+/* sampler_pool.h - reads the GPUs of a sampler on reader threads, so that a backend call that
+ * hangs on one GPU holds up only that GPU. Healthy GPUs share one reader (one wake-up a round); a
+ * read still in progress after a quarter of a round's time (200 ms at least) gets its reader to itself and the GPUs
+ * behind it move to a new one at once. A round asks each idle GPU for a sample and its processes
+ * and waits for the answers until a deadline; a GPU whose read has not answered by then is left to
+ * finish in its own time (it is not asked again until it has), and its result, late, is handed
+ * over by a later round. Readers that never come back from the backend are abandoned when the
+ * pool stops: the process can always end.
  *
  * One thread (the agent's sampler thread) calls round/take/stop; sampler_pool_interrupt may come
  * from any thread. While the pool runs, only its threads call the sampler's read functions. */
@@ -31,9 +33,12 @@ typedef struct pool_result {
     uint64_t busy_since; /* POOL_BUSY: monotonic us the read began */
 } pool_result;
 
-/* Starts one thread per GPU of s (s must stay open until the pool is stopped). max_procs: room
- * for each GPU's processes (0: processes are not read). NULL when out of memory or threads. */
+/* Starts the reader for the GPUs of s (s must stay open until the pool is stopped). max_procs:
+ * room for each GPU's processes (0: processes are not read). NULL when out of memory or threads. */
 sampler_pool *sampler_pool_start(sampler *s, int max_procs);
+
+/* How many reader threads the pool has started (1, plus one for each GPU that was slow). */
+int sampler_pool_threads(sampler_pool *p);
 
 /* Asks every idle GPU with no result waiting for a sample (all metrics) and its processes, then
  * waits until no GPU is inside a read (those of earlier rounds may end in time too), the

@@ -1,6 +1,7 @@
-/* test_sampler_pool.c - one reader thread per GPU (src/core/sampler_pool.c) on gpusim: a call that
- * hangs on one GPU holds up that GPU only, its late result is handed over by a later round, and a
- * pool whose reader never comes back still stops within its deadline. */
+/* test_sampler_pool.c - the GPUs' reader threads (src/core/sampler_pool.c) on gpusim: healthy GPUs
+ * share one reader, a call that hangs on one GPU holds up that GPU only (the others move to a new
+ * reader within the round), its late result is handed over by a later round, and a pool whose
+ * reader never comes back still stops within its deadline. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -51,6 +52,7 @@ static void hung_gpu_holds_up_only_itself(void **state)
     open_scenario("pool-hang");
     sampler_pool *p = sampler_pool_start(&s, 8);
     assert_non_null(p);
+    assert_int_equal(sampler_pool_threads(p), 1);
     pool_result r;
     /* round 1: GPU 0 hangs in its power read; 1 and 2 answer well before the deadline */
     uint64_t t0 = gw_mono_us();
@@ -68,6 +70,7 @@ static void hung_gpu_holds_up_only_itself(void **state)
         assert_int_equal(procs[0].pid, 4190001);
         assert_int_equal(take(p, gpu, &r), POOL_IDLE); /* handed over once */
     }
+    assert_int_equal(sampler_pool_threads(p), 2); /* GPU 0 kept the first; 1 and 2 moved */
     /* round 2: GPU 0 is not asked again (the round waits for it until its deadline all the same) */
     t0 = gw_mono_us();
     assert_int_equal(sampler_pool_round(p, t0 + 300 * MS), 2);
@@ -86,8 +89,10 @@ static void hung_gpu_holds_up_only_itself(void **state)
     assert_int_equal(r.sample.status, GPU_OK);
     assert_true(r.took_us >= 1500 * MS);
     assert_true(sample_has(&r.sample, M_POWER_DRAW));
-    /* GPU 2 (from t = 1 s) now hangs for good: the pool still stops by its deadline */
+    /* GPU 2 (from t = 1 s) now hangs for good: GPU 1, read before it, still answers; the pool
+     * still stops by its deadline */
     sampler_pool_round(p, gw_mono_us() + 300 * MS);
+    assert_int_equal(take(p, 1, &r), POOL_DONE);
     assert_int_equal(take(p, 2, &r), POOL_BUSY);
     t0 = gw_mono_us();
     assert_int_equal(sampler_pool_stop(p, t0 + 300 * MS), 1);
