@@ -1,14 +1,17 @@
 /* fuzz_parsers.c - the small text parsers every input reaches: the one duration grammar
  * (gw_parse_duration, _us), times (tp_parse_time, and tp_format_rfc3339 of what it gives), sizes
  * (gw_parse_size), GPU index lists (gw_parse_index_list), the series notation of rule tests
- * (series_expand) and the aggregate names of range queries. Each gets the whole input as text. */
+ * (series_expand), the aggregate names of range queries and /proc/PID/stat lines
+ * (proc_stat_parse). Each gets the whole input as text. */
 #include "common.h"
+#include "proc_stat.h"
 #include "query.h"
 #include "series_notation.h"
 #include "timeparse.h"
 #include "util.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -53,6 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         series_values_free(&sv);
     hq_agg agg;
     hq_parse_agg(s, &agg);
+    proc_stat ps;
+    if (proc_stat_parse(s, &ps) == 0)
+        require(strlen(ps.comm) < sizeof ps.comm);
     free(s);
     return 0;
 }

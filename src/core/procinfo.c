@@ -4,6 +4,7 @@
  * mutex, remembers the previous one (the first reading gives the lifetime average, as ps does). */
 #include "procinfo.h"
 #include "files.h"
+#include "proc_stat.h"
 #include <ctype.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -276,18 +277,10 @@ static double cpu_percent(unsigned pid, unsigned long long start, unsigned long 
 
 static void read_stat(unsigned pid, gpu_proc *p)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%u/stat", pid);
-    if (gw_read_small(path, buf, sizeof buf) <= 0)
+    proc_stat st;
+    if (proc_stat_read(NULL, pid, &st) != 0)
         return;
-    const char *rp = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-    if (!rp)
-        return;
-    /* fields after comm start at 3 (state); utime is 14, stime 15, starttime 22 */
-    unsigned long long utime, stime, start;
-    if (sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu", &utime,
-               &stime, &start) != 3)
-        return;
+    unsigned long long utime = st.utime, stime = st.stime, start = st.start_ticks;
     long hz = sysconf(_SC_CLK_TCK);
     if (hz <= 0)
         hz = 100;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "proc_stat.h"
 #include "util.h"
 
 typedef struct pstat {
@@ -16,32 +17,13 @@ typedef struct pstat {
 
 static int read_stat(pid_t pid, pstat *out)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')'); /* the command may hold spaces and parentheses */
-    if (!p)
-        return -1;
-    /* fields from 3 (state): state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
-     * cutime cstime priority nice threads itrealvalue starttime vsize rss */
-    char state;
-    int ppid;
-    unsigned long long utime, stime;
-    long rss;
-    if (sscanf(p + 2, "%c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %*u %*u %ld", &state,
-               &ppid, &utime, &stime, &rss) != 5)
+    proc_stat st;
+    if (proc_stat_read(NULL, (unsigned)pid, &st) != 0)
         return -1;
     out->pid = pid;
-    out->ppid = ppid;
-    out->ticks = utime + stime;
-    out->rss_pages = rss;
+    out->ppid = (pid_t)st.ppid;
+    out->ticks = st.utime + st.stime;
+    out->rss_pages = (long)st.rss_pages;
     return 0;
 }
 

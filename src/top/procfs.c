@@ -1,6 +1,6 @@
-/* procfs.c - what top reads from /proc itself (see top_model.h): a process's stat line (CPU time,
- * RSS, parent), its command line, the host's CPU and memory use, and a process's family tree.
- * Every reader takes the /proc root as a parameter so that tests can give a fake one. */
+/* procfs.c - what top reads from /proc itself (see top_model.h) beside a stat line
+ * (core/proc_stat.h): a stat file kept open, a process's command line, the host's CPU and memory
+ * use, and a process's family tree. Every reader takes the /proc root as a parameter so that tests can give a fake one. */
 #include "files.h"
 #include "top_model.h"
 #include <ctype.h>
@@ -10,59 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-int procfs_parse_stat(const char *text, proc_stat *out)
-{
-    memset(out, 0, sizeof *out);
-    const char *lp = strchr(text, '('), *rp = strrchr(text, ')'); /* comm may hold ( ) and spaces */
-    if (!lp || !rp || rp < lp || !rp[1])
-        return -1;
-    size_t len = (size_t)(rp - lp - 1);
-    if (len >= sizeof out->comm)
-        len = sizeof out->comm - 1;
-    memcpy(out->comm, lp + 1, len);
-    out->comm[len] = 0;
-    /* After comm: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
-     * cutime cstime priority nice threads itrealvalue starttime vsize rss (fields 3 to 24). */
-    const char *p = rp + 2;
-    out->state = *p;
-    int field = 3, got = 0;
-    while (*p && field < 24) {
-        while (*p && *p != ' ')
-            p++;
-        if (!*p)
-            break;
-        p++;
-        field++;
-        char *end;
-        if (field == 4 || field == 14 || field == 15 || field == 22 || field == 24) {
-            long long v = strtoll(p, &end, 10);
-            if (end == p)
-                return -1;
-            got++;
-            if (field == 4)
-                out->ppid = (unsigned)v;
-            else if (field == 14)
-                out->utime = (unsigned long long)v;
-            else if (field == 15)
-                out->stime = (unsigned long long)v;
-            else if (field == 22)
-                out->start_ticks = (unsigned long long)v;
-            else
-                out->rss_pages = v;
-        }
-    }
-    return got == 5 ? 0 : -1;
-}
-
-int procfs_read_stat(const char *root, unsigned pid, proc_stat *out)
-{
-    char path[96], buf[1024];
-    snprintf(path, sizeof path, "%s/%u/stat", root, pid);
-    if (pid == 0 || gw_read_small(path, buf, sizeof buf) <= 0)
-        return -1;
-    return procfs_parse_stat(buf, out);
-}
 
 int procfs_open_stat(const char *root, unsigned pid)
 {
@@ -78,7 +25,7 @@ int procfs_pread_stat(int fd, proc_stat *out)
     if (n <= 0)
         return -1; /* the process is gone (ESRCH), even if its pid was reused since */
     buf[n] = 0;
-    return procfs_parse_stat(buf, out);
+    return proc_stat_parse(buf, out);
 }
 
 int procfs_read_cmdline(const char *root, unsigned pid, char *out, size_t n)
@@ -171,7 +118,7 @@ static int all_parents(const char *root, pp **out)
             continue;
         proc_stat st;
         unsigned pid = (unsigned)strtoul(e->d_name, NULL, 10);
-        if (procfs_read_stat(root, pid, &st) != 0)
+        if (proc_stat_read(root, pid, &st) != 0)
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 256;
@@ -196,7 +143,7 @@ static void node_fill(const char *root, proc_node *nd, unsigned pid, unsigned pp
     nd->depth = depth;
     if (procfs_read_cmdline(root, pid, nd->cmd, sizeof nd->cmd) != 0 || !nd->cmd[0]) {
         proc_stat st; /* a kernel thread or a zombie: its name in brackets, as ps shows it */
-        if (procfs_read_stat(root, pid, &st) == 0)
+        if (proc_stat_read(root, pid, &st) == 0)
             snprintf(nd->cmd, sizeof nd->cmd, "[%s]", st.comm);
     }
 }
@@ -217,13 +164,13 @@ static void add_children(const char *root, const pp *all, int nall, unsigned pid
 int procfs_tree(const char *root, unsigned pid, proc_node *out, int max)
 {
     proc_stat st;
-    if (max < 1 || procfs_read_stat(root, pid, &st) != 0)
+    if (max < 1 || proc_stat_read(root, pid, &st) != 0)
         return 0;
     unsigned chain[16];
     int nchain = 0;
     for (unsigned p = st.ppid; p && nchain < (int)(sizeof chain / sizeof chain[0]);) {
         proc_stat ps;
-        if (procfs_read_stat(root, p, &ps) != 0)
+        if (proc_stat_read(root, p, &ps) != 0)
             break;
         chain[nchain++] = p;
         p = ps.ppid;

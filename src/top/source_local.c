@@ -106,7 +106,7 @@ static void read_all(local_ctx *c, pinfo *e, const gpu_proc *nv, uint64_t now)
         e->fd = fd;
         c->nfds++;
     }
-    if ((fd >= 0 ? procfs_pread_stat(fd, &st) : procfs_read_stat("/proc", e->pid, &st)) == 0) {
+    if ((fd >= 0 ? procfs_pread_stat(fd, &st) : proc_stat_read(NULL, e->pid, &st)) == 0) {
         e->start_ticks = st.start_ticks;
         e->cpu_ticks = st.utime + st.stime;
     }
@@ -123,7 +123,7 @@ static void read_again(local_ctx *c, pinfo *e, const gpu_proc *nv, uint64_t now)
     }
     if (now - e->read_us < STAT_EVERY_US - 100000u)
         return; /* CPU over two seconds at least: half the processes are read at each 1 s refresh */
-    int bad = e->fd >= 0 ? procfs_pread_stat(e->fd, &st) : procfs_read_stat("/proc", e->pid, &st);
+    int bad = e->fd >= 0 ? procfs_pread_stat(e->fd, &st) : proc_stat_read(NULL, e->pid, &st);
     if (bad || st.start_ticks != e->start_ticks) {
         read_all(c, e, nv, now); /* gone (NVML will stop listing it), or its pid was reused */
         return;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sample.h"
+#include "proc_stat.h"
 #include "backend.h"
 #include "diag_report.h"
 #include "diag_settings.h"
@@ -211,16 +212,6 @@ int top_diag_local_start(top_source *src, top_model *m, const diag_settings *set
 
 /* ---- /proc (a root other than "/proc" for tests) ---- */
 
-/* The fields top reads from /proc/PID/stat. */
-typedef struct proc_stat {
-    char comm[64];
-    char state;
-    unsigned ppid;
-    unsigned long long utime, stime, start_ticks; /* clock ticks */
-    long long rss_pages;
-} proc_stat;
-int procfs_parse_stat(const char *text, proc_stat *out);
-int procfs_read_stat(const char *root, unsigned pid, proc_stat *out);
 /* A stat file kept open: read again with pread, one system call; a read fails once that process
  * has exited (the file stays bound to it, whatever later gets its pid). Returns the fd or -1. */
 int procfs_open_stat(const char *root, unsigned pid);

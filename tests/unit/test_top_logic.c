@@ -531,12 +531,12 @@ static void test_procfs(void **st)
 {
     (void)st;
     proc_stat ps;
-    assert_int_equal(procfs_parse_stat("42 (my (odd) name) R 7 1 1 0 -1 0 0 0 0 0 300 45 0 0 20 0 1 0 999 1 128", &ps),
+    assert_int_equal(proc_stat_parse("42 (my (odd) name) R 7 1 1 0 -1 0 0 0 0 0 300 45 0 0 20 0 1 0 999 1 128", &ps),
                      0);
     assert_string_equal(ps.comm, "my (odd) name");
     assert_int_equal(ps.ppid, 7);
     assert_true(ps.utime == 300 && ps.stime == 45 && ps.start_ticks == 999 && ps.rss_pages == 128);
-    assert_int_equal(procfs_parse_stat("garbage", &ps), -1);
+    assert_int_equal(proc_stat_parse("garbage", &ps), -1);
     host_ticks a, b;
     assert_int_equal(procfs_parse_cpu("cpu  100 0 100 700 100 0 0 0 0 0\ncpu0 1 2 3 4\n", &a), 0);
     assert_int_equal(procfs_parse_cpu("cpu  150 0 150 800 100 0 0 0 0 0\n", &b), 0);
