@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
+#include "util.h"
 
 top_level fmt_level(double value, double warn, double crit)
 {
@@ -102,6 +103,38 @@ int fmt_throttle_words(uint64_t mask, int include_idle, char *out, size_t n)
         count++;
     }
     return count;
+}
+
+char *fmt_fit_list(char *out, size_t n, const char *list, int cols, const char *what)
+{
+    if (!n)
+        return out;
+    out[0] = 0;
+    if (fmt_cols(list) <= cols) {
+        gw_strlcpy(out, list, n);
+        return out;
+    }
+    int items = 1;
+    for (const char *p = list; (p = strstr(p, ", ")) != NULL; p += 2)
+        items++;
+    /* the longest run of leading items that fits with its " +K" */
+    const char *end = list;
+    for (int kept = 1; kept < items; kept++) {
+        end = strstr(end, ", ");
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s +%d", (int)(end - list), list, items - kept);
+        if (fmt_cols(buf) > cols)
+            break;
+        gw_strlcpy(out, buf, n);
+        end += 2;
+    }
+    if (!out[0]) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s (%d)", what, items);
+        if (fmt_cols(buf) <= cols)
+            gw_strlcpy(out, buf, n);
+    }
+    return out;
 }
 
 char *fmt_fixed(char *out, size_t n, double v, int decimals, const char *suffix)

@@ -315,8 +315,8 @@ static void draw_compact(canvas *cv, const top_model *m, const top_gpu *g, const
         x += cv_text(cv, y, x, cols - x, role_of_level(t->marks_lvl), t->marks) + 2;
     if (t->finding[0])
         x += cv_text(cv, y, x, cols - x, role_of_level(t->finding_lvl), t->finding) + 2;
-    if (t->throttle[0])
-        cv_text(cv, y, x, cols - x, TR_WARN, t->throttle);
+    if (t->throttle[0] && x < cols)
+        cv_text(cv, y, x, cols - x, TR_WARN, fmt_fit_list(line, sizeof line, t->throttle, cols - x, "throttled"));
 }
 
 void gpus_draw(canvas *cv, const top_model *m, const top_ui *u, const top_layout *l, const gpu_text *texts,

@@ -21,6 +21,10 @@ char *fmt_sparkline(char *out, size_t n, const double *vals, int count, double l
  * clocks_event_reasons.* rows, comma separated ("" when none). Idle is left out unless
  * include_idle. Returns the number of reasons written. */
 int fmt_throttle_words(uint64_t mask, int include_idle, char *out, size_t n);
+/* A ", " separated list in at most cols columns, never cut inside an item: the leading items that
+ * fit, then " +K" for the K left out; when not even one fits, "WHAT (K)" where that fits, else "".
+ * Returns out. */
+char *fmt_fit_list(char *out, size_t n, const char *list, int cols, const char *what);
 
 /* v with 0 to 3 decimals then suffix, as snprintf("%.*f%s") writes it, without its cost for the
  * common case. Returns out. */

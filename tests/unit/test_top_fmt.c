@@ -58,6 +58,19 @@ static void test_throttle_words(void **st)
     assert_int_equal(fmt_throttle_words(0x80, 0, b, sizeof b), 1);
     assert_string_equal(b, "hw power brake slowdown");
     assert_int_equal(fmt_throttle_words(0, 1, b, sizeof b), 0);
+    /* cut to a width: whole reasons only, the rest counted */
+    const char *two = "sw power cap, sw thermal slowdown", *three = "sw power cap, hw slowdown, sync boost";
+    assert_string_equal(fmt_fit_list(b, sizeof b, two, 80, "throttled"), two);
+    assert_string_equal(fmt_fit_list(b, sizeof b, two, 33, "throttled"), two);
+    assert_string_equal(fmt_fit_list(b, sizeof b, two, 32, "throttled"), "sw power cap +1");
+    assert_string_equal(fmt_fit_list(b, sizeof b, two, 15, "throttled"), "sw power cap +1");
+    assert_string_equal(fmt_fit_list(b, sizeof b, two, 14, "throttled"), "throttled (2)");
+    assert_string_equal(fmt_fit_list(b, sizeof b, two, 12, "throttled"), "");
+    assert_string_equal(fmt_fit_list(b, sizeof b, three, 30, "throttled"), "sw power cap, hw slowdown +1");
+    assert_string_equal(fmt_fit_list(b, sizeof b, three, 27, "throttled"), "sw power cap +2");
+    assert_string_equal(fmt_fit_list(b, sizeof b, "hw power brake slowdown", 10, "throttled"), "");
+    for (int w = 0; w < 40; w++) /* never wider than asked, never a cut word */
+        assert_true(fmt_cols(fmt_fit_list(b, sizeof b, three, w, "throttled")) <= w);
 }
 
 static void test_levels(void **st)
