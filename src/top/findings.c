@@ -5,6 +5,7 @@
 #include "top_ui.h"
 #include <math.h>
 #include <stdio.h>
+#include <ctype.h>
 #include <string.h>
 #include <time.h>
 
@@ -251,6 +252,15 @@ typedef struct detail_line {
     theme_role role;
 } detail_line;
 
+/* A space that binds a number to its unit ("88 C", "4.9 GiB", "73 %", "92 °C"): no break there. */
+static int binds(const char *s, int i, int len)
+{
+    if (i == 0 || i + 1 >= len || !isdigit((unsigned char)s[i - 1]))
+        return 0;
+    unsigned char c = (unsigned char)s[i + 1];
+    return isalpha(c) || c == '%' || c == 0xC2 /* the first byte of the degree sign */;
+}
+
 /* Adds text line s (len bytes), wrapped at cols: a continuation starts 2 columns right of the line's
  * own indentation. first >= 0: the line's leading spaces are replaced by first columns, and its
  * continuations start there too (a line that continues the previous one). Returns the new count. */
@@ -275,7 +285,7 @@ static int wrap(detail_line *out, int k, const char *s, int len, int cols, theme
             int cw = fmt_cp_cols(cp);
             if (w + cw > width)
                 break;
-            if (cp == ' ' && i > pos)
+            if (cp == ' ' && i > pos && !binds(s, i, len))
                 brk = i;
             w += cw;
             i += (int)b;

@@ -529,7 +529,7 @@ static void test_list_and_detail(void **st)
         assert_true(fmt_cols(row(y)) <= 50);
     /* Evidence the diagnosis layer breaks into lines goes on at one indentation (6 columns), the
      * diagnosis layer's breaks and the screen's alike, for widths around its own line width. */
-    for (int cols = 50; cols <= 130; cols += 20) {
+    for (int cols = 50; cols <= 130; cols += 1) {
         diag_report r;
         diag_report_init(&r);
         diag_finding *f = add(&r, "thermal", DIAG_WARNING, 1, 1, 0.5);
@@ -547,9 +547,12 @@ static void test_list_and_detail(void **st)
         int ev = find("    evidence:");
         assert_true(ev > 0);
         int cont = 0;
-        for (int y = ev + 1; y < 23 && row(y)[strspn(row(y), " ")]; y++, cont++) /* to the first blank row */
-            if (strspn(row(y), " ") != 6)
-                fail_msg("%d columns, evidence line %d: '%s'", cols, y, row(y));
+        for (int y = ev + 1; y < 23 && row(y)[strspn(row(y), " ")]; y++, cont++) { /* to the first blank row */
+            const char *t = row(y) + strspn(row(y), " ");
+            if (strspn(row(y), " ") != 6 || (t[0] == 'C' && (t[1] == ' ' || !t[1])))
+                fail_msg("%d columns, evidence line %d (indented 6, no unit without its number): '%s'", cols, y,
+                         row(y));
+        }
         assert_true(cont >= 1);
         if (!strstr(row(ev + cont), "peer_median_temp_c=88 C")) { /* all of it */
             for (int y = 0; y < 24; y++)
