@@ -7,7 +7,8 @@
  * move of every frame, and wrote each move separately: most of top's CPU time.)
  *
  * The loop sleeps in poll() on the keyboard and the refresh thread's pipe, and draws on new data, a
- * key, a resize (SIGWINCH interrupts poll), a message expiring, or when no data came for 1.5
+ * key, a resize (SIGWINCH interrupts poll; one that came outside it is seen at the next wake-up),
+ * a message expiring, or when no data came for 1.5
  * intervals (so the clock moves and a stalled source shows STALE). No busy loop. Ctrl-L (or a
  * resume after Ctrl-Z) sends the whole screen again. A preference changed by a key is saved at once
  * (prefs.c); colours and ASCII switched by a key remake the theme and send the whole screen. */
@@ -375,16 +376,15 @@ int top_run(top_source *src, top_model *m, top_opts *o)
             if (msg_shown_until && gw_mono_us() >= msg_shown_until)
                 u.msg[0] = 0;
             dirty = 1;
-            continue;
         }
         if (r > 0 && (fds[1].revents & POLLIN)) {
             top_poller_drain(p);
             if (!u.paused)
                 dirty = 1;
         }
-        if (r > 0 && !(fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
-            continue; /* no key waiting (a signal, SIGWINCH included, makes poll return -1) */
-        /* Keys, and KEY_RESIZE after SIGWINCH. */
+        /* Keys, and KEY_RESIZE after SIGWINCH, asked for on every wake-up: a SIGWINCH that came
+         * while this thread was drawing (or to another thread) interrupted no poll, and would wait
+         * for the next key otherwise. */
         int ch;
         while ((ch = getch()) != ERR) {
             int ngpus;
