@@ -280,14 +280,13 @@ static void read_stat(unsigned pid, gpu_proc *p)
     proc_stat st;
     if (proc_stat_read(NULL, pid, &st) != 0)
         return;
-    unsigned long long utime = st.utime, stime = st.stime, start = st.start_ticks;
     long hz = sysconf(_SC_CLK_TCK);
     if (hz <= 0)
         hz = 100;
     uint64_t btime = boot_time_s();
     if (btime)
-        p->start_time_s = btime + start / (unsigned long long)hz;
-    p->cpu_percent = cpu_percent(pid, start, utime + stime, (double)hz, btime);
+        p->start_time_s = btime + st.start_ticks / (unsigned long long)hz;
+    p->cpu_percent = cpu_percent(pid, st.start_ticks, st.utime + st.stime, (double)hz, btime);
     p->has_cpu = 1;
 }
 

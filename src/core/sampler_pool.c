@@ -1,8 +1,9 @@
 /* sampler_pool.c - reader threads ("lanes") for the GPUs of a sampler, rounds with a deadline
  * (see sampler_pool.h). All GPUs start on one lane, read one after the other: a round then costs
  * two thread wake-ups, whatever the number of GPUs. A read that is still inside the backend after
- * a quarter of the round's time (200 ms at least) keeps its lane to itself, and the GPUs queued behind it move to a
- * new lane at once; so a GPU that once hung or crawled has a thread of its own from then on. */
+ * a quarter of the round's time (200 ms at least) keeps its lane to itself, and the GPUs queued
+ * behind it move to a new lane at once; so a GPU that once hung or crawled has a thread of its own
+ * from then on. */
 #include "sampler_pool.h"
 #include <errno.h>
 #include <pthread.h>
@@ -35,7 +36,7 @@ typedef struct lane { /* one reader thread; fields under p->lock */
     int id;
     pthread_t thread;
     pthread_cond_t wake;
-    int started, exited, join;
+    int exited, join;
     int current; /* the GPU inside a read, or -1 */
 } lane;
 
@@ -124,9 +125,9 @@ static int lane_start(sampler_pool *p, int l)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, READER_STACK);
-    ln->started = pthread_create(&ln->thread, &attr, lane_main, ln) == 0;
+    int started = pthread_create(&ln->thread, &attr, lane_main, ln) == 0;
     pthread_attr_destroy(&attr);
-    if (!ln->started) {
+    if (!started) {
         pthread_cond_destroy(&ln->wake);
         return -1;
     }

@@ -1,7 +1,7 @@
 /* sampler_pool.h - reads the GPUs of a sampler on reader threads, so that a backend call that
  * hangs on one GPU holds up only that GPU. Healthy GPUs share one reader (one wake-up a round); a
- * read still in progress after a quarter of a round's time (200 ms at least) gets its reader to itself and the GPUs
- * behind it move to a new one at once. A round asks each idle GPU for a sample and its processes
+ * read still in progress after a quarter of a round's time (200 ms at least) gets its reader to
+ * itself and the GPUs behind it move to a new one at once. A round asks each idle GPU for a sample and its processes
  * and waits for the answers until a deadline; a GPU whose read has not answered by then is left to
  * finish in its own time (it is not asked again until it has), and its result, late, is handed
  * over by a later round. Readers that never come back from the backend are abandoned when the

@@ -1,7 +1,6 @@
 /* proctree.c - the job's process tree from /proc (proctree.h). */
 #include "proctree.h"
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

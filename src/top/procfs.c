@@ -1,6 +1,7 @@
 /* procfs.c - what top reads from /proc itself (see top_model.h) beside a stat line
  * (core/proc_stat.h): a stat file kept open, a process's command line, the host's CPU and memory
- * use, and a process's family tree. Every reader takes the /proc root as a parameter so that tests can give a fake one. */
+ * use, and a process's family tree. Every reader takes the /proc root as a parameter so that
+ * tests can give a fake one. */
 #include "files.h"
 #include "top_model.h"
 #include <ctype.h>

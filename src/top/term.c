@@ -8,10 +8,10 @@
  *
  * The loop sleeps in poll() on the keyboard and the refresh thread's pipe, and draws on new data, a
  * key, a resize (SIGWINCH interrupts poll; one that came outside it is seen at the next wake-up),
- * a message expiring, or when no data came for 1.5
- * intervals (so the clock moves and a stalled source shows STALE). No busy loop. Ctrl-L (or a
- * resume after Ctrl-Z) sends the whole screen again. A preference changed by a key is saved at once
- * (prefs.c); colours and ASCII switched by a key remake the theme and send the whole screen. */
+ * a message expiring, or when no data came for 1.5 intervals (so the clock moves and a stalled
+ * source shows STALE). No busy loop. Ctrl-L (or a resume after Ctrl-Z) sends the whole screen
+ * again. A preference changed by a key is saved at once (prefs.c); colours and ASCII switched by a
+ * key remake the theme and send the whole screen. */
 #include "top_ui.h"
 #include "util.h"
 #include <errno.h>
