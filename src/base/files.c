@@ -8,13 +8,151 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The null device, read: an empty file ("--config /dev/null"), as every tool takes it. */
+static int is_null_read(const struct stat *sb, int flags, unsigned opts)
+{
+    struct stat null;
+    return (flags & O_ACCMODE) == O_RDONLY && !(flags & O_CREAT) && !opts && S_ISCHR(sb->st_mode) &&
+           stat("/dev/null", &null) == 0 && S_ISCHR(null.st_mode) && null.st_rdev == sb->st_rdev;
+}
+
+/* why for a file that is there but is not what was asked for; errno is set to match. */
+static int refuse(const struct stat *sb, int flags, unsigned opts, char *why, size_t whylen)
+{
+    if (is_null_read(sb, flags, opts))
+        return 0;
+    if (!S_ISREG(sb->st_mode)) {
+        snprintf(why, whylen, "%s", S_ISDIR(sb->st_mode) ? "a folder, not a file" : "not a regular file");
+        errno = S_ISDIR(sb->st_mode) ? EISDIR : EINVAL;
+        return -1;
+    }
+    if (!(opts & GW_OPEN_OWNED))
+        return 0;
+    if (sb->st_uid != geteuid() && sb->st_uid != 0) {
+        snprintf(why, whylen, "owned by uid %u, not by you (uid %u) or root", (unsigned)sb->st_uid,
+                 (unsigned)geteuid());
+        errno = EPERM;
+        return -1;
+    }
+    if (sb->st_nlink != 1) {
+        snprintf(why, whylen, "has %lu names (a hard link)", (unsigned long)sb->st_nlink);
+        errno = EPERM;
+        return -1;
+    }
+    return 0;
+}
+
+int gw_open_file(const char *path, int flags, unsigned mode, unsigned opts, char *why, size_t whylen)
+{
+    int nofollow = (opts & (GW_OPEN_NOFOLLOW | GW_OPEN_OWNED)) != 0;
+    int base = (flags & O_ACCMODE) | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (nofollow ? O_NOFOLLOW : 0);
+    struct stat sb;
+    int fd = -1;
+    /* A file that exists is looked at before it is opened (opening a device can act on it) and again
+     * after (it may have been swapped in between); a missing one is made with O_EXCL, which never
+     * follows a link. A race with another creator loops a few times. */
+    for (int tries = 0; fd < 0 && tries < 8; tries++) {
+        int found = (nofollow ? lstat(path, &sb) : stat(path, &sb)) == 0;
+        if (found && S_ISLNK(sb.st_mode)) {
+            snprintf(why, whylen, "a link (refused here: another user could have put it there)");
+            errno = ELOOP;
+            return -1;
+        }
+        if (found && refuse(&sb, flags, opts, why, whylen) != 0)
+            return -1;
+        if (found) {
+            fd = open(path, base);
+            if (fd < 0 && errno == ENOENT)
+                continue;
+        } else if (errno == ENOENT && (flags & O_CREAT)) {
+            fd = open(path, base | O_CREAT | O_EXCL | O_NOFOLLOW, (mode_t)mode);
+            if (fd < 0 && errno == EEXIST && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+                snprintf(why, whylen, "a link to a missing file (nothing is created through a link)");
+                errno = ELOOP;
+                return -1;
+            }
+            if (fd < 0 && errno == EEXIST)
+                continue;
+        }
+        if (fd < 0) {
+            snprintf(why, whylen, "%s", errno == ELOOP ? "a link (refused here)" : strerror(errno));
+            return -1;
+        }
+    }
+    if (fd < 0) {
+        snprintf(why, whylen, "%s", "keeps changing while being opened");
+        errno = EAGAIN;
+        return -1;
+    }
+    if (fstat(fd, &sb) != 0 || refuse(&sb, flags, opts, why, whylen) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY && ftruncate(fd, 0) != 0) {
+        int saved = errno;
+        snprintf(why, whylen, "%s", strerror(errno));
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, (fl & ~O_NONBLOCK) | (flags & O_APPEND));
+    return fd;
+}
+
+int gw_private_dir(const char *dir, char *why, size_t whylen)
+{
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        snprintf(why, whylen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+        snprintf(why, whylen, "%s: %s", dir,
+                 errno == ELOOP || errno == ENOTDIR ? "not a real folder (a link or a file)" : strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    int rc = -1;
+    if (sb.st_uid != geteuid())
+        snprintf(why, whylen, "%s: owned by uid %u, not by you (uid %u)", dir, (unsigned)sb.st_uid,
+                 (unsigned)geteuid());
+    else if ((sb.st_mode & 077) && fchmod(fd, 0700) != 0) /* ours: an older gpuwatch made it 0755 */
+        snprintf(why, whylen, "%s: mode %04o lets others in and cannot be changed: %s", dir,
+                 (unsigned)(sb.st_mode & 07777), strerror(errno));
+    else
+        rc = 0;
+    close(fd);
+    return rc;
+}
+
+int gw_shared_dir(const char *dir)
+{
+    struct stat sb;
+    if (lstat(dir, &sb) != 0 && errno == ENOENT && geteuid() == 0 && mkdir(dir, 01777) == 0)
+        chmod(dir, 01777); /* umask narrowed it */
+    if (lstat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != 0)
+        return 0;
+    if ((sb.st_mode & 0022) && !(sb.st_mode & S_ISVTX))
+        return 0;
+    return access(dir, W_OK | X_OK) == 0;
+}
+
 char *gw_read_file(const char *path, size_t max, size_t *len, char *why, size_t whylen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, whylen, "%s", strerror(errno));
+    int fd = gw_open_file(path, O_RDONLY, 0, 0, why, whylen);
+    if (fd < 0)
         return NULL;
-    }
+    return gw_read_fd(fd, max, len, why, whylen);
+}
+
+char *gw_read_fd(int fd, size_t max, size_t *len, char *why, size_t whylen)
+{
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     for (;;) {

@@ -1,6 +1,7 @@
 /* canvas.c - the screen grid top draws into (see top_canvas.h): text with roles, and the runs of cells
  * that differ between two frames. */
 #include "top_canvas.h"
+#include "text.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +56,7 @@ int cv_text(canvas *c, int y, int x, int maxcols, theme_role r, const char *s)
         row[x - 1] = (tcell){' ', row[x - 1].role}; /* a wide character cut in half: its first half goes */
     while (*s) {
         uint32_t cp;
-        s += fmt_utf8_next(s, &cp);
+        s += gw_utf8_next(s, &cp);
         if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0))
             cp = '?';
         if (c->ascii && cp >= 0x80) {

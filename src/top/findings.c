@@ -3,6 +3,7 @@
  * evidence and advice (the diagnosis layer's text, wrapped to the screen, with its signal as a
  * sparkline), the short mark under each GPU a finding names, and why there is nothing to show. */
 #include "top_ui.h"
+#include "text.h"
 #include <math.h>
 #include <stdio.h>
 #include <ctype.h>
@@ -281,7 +282,7 @@ static int wrap(detail_line *out, int k, const char *s, int len, int cols, theme
             width = 8;
         while (i < len) {
             uint32_t cp;
-            size_t b = fmt_utf8_next(s + i, &cp);
+            size_t b = gw_utf8_next(s + i, &cp);
             int cw = fmt_cp_cols(cp);
             if (w + cw > width)
                 break;
@@ -293,7 +294,7 @@ static int wrap(detail_line *out, int k, const char *s, int len, int cols, theme
         if (i < len && brk > pos)
             i = brk; /* at the last space that fits */
         if (i == pos)
-            i = pos + (int)fmt_utf8_next(s + pos, &(uint32_t){0});
+            i = pos + (int)gw_utf8_next(s + pos, &(uint32_t){0});
         out[k++] = (detail_line){s + pos, i - pos, indent, role};
         pos = i;
         while (pos < len && s[pos] == ' ')

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
+#include "text.h"
 #include "util.h"
 
 top_level fmt_level(double value, double warn, double crit)
@@ -216,30 +217,6 @@ char *fmt_duration(char *out, size_t n, uint64_t s)
     return out;
 }
 
-size_t fmt_utf8_next(const char *s, uint32_t *cp)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    if (u[0] < 0x80) {
-        *cp = u[0];
-        return 1;
-    }
-    int len = u[0] >= 0xF0 && u[0] < 0xF8 ? 4 : u[0] >= 0xE0 ? 3 : u[0] >= 0xC2 && u[0] < 0xE0 ? 2 : 0;
-    uint32_t c = len == 4 ? u[0] & 0x07u : len == 3 ? u[0] & 0x0Fu : u[0] & 0x1Fu;
-    for (int i = 1; i < len; i++) {
-        if ((u[i] & 0xC0) != 0x80) {
-            len = 0; /* cut short (a NUL ends it too) */
-            break;
-        }
-        c = c << 6 | (u[i] & 0x3Fu);
-    }
-    if (!len || (len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF))) {
-        *cp = 0xFFFD; /* not UTF-8: one replacement character per byte */
-        return 1;
-    }
-    *cp = c;
-    return (size_t)len;
-}
-
 int fmt_cp_cols(uint32_t cp)
 {
     /* What top draws most: ASCII, Latin-1 (°), block elements and box drawing, braille. */
@@ -253,7 +230,7 @@ int fmt_cp_cols(uint32_t cp)
 static size_t next_char(const char *s, int *cols)
 {
     uint32_t cp;
-    size_t len = fmt_utf8_next(s, &cp);
+    size_t len = gw_utf8_next(s, &cp);
     *cols = fmt_cp_cols(cp);
     return len;
 }

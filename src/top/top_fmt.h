@@ -38,9 +38,6 @@ char *fmt_kbs(char *out, size_t n, double kbs);
 /* seconds as 45s, 12:34, 3:04:05, 2d03h */
 char *fmt_duration(char *out, size_t n, uint64_t secs);
 
-/* Decodes one UTF-8 character of s (which is not empty) into *cp; returns its length in bytes.
- * A byte that does not start a valid character gives U+FFFD and a length of 1. */
-size_t fmt_utf8_next(const char *s, uint32_t *cp);
 /* Terminal columns of a character (1 for ASCII; wcwidth, at least 0, otherwise). */
 int fmt_cp_cols(uint32_t cp);
 /* Terminal columns taken by a UTF-8 string. */

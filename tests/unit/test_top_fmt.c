@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "top_fmt.h"
+#include "text.h"
 
 static void test_bar_unicode(void **st)
 {
@@ -134,19 +135,19 @@ static void test_utf8(void **st)
 {
     (void)st;
     uint32_t cp;
-    assert_int_equal(fmt_utf8_next("a", &cp), 1);
+    assert_int_equal(gw_utf8_next("a", &cp), 1);
     assert_int_equal(cp, 'a');
-    assert_int_equal(fmt_utf8_next("°C", &cp), 2);
+    assert_int_equal(gw_utf8_next("°C", &cp), 2);
     assert_int_equal(cp, 0xB0);
-    assert_int_equal(fmt_utf8_next("█", &cp), 3);
+    assert_int_equal(gw_utf8_next("█", &cp), 3);
     assert_int_equal(cp, 0x2588);
-    assert_int_equal(fmt_utf8_next("\xF0\x9F\x98\x80", &cp), 4);
+    assert_int_equal(gw_utf8_next("\xF0\x9F\x98\x80", &cp), 4);
     assert_int_equal(cp, 0x1F600);
-    assert_int_equal(fmt_utf8_next("\xE2\x96", &cp), 1); /* cut short: one byte, U+FFFD */
+    assert_int_equal(gw_utf8_next("\xE2\x96", &cp), 1); /* cut short: one byte, U+FFFD */
     assert_int_equal(cp, 0xFFFD);
-    assert_int_equal(fmt_utf8_next("\xC0\xAF", &cp), 1); /* overlong */
+    assert_int_equal(gw_utf8_next("\xC0\xAF", &cp), 1); /* overlong */
     assert_int_equal(cp, 0xFFFD);
-    assert_int_equal(fmt_utf8_next("\xE0\x80\xAF", &cp), 1);
+    assert_int_equal(gw_utf8_next("\xE0\x80\xAF", &cp), 1);
     assert_int_equal(cp, 0xFFFD);
     assert_int_equal(fmt_cp_cols('x'), 1);
     assert_int_equal(fmt_cp_cols(0x65E5), 2); /* 日 */

@@ -1,0 +1,64 @@
+/* text.c - decoding and cleaning outside text (see text.h). */
+#include "text.h"
+#include <string.h>
+
+size_t gw_utf8_next(const char *s, uint32_t *cp)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (u[0] < 0x80) {
+        *cp = u[0];
+        return 1;
+    }
+    int len = u[0] >= 0xF0 && u[0] < 0xF5 ? 4 : u[0] >= 0xE0 && u[0] < 0xF0 ? 3 : u[0] >= 0xC2 && u[0] < 0xE0 ? 2 : 0;
+    uint32_t c = len == 4 ? u[0] & 0x07u : len == 3 ? u[0] & 0x0Fu : u[0] & 0x1Fu;
+    for (int i = 1; i < len; i++) {
+        if ((u[i] & 0xC0) != 0x80) {
+            len = 0; /* cut short (a NUL ends it too) */
+            break;
+        }
+        c = c << 6 | (u[i] & 0x3Fu);
+    }
+    if (!len || (len == 3 && (c < 0x800 || (c >= 0xD800 && c < 0xE000))) ||
+        (len == 4 && (c < 0x10000 || c > 0x10FFFF))) {
+        *cp = 0xFFFD; /* not UTF-8: one replacement character per byte */
+        return 1;
+    }
+    *cp = c;
+    return (size_t)len;
+}
+
+static int is_control(uint32_t cp)
+{
+    return cp < 0x20 || (cp >= 0x7F && cp < 0xA0);
+}
+
+char *gw_clean_text(char *s)
+{
+    char *out = s;
+    for (const char *in = s; *in;) {
+        uint32_t cp;
+        size_t len = gw_utf8_next(in, &cp);
+        int bad = is_control(cp) || (cp == 0xFFFD && len == 1 && (unsigned char)*in >= 0x80);
+        if (bad) {
+            *out++ = '?';
+        } else {
+            memmove(out, in, len);
+            out += len;
+        }
+        in += len;
+    }
+    *out = 0;
+    return s;
+}
+
+int gw_text_is_clean(const char *s)
+{
+    while (*s) {
+        uint32_t cp;
+        size_t len = gw_utf8_next(s, &cp);
+        if ((is_control(cp) && cp != '\t') || (cp == 0xFFFD && len == 1 && (unsigned char)*s >= 0x80))
+            return 0;
+        s += len;
+    }
+    return 1;
+}
