@@ -44,7 +44,7 @@ typedef struct run_ctx {
     unsigned char cost[RUN_MAX_GPUS][RUN_MAX_GPUS];
     int ngpus;
     place_result placed;
-    int lock_fd[RUN_MAX_GPUS];
+    reserve_hold holds[RUN_MAX_GPUS];
     reserve_owner me;
     run_meta meta;
     char db[4096];
@@ -144,33 +144,46 @@ static void measure(run_ctx *c, place_gpu *pg)
     free(smp);
 }
 
-/* One try at placing the job: 1 placed and reserved, 0 not enough GPUs, -1 error (printed). */
-static int try_place(run_ctx *c, place_gpu *pg, const place_request *rq)
+/* The key a GPU's reservation is locked by: its UUID, else its PCI bus id (both stable); "" when
+ * it has neither (it cannot be reserved). */
+static const char *lock_key(const run_ctx *c, int i)
+{
+    const gpu_info *in = &c->s.gpus[i].info;
+    if (!c->s.gpus[i].have_info)
+        return "";
+    return in->str[M_UUID][0] ? in->str[M_UUID] : in->str[M_PCI_BUS_ID];
+}
+
+/* One try at placing the job, waiting at most lock_wait_s for the placement lock (< 0: for ever):
+ * 1 placed and reserved, 0 not enough GPUs, -2 the placement lock stayed held, -1 error (printed). */
+static int try_place(run_ctx *c, place_gpu *pg, const place_request *rq, double lock_wait_s)
 {
     char err[512];
-    int pl = reserve_placement_lock(c->lockdir, err, sizeof err);
+    int pl = reserve_placement_lock(c->lockdir, lock_wait_s, err, sizeof err);
     if (pl < 0) {
         fprintf(stderr, "gpuwatch run: %s\n", err);
-        return -1;
+        return errno == EWOULDBLOCK ? -2 : -1;
     }
     for (int i = 0; i < c->ngpus; i++) {
         reserve_owner o;
-        const char *uuid = c->s.gpus[i].info.str[M_UUID];
-        pg[i].reserved = uuid[0] && reserve_check(c->lockdir, uuid, &o) == RESERVE_HELD;
-        if (pg[i].reserved)
+        const char *key = lock_key(c, i);
+        reserve_state st = key[0] ? reserve_check(c->lockdir, key, &o) : RESERVE_REFUSED;
+        pg[i].reserved = st == RESERVE_HELD || st == RESERVE_REFUSED;
+        if (st == RESERVE_HELD)
             reserve_owner_text(&o, pg[i].holder, sizeof pg[i].holder);
+        else if (st == RESERVE_REFUSED && key[0])
+            snprintf(pg[i].holder, sizeof pg[i].holder, "an unusable lock file (%.120s)", o.command);
+        else if (st == RESERVE_REFUSED)
+            snprintf(pg[i].holder, sizeof pg[i].holder, "nothing: it has no UUID or PCI bus id to lock it by");
     }
     int rc = place_choose(pg, c->ngpus, rq, (const unsigned char(*)[RUN_MAX_GPUS])c->cost, &c->placed) ? 1 : 0;
     for (int k = 0; rc == 1 && k < c->placed.n; k++) {
         int g = c->placed.gpus[k];
         c->me.gpu = g;
-        c->lock_fd[k] = reserve_take(c->lockdir, c->s.gpus[g].info.str[M_UUID], &c->me, err, sizeof err);
-        if (c->lock_fd[k] < 0) {
+        if (reserve_take(c->lockdir, lock_key(c, g), &c->me, &c->holds[k], err, sizeof err) != 0) {
             fprintf(stderr, "gpuwatch run: GPU %d: %s\n", g, err);
-            for (int j = 0; j < k; j++) {
-                reserve_release(c->lock_fd[j]);
-                c->lock_fd[j] = -1;
-            }
+            for (int j = 0; j < k; j++)
+                reserve_release(&c->holds[j]);
             c->placed.n = 0;
             rc = -1;
         }
@@ -201,7 +214,12 @@ static int place(run_ctx *c)
     uint64_t last_line = 0;
     for (;;) {
         measure(c, pg);
-        int rc = try_place(c, pg, &rq);
+        /* the placement lock is held for milliseconds by a run; without --wait, 10 s is plenty */
+        double elapsed = (double)(gw_mono_us() - t0) / 1e6;
+        double lock_wait = !c->o.wait ? 10 : c->o.wait_s > 0 ? fmax(c->o.wait_s - elapsed, 0) : -1;
+        int rc = try_place(c, pg, &rq, lock_wait);
+        if (rc == -2)
+            return RUN_EXIT_NO_GPUS;
         if (rc < 0)
             return 1;
         if (rc == 1) {
@@ -272,6 +290,8 @@ static void list_one(void *ctx, const char *uuid, reserve_state st, const reserv
         printf("GPU %-3d %-40s held by %s since %s: %s\n", o->gpu, uuid, who, since, o->command);
     else if (st == RESERVE_STALE)
         printf("GPU %-3d %-40s free (stale: %s died without releasing it)\n", o->gpu, uuid, who);
+    else if (st == RESERVE_REFUSED)
+        printf("GPU ?   %-40s cannot be reserved: %s\n", uuid, o->command);
 }
 
 static int list_reservations(void)
@@ -583,7 +603,7 @@ int cmd_run(int argc, char **argv)
     c->sampler_open = 1;
     c->ngpus = c->s.count < RUN_MAX_GPUS ? c->s.count : RUN_MAX_GPUS;
     for (int i = 0; i < RUN_MAX_GPUS; i++)
-        c->lock_fd[i] = -1;
+        c->holds[i] = (reserve_hold){-1, -1};
     if (c->o.ngpus > c->ngpus) {
         fprintf(stderr, "gpuwatch run: --gpus %d: this machine has %d GPU%s\n", c->o.ngpus, c->ngpus,
                 c->ngpus == 1 ? "" : "s");
@@ -602,7 +622,7 @@ int cmd_run(int argc, char **argv)
     rc = run_job(c);
 out:
     for (int k = 0; k < c->placed.n; k++)
-        reserve_release(c->lock_fd[k]);
+        reserve_release(&c->holds[k]);
     agent_reader_close(c->agent);
     if (c->sampler_open)
         sampler_close(&c->s);

@@ -3,24 +3,31 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "files.h"
+#include "text.h"
 #include "util.h"
 
 #define PREFIX "gpu-"
 #define SUFFIX ".lock"
+#define OWNER_TAG ".owner-"
+#define SHARED_DIR "/run/gpuwatch"
+#define RECORD_MAX 2048
 
-static int usable_dir(const char *path, mode_t mode)
+/* The explicit folder of GPUWATCH_LOCK_DIR: made when missing (1777: it is meant to be shared). */
+static int named_dir_ok(const char *path)
 {
     struct stat sb;
     if (stat(path, &sb) != 0) {
-        if (gw_make_dirs(path, mode) != 0)
+        if (gw_make_dirs(path, 01777) != 0)
             return 0;
-        chmod(path, mode); /* umask may have narrowed it */
+        chmod(path, 01777); /* umask may have narrowed it */
         if (stat(path, &sb) != 0)
             return 0;
     }
@@ -32,148 +39,220 @@ int reserve_dir(char *out, size_t n, char *err, size_t errlen)
     const char *env = getenv("GPUWATCH_LOCK_DIR");
     if (env && *env) {
         gw_strlcpy(out, env, n);
-        if (usable_dir(out, 01777))
+        if (named_dir_ok(out))
             return 0;
         snprintf(err, errlen, "GPUWATCH_LOCK_DIR=%s: cannot create or write the folder: %s", env, strerror(errno));
         return -1;
     }
-    gw_strlcpy(out, "/run/gpuwatch", n);
-    if (usable_dir(out, 01777))
+    gw_strlcpy(out, SHARED_DIR, n);
+    if (gw_shared_dir(out))
         return 0;
+    char why[600];
     const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (xdg && *xdg) {
+    if (xdg && *xdg == '/') {
         snprintf(out, n, "%s/gpuwatch", xdg);
-        if (usable_dir(out, 0700))
+        if (gw_private_dir(out, why, sizeof why) == 0)
             return 0;
     }
-    snprintf(out, n, "/tmp/gpuwatch-%u", (unsigned)getuid());
-    if (usable_dir(out, 0700))
+    snprintf(out, n, "/tmp/gpuwatch-%u", (unsigned)geteuid());
+    if (gw_private_dir(out, why, sizeof why) == 0)
         return 0;
     snprintf(err, errlen,
-             "no folder for GPU reservations: /run/gpuwatch, $XDG_RUNTIME_DIR/gpuwatch and %s "
-             "cannot be written (set GPUWATCH_LOCK_DIR)",
-             out);
+             "no folder for GPU reservations: %s cannot be used, $XDG_RUNTIME_DIR/gpuwatch neither, and %s; "
+             "set GPUWATCH_LOCK_DIR to a folder of yours",
+             SHARED_DIR, why);
     return -1;
 }
 
-static int ofd_lock(int fd, int wait)
+/* flock that retries when a signal interrupts it. */
+static int lock_fd(int fd, int how)
 {
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
     int rc;
     do
-        rc = fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl);
+        rc = flock(fd, how);
     while (rc != 0 && errno == EINTR);
     return rc;
 }
 
-/* 1 when another open file description holds a lock on fd's file. */
-static int ofd_locked(int fd)
+int reserve_placement_lock(const char *dir, double wait_s, char *err, size_t errlen)
 {
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-    if (fcntl(fd, F_OFD_GETLK, &fl) != 0)
-        return 0;
-    return fl.l_type != F_UNLCK;
-}
-
-int reserve_placement_lock(const char *dir, char *err, size_t errlen)
-{
-    char path[4200];
+    char path[4200], why[256];
     snprintf(path, sizeof path, "%s/placement.lock", dir);
-    mode_t old = umask(0);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    umask(old);
-    if (fd < 0 || ofd_lock(fd, 1) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    int fd = gw_open_file(path, O_RDONLY | O_CREAT, 0644, GW_OPEN_NOFOLLOW, why, sizeof why);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
         return -1;
+    }
+    uint64_t t0 = gw_mono_us();
+    int said = 0;
+    while (lock_fd(fd, LOCK_EX | LOCK_NB) != 0) {
+        double waited = (double)(gw_mono_us() - t0) / 1e6;
+        if (errno != EWOULDBLOCK) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        if (wait_s >= 0 && waited >= wait_s) {
+            snprintf(err, errlen, "%s: another process held it for the whole %.1f s waited", path, waited);
+            close(fd);
+            errno = EWOULDBLOCK;
+            return -1;
+        }
+        if (!said && waited >= 1) {
+            fprintf(stderr, "gpuwatch run: waiting for %s (another run is placing its job, or a process holds it)\n",
+                    path);
+            said = 1;
+        }
+        gw_sleep_us(20000);
     }
     return fd;
 }
 
-static void lock_path(const char *dir, const char *uuid, char *out, size_t n)
+/* gpu-KEY.lock, with KEY made safe for a file name. */
+static void key_part(const char *key, char *out, size_t n)
+{
+    size_t k = 0;
+    for (const char *p = key; *p && k + 1 < n; p++) {
+        unsigned char c = (unsigned char)*p;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == ':';
+        out[k++] = ok ? (char)c : '_';
+    }
+    out[k] = 0;
+}
+
+static void lock_path(const char *dir, const char *key, char *out, size_t n)
 {
     char safe[128];
-    size_t k = 0;
-    for (const char *p = uuid; *p && k + 1 < sizeof safe; p++)
-        safe[k++] = (*p == '/' || *p == '.' || *p <= ' ') ? '_' : *p;
-    safe[k] = 0;
+    key_part(key, safe, sizeof safe);
     snprintf(out, n, "%s/" PREFIX "%s" SUFFIX, dir, safe);
 }
 
-/* key=value lines; unknown keys ignored. */
-static void parse_owner(const char *text, reserve_owner *o)
+/* key=value lines; unknown keys ignored; values cleaned for printing. */
+static void parse_owner(char *text, reserve_owner *o)
+{
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        char *v = strchr(line, '=');
+        if (!v)
+            continue;
+        *v++ = 0;
+        gw_clean_text(v);
+        if (strcmp(line, "pid") == 0)
+            o->pid = strtol(v, NULL, 10);
+        else if (strcmp(line, "job") == 0)
+            gw_strlcpy(o->job, v, sizeof o->job);
+        else if (strcmp(line, "name") == 0)
+            gw_strlcpy(o->name, v, sizeof o->name);
+        else if (strcmp(line, "since") == 0)
+            o->since_s = strtoll(v, NULL, 10);
+        else if (strcmp(line, "gpu") == 0)
+            o->gpu = (int)strtol(v, NULL, 10);
+        else if (strcmp(line, "command") == 0)
+            gw_strlcpy(o->command, v, sizeof o->command);
+    }
+    if (o->pid < 0)
+        o->pid = 0;
+    if (o->gpu < -1 || o->gpu > 4096)
+        o->gpu = -1;
+}
+
+static void user_name(uid_t uid, char *out, size_t n)
+{
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
+        gw_strlcpy(out, res->pw_name, n);
+    else
+        snprintf(out, n, "uid %u", (unsigned)uid);
+    gw_clean_text(out);
+}
+
+/* The newest record of KEY (any user's): 1 with o filled when it names a holder, 0 when there is
+ * none or the newest was emptied (released). A record counts only from a regular file owned by the
+ * uid its name gives. */
+static int read_owner(const char *dir, const char *key, reserve_owner *o)
 {
     memset(o, 0, sizeof *o);
     o->gpu = -1;
-    const char *line = text;
-    while (line && *line) {
-        const char *nl = strchr(line, '\n');
-        size_t len = nl ? (size_t)(nl - line) : strlen(line);
-        char buf[512];
-        if (len >= sizeof buf)
-            len = sizeof buf - 1;
-        memcpy(buf, line, len);
-        buf[len] = 0;
-        char *eq = strchr(buf, '=');
-        if (eq) {
-            *eq = 0;
-            const char *v = eq + 1;
-            if (strcmp(buf, "pid") == 0)
-                o->pid = strtol(v, NULL, 10);
-            else if (strcmp(buf, "user") == 0)
-                gw_strlcpy(o->user, v, sizeof o->user);
-            else if (strcmp(buf, "job") == 0)
-                gw_strlcpy(o->job, v, sizeof o->job);
-            else if (strcmp(buf, "name") == 0)
-                gw_strlcpy(o->name, v, sizeof o->name);
-            else if (strcmp(buf, "since") == 0)
-                o->since_s = strtoll(v, NULL, 10);
-            else if (strcmp(buf, "gpu") == 0)
-                o->gpu = (int)strtol(v, NULL, 10);
-            else if (strcmp(buf, "command") == 0)
-                gw_strlcpy(o->command, v, sizeof o->command);
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-}
-
-static int read_owner(int fd, reserve_owner *o)
-{
-    char text[2048];
-    ssize_t r = pread(fd, text, sizeof text - 1, 0);
-    if (r <= 0) {
-        memset(o, 0, sizeof *o);
+    char safe[128], stem[200];
+    key_part(key, safe, sizeof safe);
+    snprintf(stem, sizeof stem, PREFIX "%s" OWNER_TAG, safe);
+    DIR *d = opendir(dir);
+    if (!d)
         return 0;
+    struct timespec best = {0, 0};
+    int found = 0, named = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, stem, strlen(stem)) != 0)
+            continue;
+        char *end;
+        unsigned long uid = strtoul(e->d_name + strlen(stem), &end, 10);
+        if (*end || end == e->d_name + strlen(stem))
+            continue;
+        char path[4400], why[128];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int fd = gw_open_file(path, O_RDONLY, 0, GW_OPEN_NOFOLLOW, why, sizeof why);
+        struct stat sb;
+        if (fd < 0)
+            continue;
+        if (fstat(fd, &sb) != 0 || sb.st_uid != (uid_t)uid ||
+            (found && (sb.st_mtim.tv_sec < best.tv_sec ||
+                       (sb.st_mtim.tv_sec == best.tv_sec && sb.st_mtim.tv_nsec <= best.tv_nsec)))) {
+            close(fd);
+            continue;
+        }
+        char text[RECORD_MAX];
+        ssize_t r = pread(fd, text, sizeof text - 1, 0);
+        close(fd);
+        found = 1;
+        best = sb.st_mtim;
+        memset(o, 0, sizeof *o);
+        o->gpu = -1;
+        named = 0;
+        if (r <= 0)
+            continue;
+        text[r] = 0;
+        parse_owner(text, o);
+        user_name((uid_t)uid, o->user, sizeof o->user);
+        named = o->pid > 0;
     }
-    text[r] = 0;
-    parse_owner(text, o);
-    return o->pid > 0;
+    closedir(d);
+    return named;
 }
 
-static reserve_state state_of(int fd, reserve_owner *owner)
+/* Whether another descriptor holds the lock of fd's file (a shared lock taken and given back at once). */
+static int held_elsewhere(int fd)
+{
+    if (lock_fd(fd, LOCK_SH | LOCK_NB) != 0)
+        return errno == EWOULDBLOCK;
+    flock(fd, LOCK_UN);
+    return 0;
+}
+
+reserve_state reserve_check(const char *dir, const char *key, reserve_owner *owner)
 {
     reserve_owner tmp;
     reserve_owner *o = owner ? owner : &tmp;
-    int named = read_owner(fd, o);
-    if (ofd_locked(fd))
+    char path[4300], why[256];
+    lock_path(dir, key, path, sizeof path);
+    int fd = gw_open_file(path, O_RDONLY, 0, GW_OPEN_NOFOLLOW, why, sizeof why);
+    if (fd < 0) {
+        memset(o, 0, sizeof *o);
+        o->gpu = -1;
+        if (errno == ENOENT)
+            return RESERVE_FREE;
+        snprintf(o->command, sizeof o->command, "%.120s: %.120s", path, why);
+        return RESERVE_REFUSED;
+    }
+    int held = held_elsewhere(fd);
+    close(fd);
+    int named = read_owner(dir, key, o);
+    if (held)
         return RESERVE_HELD;
     return named ? RESERVE_STALE : RESERVE_FREE;
-}
-
-reserve_state reserve_check(const char *dir, const char *uuid, reserve_owner *owner)
-{
-    char path[4300];
-    lock_path(dir, uuid, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (owner)
-            memset(owner, 0, sizeof *owner);
-        return RESERVE_FREE;
-    }
-    reserve_state st = state_of(fd, owner);
-    close(fd);
-    return st;
 }
 
 /* One line per field; newlines in values become spaces. */
@@ -192,19 +271,39 @@ static void put_field(char *out, size_t n, size_t *len, const char *key, const c
     out[*len < n ? *len : n - 1] = 0;
 }
 
-int reserve_take(const char *dir, const char *uuid, const reserve_owner *me, char *err, size_t errlen)
+/* A shared lock taken by `run --list` to look lasts microseconds: a few tries before "held". */
+static int take_lock(int fd)
 {
-    char path[4300];
-    lock_path(dir, uuid, path, sizeof path);
-    mode_t old = umask(0);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    umask(old);
+    for (int i = 0; i < 10; i++) {
+        if (lock_fd(fd, LOCK_EX | LOCK_NB) == 0)
+            return 0;
+        if (errno != EWOULDBLOCK)
+            return -1;
+        gw_sleep_us(2000);
+    }
+    return -1;
+}
+
+int reserve_take(const char *dir, const char *key, const reserve_owner *me, reserve_hold *out, char *err, size_t errlen)
+{
+    out->lock_fd = out->record_fd = -1;
+    char path[4300], why[256];
+    lock_path(dir, key, path, sizeof path);
+    int fd = gw_open_file(path, O_RDONLY | O_CREAT, 0644, GW_OPEN_NOFOLLOW, why, sizeof why);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, why);
         return -1;
     }
-    if (ofd_lock(fd, 0) != 0) {
+    if (take_lock(fd) != 0) {
         snprintf(err, errlen, "%s: held by another run", path);
+        close(fd);
+        return -1;
+    }
+    char rec[4400];
+    snprintf(rec, sizeof rec, "%.*s" OWNER_TAG "%u", (int)(strlen(path) - strlen(SUFFIX)), path, (unsigned)geteuid());
+    int rfd = gw_open_file(rec, O_WRONLY | O_CREAT | O_TRUNC, 0644, GW_OPEN_OWNED, why, sizeof why);
+    if (rfd < 0) {
+        snprintf(err, errlen, "%s: %s", rec, why);
         close(fd);
         return -1;
     }
@@ -213,7 +312,6 @@ int reserve_take(const char *dir, const char *uuid, const reserve_owner *me, cha
     text[0] = 0;
     snprintf(num, sizeof num, "%ld", me->pid);
     put_field(text, sizeof text, &len, "pid", num);
-    put_field(text, sizeof text, &len, "user", me->user);
     put_field(text, sizeof text, &len, "job", me->job);
     put_field(text, sizeof text, &len, "name", me->name);
     snprintf(num, sizeof num, "%lld", (long long)me->since_s);
@@ -221,25 +319,30 @@ int reserve_take(const char *dir, const char *uuid, const reserve_owner *me, cha
     snprintf(num, sizeof num, "%d", me->gpu);
     put_field(text, sizeof text, &len, "gpu", num);
     put_field(text, sizeof text, &len, "command", me->command);
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, text, len, 0) != (ssize_t)len) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    if (pwrite(rfd, text, len, 0) != (ssize_t)len) {
+        snprintf(err, errlen, "%s: %s", rec, strerror(errno));
+        close(rfd);
         close(fd);
         return -1;
     }
-    return fd;
+    out->lock_fd = fd;
+    out->record_fd = rfd;
+    return 0;
 }
 
-void reserve_release(int fd)
+void reserve_release(reserve_hold *h)
 {
-    if (fd < 0)
-        return;
-    if (ftruncate(fd, 0) != 0) {
-        /* the lock goes with the descriptor anyway; the file only looks stale */
+    if (h->record_fd >= 0 && ftruncate(h->record_fd, 0) != 0) {
+        /* the lock goes with the descriptor anyway; the record only looks stale */
     }
-    close(fd);
+    if (h->record_fd >= 0)
+        close(h->record_fd);
+    if (h->lock_fd >= 0)
+        close(h->lock_fd);
+    h->lock_fd = h->record_fd = -1;
 }
 
-int reserve_list(const char *dir, void (*cb)(void *ctx, const char *uuid, reserve_state st, const reserve_owner *o),
+int reserve_list(const char *dir, void (*cb)(void *ctx, const char *key, reserve_state st, const reserve_owner *o),
                  void *ctx)
 {
     DIR *d = opendir(dir);
@@ -252,15 +355,16 @@ int reserve_list(const char *dir, void (*cb)(void *ctx, const char *uuid, reserv
         if (strncmp(e->d_name, PREFIX, strlen(PREFIX)) != 0 || len <= strlen(PREFIX) + strlen(SUFFIX) ||
             strcmp(e->d_name + len - strlen(SUFFIX), SUFFIX) != 0)
             continue;
-        char uuid[128];
-        size_t ulen = len - strlen(PREFIX) - strlen(SUFFIX);
-        if (ulen >= sizeof uuid)
+        char key[128];
+        size_t klen = len - strlen(PREFIX) - strlen(SUFFIX);
+        if (klen >= sizeof key)
             continue;
-        memcpy(uuid, e->d_name + strlen(PREFIX), ulen);
-        uuid[ulen] = 0;
+        memcpy(key, e->d_name + strlen(PREFIX), klen);
+        key[klen] = 0;
+        gw_clean_text(key);
         reserve_owner o;
-        reserve_state st = reserve_check(dir, uuid, &o);
-        cb(ctx, uuid, st, &o);
+        reserve_state st = reserve_check(dir, key, &o);
+        cb(ctx, key, st, &o);
         n++;
     }
     closedir(d);

@@ -1,8 +1,18 @@
-/* reserve.h - GPU reservations between concurrent `gpuwatch run`s on one machine: one lock file per
- * GPU (by UUID) in a shared folder, locked with an open file description lock (F_OFD_SETLK) that the
- * kernel drops when the holder dies, so a killed run frees its GPUs. The file says who holds it (pid,
- * user, job, command); a file that names a holder but is not locked is stale (its run was killed).
- * Files are never removed (removing one would let two runs lock two different files of one name). */
+/* reserve.h - GPU reservations between concurrent `gpuwatch run`s on one machine, whoever runs them.
+ *
+ * The folder is shared (/run/gpuwatch, mode 1777) or private to the user. Per GPU (by UUID, or PCI
+ * bus id where the UUID cannot be read) one lock file, gpu-KEY.lock, locked with flock(2), which
+ * works on a descriptor opened for reading only: the file belongs to whoever made it first (0644)
+ * and every other user's run locks the same file. The kernel drops the lock when the last
+ * descriptor to it closes, so a killed run frees its GPUs (or its job's processes keep them, when
+ * they inherited the descriptor). Who holds a GPU is written by each user into a record file of
+ * their own, gpu-KEY.owner-UID: the newest record names the holder (an emptied one: released); a
+ * record whose lock is not held is stale (its run was killed). Files are never removed (removing one
+ * would let two runs lock two different files of one name).
+ *
+ * Nothing in the folder is trusted: no file is opened through a link, created through one, or opened
+ * when it is not a regular file; a record is read only from a file owned by the uid in its name, and
+ * its words are cleaned of control characters before anyone prints them. */
 #ifndef GPUWATCH_RUN_RESERVE_H
 #define GPUWATCH_RUN_RESERVE_H
 
@@ -11,7 +21,7 @@
 
 typedef struct reserve_owner {
     long pid;
-    char user[64];
+    char user[64]; /* from the record file's owner, not from its text */
     char job[40];
     char name[128];
     int64_t since_s; /* Unix seconds */
@@ -19,28 +29,44 @@ typedef struct reserve_owner {
     char command[256];
 } reserve_owner;
 
-typedef enum { RESERVE_FREE = 0, RESERVE_HELD = 1, RESERVE_STALE = 2 } reserve_state;
+typedef enum {
+    RESERVE_FREE = 0,
+    RESERVE_HELD = 1,
+    RESERVE_STALE = 2,
+    RESERVE_REFUSED = 3 /* the lock file is not one we may use (a link, a device): owner.command says why */
+} reserve_state;
 
-/* The folder: $GPUWATCH_LOCK_DIR, else /run/gpuwatch (created 1777 so that every user's runs share
- * it), else $XDG_RUNTIME_DIR/gpuwatch, else /tmp/gpuwatch-UID. 0, or -1 with err filled. */
+/* A reservation taken: the locked file and this user's record. */
+typedef struct reserve_hold {
+    int lock_fd;
+    int record_fd;
+} reserve_hold;
+
+/* The folder: $GPUWATCH_LOCK_DIR, else /run/gpuwatch (made 1777 by root so that every user's runs
+ * share it; used only when it is a real folder owned by root, sticky if others may write), else
+ * $XDG_RUNTIME_DIR/gpuwatch, else /tmp/gpuwatch-UID (both only when a real folder of the user's,
+ * mode 0700). 0, or -1 with err filled. */
 int reserve_dir(char *out, size_t n, char *err, size_t errlen);
 
-/* Serializes placement between runs: returns a descriptor holding the folder's placement lock
- * (waits for it), to close when the chosen GPUs are reserved; -1 with err filled. */
-int reserve_placement_lock(const char *dir, char *err, size_t errlen);
+/* Serializes placement between runs: returns a descriptor holding the folder's placement lock, to
+ * close when the chosen GPUs are reserved. Waits at most wait_s seconds (< 0: for ever), saying
+ * once on stderr that it waits; -1 with err filled (errno EWOULDBLOCK when the wait ran out). */
+int reserve_placement_lock(const char *dir, double wait_s, char *err, size_t errlen);
 
-/* Whether a GPU is reserved now; owner filled for HELD and STALE (when given). */
-reserve_state reserve_check(const char *dir, const char *uuid, reserve_owner *owner);
+/* Whether a GPU is reserved now; owner filled for HELD, STALE and REFUSED (when given). */
+reserve_state reserve_check(const char *dir, const char *key, reserve_owner *owner);
 
-/* Reserves a GPU for me: a descriptor that holds it (close-on-exec), or -1 (held by another, or err). */
-int reserve_take(const char *dir, const char *uuid, const reserve_owner *me, char *err, size_t errlen);
+/* Reserves a GPU for me: 0 with *out holding it (close-on-exec descriptors), or -1 (held by another,
+ * or err). */
+int reserve_take(const char *dir, const char *key, const reserve_owner *me, reserve_hold *out, char *err,
+                 size_t errlen);
 
-/* Gives a reservation back (the file is emptied, then closed). */
-void reserve_release(int fd);
+/* Gives a reservation back (the record is emptied, both closed); h is reset. */
+void reserve_release(reserve_hold *h);
 
-/* Every GPU lock file of the folder: cb(uuid, state, owner). Returns how many, -1 when the folder
+/* Every GPU lock file of the folder: cb(key, state, owner). Returns how many, -1 when the folder
  * cannot be read. */
-int reserve_list(const char *dir, void (*cb)(void *ctx, const char *uuid, reserve_state st, const reserve_owner *o),
+int reserve_list(const char *dir, void (*cb)(void *ctx, const char *key, reserve_state st, const reserve_owner *o),
                  void *ctx);
 
 /* "pid 4242 (alice, job 20250105-1422-x1, 'train')" */
