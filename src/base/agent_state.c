@@ -3,6 +3,7 @@
 #include "files.h"
 #include "util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,16 +33,44 @@ void agent_state_path(char *out, size_t n)
     snprintf(out, n, "%s/agent.state", dir);
 }
 
+/* The state file's folder, made when missing: an explicit one as given, /run/gpuwatch shared, the
+ * fallbacks private to the user. 0, or -1 when it is missing or not safe to write into. */
+static int state_dir_ready(const char *path)
+{
+    char dir[4096];
+    gw_strlcpy(dir, path, sizeof dir);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = 0;
+    const char *own = getenv("GPUWATCH_RUNTIME_DIR");
+    if (own && *own == '/')
+        return gw_make_dirs(dir, 0755);
+    if (strcmp(dir, "/run/gpuwatch") == 0)
+        return gw_shared_dir(dir) ? 0 : -1;
+    char why[600];
+    return gw_private_dir(dir, why, sizeof why);
+}
+
 int agent_state_write(const agent_state *s, const char *const *keys, const char *const *values, int nfacts)
 {
     char path[4096], tmp[4200];
     agent_state_path(path, sizeof path);
-    if (gw_make_parent_dirs(path) != 0)
+    if (state_dir_ready(path) != 0)
         return -1;
-    snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = mkostemp(tmp, O_CLOEXEC); /* O_EXCL underneath: never through a link another user left */
+    if (fd < 0)
         return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f || fchmod(fd, 0644) != 0) {
+        if (f)
+            fclose(f);
+        else
+            close(fd);
+        unlink(tmp);
+        return -1;
+    }
     fprintf(f, "pid=%d\nlisten=%s\nconfig=%s\n", s->pid, s->listen, s->config);
     for (int i = 0; i < nfacts; i++)
         if (!strchr(keys[i], '=') && !strchr(keys[i], '\n') && !strchr(values[i], '\n'))
@@ -55,8 +84,9 @@ int agent_state_write(const agent_state *s, const char *const *keys, const char 
 
 static int read_state(const char *path, agent_state *s)
 {
-    char why[64];
-    char *text = gw_read_file(path, 16384, NULL, why, sizeof why);
+    char why[128];
+    int fd = gw_open_file(path, O_RDONLY, 0, GW_OPEN_OWNED, why, sizeof why);
+    char *text = fd >= 0 ? gw_read_fd(fd, 16384, NULL, why, sizeof why) : NULL;
     if (!text)
         return 0;
     memset(s, 0, sizeof *s);
