@@ -8,6 +8,7 @@
 #include <math.h>
 #include <locale.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -256,7 +257,14 @@ static void read_prefs(top_opts *o, top_prefs *p, char *path, size_t n)
 {
     errlist errs = {0};
     int have_path = top_prefs_path(path, n) == 0;
-    if (have_path && top_prefs_read(path, p, &errs) != 0) {
+    struct stat sb;
+    if (have_path && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        /* a link to /dev/null says "don't save"; a FIFO or a folder is no place for them either */
+        snprintf(o->prefs_unsaved, sizeof o->prefs_unsaved, "preferences not saved: %.500s is not a regular file",
+                 path);
+        top_prefs_defaults(p);
+        have_path = 0;
+    } else if (have_path && top_prefs_read(path, p, &errs) != 0) {
         for (int i = 0; i < errs.n; i++)
             fprintf(stderr, "gpuwatch top: warning: %s%s\n", errs.msg[i],
                     i == errs.n - 1 ? " (the preferences file is ignored: the defaults apply)" : "");

@@ -28,6 +28,8 @@ void top_ui_init(top_ui *u, top_opts *o)
     u->sort_col = o->prefs ? o->prefs->sort_col : PC_GPUMEM;
     u->sort_desc = o->prefs ? o->prefs->sort_desc : 1;
     u->remote = o->remote_on;
+    u->clock_mono_us = gw_mono_us;
+    u->clock_wall_us = gw_now_us;
 }
 
 /* The preferences a key can change. */
@@ -61,7 +63,7 @@ void top_ui_message(top_ui *u, int level, const char *fmt, ...)
     vsnprintf(u->msg, sizeof u->msg, fmt, ap);
     va_end(ap);
     u->msg_level = level;
-    u->msg_until_us = gw_mono_us() + 5000000u;
+    u->msg_until_us = u->clock_mono_us() + 5000000u;
 }
 
 void top_screen_time(const top_ui *u, uint64_t now_mono_us, uint64_t now_wall_us, uint64_t *mono_us, uint64_t *wall_us)
@@ -363,8 +365,8 @@ int top_handle_key(top_ui *u, int ch, int ngpus, top_poller *p)
     case 'p':
     case ' ':
         u->paused = !u->paused;
-        u->paused_mono_us = gw_mono_us();
-        u->paused_wall_us = gw_now_us();
+        u->paused_mono_us = u->clock_mono_us();
+        u->paused_wall_us = u->clock_wall_us();
         if (p)
             top_poller_pause(p, u->paused);
         break;

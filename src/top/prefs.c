@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "doc.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -212,8 +213,12 @@ int top_prefs_write(const char *path, const top_prefs *p, char *why, size_t n)
     char real[PATH_MAX], tmp[PATH_MAX + 32];
     if (realpath(path, real)) /* a link (dotfiles kept elsewhere): its target is rewritten, the link stays */
         path = real;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     int rc = -1;
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        snprintf(why, n, "%s: not a regular file", path);
+        goto out;
+    }
     if (top_prefs_text(p, &b) != 0) {
         snprintf(why, n, "out of memory");
         goto out;
@@ -222,13 +227,20 @@ int top_prefs_write(const char *path, const top_prefs *p, char *why, size_t n)
         snprintf(why, n, "%s: %s", path, strerror(errno));
         goto out;
     }
-    FILE *f = fopen(tmp, "w");
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = mkostemp(tmp, O_CLOEXEC); /* a new file of ours, never one through a link */
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         snprintf(why, n, "%s: %s", tmp, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
         goto out;
     }
-    int bad = fwrite(b.data, 1, b.len, f) != b.len;
-    bad |= fflush(f) != 0 || fsync(fileno(f)) != 0; /* on disk before the rename makes it the file */
+    int bad = fchmod(fd, 0644) != 0;
+    bad |= fwrite(b.data, 1, b.len, f) != b.len;
+    bad |= fflush(f) != 0 || fsync(fd) != 0; /* on disk before the rename makes it the file */
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
         snprintf(why, n, "%s: %s", path, strerror(errno));

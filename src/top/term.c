@@ -320,6 +320,9 @@ static void save_prefs(top_ui *u)
     if (!o->prefs_path) {
         if (o->prefs_note[0])
             top_ui_message(u, LVL_WARN, "preferences not saved: the file has problems (fix or remove it)");
+        else if (o->prefs_unsaved[0] && !u->prefs_unsaved_said)
+            top_ui_message(u, LVL_WARN, "%s", o->prefs_unsaved);
+        u->prefs_unsaved_said = 1;
         return;
     }
     if (top_prefs_write(o->prefs_path, o->prefs, why, sizeof why) != 0)
@@ -336,7 +339,7 @@ int top_run(top_source *src, top_model *m, top_opts *o)
     pthread_mutex_unlock(&m->lock);
     if (o->prefs_note[0]) {
         top_ui_message(&u, LVL_WARN, "%s", o->prefs_note);
-        u.msg_until_us = gw_mono_us() + 15000000u; /* a problem with the user's file: long enough to read */
+        u.msg_until_us = u.clock_mono_us() + 15000000u; /* a problem with the user's file: long enough to read */
     }
     top_poller *p = top_poller_start(src, m, o->interval_s);
     if (!p) {

@@ -70,8 +70,9 @@ typedef struct top_opts {
     /* The preferences file's values: keys change them (and set top_ui.prefs_dirty), the terminal side
      * saves them to prefs_path. Options given on the command line are not in it. NULL: none kept. */
     top_prefs *prefs;
-    const char *prefs_path; /* NULL: not saved (no home folder, or a file with problems) */
-    char prefs_note[600];   /* a problem with the file, said at start */
+    const char *prefs_path;  /* NULL: not saved (no home folder, or a file with problems) */
+    char prefs_note[600];    /* a problem with the file, said at start */
+    char prefs_unsaved[600]; /* why preferences are not saved though the file is fine (not a regular file) */
 } top_opts;
 
 /* ---- layout (pure) ---- */
@@ -171,10 +172,11 @@ typedef struct top_ui {
     int fsel, ftop;    /* selected finding and first one shown */
     char fsel_det[32]; /* the selected finding's detector and first GPU, followed across reports */
     int fsel_gpu;
-    int fdetail_top;  /* first line of the detail shown */
-    int findings_off; /* no diagnosis here: `f` says why */
-    int prefs_dirty;  /* a key changed a preference (o->prefs): save the file */
-    int restyle;      /* colours or ASCII switched: the terminal side makes its theme again */
+    int fdetail_top;        /* first line of the detail shown */
+    int findings_off;       /* no diagnosis here: `f` says why */
+    int prefs_dirty;        /* a key changed a preference (o->prefs): save the file */
+    int prefs_unsaved_said; /* o->prefs_unsaved was said (once is enough) */
+    int restyle;            /* colours or ASCII switched: the terminal side makes its theme again */
     /* Signals: `k` opens a menu (sig_menu), then y/n confirms confirm_sig for confirm_pid. */
     int sig_menu;
     int confirm_sig;
@@ -191,6 +193,10 @@ typedef struct top_ui {
     char msg[200];         /* one-line status message */
     int msg_level;         /* top_level */
     uint64_t msg_until_us; /* monotonic */
+    /* The clocks keys and messages read (gw_mono_us, gw_now_us); a test sets its own, so that what
+     * it draws at a time of its choosing does not depend on the machine's uptime or date. */
+    uint64_t (*clock_mono_us)(void);
+    uint64_t (*clock_wall_us)(void);
     int quit;
     top_layout lay;                        /* the last screen's layout (for mouse clicks) */
     unsigned char gpu_extra[TOP_MAX_GPUS]; /* and its panels' wrapped lines and findings lines */

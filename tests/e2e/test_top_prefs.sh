@@ -78,3 +78,32 @@ printf 'temp_warn: 95\ntemp_crit: 100\n' > "$PREFS"
 "$GPUWATCH" --sim "$SCEN/top_thermal.yaml" top --once --temp-warn 80 --temp-crit 90 | grep -q " 92°C!!" ||
   fail "--once: the options' thresholds"
 ok "--once reads the file; options win"
+
+# top.yaml that is not a regular file: a link to a character device ("don't save"; a device node of
+# the test's own, not /dev/null), or a FIFO (reading it would block). top starts with the defaults,
+# says once that preferences are not saved, and leaves the node a node.
+if [ "$(id -u)" = 0 ]; then
+  mknod "$WORK/null" c 1 3 || fail "mknod"
+  node_test="-c"
+else
+  mkfifo "$WORK/null" || fail "mkfifo"
+  node_test="-p"
+fi
+rm -f "$PREFS"
+ln -s "$WORK/null" "$PREFS"
+start e 100 30 --sim "$SCEN/top_thermal.yaml" top
+wait_for e "PROCESSES 2  sort: GPU-MEM desc"
+keys e s
+wait_for e "preferences not saved: .*top.yaml is not a regular file"
+keys e s
+wait_for e "sort: CPU% desc"
+quit e
+[ -L "$PREFS" ] || fail "the link top.yaml was replaced"
+[ "$node_test" "$WORK/null" ] || fail "the device behind top.yaml was replaced by a file"
+rm -f "$PREFS"
+mkfifo "$PREFS"
+timeout 20 "$GPUWATCH" --sim "$SCEN/top_thermal.yaml" top --once >/dev/null 2>&1 ||
+  fail "--once with a FIFO as top.yaml: exit $? (blocked reading it?)"
+[ -p "$PREFS" ] || fail "the FIFO top.yaml was replaced"
+rm -f "$PREFS"
+ok "top.yaml as a link to a device or as a FIFO: defaults, not saved, said once, the node kept"

@@ -64,6 +64,17 @@ static void procs(int n)
     }
 }
 
+/* The screens are drawn at T0 + 0.5 s; keys and messages read this clock, whatever the uptime. */
+static uint64_t fake_mono(void)
+{
+    return T0_MONO + 500000;
+}
+
+static uint64_t fake_wall(void)
+{
+    return T0_WALL + 500000;
+}
+
 static int setup(void **st)
 {
     (void)st;
@@ -81,6 +92,8 @@ static int setup(void **st)
     procs(2);
     o = (top_opts){.interval_s = 1, .th = {80, 90, 95, 105}};
     top_ui_init(&u, &o);
+    u.clock_mono_us = fake_mono;
+    u.clock_wall_us = fake_wall;
     return canvas_resize(&cv, 24, 80);
 }
 
