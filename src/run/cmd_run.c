@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "agent_client.h"
 #include "agent_state.h"
 #include "cli_common.h"
-#include "agent_read.h"
 #include "child.h"
 #include "history.h"
 #include "host_topo.h"
@@ -37,7 +37,7 @@ typedef struct run_ctx {
     run_opts o;
     sampler s;
     int sampler_open;
-    agent_reader *agent;
+    agent_client *agent;
     char lockdir[4096];
     unsigned char only[RUN_MAX_GPUS], exclude[RUN_MAX_GPUS];
     gpu_topology topo[RUN_MAX_GPUS];
@@ -81,28 +81,53 @@ static void find_agent(run_ctx *c)
     if (!explicit)
         host = agent_state_find(&st) && st.listen[0] ? st.listen : "127.0.0.1:9400";
     char err[512];
-    agent_reader *a = agent_reader_open(host, explicit ? 3000 : 400, err, sizeof err);
-    if (!a) {
+    http_client_opts ho = {.host = host, .user_agent = "gpuwatch-run", .timeout_ms = explicit ? 3000 : 400};
+    agent_client *a = agent_client_open(&ho, err, sizeof err);
+    api_gpus g = {0};
+    if (!a || agent_client_gpus(a, &g, err, sizeof err) != 0) {
         if (explicit)
-            fprintf(stderr, "gpuwatch run: agent %s: %s; sampling here instead\n", host, err);
+            fprintf(stderr, "gpuwatch run: %s; sampling here instead\n", err);
+        agent_client_close(a);
         return;
     }
     /* the agent must see our GPUs (the same UUIDs at the same indexes) */
-    gpu_info *info = calloc(RUN_MAX_GPUS, sizeof *info);
-    gpu_sample *smp = calloc(RUN_MAX_GPUS, sizeof *smp);
-    int n = info && smp ? agent_reader_gpus(a, info, smp, RUN_MAX_GPUS, err, sizeof err) : -1;
-    int same = n == c->ngpus;
-    for (int i = 0; same && i < n; i++)
-        same = c->s.gpus[i].have_info && strcmp(info[i].str[M_UUID], c->s.gpus[i].info.str[M_UUID]) == 0;
-    free(info);
-    free(smp);
+    int same = g.n == c->ngpus;
+    for (int i = 0; same && i < g.n; i++)
+        same = g.gpus[i].info.index == i && c->s.gpus[i].have_info &&
+               strcmp(g.gpus[i].info.str[M_UUID], c->s.gpus[i].info.str[M_UUID]) == 0;
+    api_gpus_free(&g);
     if (!same) {
         if (explicit)
             fprintf(stderr, "gpuwatch run: agent %s does not see this machine's GPUs; sampling here instead\n", host);
-        agent_reader_close(a);
+        agent_client_close(a);
         return;
     }
     c->agent = a;
+}
+
+/* Mean utilization.gpu of each GPU over the agent's last AGENT_UTIL_WINDOW_S (NAN when none). 0, or -1. */
+static int agent_util_means(agent_client *a, double *util, int max)
+{
+    char err[256];
+    api_samples smp;
+    for (int i = 0; i < max; i++)
+        util[i] = NAN;
+    if (agent_client_samples(a, M_UTIL_GPU, AGENT_UTIL_WINDOW_S, API_MAX_POINTS, &smp, err, sizeof err) != 0)
+        return -1;
+    for (int k = 0; k < smp.n; k++) {
+        const api_series *s = &smp.s[k];
+        double sum = 0;
+        int cnt = 0;
+        for (int i = 0; i < s->n; i++)
+            if (!isnan(s->p[i].v)) {
+                sum += s->p[i].v;
+                cnt++;
+            }
+        if (cnt && s->gpu < max)
+            util[s->gpu] = sum / cnt;
+    }
+    api_samples_free(&smp);
+    return 0;
 }
 
 /* Free memory and mean utilization over a short window, of every GPU. */
@@ -122,7 +147,7 @@ static void measure(run_ctx *c, place_gpu *pg)
     if (!smp)
         return;
     double agent_util[RUN_MAX_GPUS];
-    int use_agent = c->agent && agent_reader_util(c->agent, AGENT_UTIL_WINDOW_S, agent_util, RUN_MAX_GPUS) == 0;
+    int use_agent = c->agent && agent_util_means(c->agent, agent_util, RUN_MAX_GPUS) == 0;
     for (int r = 0; r < (use_agent ? 1 : UTIL_READS); r++) {
         if (r)
             gw_sleep_us(UTIL_GAP_US);
@@ -467,7 +492,7 @@ static int start_line(run_ctx *c, const run_binding *b)
         int g = c->placed.gpus[k];
         fprintf(stderr, "%s%d", k ? ", " : "", g);
     }
-    fprintf(stderr, " · %s · %s\n", b->note, c->agent ? agent_reader_base(c->agent) : "sampled here");
+    fprintf(stderr, " · %s · %s\n", b->note, c->agent ? agent_client_base(c->agent) : "sampled here");
     return 0;
 }
 
@@ -504,7 +529,7 @@ static int run_job(run_ctx *c)
     }
     d->simulated = c->s.versions.simulated;
     if (c->agent)
-        snprintf(d->source, sizeof d->source, "from the agent %s", agent_reader_base(c->agent));
+        snprintf(d->source, sizeof d->source, "from the agent %s", agent_client_base(c->agent));
     else
         snprintf(d->source, sizeof d->source, "here (NVML%s)", d->simulated ? ": gpusim" : "");
     for (int k = 0; k < c->placed.n; k++) {
@@ -623,7 +648,7 @@ int cmd_run(int argc, char **argv)
 out:
     for (int k = 0; k < c->placed.n; k++)
         reserve_release(&c->holds[k]);
-    agent_reader_close(c->agent);
+    agent_client_close(c->agent);
     if (c->sampler_open)
         sampler_close(&c->s);
     free(c);
