@@ -324,3 +324,17 @@ int gw_check_writable_path(const char *path, char *why, size_t whylen)
     }
     return 0;
 }
+
+int gw_regular_or_missing(const char *path, char *why, size_t whylen)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode))
+        return 0;
+    const char *what = S_ISFIFO(sb.st_mode)                         ? "a FIFO"
+                       : S_ISDIR(sb.st_mode)                        ? "a folder"
+                       : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device"
+                       : S_ISSOCK(sb.st_mode)                       ? "a socket"
+                                                                    : "not a regular file";
+    snprintf(why, whylen, "%s, not a regular file", what);
+    return -1;
+}

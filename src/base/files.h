@@ -43,6 +43,10 @@ int gw_write_file(const char *path, const void *data, size_t len, char *why, siz
  * that fills it): an existing file we may write, or a missing one in a folder we may write in.
  * 0, or -1 with why filled ("no folder out (No such file or directory)", "is a folder"). */
 int gw_check_writable_path(const char *path, char *why, size_t whylen);
+/* Whether path may be handed to a library that opens it itself (SQLite): 0 when it is missing or a
+ * regular file, -1 with why filled ("a FIFO, not a regular file") when opening it could block or
+ * read a device. Never opens it. */
+int gw_regular_or_missing(const char *path, char *why, size_t whylen);
 /* mkdir -p of the folder holding path (nothing for a bare file name); 0, or -1 with errno. */
 int gw_make_parent_dirs(const char *path);
 /* mkdir -p: makes dir and the folders above it that are missing (mode for the ones it makes).
