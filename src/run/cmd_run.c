@@ -619,6 +619,15 @@ out:
     return rc;
 }
 
+/* Gives the job's GPUs back. Its processes that outlive it still hold the locks they inherited: their
+ * records keep naming the job. */
+static void release_gpus(run_ctx *c)
+{
+    int lingering = c->job_group > 0 && kill(-c->job_group, 0) == 0;
+    for (int k = 0; k < c->placed.n; k++)
+        reserve_release(&c->holds[k], lingering);
+}
+
 /* What the job's end needs, checked before any GPU is taken: the report files can be written, the
  * step regex compiles. 0, or an exit status (message printed). */
 static int check_before_start(run_ctx *c)
@@ -697,10 +706,7 @@ int cmd_run(int argc, char **argv)
         goto out;
     rc = run_job(c);
 out:
-    /* the job's lingering processes still hold the locks: their records keep naming the job */
-    int lingering = c->job_group > 0 && kill(-c->job_group, 0) == 0;
-    for (int k = 0; k < c->placed.n; k++)
-        reserve_release(&c->holds[k], lingering);
+    release_gpus(c);
     agent_client_close(c->agent);
     if (c->sampler_open)
         sampler_close(&c->s);
