@@ -202,6 +202,10 @@ static void observe(step_parser *p, series *s, int64_t t, long n, double reporte
 {
     if (!s)
         return;
+    /* a series goes forward in time: a line of one stream can end before a line of the other that
+     * was matched first (a last line without a newline, judged at the end) */
+    if (s->have_last && t < s->last_t)
+        t = s->last_t;
     s->nlines++;
     if (n < 0) {
         if (!isnan(reported_s))

@@ -13,6 +13,7 @@
 #include "rules.h"
 #include "scenario.h"
 #include "series_notation.h"
+#include "steps.h"
 #include "timeparse.h"
 #include "util.h"
 
@@ -140,12 +141,39 @@ static void series_notation_zero_counts(void **state)
     }
 }
 
+/* fuzz_steps: a line of one stream that ends (at steps_finish) with an earlier time than a line of
+ * the other stream matched before it made a mark that went back in time. Families: the late line on
+ * either stream, with and without a reported step time. */
+static void steps_marks_in_time_order(void **state)
+{
+    (void)state;
+    const char *rx[] = {"it (\\d+) took ([\\d.]+)", "it (\\d+)", NULL};
+    for (int r = 0; r < 3; r++)
+        for (int first = 0; first < 2; first++) {
+            char err[200];
+            step_parser *p = steps_new(rx[r], err, sizeof err);
+            assert_non_null(p);
+            int64_t t = 1764680000000000ll;
+            const char *late = r < 2 ? "it 2 took 102 " : "step 2 | loss 1.0";
+            const char *early =
+                r < 2 ? "it 0 took 100 ms\nit 1 took 101 ms\n" : "step 0 | loss 1.2\nstep 1 | loss 1.1\n";
+            steps_feed(p, first, t, late, strlen(late));
+            steps_feed(p, !first, t + 500000, early, strlen(early));
+            steps_finish(p); /* the late line ends now, with its time of t */
+            const step_mark *m;
+            size_t n = steps_marks(p, &m);
+            for (size_t i = 1; i < n; i++)
+                assert_true(m[i].t_us >= m[i - 1].t_us);
+            steps_free(p);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(series_notation_large_counts), cmocka_unit_test(scenario_error_frees_its_messages),
         cmocka_unit_test(earlier_fixes_hold),           cmocka_unit_test(rfc3339_dates_in_range),
-        cmocka_unit_test(series_notation_zero_counts),
+        cmocka_unit_test(series_notation_zero_counts),  cmocka_unit_test(steps_marks_in_time_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
