@@ -8,20 +8,10 @@
 int api_decode_alerts(const char *body, size_t len, const api_context *ctx, api_alerts *out, char *err, size_t n)
 {
     memset(out, 0, sizeof *out);
-    cJSON *root = api_parse(body, len, err, n);
-    if (!root)
-        return -1;
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "data"), "alerts");
-    if (!cJSON_IsArray(arr)) {
-        snprintf(err, n, "not a list of alerts (no \"data\": {\"alerts\": [...]})");
-        cJSON_Delete(root);
-        return -1;
-    }
-    int listed = cJSON_GetArraySize(arr);
-    int room = listed < API_MAX_ALERTS ? listed : API_MAX_ALERTS;
-    out->a = calloc((size_t)(room ? room : 1), sizeof *out->a);
-    if (!out->a) {
-        snprintf(err, n, "out of memory");
+    cJSON *root;
+    const cJSON *arr = api_list(body, len, "data", "alerts", "alerts", &root, err, n);
+    int room;
+    if (!arr || !(out->a = api_items(arr, API_MAX_ALERTS, sizeof *out->a, &room, err, n))) {
         cJSON_Delete(root);
         return -1;
     }

@@ -119,15 +119,10 @@ static void finding_read(const api_context *ctx, diag_report *r, const cJSON *it
 int api_decode_findings(const char *body, size_t len, const api_context *ctx, diag_report *out, char *err, size_t n)
 {
     diag_report_clear(out);
-    cJSON *root = api_parse(body, len, err, n);
-    if (!root)
+    cJSON *root;
+    const cJSON *arr = api_list(body, len, "findings", NULL, "findings", &root, err, n);
+    if (!arr)
         return -1;
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "findings");
-    if (!cJSON_IsArray(arr)) {
-        snprintf(err, n, "not a findings report (no \"findings\" array)");
-        cJSON_Delete(root);
-        return -1;
-    }
     time_range(ctx, root, &out->from_us, &out->to_us);
     const cJSON *item;
     cJSON_ArrayForEach(item, arr)

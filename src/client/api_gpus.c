@@ -39,20 +39,10 @@ int api_decode_gpus(const char *body, size_t len, const api_context *ctx, api_gp
     memset(out, 0, sizeof *out);
     out->interval_s = NAN;
     out->backend_up = 1;
-    cJSON *root = api_parse(body, len, err, n);
-    if (!root)
-        return -1;
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "gpus");
-    if (!cJSON_IsArray(arr)) {
-        snprintf(err, n, "not a list of GPUs (no \"gpus\" array)");
-        cJSON_Delete(root);
-        return -1;
-    }
-    int listed = cJSON_GetArraySize(arr);
-    int room = listed < API_MAX_GPUS ? listed : API_MAX_GPUS;
-    out->gpus = calloc((size_t)(room ? room : 1), sizeof *out->gpus);
-    if (!out->gpus) {
-        snprintf(err, n, "out of memory");
+    cJSON *root;
+    const cJSON *arr = api_list(body, len, "gpus", NULL, "GPUs", &root, err, n);
+    int room;
+    if (!arr || !(out->gpus = api_items(arr, API_MAX_GPUS, sizeof *out->gpus, &room, err, n))) {
         cJSON_Delete(root);
         return -1;
     }
@@ -116,20 +106,10 @@ static void proc_read(const api_context *ctx, const cJSON *o, gpu_proc *p)
 int api_decode_processes(const char *body, size_t len, const api_context *ctx, api_procs *out, char *err, size_t n)
 {
     memset(out, 0, sizeof *out);
-    cJSON *root = api_parse(body, len, err, n);
-    if (!root)
-        return -1;
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "processes");
-    if (!cJSON_IsArray(arr)) {
-        snprintf(err, n, "not a list of processes (no \"processes\" array)");
-        cJSON_Delete(root);
-        return -1;
-    }
-    int listed = cJSON_GetArraySize(arr);
-    int room = listed < API_MAX_PROCS ? listed : API_MAX_PROCS;
-    out->p = calloc((size_t)(room ? room : 1), sizeof *out->p);
-    if (!out->p) {
-        snprintf(err, n, "out of memory");
+    cJSON *root;
+    const cJSON *arr = api_list(body, len, "processes", NULL, "processes", &root, err, n);
+    int room;
+    if (!arr || !(out->p = api_items(arr, API_MAX_PROCS, sizeof *out->p, &room, err, n))) {
         cJSON_Delete(root);
         return -1;
     }

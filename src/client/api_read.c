@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "text.h"
 #include "timeparse.h"
@@ -63,6 +64,34 @@ cJSON *api_parse(const char *body, size_t len, char *err, size_t n)
         return NULL;
     }
     return root;
+}
+
+const cJSON *api_list(const char *body, size_t len, const char *key, const char *inner, const char *what, cJSON **root,
+                      char *err, size_t n)
+{
+    *root = api_parse(body, len, err, n);
+    if (!*root)
+        return NULL;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(*root, key);
+    if (inner)
+        arr = cJSON_GetObjectItemCaseSensitive(arr, inner);
+    if (!cJSON_IsArray(arr)) {
+        snprintf(err, n, "not a list of %s (no \"%s\" array)", what, inner ? inner : key);
+        cJSON_Delete(*root);
+        *root = NULL;
+        return NULL;
+    }
+    return arr;
+}
+
+void *api_items(const cJSON *arr, int max, size_t size, int *room, char *err, size_t n)
+{
+    int listed = cJSON_GetArraySize(arr);
+    *room = listed < max ? listed : max;
+    void *p = calloc((size_t)(*room ? *room : 1), size);
+    if (!p)
+        snprintf(err, n, "out of memory");
+    return p;
 }
 
 uint64_t api_now(const api_context *ctx)

@@ -13,6 +13,15 @@
  * API_MAX_VALUES values or API_MAX_DEPTH levels, is not JSON, or is not an object. */
 cJSON *api_parse(const char *body, size_t len, char *err, size_t n);
 
+/* An answer's list: the array under key (under inner within key when inner is given) of the body
+ * parsed as api_parse does. NULL with err filled ("not a list of WHAT (no "KEY" array)") and *root
+ * NULL; else the caller frees *root with cJSON_Delete. */
+const cJSON *api_list(const char *body, size_t len, const char *key, const char *inner, const char *what, cJSON **root,
+                      char *err, size_t n);
+/* Room for the items of arr, at most max of them (and at least one slot): calloc'ed, with *room the
+ * number of items it holds; NULL with err filled when memory is short. */
+void *api_items(const cJSON *arr, int max, size_t size, int *room, char *err, size_t n);
+
 /* The context's clock (read now when it has none). */
 uint64_t api_now(const api_context *ctx);
 /* The GPU indexes the context accepts: [0, api_gpu_count(ctx)). */

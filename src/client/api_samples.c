@@ -53,15 +53,10 @@ int api_decode_samples(const char *body, size_t len, const api_context *ctx, int
                        char *err, size_t n)
 {
     memset(out, 0, sizeof *out);
-    cJSON *root = api_parse(body, len, err, n);
-    if (!root)
+    cJSON *root;
+    const cJSON *arr = api_list(body, len, "series", NULL, "series", &root, err, n);
+    if (!arr)
         return -1;
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "series");
-    if (!cJSON_IsArray(arr)) {
-        snprintf(err, n, "not a list of series (no \"series\" array)");
-        cJSON_Delete(root);
-        return -1;
-    }
     int ngpus = api_gpu_count(ctx);
     int cap = max_points < 1 ? 1 : max_points > API_MAX_POINTS ? API_MAX_POINTS : max_points;
     out->s = calloc((size_t)ngpus, sizeof *out->s);
