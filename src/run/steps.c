@@ -1,5 +1,6 @@
 /* steps.c - step times from a job's output lines (steps.h). */
 #include "steps.h"
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,7 +168,9 @@ static int reduce(series *s)
 
 static void add_mark(step_parser *p, series *s, int64_t t, double step_s, long steps, long step)
 {
-    if (!(step_s >= 0) || !isfinite(step_s) || steps <= 0)
+    /* what a job prints is bounded before it is counted: no count can overflow */
+    if (!(step_s >= 0) || step_s > STEPS_MAX_SECONDS || steps <= 0 || steps > STEPS_MAX_NUMBER ||
+        s->nsteps > LONG_MAX - steps)
         return;
     step_mark m = {t, step_s, steps, step};
     if (s->hist)
@@ -236,11 +239,13 @@ static int match(step_rx *rx, const char *line, size_t len, step_rx_span *m, int
     return step_rx_match(rx, line, len, m, nm) == 1;
 }
 
+/* A step number: -1 when the group took no part or the number is past STEPS_MAX_NUMBER. */
 static long group_long(const char *line, const step_rx_span *m)
 {
     if (m->so < 0)
         return -1;
-    return strtol(line + m->so, NULL, 10);
+    long v = strtol(line + m->so, NULL, 10); /* saturates: no overflow */
+    return v < 0 || v > STEPS_MAX_NUMBER ? -1 : v;
 }
 
 static double group_double(const char *line, const step_rx_span *m)

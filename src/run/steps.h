@@ -20,6 +20,10 @@ typedef struct step_mark {
 /* Marks kept of one series: past this, neighbours are merged (and the quantiles come from a
  * histogram of the step times, within 0.5 %), whatever the job prints. */
 #define STEPS_MAX_MARKS 65536
+/* A step number or count past this (a million steps a second for 30 years), or a step time past
+ * STEPS_MAX_SECONDS, is no step: a job's output cannot overflow the counts. */
+#define STEPS_MAX_NUMBER 1000000000000000L
+#define STEPS_MAX_SECONDS 1e9
 
 typedef struct step_stats {
     char source[48]; /* "tqdm", "Hugging Face Trainer", "Lightning", "Megatron-LM", "step/loss", "--step-regex" */
