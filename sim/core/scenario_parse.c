@@ -79,6 +79,13 @@ static void preset_unsupported(const sim_preset *p, metric_set *s)
     if (!(p->flags & PRESET_GPM))
         for (int m = M_GPM_GR_ACTIVE; m <= M_GPM_NVLINK_RX; m++)
             mset_add(s, (metric_id)m);
+    /* NVLink: only the links the board has */
+    for (int l = p->nvlinks > 0 ? p->nvlinks : 0; l < NVLINK_NLINKS; l++)
+        for (int k = 0; k < NVL_NKINDS; k++)
+            mset_add(s, nvlink_id(l, (nvlink_kind)k));
+    if (p->nvlinks <= 0)
+        for (int m = M_NVLINK_ACTIVE; m <= M_NVLINK_RECOVERY_TOTAL; m++)
+            mset_add(s, (metric_id)m);
 }
 
 /* "unknown metric 'X' — did you mean 'Y'?", or an example name when nothing is close. */

@@ -206,6 +206,7 @@ gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sampl
     read_clocks(&r);
     read_pcie(&r);
     nv_read_fields(&r);
+    nv_nvlink_read(&r);
     nv_compat_read(&r);
     nv_events_read(&r);
     nv_gpm_read(&r);

@@ -133,6 +133,10 @@ typedef nvmlDevice_t nvD;
       "nvmlDeviceGetRetiredPagesPendingStatus")                                                                        \
     X(GetRowRemapperHistogram, nvmlReturn_t, (nvD, nvmlRowRemapperHistogramValues_t *), 0,                             \
       "nvmlDeviceGetRowRemapperHistogram")                                                                             \
+    /* NVLink per link, where GetFieldValues does not give them (nvml_nvlink.c) */                                     \
+    X(GetNvLinkState, nvmlReturn_t, (nvD, unsigned int, nvmlEnableState_t *), 0, "nvmlDeviceGetNvLinkState")           \
+    X(GetNvLinkErrorCounter, nvmlReturn_t, (nvD, unsigned int, nvmlNvLinkErrorCounter_t, unsigned long long *), 0,     \
+      "nvmlDeviceGetNvLinkErrorCounter")                                                                               \
     /* gpusim only: the user and container a scenario gives a process (for pids not in /proc) */                       \
     X(GpusimProcessOwner, nvmlReturn_t, (unsigned int, char *, unsigned int, char *, unsigned int), 0,                 \
       "gpusimGetProcessOwner")                                                                                         \
