@@ -188,6 +188,9 @@ static void fill_dynamic(const scenario *sc, const sim_gpu *g, double t, const s
     v[M_GPM_TENSOR_ACTIVE] = in->smact * 0.35;
     v[M_GPM_DRAM_ACTIVE] = in->memutil * 0.9;
     fill_clocks(g, in, v);
+    /* an idle link trains down to save power (where the scenario says so) */
+    if (g->spec->pcie_idle_gen > 0 && !in->busy)
+        v[M_PCIE_GEN_CUR] = fmin(v[M_PCIE_GEN_CUR], g->spec->pcie_idle_gen);
 }
 
 /* The scenario's generators override every metric they give (physical inputs and the

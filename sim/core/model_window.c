@@ -48,10 +48,13 @@ static int proc_breaks(const win_curve *c, int proc, sim_proc_field f, double a,
 {
     const sim_proc *p = &c->g->spec->procs[proc];
     const sim_gen *gen = sim_proc_gen(p, f);
-    if (!gen)
+    if (!gen && !(p->hang_from < b))
         return n;
     n = add_time(br, n, a, b, p->start);
     n = add_time(br, n, a, b, p->end);
+    n = add_time(br, n, a, b, p->hang_from);
+    if (!gen)
+        return n;
     if (n >= 0)
         n = gen_breaks(gen, a, b, br, n, WIN_MAX_BREAKS);
     *stepwise &= gen_is_stepwise(gen);

@@ -160,15 +160,24 @@ nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v)
 }
 
 /* The scenario process with that pid (first found), or NULL. */
-static const sim_proc *find_proc(unsigned pid)
+/* The scenario process with that pid, and which copy of its gpu entry it is (copy may be NULL). */
+static const sim_proc *find_proc_copy(unsigned pid, int *copy)
 {
     for (int g = 0; g < gs.sc->ngpus; g++) {
         const sim_gpu *gpu = &gs.sc->gpus[g];
         for (int i = 0; i < gpu->spec->nprocs; i++)
-            if (sim_proc_pid(&gpu->spec->procs[i], gpu->copy) == pid)
+            if (sim_proc_pid(&gpu->spec->procs[i], gpu->copy) == pid) {
+                if (copy)
+                    *copy = gpu->copy;
                 return &gpu->spec->procs[i];
+            }
     }
     return NULL;
+}
+
+static const sim_proc *find_proc(unsigned pid)
+{
+    return find_proc_copy(pid, NULL);
 }
 
 nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)
@@ -231,4 +240,23 @@ nvmlReturn_t gpusimGetProcessOwner(unsigned int pid, char *user, unsigned int us
     if (rc == NVML_SUCCESS)
         rc = gs_copy_string(p->container, container, containerLen);
     return gs_leave(rc);
+}
+
+nvmlReturn_t gpusimGetProcessCommand(unsigned int pid, char *command, unsigned int length)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter(&c, __func__);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    int copy = 0;
+    const sim_proc *p = find_proc_copy(pid, &copy);
+    if (!p || !p->command[0])
+        return gs_leave(NVML_ERROR_NOT_FOUND);
+    char line[sizeof p->command + 16];
+    const char *at = strstr(p->command, "{copy}");
+    if (at)
+        snprintf(line, sizeof line, "%.*s%d%s", (int)(at - p->command), p->command, copy, at + 6);
+    else
+        snprintf(line, sizeof line, "%s", p->command);
+    return gs_leave(gs_copy_string(line, command, length));
 }

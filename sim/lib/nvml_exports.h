@@ -22,6 +22,7 @@ GS_EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, un
 GS_EXPORT const char *gpusimVersion(void);
 GS_EXPORT nvmlReturn_t gpusimGetProcessOwner(unsigned int pid, char *user, unsigned int userLen, char *container,
                                              unsigned int containerLen);
+GS_EXPORT nvmlReturn_t gpusimGetProcessCommand(unsigned int pid, char *command, unsigned int length);
 GS_EXPORT nvmlReturn_t gpusimSetTime(double seconds);
 GS_EXPORT double gpusimGetTime(void);
 GS_EXPORT nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount);

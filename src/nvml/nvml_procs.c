@@ -177,6 +177,9 @@ static void read_names(backend *b, gpu_proc *out, int n)
         if (rc != NVML_SUCCESS)
             out[i].user[0] = out[i].container[0] = 0;
     }
+    for (int i = 0; i < n && b->fn.GpusimProcessCommand; i++)
+        if (b->fn.GpusimProcessCommand(out[i].pid, out[i].cmdline, sizeof out[i].cmdline) != NVML_SUCCESS)
+            out[i].cmdline[0] = 0;
     if (!b->fn.SystemGetProcessName)
         return;
     for (int i = 0; i < n; i++) {

@@ -140,6 +140,8 @@ typedef nvmlDevice_t nvD;
     /* gpusim only: the user and container a scenario gives a process (for pids not in /proc) */                       \
     X(GpusimProcessOwner, nvmlReturn_t, (unsigned int, char *, unsigned int, char *, unsigned int), 0,                 \
       "gpusimGetProcessOwner")                                                                                         \
+    /* gpusim only: the command line a scenario gives a process (for pids not in /proc) */                             \
+    X(GpusimProcessCommand, nvmlReturn_t, (unsigned int, char *, unsigned int), 0, "gpusimGetProcessCommand")          \
     /* gpusim only: sets the scenario's clock (a replay samples scenario time without waiting) */                      \
     X(GpusimSetTime, nvmlReturn_t, (double), 0, "gpusimSetTime")                                                       \
     /* topology, for job placement (nvml_topo.c) */                                                                    \
