@@ -35,6 +35,8 @@ double phys_act_mem(const scenario *sc, const sim_gpu *g, double t)
 {
     if (g->spec->metric[M_UTIL_MEMORY])
         return clamp(phys_gen(sc, g, M_UTIL_MEMORY, t, 0), 0, 100);
+    if (!g->spec->metric[M_UTIL_GPU] && sim_proc_hang_sm(g, t) >= 0)
+        return 0; /* a kernel spinning on a flag reads and writes no memory */
     return 0.4 * phys_act_gpu(sc, g, t);
 }
 
@@ -74,11 +76,10 @@ void phys_instant(const scenario *sc, const sim_gpu *g, double t, const sim_stat
     const sim_preset *p = &g->spec->p;
     int hbm = (p->flags & PRESET_HBM) != 0;
     o->util = phys_act_gpu(sc, g, t);
-    o->memutil = g->spec->metric[M_UTIL_MEMORY] ? phys_act_mem(sc, g, t) : 0.4 * o->util;
-    /* a hung process keeps the GPU "busy" in one kernel that spins on a few SMs, touching no memory */
+    o->memutil = phys_act_mem(sc, g, t);
+    /* a hung process keeps the GPU "busy" in one kernel that spins on a few SMs (phys_act_mem: touching
+     * no memory) */
     double hung_sm = g->spec->metric[M_UTIL_GPU] ? -1 : sim_proc_hang_sm(g, t);
-    if (hung_sm >= 0 && !g->spec->metric[M_UTIL_MEMORY])
-        o->memutil = 0;
     o->smact = clamp(phys_gen(sc, g, M_GPM_SM_ACTIVE, t, hung_sm >= 0 ? hung_sm : 0.9 * o->util), 0, 100);
     o->temp = phys_gen(sc, g, M_TEMP_GPU, t, st->temp);
     o->temp_mem = hbm ? phys_gen(sc, g, M_TEMP_MEMORY, t, st->temp_mem) : 0;

@@ -207,6 +207,9 @@ static void judge(diag_ctx *c, job *j)
     const diag_config *cfg = c->cfg;
     if (j->n < 2)
         return;
+    for (int i = 0; i < j->n; i++)
+        if (c->views[j->m[i].gpu].flags & VIEW_HANG)
+            return; /* a hung job: collective_hang names its odd GPU */
     uint64_t from = j->m[0].from, to = j->m[0].to;
     for (int i = 1; i < j->n; i++) {
         from = j->m[i].from > from ? j->m[i].from : from;

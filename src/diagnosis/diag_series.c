@@ -22,6 +22,17 @@ static const struct {
     [DS_CER] = {M_CER_ACTIVE, ""},
     [DS_PCIE_GEN] = {M_PCIE_GEN_CUR, ""},
     [DS_PCIE_WIDTH] = {M_PCIE_WIDTH_CUR, ""},
+    [DS_PCIE_REPLAY] = {M_PCIE_REPLAY, ""},
+    [DS_CLOCK_APP] = {M_CLOCK_APP_GR, "MHz"},
+    [DS_PSTATE] = {M_PSTATE, ""},
+    [DS_REMAP_COR] = {M_REMAP_COR, ""},
+    [DS_REMAP_UNC] = {M_REMAP_UNC, ""},
+    [DS_REMAP_PEND] = {M_REMAP_PENDING, ""},
+    [DS_REMAP_FAIL] = {M_REMAP_FAILURE, ""},
+    [DS_REMAP_NONE] = {M_REMAP_HIST_NONE, ""},
+    [DS_RETIRED_SBE] = {M_RETIRED_SBE, ""},
+    [DS_RETIRED_DBE] = {M_RETIRED_DBE, ""},
+    [DS_RETIRED_PEND] = {M_RETIRED_PENDING, ""},
 };
 
 metric_id diag_signal_metric(diag_signal s)

@@ -17,7 +17,8 @@ GPUSIM_TOOL = os.environ.get("GPUSIM_TOOL", "build/gpusim/gpusim")
 SOURCE = os.environ.get("GW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 DIR = os.path.join(SOURCE, "sim", "scenarios", "diagnosis")
 DETECTORS = ["input_stall", "launch_bound", "low_util", "power_cap", "thermal", "memory_leak", "memory_full",
-             "imbalance", "idle_holding", "pcie_bound", "hw_health"]
+             "imbalance", "idle_holding", "pcie_bound", "hw_health", "app_fault", "row_remap", "nvlink_errors",
+             "pcie_degraded", "clocks_low", "collective_hang", "alloc_fragmentation"]
 SEVERITIES = ("info", "warning", "critical")
 
 

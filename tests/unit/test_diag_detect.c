@@ -38,6 +38,17 @@ static int check(const char *family, int variant, const syn_spec *sp, const diag
     return ok;
 }
 
+/* Takes a detector's findings out of the report (one that comes along with the expected one);
+ * returns how many named the GPU (all GPUs: -1). */
+static int take(diag_report *r, const char *detector, int gpu)
+{
+    int n = syn_count(r, detector, gpu);
+    for (int i = r->n - 1; i >= 0; i--)
+        if (strcmp(r->f[i].detector, detector) == 0)
+            diag_report_remove(r, i);
+    return n;
+}
+
 static void expect_all(expect *e, const char *det, int n)
 {
     e->detector = det;
@@ -570,6 +581,8 @@ static void test_pcie_bound(void **st)
         }
         diag_report r;
         syn_diagnose(&sp, &r);
+        /* a degraded link under load is pcie_degraded's too */
+        assert_int_equal(take(&r, "pcie_degraded", -1), v % 3 == 0);
         expect e = {.detector = "pcie_bound", .gpus = {bound}, .n_gpus = 1};
         if (!check("pcie_bound", v, &sp, &r, &e)) {
             diag_report_free(&r);
@@ -583,15 +596,26 @@ static void test_pcie_bound(void **st)
     assert_int_equal(failures, 0);
 }
 
-/* ---- hw_health ---- */
+/* ---- hw_health, app_fault, row_remap: what the GPU's events say ---- */
 
-static void test_hw_health(void **st)
+/* Kinds: 0 XID 48 with its ECC error, 1 XID 79 and the GPU lost, 2 a row remap pending after an
+ * uncorrectable error (XID 63), 3 an application XID, 4 another hardware XID of the catalog. Each
+ * goes to its own detector, with NVIDIA's immediate action for the hardware ones. */
+static void test_hw_events(void **st)
 {
     (void)st;
     failures = 0;
     uint64_t rng = 11;
-    static const int app_xids[] = {13, 31, 43, 45, 68};
-    for (int kind = 0; kind < 4; kind++)
+    static const int app_xids[] = {13, 31, 43, 45, 68, 69};
+    static const struct {
+        int xid;
+        const char *action;
+        int critical;
+    } hw_xids[] = {{46, "RESET_GPU", 1},   {62, "RESET_GPU", 1},         {74, "WORKFLOW_NVLINK_ERR", 1},
+                   {95, "RESET_GPU", 1},   {109, "RESET_GPU", 1},        {119, "RESET_GPU", 1},
+                   {140, "RESET_GPU", 1},  {154, "XID_154", 1},          {92, "IGNORE", 0},
+                   {94, "RESTART_APP", 0}, {54, "CHECK_MECHANICALS", 0}, {32, "RESTART_APP", 0}};
+    for (int kind = 0; kind < 5; kind++)
         for (int v = 0; v < syn_variants(VARIANTS) / 2; v++) {
             syn_spec sp;
             syn_spec_init(&sp, &rng, syn_int(&rng, 1, 4), syn_range(&rng, 5, 15) * 60);
@@ -608,37 +632,51 @@ static void test_hw_health(void **st)
             double at = syn_range(&rng, 30, sp.duration_s - 60);
             g->xid_at_s[0] = at;
             g->n_xid = 1;
+            const char *det = "hw_health", *action = NULL;
+            int hw = syn_int(&rng, 0, (int)(sizeof hw_xids / sizeof hw_xids[0]) - 1), critical = 1;
             if (kind == 0) {
                 g->xid_code[0] = 48;
                 g->dbe_at_s = at;
+                action = "WORKFLOW_XID_48";
             } else if (kind == 1) {
                 g->xid_code[0] = 79;
                 g->lost_from_s = at;
                 g->lost_to_s = at + syn_range(&rng, 10, 60);
                 g->xid_at_s[0] = g->lost_to_s + 0.5; /* read when it answers again */
+                action = "RESTART_BM";
             } else if (kind == 2) {
                 g->xid_code[0] = 63;
                 g->pending_at_s = at;
+                det = "row_remap";
+            } else if (kind == 3) {
+                g->xid_code[0] = app_xids[syn_int(&rng, 0, 5)];
+                det = "app_fault";
+                critical = 0;
             } else {
-                g->xid_code[0] = app_xids[syn_int(&rng, 0, 4)];
+                g->xid_code[0] = hw_xids[hw].xid;
+                action = hw_xids[hw].action;
+                critical = hw_xids[hw].critical;
             }
             diag_report r;
             syn_diagnose(&sp, &r);
-            expect e = {.detector = "hw_health", .gpus = {bad}, .n_gpus = 1};
-            if (!check("hw_health", kind * 100 + v, &sp, &r, &e)) {
+            expect e = {.detector = det, .gpus = {bad}, .n_gpus = 1};
+            if (!check(det, kind * 100 + v, &sp, &r, &e)) {
                 diag_report_free(&r);
                 continue;
             }
-            const diag_finding *f = syn_find(&r, "hw_health", bad);
+            const diag_finding *f = syn_find(&r, det, bad);
             assert_int_equal(r.n, 1);
-            assert_true(syn_ev(f, "xid") == g->xid_code[0]);
-            if (kind < 3) {
-                assert_int_equal(f->severity, DIAG_CRITICAL);
-                assert_null(diag_finding_get(f, "fault"));
-            } else {
-                assert_int_equal(f->severity, DIAG_WARNING);
+            assert_int_equal(f->severity,
+                             critical ? DIAG_CRITICAL
+                                      : (g->xid_code[0] == 43 || g->xid_code[0] == 45 ? DIAG_INFO : DIAG_WARNING));
+            if (kind != 2)
+                assert_true(syn_ev(f, "xid") == g->xid_code[0]);
+            if (action)
+                assert_string_equal(diag_finding_get(f, "action")->str, action);
+            if (action)
+                assert_non_null(strstr(f->advice[0], action)); /* the action leads the advice */
+            if (kind == 3)
                 assert_string_equal(diag_finding_get(f, "fault")->str, "application");
-            }
             if (kind == 1)
                 assert_true(syn_ev(f, "lost_s") >= 5);
             if (kind == 2)
@@ -657,7 +695,7 @@ int main(void)
         cmocka_unit_test(test_thermal),         cmocka_unit_test(test_memory_leak),
         cmocka_unit_test(test_memory_full),     cmocka_unit_test(test_imbalance),
         cmocka_unit_test(test_idle_holding),    cmocka_unit_test(test_pcie_bound),
-        cmocka_unit_test(test_hw_health),
+        cmocka_unit_test(test_hw_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
