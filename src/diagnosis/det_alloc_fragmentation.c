@@ -74,17 +74,20 @@ static void report(diag_ctx *c, int gpu, const allocs *a)
                              gpu, a->frag, numbers, a->flush_steps ? ", and its allocator flushed its cache" : "");
     } else {
         snprintf(numbers, sizeof numbers, "%d cache flushes in %d steps", a->flushes, a->flush_steps);
-        diag_finding_summary(f, "GPU %d: the job's allocator flushed its cache to find memory in %d steps (%d flushes): "
-                                "the memory is fragmented or nearly full",
+        diag_finding_summary(f,
+                             "GPU %d: the job's allocator flushed its cache to find memory in %d steps (%d flushes): "
+                             "the memory is fragmented or nearly full",
                              gpu, a->flush_steps, a->flushes);
     }
-    diag_finding_advice(f, "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so freed blocks can grow into one "
-                           "segment (%s)",
+    diag_finding_advice(f,
+                        "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so freed blocks can grow into one "
+                        "segment (%s)",
                         numbers);
     diag_finding_advice(f, "Or cap the blocks the allocator splits: PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:%.0f",
                         n && n->tried_mib > 128 ? ceil(n->tried_mib / 128) * 128 : 512);
-    diag_finding_advice(f, "Varying shapes fragment the cache: pad or bucket sequence lengths; torch.cuda.memory_summary() "
-                           "shows the inactive split blocks");
+    diag_finding_advice(
+        f, "Varying shapes fragment the cache: pad or bucket sequence lengths; torch.cuda.memory_summary() "
+           "shows the inactive split blocks");
     if (a->flush_steps)
         diag_finding_advice(f, "Flushes every step stall the job: lower the memory per step (batch, activation "
                                "checkpointing), or call torch.cuda.empty_cache() on every rank at the same step");

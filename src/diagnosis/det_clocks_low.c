@@ -95,15 +95,16 @@ static void report(diag_ctx *c, const diag_gpu_view *v, tally *tl)
         diag_finding_advice(f, "Restore the applications clocks: nvidia-smi -rac -i %d (they were set to %.0f MHz)",
                             v->gpu, tl->app_clock);
     else if (2 * tl->low_pstate >= tl->n)
-        diag_finding_advice(f, "A busy GPU in P%.0f: check persistence mode and the driver's messages; reset the GPU "
-                               "(nvidia-smi -r -i %d) when it is free",
+        diag_finding_advice(f,
+                            "A busy GPU in P%.0f: check persistence mode and the driver's messages; reset the GPU "
+                            "(nvidia-smi -r -i %d) when it is free",
                             tl->pstate, v->gpu);
-    diag_finding_advice(f, "See what holds the clocks: nvidia-smi -q -d CLOCK,PERFORMANCE -i %d; clear locked clocks "
-                           "with nvidia-smi -rgc -i %d",
+    diag_finding_advice(f,
+                        "See what holds the clocks: nvidia-smi -q -d CLOCK,PERFORMANCE -i %d; clear locked clocks "
+                        "with nvidia-smi -rgc -i %d",
                         v->gpu, v->gpu);
-    diag_finding_advice(f, "Compute-bound work runs slower in proportion: expect about %.0f %% of its throughput", 100 *
-                                                                                                                  clk /
-                                                                                                                  g->clock_max_sm_mhz);
+    diag_finding_advice(f, "Compute-bound work runs slower in proportion: expect about %.0f %% of its throughput",
+                        100 * clk / g->clock_max_sm_mhz);
     diag_chart_series(f, &g->s[DS_CLOCK_SM], v->gpu, "clocks.current.sm", "MHz", tl->from, tl->to, 0);
 }
 

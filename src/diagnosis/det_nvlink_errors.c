@@ -142,15 +142,17 @@ void det_nvlink_errors(diag_ctx *c)
         diag_finding_num(f, "recovery_errors", tot[NVL_RECOVERY], "");
         diag_finding_num(f, "max_crc_per_s", max_crc, "/s");
         diag_finding_summary(f, "GPU %d NVLink errors on %d link(s): %s", g, n_bad, links);
-        diag_finding_advice(f, "nvidia-smi nvlink -e -i %d shows each link's error counters, nvidia-smi nvlink -s -i %d "
-                               "which links are up",
+        diag_finding_advice(f,
+                            "nvidia-smi nvlink -e -i %d shows each link's error counters, nvidia-smi nvlink -s -i %d "
+                            "which links are up",
                             g, g);
         if (critical)
             diag_finding_advice(f, "NVIDIA's action for NVLink errors (XID 74, WORKFLOW_NVLINK_ERR): drain, then reset "
                                    "the GPU or reboot the node to retrain the links");
         else
-            diag_finding_advice(f, "CRC errors under %.0f per second are corrected by replays (DCGM only warns): watch "
-                                   "whether they grow",
+            diag_finding_advice(f,
+                                "CRC errors under %.0f per second are corrected by replays (DCGM only warns): watch "
+                                "whether they grow",
                                 cfg->nvlink_errors.crc_per_s);
         diag_finding_advice(f, "An error at one end can be the far end's: check the GPU or NVSwitch on the same link; "
                                "if the errors return after a reset, the link hardware needs service (RMA)");

@@ -31,7 +31,8 @@ static void count(const diag_gpu_view *v, const diag_config *cfg, link_use *lu)
     const diag_gpu *g = v->g;
     int h[4] = {0};
     lu->gen = lu->width = 99;
-    double in_use_kbs = IN_USE_SHARE * lane_mbs(g->pcie_gen_max) * 1000 * (isnan(g->pcie_width_max) ? 16 : g->pcie_width_max);
+    double in_use_kbs =
+        IN_USE_SHARE * lane_mbs(g->pcie_gen_max) * 1000 * (isnan(g->pcie_width_max) ? 16 : g->pcie_width_max);
     for (int i = 0; i < v->n; i++) {
         if (v->held[i] == 0)
             continue;
@@ -121,8 +122,9 @@ void det_pcie_degraded(diag_ctx *c)
                                  cfg->pcie_degraded.replays_per_min);
         diag_finding_advice(f, "Reseat the card; check the slot, riser or cable and the BIOS PCIe settings (a "
                                "generation forced lower)");
-        diag_finding_advice(f, "Compare with nvidia-smi -q -d PCIE (Link Width, PCIe Generation, Replays) and lspci -vv "
-                               "(LnkSta against LnkCap); `dcgmi diag -r 2` measures the link's bandwidth");
+        diag_finding_advice(f,
+                            "Compare with nvidia-smi -q -d PCIE (Link Width, PCIe Generation, Replays) and lspci -vv "
+                            "(LnkSta against LnkCap); `dcgmi diag -r 2` measures the link's bandwidth");
         diag_finding_advice(f, "Host<->device copies get the lower rate: a job that moves data over PCIe slows down "
                                "(see pcie_bound)");
         diag_chart_series(f, &g->s[DS_UTIL], v->gpu, "utilization.gpu", "%", c->from_us, c->to_us, 1);

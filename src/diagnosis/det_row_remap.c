@@ -95,7 +95,8 @@ void det_row_remap(diag_ctx *c)
         if (failed)
             SAY("%srow remapping failed", len ? "; " : "");
         if (pending)
-            SAY("%sa row remap is pending (%s)", len ? "; " : "", unc_pending ? "for an uncorrectable error" : "correctable");
+            SAY("%sa row remap is pending (%s)", len ? "; " : "",
+                unc_pending ? "for an uncorrectable error" : "correctable");
         if (new_rows > 0)
             SAY("%s%.0f row(s) remapped in the window", len ? "; " : "", new_rows);
         if (no_spare)
@@ -137,12 +138,14 @@ void det_row_remap(diag_ctx *c)
             diag_finding_advice(f, "Row remapping failed: the GPU cannot repair this memory any more: drain it and "
                                    "contact the vendor (RMA)");
         if (pending)
-            diag_finding_advice(f, "A row remap waits for a reset: drain the GPU and reset it (nvidia-smi -r -i %d) to "
-                                   "apply it; until then the faulty row stays in use",
+            diag_finding_advice(f,
+                                "A row remap waits for a reset: drain the GPU and reset it (nvidia-smi -r -i %d) to "
+                                "apply it; until then the faulty row stays in use",
                                 g);
         if (retire_pending)
-            diag_finding_advice(f, "Pages wait to be retired: drain the GPU and reload the driver (or reboot) to retire "
-                                   "them");
+            diag_finding_advice(f,
+                                "Pages wait to be retired: drain the GPU and reload the driver (or reboot) to retire "
+                                "them");
         if (retired_limit || dbe_growing)
             diag_finding_advice(f,
                                 "%.0f retired pages (%.0f double-bit): past DCGM's limits (%.0f pages, or more than "

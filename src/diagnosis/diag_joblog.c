@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NOTE_MAX 4096      /* notes a window keeps; later ones are dropped */
-#define SIZE_MAX_MIB 1e9   /* a petabyte: anything larger is not a GPU's memory */
+#define NOTE_MAX 4096    /* notes a window keeps; later ones are dropped */
+#define SIZE_MAX_MIB 1e9 /* a petabyte: anything larger is not a GPU's memory */
 #define FLUSHES_MAX 1000000
 
 /* "12.50 GiB" (PyTorch's format_size: bytes, KiB, MiB, GiB) at s, in MiB; NAN when not a size. */
