@@ -226,6 +226,18 @@ const char *gpusimVersion(void)
     return GPUSIM_VERSION;
 }
 
+/* s with its first {copy} replaced by the copy's number (a count-N entry's k-th copy). */
+static nvmlReturn_t copy_expanded(const char *s, int copy, char *buf, unsigned len)
+{
+    char line[512];
+    const char *at = strstr(s, "{copy}");
+    if (at)
+        snprintf(line, sizeof line, "%.*s%d%s", (int)(at - s), s, copy, at + 6);
+    else
+        snprintf(line, sizeof line, "%s", s);
+    return gs_copy_string(line, buf, len);
+}
+
 nvmlReturn_t gpusimGetProcessOwner(unsigned int pid, char *user, unsigned int userLen, char *container,
                                    unsigned int containerLen)
 {
@@ -233,12 +245,13 @@ nvmlReturn_t gpusimGetProcessOwner(unsigned int pid, char *user, unsigned int us
     nvmlReturn_t rc = gs_enter(&c, __func__);
     if (rc != NVML_SUCCESS)
         return gs_leave(rc);
-    const sim_proc *p = find_proc(pid);
+    int copy = 0;
+    const sim_proc *p = find_proc_copy(pid, &copy);
     if (!p)
         return gs_leave(NVML_ERROR_NOT_FOUND);
     rc = gs_copy_string(p->user, user, userLen);
     if (rc == NVML_SUCCESS)
-        rc = gs_copy_string(p->container, container, containerLen);
+        rc = copy_expanded(p->container, copy, container, containerLen);
     return gs_leave(rc);
 }
 
@@ -252,11 +265,5 @@ nvmlReturn_t gpusimGetProcessCommand(unsigned int pid, char *command, unsigned i
     const sim_proc *p = find_proc_copy(pid, &copy);
     if (!p || !p->command[0])
         return gs_leave(NVML_ERROR_NOT_FOUND);
-    char line[sizeof p->command + 16];
-    const char *at = strstr(p->command, "{copy}");
-    if (at)
-        snprintf(line, sizeof line, "%.*s%d%s", (int)(at - p->command), p->command, copy, at + 6);
-    else
-        snprintf(line, sizeof line, "%s", p->command);
-    return gs_leave(gs_copy_string(line, command, length));
+    return gs_leave(copy_expanded(p->command, copy, command, length));
 }

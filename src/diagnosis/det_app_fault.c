@@ -1,7 +1,8 @@
 /* det_app_fault.c - app_fault: XIDs that NVIDIA's XID catalog puts on the application (13 graphics
  * engine exception, 31 GPU memory page fault, 43, 45, 68, 69, 137), in bursts, with the processes
  * that were on the GPU: restart or fix the application; the GPU needs no service. Those inside a
- * hardware burst are the hardware's doing (hw_health lists them). When the same GPU faults under
+ * hardware burst are the hardware's doing (hw_health lists them), an XID 45 (the teardown of a job)
+ * near another XID on any GPU that XID's. When the same GPU faults under
  * different jobs, the catalog's XID 13/31 workflows suspect the GPU: run its diagnostics. */
 #include "diag_internal.h"
 #include "diag_xid.h"
@@ -42,7 +43,7 @@ static int gather(diag_ctx *c, int gpu, faults *fa)
     diag_bursts hw;
     memset(fa, 0, sizeof *fa);
     diag_xid_bursts(c, gpu, 1u << XID_HARDWARE | 1u << XID_UNKNOWN, gap, NULL, &hw);
-    if (diag_xid_bursts(c, gpu, 1u << XID_APP, gap, &hw, &fa->app) == 0)
+    if (diag_xid_bursts(c, gpu, 1u << XID_APP | DIAG_XID_SOLO_45, gap, &hw, &fa->app) == 0)
         return 0;
     fa->ignore_only = 1;
     for (int i = 0; i < fa->app.all.n; i++)

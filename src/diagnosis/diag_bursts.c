@@ -26,6 +26,18 @@ int diag_xid_class_of(int code)
     return x ? (int)x->cls : (int)XID_UNKNOWN;
 }
 
+/* XID 45 (preemptive cleanup) is the teardown of a job another XID stopped, on this GPU or another
+ * of the node: the catalog says to follow that XID. */
+static int follows_another(const diag_ctx *c, const diag_event *e, uint64_t gap_us)
+{
+    for (int i = 0; i < c->w->n_events; i++) {
+        const diag_event *o = &c->w->events[i];
+        if (o->kind == DIAG_EV_XID && o->code != 45 && o->t_us + gap_us >= e->t_us && o->t_us <= e->t_us + gap_us)
+            return 1;
+    }
+    return 0;
+}
+
 int diag_xid_bursts(const diag_ctx *c, int gpu, unsigned classes, uint64_t gap_us, const diag_bursts *except,
                     diag_bursts *out)
 {
@@ -34,7 +46,8 @@ int diag_xid_bursts(const diag_ctx *c, int gpu, unsigned classes, uint64_t gap_u
     for (int i = 0; i < c->w->n_events; i++) {
         const diag_event *e = &c->w->events[i];
         if (e->gpu != gpu || e->kind != DIAG_EV_XID || !(classes & (1u << diag_xid_class_of(e->code))) ||
-            (except && diag_in_bursts(except, e->t_us, gap_us)))
+            (except && diag_in_bursts(except, e->t_us, gap_us)) ||
+            ((classes & DIAG_XID_SOLO_45) && e->code == 45 && follows_another(c, e, gap_us)))
             continue;
         diag_burst *b = out->n ? &out->b[out->n - 1] : NULL;
         if (!b || (e->t_us > b->to + gap_us && out->n < DIAG_MAX_BURSTS)) {

@@ -158,7 +158,7 @@ static const param_row rows[] = {
 
     ON(collective_hang),
     P("collective_hang.util", collective_hang.util, 98, 0, 100, "%", "utilization pinned at least this"),
-    P("collective_hang.power_frac", collective_hang.power_frac, 0.1, 0, 1, "",
+    P("collective_hang.power_frac", collective_hang.power_frac, 0.15, 0, 1, "",
       "with the power above idle under this share of (limit - idle)"),
     P("collective_hang.sm_active", collective_hang.sm_active, 10, 0, 100, "%",
       "with GPM: SM activity under this (a kernel spinning on a few SMs)"),

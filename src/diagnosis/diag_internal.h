@@ -144,6 +144,7 @@ typedef struct diag_bursts {
 void diag_xid_set_add(diag_xid_set *s, int code, int count);
 /* xid_class of a code (XID_UNKNOWN when not in the table). */
 int diag_xid_class_of(int code);
+#define DIAG_XID_SOLO_45 (1u << 31) /* in `classes`: an XID 45 near another XID (any GPU) follows it: left out */
 /* The XIDs of GPU `gpu` whose class is in `classes` (bits 1 << xid_class), but for those within
  * gap_us of a burst of `except` (NULL: none), grouped: an event more than gap_us after the previous
  * one starts a burst. Returns the number of events. */
