@@ -417,18 +417,63 @@ static void test_sort(void **st)
     diag_report_free(&r);
 }
 
+/* A job's allocator messages: both out-of-memory forms in every unit PyTorch prints, the typo of
+ * some versions, the flush warning with and without its count; text that only looks like them, or
+ * sizes no GPU has, gives nothing or no size. */
+static void test_job_lines(void **st)
+{
+    (void)st;
+    diag_job_note n;
+    assert_true(diag_job_line("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 3 has a "
+                              "total capacty of 23.68 GiB of which 0 bytes is free. Of the allocated memory 512.50 KiB "
+                              "is allocated by PyTorch, and 1024 bytes is reserved by PyTorch but unallocated.",
+                              &n));
+    assert_int_equal(n.kind, DIAG_NOTE_OOM);
+    assert_int_equal(n.gpu, 3);
+    assert_float_equal(n.tried_mib, 20, 1e-9);
+    assert_float_equal(n.capacity_mib, 23.68 * 1024, 1e-6);
+    assert_float_equal(n.free_mib, 0, 1e-9);
+    assert_float_equal(n.allocated_mib, 512.5 / 1024, 1e-9);
+    assert_float_equal(n.unallocated_mib, 1.0 / 1024, 1e-9);
+    assert_true(diag_job_line("RuntimeError: CUDA out of memory. Tried to allocate 1.50 GiB (GPU 0; 79.15 GiB total "
+                              "capacity; 12.91 GiB already allocated; 1.02 GiB free; 21.70 GiB reserved in total by "
+                              "PyTorch)",
+                              &n));
+    assert_int_equal(n.gpu, 0);
+    assert_float_equal(n.unallocated_mib, (21.70 - 12.91) * 1024, 1e-6);
+    assert_true(diag_job_line("[WARNING] [stage3.py:1] 12 pytorch allocator cache flushes since last step. this", &n));
+    assert_int_equal(n.kind, DIAG_NOTE_FLUSH);
+    assert_int_equal(n.flushes, 12);
+    assert_true(diag_job_line("pytorch allocator cache flushes since last step: 3", &n));
+    assert_int_equal(n.flushes, 3);
+    /* look-alikes and nonsense */
+    static const char *const no[] = {"",
+                                     "out of memory",
+                                     "Tried to allocate 2 GiB",
+                                     "loss 0.1 step 3",
+                                     "CUDA out of memory. Tried to allocate lots",
+                                     "pytorch allocator cache"};
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        assert_false(diag_job_line(no[i], &n));
+    assert_false(diag_job_line(NULL, &n));
+    assert_true(diag_job_line("CUDA out of memory. Tried to allocate 99999999999999.00 GiB. GPU 0 has a total "
+                              "capacity of -5.00 GiB of which x is free.",
+                              &n) == 0);
+    assert_true(diag_job_line("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of -5.00 GiB "
+                              "of which x is free. Of the allocated memory is allocated by PyTorch, and GiB is "
+                              "reserved by PyTorch but unallocated.",
+                              &n));
+    assert_true(isnan(n.capacity_mib) && isnan(n.free_mib) && isnan(n.allocated_mib) && isnan(n.unallocated_mib));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_window_series),
-        cmocka_unit_test(test_window_events),
-        cmocka_unit_test(test_window_processes),
-        cmocka_unit_test(test_window_size),
-        cmocka_unit_test(test_config),
-        cmocka_unit_test(test_detector_ids),
-        cmocka_unit_test(test_json),
-        cmocka_unit_test(test_text),
-        cmocka_unit_test(test_sort),
+        cmocka_unit_test(test_job_lines),     cmocka_unit_test(test_window_series),
+        cmocka_unit_test(test_window_events), cmocka_unit_test(test_window_processes),
+        cmocka_unit_test(test_window_size),   cmocka_unit_test(test_config),
+        cmocka_unit_test(test_detector_ids),  cmocka_unit_test(test_json),
+        cmocka_unit_test(test_text),          cmocka_unit_test(test_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
