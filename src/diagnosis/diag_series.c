@@ -50,6 +50,20 @@ const char *diag_signal_unit(diag_signal s)
     return signal_table[s].unit;
 }
 
+void diag_window_metrics(metric_set *want)
+{
+    static const metric_id events[] = {M_XID_COUNT,   M_XID_LAST,    M_ECC_DBE_VOL,
+                                       M_ECC_DBE_AGG, M_GPM_PCIE_RX, M_GPM_PCIE_TX};
+    for (int i = 0; i < DS_COUNT; i++)
+        mset_add(want, signal_table[i].metric);
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
+        mset_add(want, events[i]);
+    mset_add(want, M_NVLINK_ACTIVE);
+    for (int l = 0; l < NVLINK_NLINKS; l++)
+        for (int k = 0; k < NVL_NKINDS; k++)
+            mset_add(want, nvlink_id(l, (nvlink_kind)k));
+}
+
 int diag_series_push(diag_series *s, uint64_t t, float v)
 {
     if (s->n == s->cap) {

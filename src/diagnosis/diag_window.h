@@ -54,6 +54,9 @@ typedef enum {
 metric_id diag_signal_metric(diag_signal s);
 const char *diag_signal_name(diag_signal s);
 const char *diag_signal_unit(diag_signal s);
+/* Adds to want every per-sample metric the window reads (signals, event counters, NVLink per link), so
+ * that a source sampling only what it shows (top) still feeds every detector. */
+void diag_window_metrics(metric_set *want);
 
 typedef enum {
     DIAG_EV_XID,      /* code = XID number (0 unknown), count = how many */
