@@ -1,6 +1,6 @@
 /* det_row_remap.c - row_remap: the GPU's memory repairs itself and needs a hand. On Ampere and later
- * a faulty row is remapped to a spare one at the next reset: a remap pending (the row stays in use
- * until the reset), a remap that failed (no repair left: RMA), rows remapped during the window,
+ * a faulty row is remapped to a spare one at the next reset: a remap pending (work goes on meanwhile,
+ * its page kept out of use, but the repair needs the reset), a remap that failed (no repair left: RMA), rows remapped during the window,
  * banks without a spare row left. On Volta and older faulty pages are retired: pages pending
  * retirement, pages retired during the window, and DCGM's limits (63 retired pages; more than 15
  * double-bit ones still rising). XIDs 63 and 64 are the same events in the driver's log. */
@@ -74,7 +74,7 @@ void det_row_remap(diag_ctx *c)
         int retired_limit = retired >= cfg->row_remap.retired_max;
         int dbe_growing = m.dbe.have && m.dbe.last > cfg->row_remap.retired_dbe_soft && rise(&m.dbe) > 0;
         int no_spare = m.none.have && m.none.last > 0;
-        /* an uncorrectable error behind the pending remap: the faulty row serves data until the reset */
+        /* an uncorrectable error behind the pending remap: it stopped a job, and the memory heals only at the reset */
         int unc_pending = pending && (m.unc.last > 0 || rise(&m.unc) > 0);
         if (!failed && !pending && !retire_pending && new_rows <= 0 && new_pages <= 0 && !retired_limit && !no_spare &&
             m.xids.all.total == 0)
@@ -140,7 +140,7 @@ void det_row_remap(diag_ctx *c)
         if (pending)
             diag_finding_advice(f,
                                 "A row remap waits for a reset: drain the GPU and reset it (nvidia-smi -r -i %d) to "
-                                "apply it; until then the faulty row stays in use",
+                                "apply it; work goes on meanwhile (the page is kept out of use)",
                                 g);
         if (retire_pending)
             diag_finding_advice(f,
