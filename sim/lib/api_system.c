@@ -238,18 +238,25 @@ static nvmlReturn_t copy_expanded(const char *s, int copy, char *buf, unsigned l
     return gs_copy_string(line, buf, len);
 }
 
+/* Enters fn and finds the scenario's process pid (and which copy of its GPU entry holds it). */
+static nvmlReturn_t enter_proc(gs_call *c, const char *fn, unsigned pid, const sim_proc **p, int *copy)
+{
+    nvmlReturn_t rc = gs_enter(c, fn);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *p = find_proc_copy(pid, copy);
+    return *p ? NVML_SUCCESS : NVML_ERROR_NOT_FOUND;
+}
+
 nvmlReturn_t gpusimGetProcessOwner(unsigned int pid, char *user, unsigned int userLen, char *container,
                                    unsigned int containerLen)
 {
     gs_call c;
-    nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc != NVML_SUCCESS)
-        return gs_leave(rc);
+    const sim_proc *p = NULL;
     int copy = 0;
-    const sim_proc *p = find_proc_copy(pid, &copy);
-    if (!p)
-        return gs_leave(NVML_ERROR_NOT_FOUND);
-    rc = gs_copy_string(p->user, user, userLen);
+    nvmlReturn_t rc = enter_proc(&c, __func__, pid, &p, &copy);
+    if (rc == NVML_SUCCESS)
+        rc = gs_copy_string(p->user, user, userLen);
     if (rc == NVML_SUCCESS)
         rc = copy_expanded(p->container, copy, container, containerLen);
     return gs_leave(rc);
@@ -258,12 +265,10 @@ nvmlReturn_t gpusimGetProcessOwner(unsigned int pid, char *user, unsigned int us
 nvmlReturn_t gpusimGetProcessCommand(unsigned int pid, char *command, unsigned int length)
 {
     gs_call c;
-    nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc != NVML_SUCCESS)
-        return gs_leave(rc);
+    const sim_proc *p = NULL;
     int copy = 0;
-    const sim_proc *p = find_proc_copy(pid, &copy);
-    if (!p || !p->command[0])
-        return gs_leave(NVML_ERROR_NOT_FOUND);
-    return gs_leave(copy_expanded(p->command, copy, command, length));
+    nvmlReturn_t rc = enter_proc(&c, __func__, pid, &p, &copy);
+    if (rc == NVML_SUCCESS)
+        rc = p->command[0] ? copy_expanded(p->command, copy, command, length) : NVML_ERROR_NOT_FOUND;
+    return gs_leave(rc);
 }

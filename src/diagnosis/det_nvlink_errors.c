@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MINUTE_US 60000000ull
-
 typedef struct {
     double inc[NVL_NKINDS]; /* counter increases in the window (a reset is not an increase) */
     double crc_per_s;       /* the fastest minute of CRC errors */
@@ -29,19 +27,15 @@ static void when(link_state *ls, uint64_t t)
 /* Increases of a counter kept as a step series, and its fastest minute (per second). */
 static double increases(const diag_series *s, double *per_s, link_state *ls)
 {
-    double inc = 0, best = 0;
+    double inc = 0;
     for (int i = 1; i < s->n; i++) {
         if (s->v[i] <= s->v[i - 1])
             continue; /* a reset (driver reload) */
         inc += s->v[i] - s->v[i - 1];
         when(ls, s->t[i]);
-        int hint = 0;
-        double before = diag_step_at(s, s->t[i] > MINUTE_US ? s->t[i] - MINUTE_US : 0, s->v[0], &hint);
-        if (s->v[i] - before > best)
-            best = s->v[i] - before;
     }
     if (per_s)
-        *per_s = best / 60.0;
+        *per_s = diag_counter_max_minute(s, NULL) / 60.0;
     return inc;
 }
 

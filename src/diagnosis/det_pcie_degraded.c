@@ -8,16 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#define MINUTE_US 60000000ull
 #define IN_USE_SHARE 0.05 /* traffic, as a share of the link's maximum capacity, that puts it under load */
-
-/* Usable MB/s of one lane, one direction, by generation (as pcie_bound's table). */
-static double lane_mbs(double gen)
-{
-    static const double mbs[] = {0, 250, 500, 984.6, 1969.2, 3938.5, 7563.0};
-    int g = isnan(gen) ? 4 : (int)gen;
-    return mbs[g < 1 ? 1 : g > 6 ? 6 : g];
-}
 
 typedef struct {
     double busy_s, degraded_s;
@@ -31,8 +22,8 @@ static void count(const diag_gpu_view *v, const diag_config *cfg, link_use *lu)
     const diag_gpu *g = v->g;
     int h[4] = {0};
     lu->gen = lu->width = 99;
-    double in_use_kbs =
-        IN_USE_SHARE * lane_mbs(g->pcie_gen_max) * 1000 * (isnan(g->pcie_width_max) ? 16 : g->pcie_width_max);
+    double in_use_kbs = IN_USE_SHARE * diag_pcie_lane_kbs(isnan(g->pcie_gen_max) ? 4 : (int)g->pcie_gen_max) *
+                        (isnan(g->pcie_width_max) ? 16 : g->pcie_width_max);
     for (int i = 0; i < v->n; i++) {
         if (v->held[i] == 0)
             continue;
@@ -63,21 +54,6 @@ static void count(const diag_gpu_view *v, const diag_config *cfg, link_use *lu)
     }
 }
 
-/* The most PCIe replays in any minute of the window (the counter kept as a step series). */
-static double replays_per_min(const diag_series *s, uint64_t *at)
-{
-    double best = 0;
-    for (int i = 1; i < s->n; i++) {
-        int hint = 0;
-        double before = diag_step_at(s, s->t[i] > MINUTE_US ? s->t[i] - MINUTE_US : 0, s->v[0], &hint);
-        if (s->v[i] - before > best) {
-            best = s->v[i] - before;
-            *at = s->t[i];
-        }
-    }
-    return best;
-}
-
 void det_pcie_degraded(diag_ctx *c)
 {
     const diag_config *cfg = c->cfg;
@@ -89,7 +65,7 @@ void det_pcie_degraded(diag_ctx *c)
         link_use lu = {0};
         count(v, cfg, &lu);
         uint64_t replay_at = 0;
-        double rpm = replays_per_min(&g->s[DS_PCIE_REPLAY], &replay_at);
+        double rpm = diag_counter_max_minute(&g->s[DS_PCIE_REPLAY], &replay_at);
         int degraded = lu.have_link && lu.degraded_s > 0 &&
                        lu.degraded_s >= diag_need_s(v, cfg->pcie_degraded.min_duration_s) &&
                        lu.degraded_s >= cfg->pcie_degraded.min_share * lu.busy_s;

@@ -57,6 +57,28 @@ double diag_power_limit_at(const diag_gpu_view *v, uint64_t t, int *hint)
     return lim;
 }
 
+double diag_pcie_lane_kbs(int gen)
+{
+    static const double mbs[] = {0, 250, 500, 984.6, 1969.2, 3938.5, 7563.0};
+    return mbs[gen < 1 ? 1 : gen > 6 ? 6 : gen] * 1000.0;
+}
+
+double diag_counter_max_minute(const diag_series *s, uint64_t *at)
+{
+    const uint64_t minute = 60000000ull;
+    double best = 0;
+    int hint = 0;
+    for (int i = 1; i < s->n; i++) {
+        double before = diag_step_at(s, s->t[i] > minute ? s->t[i] - minute : 0, s->v[0], &hint);
+        if (s->v[i] - before > best) {
+            best = s->v[i] - before;
+            if (at)
+                *at = s->t[i];
+        }
+    }
+    return best;
+}
+
 double diag_idle_power(const diag_gpu_view *v, double frac)
 {
     const diag_series *pw = &v->g->s[DS_POWER];

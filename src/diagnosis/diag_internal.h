@@ -103,6 +103,12 @@ double diag_power_limit_at(const diag_gpu_view *v, uint64_t t, int *hint);
 /* Idle power: observed when the GPU idled in the window (10th percentile), else frac of its default
  * limit, the lower of the two; NAN when neither is known. */
 double diag_idle_power(const diag_gpu_view *v, double frac);
+/* Usable bandwidth of one PCIe lane, one direction, in KB/s (10^3 bytes), by generation (clamped to
+ * 1..6): 2.5, 5 GT/s with 8b/10b; 8, 16, 32 GT/s with 128b/130b; 64 GT/s PAM4 with FLIT mode. */
+double diag_pcie_lane_kbs(int gen);
+/* The most a counter kept as a step series rose within a minute (ending at one of its changes), and
+ * when (*at, may be NULL); 0 when it never rose. */
+double diag_counter_max_minute(const diag_series *s, uint64_t *at);
 /* A process present on the GPU in [from, to], by overlap; NULL when none. */
 int diag_procs_in(const diag_ctx *c, int gpu, uint64_t from, uint64_t to, const diag_proc **out, int max);
 /* Typical memory of a process (last reading), NAN when unknown. */

@@ -43,20 +43,6 @@ static void take(nv_rd *r, nv_sym sym, nvmlReturn_t rc, int link, nvlink_kind k,
     s->have[k] = 1;
 }
 
-static int field_value(const nvmlFieldValue_t *f, double *v)
-{
-    switch (f->valueType) {
-    case NVML_VALUE_TYPE_UNSIGNED_INT: *v = f->value.uiVal; return 1;
-    case NVML_VALUE_TYPE_UNSIGNED_LONG: *v = (double)f->value.ulVal; return 1;
-    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: *v = (double)f->value.ullVal; return 1;
-    case NVML_VALUE_TYPE_SIGNED_LONG_LONG: *v = (double)f->value.sllVal; return 1;
-    case NVML_VALUE_TYPE_SIGNED_INT: *v = f->value.siVal; return 1;
-    case NVML_VALUE_TYPE_UNSIGNED_SHORT: *v = f->value.usVal; return 1;
-    case NVML_VALUE_TYPE_DOUBLE: *v = f->value.dVal; return 1;
-    }
-    return 0;
-}
-
 static void read_by_getters(nv_rd *r, int counters_only, nvl_sums *s)
 {
     const nvml_fns *f = &r->b->fn;
@@ -115,7 +101,7 @@ static int read_by_fields(nv_rd *r, nvl_sums *s)
     for (int i = 0; i < n; i++) {
         double v = 0;
         nvmlReturn_t frc = fv[i].nvmlReturn;
-        if (frc == NVML_SUCCESS && !field_value(&fv[i], &v))
+        if (frc == NVML_SUCCESS && !nv_field_value(&fv[i], &v))
             frc = NVML_ERROR_UNKNOWN; /* a value type this build does not know */
         state_ok |= kind[i] == NVL_STATE && frc == NVML_SUCCESS;
         if (kind[i] != NVL_STATE && frc == NVML_ERROR_NOT_SUPPORTED && r->b->fn.GetNvLinkErrorCounter) {

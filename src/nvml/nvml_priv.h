@@ -161,6 +161,8 @@ void nv_read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale)
 gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sample *out);
 void nv_read_memory(nv_rd *r); /* the wanted ones of memory total/reserved/used/free */
 void nv_read_fields(nv_rd *r);
+/* A field value's number, whatever its type; 0 for a type that holds none. */
+int nv_field_value(const nvmlFieldValue_t *f, double *out);
 
 /* nvml_nvlink.c: NVLink links' state and error counters, per link and summed */
 void nv_nvlink_read(nv_rd *r);

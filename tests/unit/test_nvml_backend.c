@@ -713,9 +713,10 @@ static void test_nvlink(void **state)
     check_nvlink(open_sim("nvml-nvlink"));
 }
 
-static void test_nvlink_getters(void **state)
+/* The backend on gpusim's minimal variant (no optional functions: dlsym really fails for them),
+ * playing tests/scenarios/NAME.yaml; skips where the variant was not built. */
+static backend *open_minimal(const char *name)
 {
-    (void)state;
     char lib[4096];
     snprintf(lib, sizeof lib, "%s", gpusim_lib());
     char *slash = strrchr(lib, '/');
@@ -723,31 +724,25 @@ static void test_nvlink_getters(void **state)
     if (access(lib, R_OK) != 0)
         skip();
     char path[4096];
-    snprintf(path, sizeof path, "%s/tests/scenarios/nvml-nvlink.yaml", GW_SOURCE_DIR);
+    snprintf(path, sizeof path, "%s/tests/scenarios/%s.yaml", GW_SOURCE_DIR, name);
     setenv("GPUWATCH_NVML_LIB", lib, 1);
     setenv("GPUSIM_SCENARIO", path, 1);
     char err[512] = "";
     assert_int_equal(ops->open(&cur, err, sizeof err), BK_OK);
-    check_nvlink(cur);
+    return cur;
+}
+
+static void test_nvlink_getters(void **state)
+{
+    (void)state;
+    check_nvlink(open_minimal("nvml-nvlink"));
 }
 
 /* gpusim's minimal variant does not export the optional functions: dlsym really fails for them. */
 static void test_minimal_variant(void **state)
 {
     (void)state;
-    char lib[4096];
-    snprintf(lib, sizeof lib, "%s", gpusim_lib());
-    char *slash = strrchr(lib, '/');
-    snprintf(slash, sizeof lib - (size_t)(slash - lib), "/minimal/libnvidia-ml.so.1");
-    if (access(lib, R_OK) != 0)
-        skip();
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/scenarios/nvml-values.yaml", GW_SOURCE_DIR);
-    setenv("GPUWATCH_NVML_LIB", lib, 1);
-    setenv("GPUSIM_SCENARIO", path, 1);
-    char err[512] = "";
-    assert_int_equal(ops->open(&cur, err, sizeof err), BK_OK);
-    backend *b = cur;
+    backend *b = open_minimal("nvml-values");
     gpu_info info;
     gpu_sample s;
     assert_int_equal(ops->read_info(b, 0, &info, &s), GPU_OK);

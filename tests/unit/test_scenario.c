@@ -600,7 +600,6 @@ static void hbm_temperature_and_throttle(void **state)
     scenario_free(sc);
 }
 
-/* Topology defaults from the GPU count, and given lists. */
 /* What the diagnosis needs gpusim to simulate: NVLink links (up as the topology connects them, a
  * link brought down or counting errors by generators, absent where a board has no such link), an
  * idle link training down, clocks held low without a reason (locked, applications clock, a low
@@ -664,6 +663,7 @@ static void diagnosis_faults_simulated(void **state)
     assert_non_null(strstr(err, "missing key 'from'"));
 }
 
+/* Topology defaults from the GPU count, and given lists. */
 static void topology_defaults_and_keys(void **state)
 {
     (void)state;
