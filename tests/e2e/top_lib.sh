@@ -15,6 +15,9 @@ SCEN="$GW_SOURCE_DIR/tests/scenarios"
 tmx() { tmux -L "$SOCK" -f /dev/null "$@"; }
 cleanup() { tmx kill-server 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
+# The server stays up between sessions: killing the last one would otherwise end it while the next
+# new-session connects ("server exited unexpectedly", seen under load).
+tmx start-server \; set-option -s exit-empty off
 fail() { echo "FAIL: $*" >&2; for s in $(tmx list-sessions -F '#S' 2>/dev/null); do echo "--- screen of $s:" >&2; tmx capture-pane -p -t "$s" >&2; done; exit 1; }
 ok() { echo "ok - $*"; }
 
