@@ -50,7 +50,7 @@ static void to_events(const alert_list *l, int64_t now_us, void *arg)
         tmpl_format_value(v->value, value, sizeof value);
         snprintf(detail, sizeof detail, "alertname=%s state=%s severity=%s value=%s summary=\"%s\"", v->alertname,
                  v->state == ALERT_INACTIVE ? "resolved" : "firing", sev, value, summary);
-        agent_event ev = {(uint64_t)now_us, gpu ? atoi(gpu) : -1, "alert", detail};
+        agent_event ev = {.t_us = (uint64_t)now_us, .gpu = gpu ? atoi(gpu) : -1, .kind = "alert", .detail = detail};
         p->view->post_event(p->view, &ev);
     }
 }
