@@ -316,8 +316,7 @@ static int restore_one(alert_engine *e, const rule_slot *slots, int n, const ale
     return 0;
 }
 
-int alert_engine_restore(alert_engine *e, const alert_records *saved, const alert_restore *how,
-                         alert_restore_counts *c)
+int alert_engine_restore(alert_engine *e, const alert_records *saved, const alert_restore *how, alert_restore_counts *c)
 {
     memset(c, 0, sizeof *c);
     int within = how->last_seen_us > 0 && how->now_us - how->last_seen_us < how->outage_tolerance_us;

@@ -263,7 +263,9 @@ static void test_config_check(void **st)
              "    - {name: a, type: pager}\n"                           /* 5 */
              "    - {name: b, type: exec, command: \"notify --all\"}\n" /* 6 */
              "    - {name: c, type: webhook, url: ftp://x}\n"           /* 7 */
-             "  thresholds: {GPUTemperatureWarning: hot}\n",            /* 8 */
+             "  thresholds: {GPUTemperatureWarning: hot}\n"             /* 8 */
+             "  for_outage_tolerance: 31d\n"                            /* 9 */
+             "  for_grace_period: soon\n",                              /* 10 */
              rules);
     gw_config cfg;
     config_init(&cfg);
@@ -276,6 +278,8 @@ static void test_config_check(void **st)
     assert_true(has_error(&cfg, "c.yaml:6:", "never a shell string"));
     assert_true(has_error(&cfg, "c.yaml:7:", "'ftp://x' is not an http(s) URL"));
     assert_true(has_error(&cfg, "c.yaml:8:", "alerts.thresholds.GPUTemperatureWarning: expected a number, got 'hot'"));
+    assert_true(has_error(&cfg, "c.yaml:9:", "alerts.for_outage_tolerance: between 0 and 30d"));
+    assert_true(has_error(&cfg, "c.yaml:10:", "alerts.for_grace_period"));
     config_free(&cfg);
     unlink(rules);
 }

@@ -159,41 +159,54 @@ typedef struct variant {
 #define WARN "{severity: warning}"
 static const char NEW_RULE[] = "  - alert: Added\n    condition: " HOT85 "\n";
 
+/* One variant: what changes, the rule Fire as written then, whether Fire is in the file, a rule
+ * added, alerts.thresholds for Fire, whether Fire's and the others' alerts go on, and the counts. */
+#define FIRE(...)   \
+    {               \
+        __VA_ARGS__ \
+    }
+#define V(what, fire, with_fire, added, threshold, fire_kept, group_kept, ...) \
+    {                                                                          \
+        what, fire, with_fire, added, threshold, fire_kept, group_kept,        \
+        {                                                                      \
+            __VA_ARGS__                                                        \
+        }                                                                      \
+    }
+
 static const variant VARIANTS[] = {
-    {"nothing changed", BASE, 1, "", NAN, 1, 1, {3, 0, 0, 0, 6, 0}},
-    {"annotations", {"g", "1m", "Fire", HOT85, "2m", WARN, "", "another summary of {{ $labels.gpu }}"},
-     1, "", NAN, 1, 1, {3, 0, 0, 0, 6, 0}},
-    {"interval", {"g", "30s", "Fire", HOT85, "2m", WARN, "", SUMMARY}, 1, "", NAN, 1, 1, {3, 0, 0, 0, 6, 0}},
-    {"keep_firing_for", {"g", "1m", "Fire", HOT85, "2m", WARN, "    keep_firing_for: 5m\n", SUMMARY},
-     1, "", NAN, 1, 1, {3, 0, 0, 0, 6, 0}},
-    {"the same condition written otherwise",
-     {"g", "1m", "Fire", "{metric: temperature.gpu, reduce: last, op: \">\", threshold: 85.0}", "2m",
-      WARN, "", SUMMARY},
-     1, "", NAN, 1, 1, {3, 0, 0, 0, 6, 0}},
-    {"a rule added", BASE, 1, NEW_RULE, NAN, 1, 1, {3, 0, 1, 0, 6, 0}},
-    {"threshold", {"g", "1m", "Fire", "{metric: temperature.gpu, op: \">\", threshold: 86}", "2m",
-                   WARN, "", SUMMARY},
-     1, "", NAN, 0, 1, {2, 1, 0, 0, 4, 2}},
-    {"operator", {"g", "1m", "Fire", "{metric: temperature.gpu, op: \">=\", threshold: 85}", "2m",
-                  WARN, "", SUMMARY},
-     1, "", NAN, 0, 1, {2, 1, 0, 0, 4, 2}},
-    {"metric", {"g", "1m", "Fire", "{metric: temperature.gpu * 1, op: \">\", threshold: 85}", "2m",
-                WARN, "", SUMMARY},
-     1, "", NAN, 0, 1, {2, 1, 0, 0, 4, 2}},
-    {"window", {"g", "1m", "Fire", "{metric: temperature.gpu, reduce: avg, window: 2m, op: \">\", threshold: 85}",
-                "2m", WARN, "", SUMMARY},
-     1, "", NAN, 0, 1, {2, 1, 0, 0, 4, 2}},
-    {"for", {"g", "1m", "Fire", HOT85, "3m", WARN, "", SUMMARY}, 1, "", NAN, 0, 1, {2, 1, 0, 0, 4, 2}},
-    {"labels", {"g", "1m", "Fire", HOT85, "2m", "{severity: critical}", "", SUMMARY}, 1, "", NAN, 0, 1,
-     {2, 1, 0, 0, 4, 2}},
-    {"target GPUs", {"g", "1m", "Fire", HOT85, "2m", WARN, "    gpus: [0]\n", SUMMARY}, 1, "", NAN, 0, 1,
-     {2, 1, 0, 0, 4, 2}},
-    {"alerts.thresholds", BASE, 1, "", 86, 0, 1, {2, 1, 0, 0, 4, 2}},
-    {"alert renamed", {"g", "1m", "Hot", HOT85, "2m", WARN, "", SUMMARY}, 1, "", NAN, 0, 1,
-     {2, 0, 1, 1, 4, 2}},
-    {"rule removed", BASE, 0, "", NAN, 0, 1, {2, 0, 0, 1, 4, 2}},
-    {"group renamed", {"h", "1m", "Fire", HOT85, "2m", WARN, "", SUMMARY}, 1, "", NAN, 0, 0,
-     {0, 0, 3, 3, 0, 4}},
+    V("nothing changed", BASE, 1, "", NAN, 1, 1, 3, 0, 0, 0, 6, 0),
+    V("annotations", FIRE("g", "1m", "Fire", HOT85, "2m", WARN, "", "another summary of {{ $labels.gpu }}"), 1, "", NAN,
+      1, 1, 3, 0, 0, 0, 6, 0),
+    V("interval", FIRE("g", "30s", "Fire", HOT85, "2m", WARN, "", SUMMARY), 1, "", NAN, 1, 1, 3, 0, 0, 0, 6, 0),
+    V("keep_firing_for", FIRE("g", "1m", "Fire", HOT85, "2m", WARN, "    keep_firing_for: 5m\n", SUMMARY), 1, "", NAN,
+      1, 1, 3, 0, 0, 0, 6, 0),
+    V("the same condition written otherwise",
+      FIRE("g", "1m", "Fire", "{metric: temperature.gpu, reduce: last, op: \">\", threshold: 85.0}", "2m", WARN, "",
+           SUMMARY),
+      1, "", NAN, 1, 1, 3, 0, 0, 0, 6, 0),
+    V("a rule added", BASE, 1, NEW_RULE, NAN, 1, 1, 3, 0, 1, 0, 6, 0),
+    V("threshold",
+      FIRE("g", "1m", "Fire", "{metric: temperature.gpu, op: \">\", threshold: 86}", "2m", WARN, "", SUMMARY), 1, "",
+      NAN, 0, 1, 2, 1, 0, 0, 4, 2),
+    V("operator",
+      FIRE("g", "1m", "Fire", "{metric: temperature.gpu, op: \">=\", threshold: 85}", "2m", WARN, "", SUMMARY), 1, "",
+      NAN, 0, 1, 2, 1, 0, 0, 4, 2),
+    V("metric",
+      FIRE("g", "1m", "Fire", "{metric: temperature.gpu * 1, op: \">\", threshold: 85}", "2m", WARN, "", SUMMARY), 1,
+      "", NAN, 0, 1, 2, 1, 0, 0, 4, 2),
+    V("window",
+      FIRE("g", "1m", "Fire", "{metric: temperature.gpu, reduce: avg, window: 2m, op: \">\", threshold: 85}", "2m",
+           WARN, "", SUMMARY),
+      1, "", NAN, 0, 1, 2, 1, 0, 0, 4, 2),
+    V("for", FIRE("g", "1m", "Fire", HOT85, "3m", WARN, "", SUMMARY), 1, "", NAN, 0, 1, 2, 1, 0, 0, 4, 2),
+    V("labels", FIRE("g", "1m", "Fire", HOT85, "2m", "{severity: critical}", "", SUMMARY), 1, "", NAN, 0, 1, 2, 1, 0, 0,
+      4, 2),
+    V("target GPUs", FIRE("g", "1m", "Fire", HOT85, "2m", WARN, "    gpus: [0]\n", SUMMARY), 1, "", NAN, 0, 1, 2, 1, 0,
+      0, 4, 2),
+    V("alerts.thresholds", BASE, 1, "", 86, 0, 1, 2, 1, 0, 0, 4, 2),
+    V("alert renamed", FIRE("g", "1m", "Hot", HOT85, "2m", WARN, "", SUMMARY), 1, "", NAN, 0, 1, 2, 0, 1, 1, 4, 2),
+    V("rule removed", BASE, 0, "", NAN, 0, 1, 2, 0, 0, 1, 4, 2),
+    V("group renamed", FIRE("h", "1m", "Fire", HOT85, "2m", WARN, "", SUMMARY), 1, "", NAN, 0, 0, 0, 0, 3, 3, 0, 4),
 };
 
 /* Evaluated at minutes 0..5 (Fire firing since 2m, Pend pending since 0, Other firing since 0), the
@@ -420,8 +433,8 @@ static void test_restart_pending_grace(void **st)
                         continue;
                     hot_from = last - spent;
                     char text[256];
-                    snprintf(text, sizeof text, "groups:\n- name: g\n  rules:\n  - alert: P\n    condition: " HOT85
-                                                "\n    for: %dm\n",
+                    snprintf(text, sizeof text,
+                             "groups:\n- name: g\n  rules:\n  - alert: P\n    condition: " HOT85 "\n    for: %dm\n",
                              fmin);
                     synth y;
                     fill(&y, hot_later);
