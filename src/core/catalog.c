@@ -146,7 +146,7 @@ const metric_def metric_catalog[M_COUNT] = {
     [M_CLOCK_SM] = {M_CLOCK_SM, "clocks.current.sm", "clocks.sm", "MHz", MK_GAUGE, MF_INT, 0, "Current SM clock.",
                     DCGM("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz)."), .prom = "gpuwatch_clock_sm_hertz",
                     .prom_scale = 1e6},
-    [M_CLOCK_MEM] = {M_CLOCK_MEM, "clocks.current.memory", "clocks.mem", "MHz", MK_GAUGE, MF_INT, 0,
+    [M_CLOCK_MEM] = {M_CLOCK_MEM, "clocks.current.memory", "clocks.mem", "MHz", MK_GAUGE, MF_INT, MF_SLOW,
                      "Current memory clock.", DMON('c', 1, "mclk", "MHz"),
                      DCGM("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz)."),
                      .prom = "gpuwatch_clock_memory_hertz", .prom_scale = 1e6},
@@ -204,11 +204,11 @@ const metric_def metric_catalog[M_COUNT] = {
                         .prom = "gpuwatch_thermal_violation_seconds_total", .prom_scale = 1e-6},
 
     /* ---- PCIe ---- */
-    [M_PCIE_GEN_CUR] = {M_PCIE_GEN_CUR, "pcie.link.gen.current", NULL, NULL, MK_GAUGE, MF_INT, 0,
+    [M_PCIE_GEN_CUR] = {M_PCIE_GEN_CUR, "pcie.link.gen.current", NULL, NULL, MK_GAUGE, MF_INT, MF_SLOW,
                         "Current PCIe link generation.", .prom = "gpuwatch_pcie_link_generation"},
     [M_PCIE_GEN_MAX] = {M_PCIE_GEN_MAX, "pcie.link.gen.max", NULL, NULL, MK_GAUGE, MF_INT, MF_STATIC,
                         "Maximum PCIe link generation.", .prom = "gpuwatch_pcie_link_generation_max"},
-    [M_PCIE_WIDTH_CUR] = {M_PCIE_WIDTH_CUR, "pcie.link.width.current", NULL, NULL, MK_GAUGE, MF_INT, 0,
+    [M_PCIE_WIDTH_CUR] = {M_PCIE_WIDTH_CUR, "pcie.link.width.current", NULL, NULL, MK_GAUGE, MF_INT, MF_SLOW,
                           "Current PCIe link width (lanes).", .prom = "gpuwatch_pcie_link_width"},
     [M_PCIE_WIDTH_MAX] = {M_PCIE_WIDTH_MAX, "pcie.link.width.max", NULL, NULL, MK_GAUGE, MF_INT, MF_STATIC,
                           "Maximum PCIe link width (lanes).", .prom = "gpuwatch_pcie_link_width_max"},
@@ -267,8 +267,8 @@ const metric_def metric_catalog[M_COUNT] = {
                      "XID errors seen since gpuwatch started.", .prom = "gpuwatch_xid_errors_total"},
 
     /* ---- MIG ---- */
-    [M_MIG_MODE] = {M_MIG_MODE, "mig.mode.current", NULL, NULL, MK_INFO, MF_ENABLED, 0, "Whether MIG mode is enabled.",
-                    .prom = "gpuwatch_mig_enabled"},
+    [M_MIG_MODE] = {M_MIG_MODE, "mig.mode.current", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
+                    "Whether MIG mode is enabled.", .prom = "gpuwatch_mig_enabled"},
 
 /* ---- GPM profiling metrics (Hopper+), percent ---- */
 #define GPM(ID, NAME, HELP, DC, DCHELP, PROM) \
@@ -345,23 +345,23 @@ const metric_def metric_catalog[M_COUNT] = {
                        "Version of the InfoROM's ECC object."},
     [M_INFOROM_PWR] = {M_INFOROM_PWR, "inforom.pwr", "inforom.power", NULL, MK_INFO, MF_STRING, MF_STATIC,
                        "Version of the InfoROM's power management object."},
-    [M_COMPUTE_MODE] = {M_COMPUTE_MODE, "compute_mode", NULL, NULL, MK_INFO, MF_ENUM, 0,
+    [M_COMPUTE_MODE] = {M_COMPUTE_MODE, "compute_mode", NULL, NULL, MK_INFO, MF_ENUM, MF_SLOW,
                         "Who may create CUDA contexts: Default (any number of processes), Exclusive_Process (one), "
                         "Prohibited (none).",
                         .names = (const char *const[]){"Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process",
                                                        NULL}},
-    [M_PERSISTENCE_MODE] = {M_PERSISTENCE_MODE, "persistence_mode", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+    [M_PERSISTENCE_MODE] = {M_PERSISTENCE_MODE, "persistence_mode", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
                             "Whether the driver stays loaded with no client (persistence mode)."},
-    [M_DISPLAY_MODE] = {M_DISPLAY_MODE, "display_mode", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+    [M_DISPLAY_MODE] = {M_DISPLAY_MODE, "display_mode", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
                         "Whether a display is connected to the GPU (deprecated by nvidia-smi: see display_attached)."},
-    [M_DISPLAY_ATTACHED] = {M_DISPLAY_ATTACHED, "display_attached", NULL, NULL, MK_INFO, MF_YESNO, 0,
+    [M_DISPLAY_ATTACHED] = {M_DISPLAY_ATTACHED, "display_attached", NULL, NULL, MK_INFO, MF_YESNO, MF_SLOW,
                             "Whether a physical display is connected to one of the GPU's connectors."},
-    [M_DISPLAY_ACTIVE] = {M_DISPLAY_ACTIVE, "display_active", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+    [M_DISPLAY_ACTIVE] = {M_DISPLAY_ACTIVE, "display_active", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
                           "Whether a display is initialized on the GPU (memory set aside for it)."},
     [M_ADDRESSING_MODE] = {M_ADDRESSING_MODE, "addressing_mode", NULL, NULL, MK_INFO, MF_ENUM, MF_STATIC,
                            "How the GPU reaches system allocated memory: HMM, ATS or None.",
                            .names = (const char *const[]){"None", "HMM", "ATS", NULL}},
-    [M_ACCOUNTING_MODE] = {M_ACCOUNTING_MODE, "accounting.mode", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+    [M_ACCOUNTING_MODE] = {M_ACCOUNTING_MODE, "accounting.mode", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
                            "Whether per-process accounting is on."},
     [M_ACCOUNTING_BUFFER] = {M_ACCOUNTING_BUFFER, "accounting.buffer_size", NULL, NULL, MK_INFO, MF_INT, MF_STATIC,
                              "How many processes the accounting buffer keeps before it wraps."},
@@ -400,9 +400,9 @@ const metric_def metric_catalog[M_COUNT] = {
     [M_POWER_MANAGEMENT] = {M_POWER_MANAGEMENT, "power.management", NULL, NULL, MK_INFO, MF_ENABLED, MF_STATIC,
                             "Whether power management (power readings and limits) is enabled."},
     [M_CLOCK_APP_GR] = {M_CLOCK_APP_GR, "clocks.applications.graphics", "clocks.applications.gr", "MHz", MK_GAUGE,
-                        MF_INT, 0, "Applications clock of graphics set by the administrator."},
+                        MF_INT, MF_SLOW, "Applications clock of graphics set by the administrator."},
     [M_CLOCK_APP_MEM] = {M_CLOCK_APP_MEM, "clocks.applications.memory", "clocks.applications.mem", "MHz", MK_GAUGE,
-                         MF_INT, 0, "Applications clock of memory set by the administrator."},
+                         MF_INT, MF_SLOW, "Applications clock of memory set by the administrator."},
     [M_CLOCK_DEF_APP_GR] = {M_CLOCK_DEF_APP_GR, "clocks.default_applications.graphics",
                             "clocks.default_applications.gr", "MHz", MK_GAUGE, MF_INT, MF_STATIC,
                             "Default applications clock of graphics."},
@@ -417,7 +417,7 @@ const metric_def metric_catalog[M_COUNT] = {
     [M_VIOL_POWER_BRAKE] = {M_VIOL_POWER_BRAKE, "clocks_event_reasons_counters.hw_power_brake_slowdown", NULL, "us",
                             MK_COUNTER, MF_INT, 0,
                             "Time clocks were lowered by the hardware power brake, in microseconds."},
-    [M_PCIE_GEN_GPUCUR] = {M_PCIE_GEN_GPUCUR, "pcie.link.gen.gpucurrent", NULL, NULL, MK_GAUGE, MF_INT, 0,
+    [M_PCIE_GEN_GPUCUR] = {M_PCIE_GEN_GPUCUR, "pcie.link.gen.gpucurrent", NULL, NULL, MK_GAUGE, MF_INT, MF_SLOW,
                            "Current PCIe link generation of the GPU (lower when idle)."},
     [M_PCIE_GEN_GPUMAX] =
         {M_PCIE_GEN_GPUMAX, "pcie.link.gen.gpumax", NULL, NULL, MK_GAUGE, MF_INT, MF_STATIC,
@@ -470,7 +470,7 @@ const metric_def metric_catalog[M_COUNT] = {
     HIST(M_REMAP_HIST_LOW, "low", "Memory banks with few spare rows left."),
     HIST(M_REMAP_HIST_NONE, "none", "Memory banks with no spare row left."),
 #undef HIST
-    [M_MIG_MODE_PEND] = {M_MIG_MODE_PEND, "mig.mode.pending", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+    [M_MIG_MODE_PEND] = {M_MIG_MODE_PEND, "mig.mode.pending", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
                          "Whether MIG mode will be enabled after the next GPU reset."},
 };
 
