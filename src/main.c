@@ -38,6 +38,7 @@ static const command commands[] = {
     {"query", cmd_query, NULL, "a snapshot of chosen metrics (table, csv, json); --processes for apps"},
     {"dmon", cmd_dmon, NULL, "device monitoring stream, as nvidia-smi dmon"},
     {"pmon", cmd_pmon, NULL, "process monitoring stream, as nvidia-smi pmon"},
+    {"topo", cmd_topo, NULL, "GPU connection matrix with CPU and NUMA affinity, as nvidia-smi topo -m"},
     {"top", NULL, "top", "live terminal UI"},
     {"agent", NULL, "agent", "sampling agent: Prometheus /metrics, JSON API, history, alerts"},
     {"history", NULL, "history", "range queries on the recorded history"},
@@ -314,10 +315,8 @@ int main(int argc, char **argv)
             return unknown_option(argv[i]);
         }
     }
-    if (i >= argc) {
-        usage(stderr);
-        return GW_EXIT_USAGE;
-    }
+    if (i >= argc) /* as nvidia-smi alone: the summary table */
+        return cmd_smi(0, argv + i);
     for (size_t c = 0; c < NCOMMANDS; c++)
         if (strcmp(argv[i], commands[c].name) == 0)
             return commands[c].run ? commands[c].run(argc - i, argv + i)

@@ -12,6 +12,7 @@
 #include "query_procs.h"
 #include "sampler.h"
 #include "smi_report.h"
+#include "smi_table.h"
 #include "suggest.h"
 
 /* The options of the nvidia-smi form, for recognition and "did you mean". */
@@ -131,10 +132,6 @@ int cmd_smi(int argc, char **argv)
         if (in_list(refused, a))
             return usage_error("'%s' changes GPU settings, which gpuwatch does not do (it only reads: use nvidia-smi)",
                                a);
-        if (strcmp(a, "-x") == 0 || strcmp(a, "--xml-format") == 0)
-            return usage_error("'%s': XML output is not produced; use --query-gpu=... --format=csv or "
-                               "'gpuwatch query --format json'",
-                               a);
         if (strcmp(a, "--help-query-gpu") == 0) {
             help_fields_print(stdout);
             return 0;
@@ -148,7 +145,7 @@ int cmd_smi(int argc, char **argv)
             return usage_error("'%.*s' is not answered (gpuwatch answers --query-gpu and --query-compute-apps)",
                                (int)opt_len(a), a);
         list |= in_list(list_flags, a);
-        report |= in_list(report_flags, a);
+        report |= in_list(report_flags, a) || strcmp(a, "-x") == 0 || strcmp(a, "--xml-format") == 0;
         query |= strncmp(a, "--query-gpu", 11) == 0 || strncmp(a, "--query-compute-apps", 20) == 0;
     }
     if (list + report + query > 1)
@@ -159,6 +156,5 @@ int cmd_smi(int argc, char **argv)
         return hand_to(smi_report_run, "-q", argc, argv, report_flags);
     if (query)
         return hand_to(cmd_query, "query", argc, argv, NULL);
-    return usage_error("%s", "an nvidia-smi style command line needs -L, -q, --query-gpu=... or "
-                             "--query-compute-apps=... (gpuwatch COMMAND for the rest)");
+    return hand_to(smi_table_run, "", argc, argv, NULL); /* nvidia-smi with no query: the summary table */
 }

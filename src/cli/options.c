@@ -56,7 +56,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "gpuwatch %s: %s\nTry 'gpuwatch %s --help'.\n", cmd, msg, cmd);
+    if (!*cmd) /* the nvidia-smi form's summary table: no command name */
+        fprintf(stderr, "gpuwatch: %s\nTry 'gpuwatch --help'.\n", msg);
+    else
+        fprintf(stderr, "gpuwatch %s: %s\nTry 'gpuwatch %s --help'.\n", cmd, msg, cmd);
     return CLI_USAGE;
 }
 

@@ -10,7 +10,7 @@ int session_open(sampler *s, const char *cmd, int banner)
 {
     char err[256] = "";
     if (sampler_open(s, err, sizeof err) != BK_OK) {
-        fprintf(stderr, "gpuwatch %s: %s\n", cmd, err[0] ? err : "cannot open the GPU backend");
+        fprintf(stderr, "gpuwatch%s%s: %s\n", *cmd ? " " : "", cmd, err[0] ? err : "cannot open the GPU backend");
         return GW_EXIT_BACKEND;
     }
     if (banner && s->versions.simulated) {

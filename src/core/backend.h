@@ -38,6 +38,7 @@ typedef struct backend_error_count {
 typedef enum {
     TOPO_PATH_UNKNOWN = 0,
     TOPO_PATH_SWITCH,     /* behind one PCIe switch (or on one board) */
+    TOPO_PATH_BRIDGES,    /* behind several PCIe bridges, not through the host bridge */
     TOPO_PATH_HOSTBRIDGE, /* under one host bridge */
     TOPO_PATH_NODE,       /* on one NUMA node */
     TOPO_PATH_SYSTEM      /* across NUMA nodes (SMP interconnect) */
@@ -48,7 +49,7 @@ typedef struct gpu_topology {
     uint64_t cpus[GW_TOPO_MAX_CPUS / 64];   /* the CPUs near the GPU (its NUMA node's), bit per CPU */
     int numa_node;                          /* -1 unknown */
     unsigned char path[GW_TOPO_MAX_GPUS];   /* topo_path to each peer (UNKNOWN for itself) */
-    unsigned char nvlink[GW_TOPO_MAX_GPUS]; /* 1: peer-to-peer over NVLink with that peer */
+    unsigned char nvlink[GW_TOPO_MAX_GPUS]; /* NVLinks to that peer (through NVSwitches too); 0: none */
 } gpu_topology;
 
 typedef struct backend backend;

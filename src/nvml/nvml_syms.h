@@ -144,6 +144,11 @@ typedef nvmlDevice_t nvD;
       "nvmlDeviceGetTopologyCommonAncestor")                                                                           \
     X(GetP2PStatus, nvmlReturn_t, (nvD, nvD, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t *), 0,                          \
       "nvmlDeviceGetP2PStatus")                                                                                        \
+    X(GetNvLinkState, nvmlReturn_t, (nvD, unsigned int, nvmlEnableState_t *), 0, "nvmlDeviceGetNvLinkState")           \
+    X(GetNvLinkRemoteDeviceType, nvmlReturn_t, (nvD, unsigned int, nvmlIntNvLinkDeviceType_t *), 0,                    \
+      "nvmlDeviceGetNvLinkRemoteDeviceType")                                                                           \
+    X(GetNvLinkRemotePciInfo, nvmlReturn_t, (nvD, unsigned int, nvmlPciInfo_t *), 0,                                   \
+      "nvmlDeviceGetNvLinkRemotePciInfo_v2")                                                                           \
     /* gpusim only: the scenario's clock */                                                                            \
     X(GpusimGetTime, double, (void), 0, "gpusimGetTime")
 

@@ -280,7 +280,7 @@ def test_typos():
 
 
 def test_refusals():
-    for args, want in ((["-pl", "300"], "changes GPU settings"), (["-x", "-q"], "XML output is not produced"),
+    for args, want in ((["-pl", "300"], "changes GPU settings"), (["-r"], "changes GPU settings"),
                        (["--query-accounted-apps=pid", "--format=csv"], "is not answered"),
                        (["-L", "-q"], "do not go together"),
                        (["--query-gpu=index", "--query-compute-apps=pid", "--format=csv"], "do not go together")):
