@@ -133,11 +133,11 @@ int cmd_smi(int argc, char **argv)
             return usage_error("'%s' changes GPU settings, which gpuwatch does not do (it only reads: use nvidia-smi)",
                                a);
         if (strcmp(a, "--help-query-gpu") == 0) {
-            help_fields_print(stdout);
+            help_fields_print_smi(stdout);
             return 0;
         }
         if (strcmp(a, "--help-query-compute-apps") == 0) {
-            proc_fields_help(stdout);
+            proc_fields_help_smi(stdout);
             return 0;
         }
         if (strncmp(a, "--query-", 8) == 0 && strncmp(a, "--query-gpu", 11) != 0 &&

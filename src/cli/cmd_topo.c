@@ -10,13 +10,12 @@
 #include "commands.h"
 #include "session.h"
 
-static const char usage[] =
-    "usage: gpuwatch topo -m\n"
-    "\n"
-    "nvidia-smi topo -m: the GPU connection matrix, CPU and NUMA affinity, and the legend.\n"
-    "\n"
-    "  -m, --matrix   the matrix (the one form gpuwatch answers)\n"
-    "  -h, --help     this help\n";
+static const char usage[] = "usage: gpuwatch topo -m\n"
+                            "\n"
+                            "nvidia-smi topo -m: the GPU connection matrix, CPU and NUMA affinity, and the legend.\n"
+                            "\n"
+                            "  -m, --matrix   the matrix (the one form gpuwatch answers)\n"
+                            "  -h, --help     this help\n";
 
 static const char legend[] =
     "\n"

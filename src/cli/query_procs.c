@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "format.h"
 #include "jsonout.h"
+#include "smi_report.h"
 #include "table.h"
 #include "util.h"
 
@@ -57,6 +58,19 @@ void proc_fields_names(FILE *f)
         fprintf(f, "%s\n", cols[c].name);
         if (cols[c].alias)
             fprintf(f, "%s\n", cols[c].alias);
+    }
+}
+
+void proc_fields_help_smi(FILE *f)
+{
+    fprintf(f, "List of valid properties to query for the switch \"--query-compute-apps\":\n\n"
+               "Section about Active Compute Processes properties\n"
+               "List of processes having compute context on the device (and gpuwatch's user and container).\n\n");
+    for (int c = 0; c < P_N; c++) {
+        fprintf(f, "\"%s\"", cols[c].name);
+        if (cols[c].alias)
+            fprintf(f, " or \"%s\"", cols[c].alias);
+        fprintf(f, "\n%s\n\n", cols[c].help);
     }
 }
 
@@ -113,17 +127,10 @@ int proc_fields_parse(const char *cmd, const char *list, proc_fields *out)
     return 0;
 }
 
-/* process_name as nvidia-smi shows it: argv[0] (often a path), else the short name. */
 static void process_name(char *buf, size_t n, const gpu_proc *p)
 {
-    if (p->cmdline[0]) {
-        snprintf(buf, n, "%s", p->cmdline);
-        char *space = strchr(buf, ' ');
-        if (space)
-            *space = 0;
-    } else {
-        snprintf(buf, n, "%s", p->name[0] ? p->name : FMT_NA);
-    }
+    if (!smi_process_name(p, buf, n))
+        snprintf(buf, n, "%s", FMT_NA);
 }
 
 /* What one row is made of: the process, its GPU's identity and when it was read. */

@@ -11,10 +11,10 @@
 typedef struct smi_emit {
     gw_buf *b;
     int xml;
-    int col;                                /* text: the ':' column (55; 42 in a process's lines) */
-    int n;                                  /* XML: the open sections */
-    int depth[SMI_EMIT_DEPTH];              /* ... their depths */
-    const char *tag[SMI_EMIT_DEPTH];        /* ... their elements */
+    int col;                         /* text: the ':' column (55; 42 in a process's lines) */
+    int n;                           /* XML: the open sections */
+    int depth[SMI_EMIT_DEPTH];       /* ... their depths */
+    const char *tag[SMI_EMIT_DEPTH]; /* ... their elements */
 } smi_emit;
 
 void smi_emit_init(smi_emit *e, gw_buf *b, int xml);

@@ -350,16 +350,17 @@ static void line_value(char *buf, size_t n, const qline *l, const gpu_info *info
     }
 }
 
-void smi_process_name(const gpu_proc *p, char *out, size_t n)
+int smi_process_name(const gpu_proc *p, char *out, size_t n)
 {
     if (p->cmdline[0]) {
         gw_strlcpy(out, p->cmdline, n);
         char *space = strchr(out, ' ');
         if (space)
             *space = 0;
-    } else {
-        gw_strlcpy(out, p->name[0] ? p->name : "N/A", n);
+        return 1;
     }
+    gw_strlcpy(out, p->name[0] ? p->name : "N/A", n);
+    return p->name[0] != 0;
 }
 
 static void processes(smi_emit *e, sampler *s, int g)

@@ -27,15 +27,16 @@ static const char rule_full[] =
 static const char rule_cols[] =
     "+-----------------------------------------+------------------------+----------------------+\n";
 
-static const char usage[] = "usage: gpuwatch [-i LIST] [-l SECONDS | -lms MS] [-f FILE]\n"
-                            "\n"
-                            "nvidia-smi's summary table: the driver and CUDA versions, each GPU's state and its processes.\n"
-                            "\n"
-                            "  -i, --id LIST       GPUs: indexes or ranges (0,2,4-7), UUIDs or PCI bus ids\n"
-                            "  -l, --loop SECONDS  repeat every SECONDS (5 when no value follows), until interrupted\n"
-                            "  -lms, --loop-ms MS  repeat every MS milliseconds\n"
-                            "  -f, --filename FILE write to FILE (overwritten) instead of stdout\n"
-                            "  -h, --help          this help (gpuwatch --help: the commands)\n";
+static const char usage[] =
+    "usage: gpuwatch [-i LIST] [-l SECONDS | -lms MS] [-f FILE]\n"
+    "\n"
+    "nvidia-smi's summary table: the driver and CUDA versions, each GPU's state and its processes.\n"
+    "\n"
+    "  -i, --id LIST       GPUs: indexes or ranges (0,2,4-7), UUIDs or PCI bus ids\n"
+    "  -l, --loop SECONDS  repeat every SECONDS (5 when no value follows), until interrupted\n"
+    "  -lms, --loop-ms MS  repeat every MS milliseconds\n"
+    "  -f, --filename FILE write to FILE (overwritten) instead of stdout\n"
+    "  -h, --help          this help (gpuwatch --help: the commands)\n";
 
 static const cli_spec spec = {
     .cmd = "",
@@ -122,8 +123,8 @@ static void process_row(gw_buf *b, const gpu_proc *p, int index)
         snprintf(mem, sizeof mem, "%.0fMiB", p->mem_mib);
     else
         gw_strlcpy(mem, "N/A", sizeof mem);
-    buf_printf(b, "|%5d%6s%5s%16u%7s   %-*s%10s |\n", index, "N/A", "N/A", p->pid, pmon_type(p->type), PNAME_COL,
-               cut, mem);
+    buf_printf(b, "|%5d%6s%5s%16u%7s   %-*s%10s |\n", index, "N/A", "N/A", p->pid, pmon_type(p->type), PNAME_COL, cut,
+               mem);
 }
 
 static void processes(gw_buf *b, sampler *s, const unsigned char *sel)
@@ -132,7 +133,8 @@ static void processes(gw_buf *b, sampler *s, const unsigned char *sel)
     buf_puts(b, "\n");
     buf_puts(b, rule_full);
     buf_printf(b, "| %-88s|\n", "Processes:");
-    buf_printf(b, "| %-88s|\n", " GPU   GI   CI              PID   Type   Process name                        GPU Memory");
+    buf_printf(b, "| %-88s|\n",
+               " GPU   GI   CI              PID   Type   Process name                        GPU Memory");
     buf_printf(b, "| %-88s|\n", "       ID   ID                                                               Usage");
     buf_puts(b, "|=========================================================================================|\n");
     int any = 0;

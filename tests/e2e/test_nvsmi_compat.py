@@ -44,10 +44,8 @@ def not_read():
     rc, out, _ = run(["--help-query-gpu"], scenario=None)
     section = out.split("nvidia-smi fields gpuwatch does not read", 1)[1]
     names = set()
-    for line in section.splitlines()[1:]:
-        for part in line.split()[:3]:
-            if part != "or" and not part.startswith("["):
-                names.add(part)
+    for name, alias in re.findall(r'^"([^"]+)"(?: or "([^"]+)")?', section, re.M):
+        names.update(x for x in (name, alias) if x)
     return names
 
 
