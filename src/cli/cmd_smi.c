@@ -10,6 +10,7 @@
 #include "help_fields.h"
 #include "options.h"
 #include "query_procs.h"
+#include "query_rows.h"
 #include "sampler.h"
 #include "smi_report.h"
 #include "smi_table.h"
@@ -36,6 +37,12 @@ static const char *const smi_options[] = {"--query-gpu",
                                           "--display",
                                           "--help-query-gpu",
                                           "--help-query-compute-apps",
+                                          "--query-remapped-rows",
+                                          "--query-retired-pages",
+                                          "--help-query-remapped-rows",
+                                          "--help-query-retired-pages",
+                                          "-x",
+                                          "--xml-format",
                                           NULL};
 
 /* nvidia-smi options that change GPU settings, and reports gpuwatch does not produce. */
@@ -140,13 +147,16 @@ int cmd_smi(int argc, char **argv)
             proc_fields_help_smi(stdout);
             return 0;
         }
-        if (strncmp(a, "--query-", 8) == 0 && strncmp(a, "--query-gpu", 11) != 0 &&
-            strncmp(a, "--query-compute-apps", 20) != 0)
+        if (strcmp(a, "--help-query-remapped-rows") == 0 || strcmp(a, "--help-query-retired-pages") == 0) {
+            query_rows_help(stdout, strstr(a, "remapped") ? 'r' : 'p');
+            return 0;
+        }
+        if (strncmp(a, "--query-", 8) == 0 && !in_list(smi_options, a))
             return usage_error("'%.*s' is not answered (gpuwatch answers --query-gpu and --query-compute-apps)",
                                (int)opt_len(a), a);
         list |= in_list(list_flags, a);
         report |= in_list(report_flags, a) || strcmp(a, "-x") == 0 || strcmp(a, "--xml-format") == 0;
-        query |= strncmp(a, "--query-gpu", 11) == 0 || strncmp(a, "--query-compute-apps", 20) == 0;
+        query |= strncmp(a, "--query-", 8) == 0;
     }
     if (list + report + query > 1)
         return usage_error("%s", "-L, -q, --query-gpu and --query-compute-apps do not go together");

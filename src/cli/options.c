@@ -19,6 +19,8 @@ enum {
     LONG_PROCESSES,
     LONG_QUERY_GPU,
     LONG_QUERY_APPS,
+    LONG_QUERY_REMAP,
+    LONG_QUERY_PAGES,
     LONG_LOOP_MS
 };
 
@@ -42,6 +44,8 @@ static const opt_def all_opts[] = {
     {OPT_DATETIME, {"options", required_argument, NULL, 'o'}, 'o'},
     {OPT_QUERY_GPU, {"query-gpu", required_argument, NULL, LONG_QUERY_GPU}, 0},
     {OPT_QUERY_APPS, {"query-compute-apps", required_argument, NULL, LONG_QUERY_APPS}, 0},
+    {OPT_QUERY_ROWS, {"query-remapped-rows", required_argument, NULL, LONG_QUERY_REMAP}, 0},
+    {OPT_QUERY_ROWS, {"query-retired-pages", required_argument, NULL, LONG_QUERY_PAGES}, 0},
     {OPT_LOOP, {"loop", required_argument, NULL, 'l'}, 'l'},
     {OPT_LOOP, {"loop-ms", required_argument, NULL, LONG_LOOP_MS}, 0},
     {OPT_FILE, {"filename", required_argument, NULL, 'f'}, 'f'},
@@ -308,6 +312,12 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, cli_opts *o)
         case LONG_QUERY_APPS:
             o->apps = optarg;
             o->processes = 1;
+            o->smi_spelling = 1;
+            break;
+        case LONG_QUERY_REMAP:
+        case LONG_QUERY_PAGES:
+            o->rows = optarg;
+            o->rows_kind = c == LONG_QUERY_REMAP ? 'r' : 'p';
             o->smi_spelling = 1;
             break;
         case 'l': rc = parse_loop(spec, "-l", optarg, 1, o); break;

@@ -19,7 +19,8 @@ enum {
     OPT_QUERY_APPS = 1u << 12, /* --query-compute-apps F,F,... (compute processes, chosen fields) */
     OPT_LOOP = 1u << 13,       /* -l, --loop [SECONDS]; -lms, --loop-ms MILLISECONDS: repeat */
     OPT_FILE = 1u << 14,       /* -f, --filename FILE: write there instead of stdout */
-    OPT_DISPLAY = 1u << 15     /* -d, --display SECTIONS (the -q report; not with OPT_DELAY) */
+    OPT_DISPLAY = 1u << 15,    /* -d, --display SECTIONS (the -q report; not with OPT_DELAY) */
+    OPT_QUERY_ROWS = 1u << 16  /* --query-remapped-rows F,... / --query-retired-pages F,... */
 };
 
 typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_PLAIN } out_format;
@@ -36,6 +37,8 @@ typedef struct cli_spec {
 typedef struct cli_opts {
     const char *fields;  /* NULL = the command's default */
     const char *apps;    /* --query-compute-apps fields, NULL = the default columns */
+    const char *rows;    /* --query-remapped-rows / --query-retired-pages fields */
+    int rows_kind;       /* 'r' remapped rows, 'p' retired pages, 0 neither */
     const char *file;    /* -f: output file, NULL = stdout */
     const char *display; /* -d of the -q report, NULL = every section */
     double loop_s;       /* -l / -lms: repeat every loop_s seconds; 0 = once */

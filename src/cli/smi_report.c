@@ -39,6 +39,9 @@ enum {
     D_ACCOUNTING = 1u << 10,
     D_ENCODER_STATS = 1u << 11,
     D_ROW_REMAPPER = 1u << 12,
+    D_SUPPORTED_CLOCKS = 1u << 13,
+    D_VOLTAGE = 1u << 14,
+    D_FBC_STATS = 1u << 15,
     D_NONE = 1u << 31 /* accepted names whose sections gpuwatch does not print */
 };
 
@@ -59,10 +62,10 @@ static const struct {
     {"ACCOUNTING", D_ACCOUNTING},
     {"ENCODER_STATS", D_ENCODER_STATS},
     {"ROW_REMAPPER", D_ROW_REMAPPER},
-    {"SUPPORTED_CLOCKS", D_NONE},
+    {"SUPPORTED_CLOCKS", D_SUPPORTED_CLOCKS},
+    {"VOLTAGE", D_VOLTAGE},
+    {"FBC_STATS", D_FBC_STATS},
     {"SUPPORTED_GPU_TARGET_TEMP", D_NONE},
-    {"VOLTAGE", D_NONE},
-    {"FBC_STATS", D_NONE},
     {"RESET_STATUS", D_NONE},
     {"GSP_FIRMWARE_VERSION", D_NONE},
     {"POWER_SMOOTHING", D_NONE},
@@ -70,7 +73,10 @@ static const struct {
 };
 
 /* What a line shows. */
-enum { QL_SECTION, QL_METRIC, QL_STRING, QL_ARCH, QL_BAR1_FREE, QL_PROCESSES };
+/* QL_SAMPLES: the driver's buffer of recent samples (id: the gpu_list_kind), shown in the text with
+ * -d only, as nvidia-smi; QL_CLOCK_LIST: the supported clocks (text with -d only; XML always);
+ * QL_VOLTAGE: NVML has no public call for it: N/A, with -d only. */
+enum { QL_SECTION, QL_METRIC, QL_STRING, QL_ARCH, QL_BAR1_FREE, QL_PROCESSES, QL_SAMPLES, QL_CLOCK_LIST, QL_VOLTAGE };
 
 typedef struct qline {
     unsigned char depth; /* 1: under "GPU <bus id>"; each level 4 spaces */
@@ -183,10 +189,22 @@ static const qline lines[] = {
     MET(2, "Decoder", M_UTIL_DECODER, " %", D_UTILIZATION, "decoder_util"),
     MET(2, "JPEG", M_UTIL_JPEG, " %", D_UTILIZATION, "jpeg_util"),
     MET(2, "OFA", M_UTIL_OFA, " %", D_UTILIZATION, "ofa_util"),
+    {1, QL_SAMPLES, "GPU Utilization Samples", (metric_id)GPU_LIST_SAMPLES_GPU_UTIL, " %", D_UTILIZATION, 0,
+     "gpu_util_samples"},
+    {1, QL_SAMPLES, "Memory Utilization Samples", (metric_id)GPU_LIST_SAMPLES_MEM_UTIL, " %", D_UTILIZATION, 0,
+     "memory_util_samples"},
+    {1, QL_SAMPLES, "ENC Utilization Samples", (metric_id)GPU_LIST_SAMPLES_ENC_UTIL, " %", D_UTILIZATION, 0,
+     "enc_util_samples"},
+    {1, QL_SAMPLES, "DEC Utilization Samples", (metric_id)GPU_LIST_SAMPLES_DEC_UTIL, " %", D_UTILIZATION, 0,
+     "dec_util_samples"},
     SEC(1, "Encoder Stats", D_ENCODER_STATS, "encoder_stats"),
     MET(2, "Active Sessions", M_ENC_SESSIONS, NULL, D_ENCODER_STATS, "session_count"),
     MET(2, "Average FPS", M_ENC_FPS, NULL, D_ENCODER_STATS, "average_fps"),
     MET(2, "Average Latency", M_ENC_LATENCY, NULL, D_ENCODER_STATS, "average_latency"),
+    SEC(1, "FBC Stats", D_FBC_STATS, "fbc_stats"),
+    MET(2, "Active Sessions", M_FBC_SESSIONS, NULL, D_FBC_STATS, "session_count"),
+    MET(2, "Average FPS", M_FBC_FPS, NULL, D_FBC_STATS, "average_fps"),
+    MET(2, "Average Latency", M_FBC_LATENCY, NULL, D_FBC_STATS, "average_latency"),
     SEC(1, "DRAM Encryption Mode", 0, "dram_encryption_mode"),
     MET(2, "Current", M_DRAM_ENC_CUR, NULL, 0, "current_dram_encryption"),
     MET(2, "Pending", M_DRAM_ENC_PEND, NULL, 0, "pending_dram_encryption"),
@@ -229,6 +247,7 @@ static const qline lines[] = {
     MET(2, "Default Power Limit", M_POWER_DEFAULT_LIMIT, " W", D_POWER, "default_power_limit"),
     MET(2, "Min Power Limit", M_POWER_MIN_LIMIT, " W", D_POWER, "min_power_limit"),
     MET(2, "Max Power Limit", M_POWER_MAX_LIMIT, " W", D_POWER, "max_power_limit"),
+    {1, QL_SAMPLES, "Power Samples", (metric_id)GPU_LIST_SAMPLES_POWER, " W", D_POWER, 0, "power_samples"},
     SEC(1, "Clocks", D_CLOCK, "clocks"),
     MET(2, "Graphics", M_CLOCK_GR, " MHz", D_CLOCK, "graphics_clock"),
     MET(2, "SM", M_CLOCK_SM, " MHz", D_CLOCK, "sm_clock"),
@@ -244,6 +263,11 @@ static const qline lines[] = {
     MET(2, "Graphics", M_CLOCK_MAX_GR, " MHz", D_CLOCK, "graphics_clock"),
     MET(2, "SM", M_CLOCK_MAX_SM, " MHz", D_CLOCK, "sm_clock"),
     MET(2, "Memory", M_CLOCK_MAX_MEM, " MHz", D_CLOCK, "mem_clock"),
+    {1, QL_SAMPLES, "SM Clock Samples", (metric_id)GPU_LIST_SAMPLES_SM_CLOCK, " MHz", D_CLOCK, 0, "sm_clock_samples"},
+    {1, QL_SAMPLES, "Memory Clock Samples", (metric_id)GPU_LIST_SAMPLES_MEM_CLOCK, " MHz", D_CLOCK, 0,
+     "mem_clock_samples"},
+    {1, QL_VOLTAGE, "Voltage", M_INDEX, NULL, D_VOLTAGE, 0, "voltage"},
+    {1, QL_CLOCK_LIST, "Supported Clocks", M_INDEX, NULL, D_SUPPORTED_CLOCKS, 0, "supported_clocks"},
     {1, QL_PROCESSES, "Processes", M_INDEX, NULL, D_PIDS, 0, "processes"},
 };
 #define NLINES (sizeof lines / sizeof lines[0])
@@ -395,6 +419,64 @@ static void processes(smi_emit *e, sampler *s, int g)
     e->col = KEY_COL;
 }
 
+#define MAX_LIST 512
+
+/* A sample buffer's statistics, as nvidia-smi -q -d prints them (text only). */
+static void samples_block(smi_emit *e, sampler *s, int g, const qline *l)
+{
+    static gpu_list_item it[MAX_LIST];
+    char v[64];
+    int n = sampler_read_list(s, g, (gpu_list_kind)l->id, 0, it, MAX_LIST);
+    smi_emit_section(e, l->depth, l->label, l->tag);
+    double lo = 0, hi = 0, sum = 0;
+    for (int i = 0; i < n; i++) {
+        lo = i == 0 || it[i].value < lo ? it[i].value : lo;
+        hi = i == 0 || it[i].value > hi ? it[i].value : hi;
+        sum += it[i].value;
+    }
+    const char *fmt = strcmp(l->suffix, " W") == 0 ? "%.2f%s" : "%.0f%s";
+    if (n > 0)
+        snprintf(v, sizeof v, "%.2f sec", (double)(it[n - 1].t_us - it[0].t_us) / 1e6);
+    smi_emit_value(e, l->depth + 1, "Duration", "duration", n > 0 ? v : "N/A");
+    snprintf(v, sizeof v, "%d", n > 0 ? n : 0);
+    smi_emit_value(e, l->depth + 1, "Number of Samples", "num_samples", n >= 0 ? v : "N/A");
+    const struct {
+        const char *label;
+        double v;
+    } stat[3] = {{"Max", hi}, {"Min", lo}, {"Avg", n > 0 ? sum / n : 0}};
+    for (int k = 0; k < 3; k++) {
+        snprintf(v, sizeof v, fmt, stat[k].v, l->suffix);
+        smi_emit_value(e, l->depth + 1, stat[k].label, stat[k].label, n > 0 ? v : "N/A");
+    }
+}
+
+/* The supported memory clocks, each with the graphics clocks allowed with it. */
+static void clock_list(smi_emit *e, sampler *s, int g, const qline *l)
+{
+    static gpu_list_item mem[64], gr[MAX_LIST];
+    char v[32];
+    int nm = sampler_read_list(s, g, GPU_LIST_MEM_CLOCKS, 0, mem, 64);
+    if (nm <= 0) {
+        smi_emit_value(e, l->depth, l->label, l->tag, "N/A");
+        return;
+    }
+    smi_emit_section(e, l->depth, l->label, l->tag);
+    for (int m = 0; m < nm; m++) {
+        snprintf(v, sizeof v, "%.0f MHz", mem[m].value);
+        if (e->xml) {
+            smi_emit_section(e, l->depth + 1, "", "supported_mem_clock");
+            smi_emit_value(e, l->depth + 2, "", "value", v);
+        } else {
+            smi_emit_value(e, l->depth + 1, "Memory", "value", v);
+        }
+        int ng = sampler_read_list(s, g, GPU_LIST_GR_CLOCKS, mem[m].value, gr, MAX_LIST);
+        for (int k = 0; k < ng; k++) {
+            snprintf(v, sizeof v, "%.0f MHz", gr[k].value);
+            smi_emit_value(e, l->depth + 2, "Graphics", "supported_graphics_clock", v);
+        }
+    }
+}
+
 /* XML gives the PCI numbers without their "0x" (<pci_bus>61</pci_bus>). */
 static const char *xml_value(const smi_emit *e, const qline *l, const char *value)
 {
@@ -430,7 +512,19 @@ static void gpu_block(smi_emit *e, sampler *s, int g, unsigned show)
             smi_emit_section(e, l->depth, l->label, l->tag);
         else if (l->kind == QL_PROCESSES)
             processes(e, s, g);
-        else {
+        else if (l->kind == QL_SAMPLES || l->kind == QL_VOLTAGE) { /* with -d, in the text, as nvidia-smi */
+            if (!show || e->xml)
+                continue;
+            if (l->kind == QL_SAMPLES)
+                samples_block(e, s, g, l);
+            else {
+                smi_emit_section(e, l->depth, l->label, l->tag);
+                smi_emit_value(e, l->depth + 1, "Graphics", "graphics_volt", "N/A");
+            }
+        } else if (l->kind == QL_CLOCK_LIST) {
+            if (show || e->xml)
+                clock_list(e, s, g, l);
+        } else {
             line_value(value, sizeof value, l, info, &smp);
             smi_emit_value(e, l->depth, l->label, l->tag, xml_value(e, l, value));
         }

@@ -160,6 +160,9 @@ typedef enum {
     M_GPM_PCIE_RX,
     M_GPM_NVLINK_TX,
     M_GPM_NVLINK_RX,
+    M_FBC_SESSIONS,
+    M_FBC_FPS,
+    M_FBC_LATENCY,
     M_COUNT
 } metric_id;
 

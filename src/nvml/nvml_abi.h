@@ -295,6 +295,13 @@ typedef struct {
     nvmlValue_t sampleValue;      /* @8 */
 } nvmlSample_t;                   /* 16 B */
 
+/* Frame buffer capture sessions (nvmlDeviceGetFBCStats). */
+typedef struct {
+    unsigned int sessionsCount;
+    unsigned int averageFPS;
+    unsigned int averageLatency; /* us */
+} nvmlFBCStats_t;
+
 /* Topology, affinity, NVLink, peer-to-peer. */
 typedef unsigned int nvmlAffinityScope_t;
 #define NVML_AFFINITY_SCOPE_NODE 0

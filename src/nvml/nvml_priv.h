@@ -210,6 +210,9 @@ void nv_slow_forget(nv_gpu *g);
 /* nvml_names.c: the name (and gpusim owner) of each process, asked once per pid and start time. */
 void nv_names_fill(backend *b, gpu_proc *out, int n);
 
+/* nvml_lists.c: backend_ops.read_list (the caller holds nothing; it locks the GPU) */
+int nv_read_list(backend *b, int gpu, gpu_list_kind kind, double arg, gpu_list_item *out, int max);
+
 /* nvml_procs.c */
 int nv_read_processes(backend *b, int gpu, gpu_proc *out, int max);
 

@@ -129,6 +129,17 @@ typedef nvmlDevice_t nvD;
       "nvmlDeviceGetMemoryErrorCounter")                                                                               \
     X(GetRetiredPages, nvmlReturn_t, (nvD, unsigned int, unsigned int *, unsigned long long *), 0,                     \
       "nvmlDeviceGetRetiredPages")                                                                                     \
+    X(GetRetiredPagesV2, nvmlReturn_t,                                                                                 \
+      (nvD, unsigned int, unsigned int *, unsigned long long *, unsigned long long *), 0,                              \
+      "nvmlDeviceGetRetiredPages_v2")                                                                                  \
+    X(GetSamples, nvmlReturn_t,                                                                                        \
+      (nvD, nvmlSamplingType_t, unsigned long long, nvmlValueType_t *, unsigned int *, nvmlSample_t *), 0,             \
+      "nvmlDeviceGetSamples")                                                                                          \
+    X(GetSupportedMemoryClocks, nvmlReturn_t, (nvD, unsigned int *, unsigned int *), 0,                                \
+      "nvmlDeviceGetSupportedMemoryClocks")                                                                            \
+    X(GetSupportedGraphicsClocks, nvmlReturn_t, (nvD, unsigned int, unsigned int *, unsigned int *), 0,                \
+      "nvmlDeviceGetSupportedGraphicsClocks")                                                                          \
+    X(GetFBCStats, nvmlReturn_t, (nvD, nvmlFBCStats_t *), 0, "nvmlDeviceGetFBCStats")                                  \
     X(GetRetiredPagesPendingStatus, nvmlReturn_t, (nvD, nvmlEnableState_t *), 0,                                       \
       "nvmlDeviceGetRetiredPagesPendingStatus")                                                                        \
     X(GetRowRemapperHistogram, nvmlReturn_t, (nvD, nvmlRowRemapperHistogramValues_t *), 0,                             \
