@@ -14,8 +14,21 @@
 #define ROWS_MAX_FIELDS 32
 #define PAGES_MAX 1024
 
-enum { F_TIMESTAMP, F_GPU_NAME, F_GPU_BUS_ID, F_GPU_SERIAL, F_GPU_UUID, F_COR, F_UNC, F_PENDING, F_FAILURE, F_ADDR,
-       F_PAGE_TIME, F_CAUSE, F_N };
+enum {
+    F_TIMESTAMP,
+    F_GPU_NAME,
+    F_GPU_BUS_ID,
+    F_GPU_SERIAL,
+    F_GPU_UUID,
+    F_COR,
+    F_UNC,
+    F_PENDING,
+    F_FAILURE,
+    F_ADDR,
+    F_PAGE_TIME,
+    F_CAUSE,
+    F_N
+};
 
 static const struct {
     const char *name;

@@ -92,7 +92,7 @@ static void gpu_rows(gw_buf *b, const gpu_info *info, const gpu_sample *s)
         num(ecc, sizeof ecc, s, M_ECC_DBE_VOL, "%.0f");
     else
         gw_strlcpy(ecc, "N/A", sizeof ecc);
-    buf_printf(b, "| %3d  %-*s%6s  |   %-16s %3s |%21s |\n", info->index, NAME_COL, name,
+    buf_printf(b, "| %3d  %-*s    %-3s |   %-16s %3s |%21s |\n", info->index, NAME_COL, name,
                state(s, M_PERSISTENCE_MODE, "On", "Off"), bus, state(s, M_DISPLAY_ACTIVE, "On", "Off"), ecc);
     num(fan, sizeof fan, s, M_FAN_SPEED, "%.0f%%");
     num(temp, sizeof temp, s, M_TEMP_GPU, "%.0fC");

@@ -13,8 +13,8 @@ static int retired(backend *b, nv_gpu *g, unsigned cause, gpu_list_item *out, in
     const nvml_fns *f = &b->fn;
     unsigned n = 0;
     nvmlReturn_t rc = f->GetRetiredPagesV2 ? f->GetRetiredPagesV2(g->dev, cause, &n, NULL, NULL)
-                      : f->GetRetiredPages  ? f->GetRetiredPages(g->dev, cause, &n, NULL)
-                                            : NVML_ERROR_FUNCTION_NOT_FOUND;
+                      : f->GetRetiredPages ? f->GetRetiredPages(g->dev, cause, &n, NULL)
+                                           : NVML_ERROR_FUNCTION_NOT_FOUND;
     if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE)
         return -1;
     if (n == 0)
