@@ -38,7 +38,9 @@ static const struct nv_field {
     {NVML_FI_DEV_POWER_AVERAGE, M_POWER_DRAW_AVERAGE, 0.001, NV_FIELD_ONLY}, /* mW -> W */
     {NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE, M_REMAP_COR_INACTIVE, 1, NV_FIELD_ONLY},
     {NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE, M_REMAP_UNC_INACTIVE, 1, NV_FIELD_ONLY},
-    /* the power limits (settings, but the enforced one moves with external capping) */
+    /* power draw: GetPowerUsage's reading is the one-second average on Ampere and later, the field's
+     * value (the capture's power.draw and power.draw.average agree); and the limits */
+    {NVML_FI_DEV_POWER_AVERAGE, M_POWER_DRAW, 0.001, NV_FIELD_FALLBACK},
     {NVML_FI_DEV_POWER_CURRENT_LIMIT, M_POWER_ENFORCED_LIMIT, 0.001, NV_FIELD_FALLBACK},
     {NVML_FI_DEV_POWER_REQUESTED_LIMIT, M_POWER_LIMIT, 0.001, NV_FIELD_FALLBACK},
     /* ECC counters by location (corrected = single bit, uncorrected = double bit) */
