@@ -53,6 +53,20 @@ static const opt_def all_opts[] = {
 };
 #define N_OPTS (sizeof all_opts / sizeof all_opts[0])
 
+const char *cli_list_item(const char **p, size_t *len)
+{
+    const char *s = *p;
+    while (*s == ' ')
+        s++;
+    const char *end = strchr(s, ',');
+    size_t n = end ? (size_t)(end - s) : strlen(s);
+    *p = end ? end + 1 : s + n;
+    while (n && s[n - 1] == ' ')
+        n--;
+    *len = n;
+    return s;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     char msg[512];

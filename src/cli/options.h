@@ -3,6 +3,8 @@
 #ifndef GPUWATCH_OPTIONS_H
 #define GPUWATCH_OPTIONS_H
 
+#include <stddef.h>
+
 enum {
     OPT_FIELDS = 1u << 0,      /* --fields F,F,...|all */
     OPT_ID = 1u << 1,          /* -i, --id LIST */
@@ -67,6 +69,11 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, cli_opts *o);
  * becomes "--loop-ms", and "-l" / "--loop" with no number after it "--loop=5" (nvidia-smi's default).
  * cli_parse does this for commands that take OPT_LOOP. */
 void cli_normalize_loop(int argc, char **argv);
+
+/* The next name of a comma separated list ("a, b,c"): returns where it starts (leading spaces
+ * skipped), sets *len to its length (trailing spaces left out) and moves *p past its comma. Loop
+ * while **p. */
+const char *cli_list_item(const char **p, size_t *len);
 
 /* Prints "gpuwatch CMD: <message>" and the --help hint on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

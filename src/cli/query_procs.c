@@ -102,13 +102,9 @@ int proc_fields_parse(const char *cmd, const char *list, proc_fields *out)
     out->n = 0;
     if (!list || !*list)
         return cli_usage_error(cmd, "--query-compute-apps: empty field list");
-    for (const char *p = list; *p;) {
-        while (*p == ' ')
-            p++;
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        while (len && p[len - 1] == ' ')
-            len--;
+    for (const char *next = list; *next;) {
+        size_t len;
+        const char *p = cli_list_item(&next, &len);
         int c = col_by_name(p, len);
         if (c < 0) {
             char word[GW_SUGGEST_LEN], hint[GW_SUGGEST_LEN + 32];
@@ -122,7 +118,6 @@ int proc_fields_parse(const char *cmd, const char *list, proc_fields *out)
         if (out->n >= PROC_FIELDS_MAX)
             return cli_usage_error(cmd, "--query-compute-apps: more than %d fields", PROC_FIELDS_MAX);
         out->col[out->n++] = c;
-        p = end ? end + 1 : p + strlen(p);
     }
     return 0;
 }

@@ -68,13 +68,9 @@ static int parse(const char *cmd, int kind, const char *list, int *ids)
         cli_usage_error(cmd, "%s: empty field list", option_name(kind));
         return -1;
     }
-    for (const char *p = list; *p;) {
-        while (*p == ' ')
-            p++;
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        while (len && p[len - 1] == ' ')
-            len--;
+    for (const char *next = list; *next;) {
+        size_t len;
+        const char *p = cli_list_item(&next, &len);
         int c = 0;
         while (c < F_N && !(in_kind(c, kind) && strlen(cols[c].name) == len && strncmp(cols[c].name, p, len) == 0))
             c++;
@@ -95,7 +91,6 @@ static int parse(const char *cmd, int kind, const char *list, int *ids)
             return -1;
         }
         ids[n++] = c;
-        p = end ? end + 1 : p + strlen(p);
     }
     return n;
 }

@@ -3,13 +3,10 @@
  * sections, -i, -l / -lms and -f as nvidia-smi. A line whose value a GPU lacks says N/A; lines for
  * what gpuwatch does not read are left out rather than invented. */
 #include "smi_report.h"
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include "buf.h"
 #include "format.h"
 #include "options.h"
@@ -17,7 +14,6 @@
 #include "session.h"
 #include "smi_emit.h"
 #include "suggest.h"
-#include "ticker.h"
 #include "util.h"
 
 #define KEY_COL 55  /* the ':' column of the report */
@@ -536,10 +532,7 @@ static int report_once(sampler *s, const unsigned char *sel, unsigned show, int 
 {
     gw_buf b = {0};
     char day[64];
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(day, sizeof day, "%a %b %e %H:%M:%S %Y", &tm);
+    fmt_smi_date(day, sizeof day);
     smi_emit e;
     smi_emit_init(&e, &b, xml);
     smi_emit_head(&e, day, s->versions.driver[0] ? s->versions.driver : "N/A",
@@ -573,48 +566,28 @@ static int take_xml(int *argc, char **argv)
     return xml;
 }
 
+typedef struct report_opts {
+    unsigned show;
+    int xml;
+} report_opts;
+
+static int report_round(sampler *s, const unsigned char *sel, FILE *out, void *ctx)
+{
+    const report_opts *r = ctx;
+    return report_once(s, sel, r->show, r->xml, out);
+}
+
 int smi_report_run(int argc, char **argv)
 {
     cli_opts o;
-    int xml = take_xml(&argc, argv);
+    report_opts r = {.xml = take_xml(&argc, argv)};
     int rc = cli_parse(&spec, argc, argv, &o);
     if (rc != CLI_RUN)
         return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
-    unsigned show = 0;
     char err[256];
-    if (o.display && smi_report_parse_display(o.display, &show, err, sizeof err) != 0) {
+    if (o.display && smi_report_parse_display(o.display, &r.show, err, sizeof err) != 0) {
         cli_usage_error(spec.cmd, "%s", err);
         return GW_EXIT_USAGE;
     }
-    if (o.loop_s > 0)
-        ticker_install_signals(); /* before anything is read: an early Ctrl-C still ends the loop cleanly */
-    sampler s;
-    if ((rc = session_open(&s, spec.cmd, 1)) != 0)
-        return rc;
-    unsigned char *sel = calloc((size_t)s.count + 1, 1);
-    FILE *out = stdout;
-    if (!sel) {
-        rc = 1;
-    } else if (session_select(&s, spec.cmd, o.ids, sel) != 0) {
-        rc = GW_EXIT_USAGE;
-    } else if (o.file && !(out = fopen(o.file, "w"))) {
-        fprintf(stderr, "gpuwatch -q: -f: cannot write '%s': %s\n", o.file, strerror(errno));
-        out = stdout;
-        rc = 1;
-    } else {
-        rc = report_once(&s, sel, show, xml, out);
-        if (o.loop_s > 0 && rc == 0) {
-            ticker t;
-            ticker_start(&t, o.loop_s);
-            while (rc == 0 && ticker_wait(&t) == 0)
-                rc = report_once(&s, sel, show, xml, out);
-            if (ticker_stopped())
-                rc = 0;
-        }
-    }
-    if (out != stdout && fclose(out) != 0)
-        rc = 1;
-    free(sel);
-    sampler_close(&s);
-    return rc;
+    return session_rounds(spec.cmd, &o, report_round, &r);
 }

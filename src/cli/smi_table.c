@@ -5,17 +5,14 @@
  * are cut as nvidia-smi cuts them: a GPU's after 24 characters with "...", a process's from the
  * left ("..." and its last 33 characters). A value the GPU lacks is N/A. */
 #include "smi_table.h"
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "buf.h"
+#include "format.h"
 #include "options.h"
 #include "pmon_format.h"
 #include "session.h"
 #include "smi_report.h"
-#include "ticker.h"
 #include "util.h"
 
 #define TABLE_MAX_PROCS 256
@@ -156,10 +153,7 @@ static int table_once(sampler *s, const unsigned char *sel, FILE *out)
     static gpu_sample smp;
     gw_buf b = {0};
     char day[64];
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(day, sizeof day, "%a %b %e %H:%M:%S %Y", &tm);
+    fmt_smi_date(day, sizeof day);
     buf_printf(&b, "%s       \n", day);
     buf_puts(&b, rule_full);
     buf_printf(&b, "| NVIDIA-SMI %-23sDriver Version: %-15sCUDA Version: %-9s|\n",
@@ -183,43 +177,20 @@ static int table_once(sampler *s, const unsigned char *sel, FILE *out)
     return rc;
 }
 
+static int table_round(sampler *s, const unsigned char *sel, FILE *out, void *ctx)
+{
+    (void)ctx;
+    return table_once(s, sel, out);
+}
+
 int smi_table_run(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(&spec, argc, argv, &o);
     if (rc != CLI_RUN)
         return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
-    if (o.loop_s > 0)
-        ticker_install_signals();
-    sampler s;
-    if ((rc = session_open(&s, "", 1)) != 0) {
+    rc = session_rounds("", &o, table_round, NULL);
+    if (rc == GW_EXIT_BACKEND)
         fprintf(stderr, "(gpuwatch --help lists the commands; gpuwatch --sim demo-8gpu runs on simulated GPUs)\n");
-        return rc;
-    }
-    unsigned char *sel = calloc((size_t)s.count + 1, 1);
-    FILE *out = stdout;
-    if (!sel) {
-        rc = 1;
-    } else if (session_select(&s, "", o.ids, sel) != 0) {
-        rc = GW_EXIT_USAGE;
-    } else if (o.file && !(out = fopen(o.file, "w"))) {
-        fprintf(stderr, "gpuwatch: -f: cannot write '%s': %s\n", o.file, strerror(errno));
-        out = stdout;
-        rc = 1;
-    } else {
-        rc = table_once(&s, sel, out);
-        if (o.loop_s > 0 && rc == 0) {
-            ticker t;
-            ticker_start(&t, o.loop_s);
-            while (rc == 0 && ticker_wait(&t) == 0)
-                rc = table_once(&s, sel, out);
-            if (ticker_stopped())
-                rc = 0;
-        }
-    }
-    if (out != stdout && fclose(out) != 0)
-        rc = 1;
-    free(sel);
-    sampler_close(&s);
     return rc;
 }
