@@ -57,7 +57,7 @@ per_round() {
     END {
       r = rb - ra
       if (r <= 0) { print name ": no rounds between the two runs"; exit 1 }
-      printf "%s: %.1f NVML calls per refresh (8 GPUs, 50 processes; %d rounds measured)\n", name, t / r, r
+      printf "%s: %.1f NVML calls per round (a refresh of top, a sampling round of the agent; 8 GPUs, 50 processes; %d rounds measured)\n", name, t / r, r
       for (f in n) if (n[f] / r >= 0.05) printf "    %6.2f %s\n", n[f] / r, f | "sort -rn"
     }' "$a" "$b"
 }
