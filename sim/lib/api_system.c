@@ -26,6 +26,7 @@ static double env_number(const char *name, double dflt)
 static nvmlReturn_t do_init(const char *fn)
 {
     pthread_mutex_lock(&gs.mu);
+    gs_count_call(fn);
     if (gs.refcount > 0) {
         gs.refcount++;
         return gs_leave(NVML_SUCCESS);
@@ -72,6 +73,7 @@ nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
 nvmlReturn_t nvmlShutdown(void)
 {
     pthread_mutex_lock(&gs.mu);
+    gs_count_call(__func__);
     if (gs.refcount == 0)
         return gs_leave(NVML_ERROR_UNINITIALIZED);
     if (--gs.refcount == 0) {

@@ -51,6 +51,8 @@ nvmlReturn_t gs_apply_faults(const char *fn, int gpu, double t);
 int gs_count_fault(const gs_call *c, const char *fn, unsigned asked, unsigned *count, nvmlReturn_t *rc);
 /* Sets up handles and the clock after a scenario is loaded. */
 void gs_init_devices(void);
+/* Counts one call of fn for GPUSIM_CALLS (call_count.c); lock held. */
+void gs_count_call(const char *fn);
 /* Unlocks (whatever gs_enter* returned) and passes rc through. */
 nvmlReturn_t gs_leave(nvmlReturn_t rc);
 

@@ -160,6 +160,9 @@ typedef enum {
     M_GPM_PCIE_RX,
     M_GPM_NVLINK_TX,
     M_GPM_NVLINK_RX,
+    M_FBC_SESSIONS,
+    M_FBC_FPS,
+    M_FBC_LATENCY,
     /* NVLink: the active links and the data-link error counters over all links, then per link
      * (NVLINK_NLINKS blocks of NVL_NKINDS: state, crc, replay, recovery; see nvlink_id) */
     M_NVLINK_ACTIVE,
@@ -219,7 +222,10 @@ enum {
     MF_STATIC = 1u << 0, /* read once per GPU (identity, limits, maxima) */
     MF_GPM = 1u << 1,    /* needs two GPM samples >= 100 ms apart (Hopper+) */
     MF_BIT = 1u << 2,    /* one bit of another metric (parent, bit) */
-    MF_RATE = 1u << 3    /* value is a rate over the last interval */
+    MF_RATE = 1u << 3,   /* value is a rate over the last interval */
+    MF_SLOW = 1u << 4    /* changes with an administrator's setting or with the performance state
+                          * (modes, applications clocks, memory clock, PCIe link): a backend that is
+                          * read often may keep it until the pstate changes, at most NV_SLOW_US */
 };
 
 typedef struct metric_def {

@@ -511,17 +511,18 @@ static void test_error_counted(void **state)
     (void)state;
     backend *b = open_sim("nvml-faults");
     gpu_sample s;
-    assert_int_equal(read_one(b, 0, M_POWER_DRAW, &s), GPU_OK);
-    assert_absent(&s, M_POWER_DRAW); /* this sample only: asked again next time */
-    assert_int_equal(read_one(b, 0, M_POWER_DRAW, &s), GPU_OK);
-    assert_absent(&s, M_POWER_DRAW);
-    assert_int_equal(read_one(b, 1, M_POWER_DRAW, &s), GPU_OK);
-    assert_int_equal(get(&s, M_POWER_DRAW), 300);
+    assert_int_equal(read_one(b, 0, M_UTIL_GPU, &s), GPU_OK);
+    assert_absent(&s, M_UTIL_GPU); /* this sample only: asked again next time */
+    assert_int_equal(read_one(b, 0, M_UTIL_GPU, &s), GPU_OK);
+    assert_absent(&s, M_UTIL_GPU);
+    assert_int_equal(read_one(b, 1, M_UTIL_GPU, &s), GPU_OK);
+    get(&s, M_UTIL_GPU);
     backend_error_count ec[16];
     int n = ops->error_counts(b, ec, 16);
     uint64_t count = 0;
     for (int i = 0; i < n; i++)
-        if (strcmp(ec[i].function, "nvmlDeviceGetPowerUsage") == 0 && strcmp(ec[i].error, "NVML_ERROR_UNKNOWN") == 0)
+        if (strcmp(ec[i].function, "nvmlDeviceGetUtilizationRates") == 0 &&
+            strcmp(ec[i].error, "NVML_ERROR_UNKNOWN") == 0)
             count = ec[i].count;
     assert_int_equal(count, 2);
 }
@@ -589,19 +590,19 @@ static void test_size_games(void **state)
 typedef struct {
     backend *b;
     gpu_status st;
-    double power;
+    double temp;
     uint64_t took_us;
 } hung_read;
 
-static void *read_power(void *arg)
+static void *read_temp(void *arg)
 {
     hung_read *h = arg;
     gpu_sample s;
     uint64_t t0 = gw_mono_us();
-    h->st = read_one(h->b, 0, M_POWER_DRAW, &s);
+    h->st = read_one(h->b, 0, M_TEMP_GPU, &s);
     h->took_us = gw_mono_us() - t0;
-    if (!sample_get(&s, M_POWER_DRAW, &h->power))
-        h->power = -1;
+    if (!sample_get(&s, M_TEMP_GPU, &h->temp))
+        h->temp = -1;
     return NULL;
 }
 
@@ -611,7 +612,7 @@ static void test_hang_one_gpu(void **state)
     (void)state;
     hung_read h = {.b = open_sim("nvml-hang")};
     pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, read_power, &h), 0);
+    assert_int_equal(pthread_create(&t, NULL, read_temp, &h), 0);
     gw_sleep_us(100000);
     uint64_t t0 = gw_mono_us();
     gpu_sample s;
@@ -625,7 +626,7 @@ static void test_hang_one_gpu(void **state)
     pthread_join(t, NULL);
     assert_true(h.took_us >= 1500000);
     assert_int_equal(h.st, GPU_OK);
-    assert_true(h.power > 0);
+    assert_true(h.temp > 0);
 }
 
 /* The driver unloaded for a while: reads fail as a whole (GPU_ERROR, nothing present), counted as
