@@ -110,7 +110,7 @@ static void one_field(const gs_call *c, nvmlFieldValue_t *f, long long now_us)
     f->timestamp = now_us;
     f->latencyUsec = 0;
     f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
-    if (counter_field(c, f))
+    if (counter_field(c, f) || gs_nvlink_field(c, f))
         return;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (fields[i].id != f->fieldId)

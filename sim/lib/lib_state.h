@@ -74,6 +74,9 @@ nvmlReturn_t gs_copy_string(const char *s, char *buf, unsigned int len);
  * older nvmlPciInfo layouts). */
 void gs_fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned device, unsigned device_id,
                  unsigned subsys_id, int full);
+/* A field value about NVLink (link state, data-link error counters; scopeId = the link), answered
+ * into f: 1 when f->fieldId is one of those, 0 otherwise (api_nvlink.c). */
+int gs_nvlink_field(const gs_call *c, nvmlFieldValue_t *f);
 /* The PCI info of a GPU (api_device.c). */
 void gs_gpu_pci(int gpu, nvmlPciInfo_t *pci, int full);
 

@@ -3,6 +3,8 @@
 #include <string.h>
 #include "util.h"
 
+_Static_assert(M_NVLINK_LAST - M_NVLINK_FIRST + 1 == NVLINK_NLINKS * NVL_NKINDS, "one block of rows per NVLink link");
+
 #define DCGM(name, help) .dcgm = name, .dcgm_unit_help = help
 #define DMON(g, pos, col, unit) .dmon_group = g, .dmon_pos = pos, .dmon_col = col, .dmon_unit = unit
 
@@ -478,6 +480,35 @@ const metric_def metric_catalog[M_COUNT] = {
 #undef HIST
     [M_MIG_MODE_PEND] = {M_MIG_MODE_PEND, "mig.mode.pending", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
                          "Whether MIG mode will be enabled after the next GPU reset."},
+
+    /* ---- NVLink: active links and data-link errors, over all links and per link ---- */
+    [M_NVLINK_ACTIVE] = {M_NVLINK_ACTIVE, "nvlink.links.active", NULL, NULL, MK_GAUGE, MF_INT, 0,
+                         "NVLink links up (active); absent without NVLink.", .prom = "gpuwatch_nvlink_links_active"},
+    [M_NVLINK_CRC_TOTAL] = {M_NVLINK_CRC_TOTAL, "nvlink.errors.crc", NULL, NULL, MK_COUNTER, MF_INT, 0,
+                            "NVLink data-link CRC errors (flow-control digits and data), all links.",
+                            .prom = "gpuwatch_nvlink_crc_errors_total"},
+    [M_NVLINK_REPLAY_TOTAL] = {M_NVLINK_REPLAY_TOTAL, "nvlink.errors.replay", NULL, NULL, MK_COUNTER, MF_INT, 0,
+                               "NVLink data-link replays (retransmissions), all links.",
+                               DCGM("DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "Total number of NVLink retries."),
+                               .prom = "gpuwatch_nvlink_replay_errors_total"},
+    [M_NVLINK_RECOVERY_TOTAL] = {M_NVLINK_RECOVERY_TOTAL, "nvlink.errors.recovery", NULL, NULL, MK_COUNTER, MF_INT, 0,
+                                 "NVLink data-link recoveries (link retrained), all links.",
+                                 DCGM("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL",
+                                      "Total number of NVLink recovery errors."),
+                                 .prom = "gpuwatch_nvlink_recovery_errors_total"},
+#define NVL_ROW(L, K, NAME, KIND, HELP) \
+    [M_NVLINK_FIRST + (L)*NVL_NKINDS +  \
+        (K)] = {M_NVLINK_FIRST + (L)*NVL_NKINDS + (K), "nvlink.link" #L NAME, NULL, NULL, KIND, MF_INT, 0, HELP},
+#define NVL_LINK(L)                                                                                \
+    NVL_ROW(L, NVL_STATE, ".state", MK_GAUGE, "NVLink link " #L ": 1 active (up), 0 inactive.")    \
+    NVL_ROW(L, NVL_CRC, ".errors.crc", MK_COUNTER, "NVLink link " #L ": data-link CRC errors.")    \
+    NVL_ROW(L, NVL_REPLAY, ".errors.replay", MK_COUNTER, "NVLink link " #L ": data-link replays.") \
+    NVL_ROW(L, NVL_RECOVERY, ".errors.recovery", MK_COUNTER, "NVLink link " #L ": data-link recoveries.")
+    NVL_LINK(0) NVL_LINK(1) NVL_LINK(2) NVL_LINK(3) NVL_LINK(4) NVL_LINK(5) NVL_LINK(6) NVL_LINK(7) NVL_LINK(8)
+        NVL_LINK(9) NVL_LINK(10) NVL_LINK(11) NVL_LINK(12) NVL_LINK(13) NVL_LINK(14) NVL_LINK(15) NVL_LINK(16)
+            NVL_LINK(17)
+#undef NVL_LINK
+#undef NVL_ROW
 };
 
 static int alias_matches(const char *aliases, const char *name)

@@ -163,6 +163,14 @@ typedef enum {
     M_FBC_SESSIONS,
     M_FBC_FPS,
     M_FBC_LATENCY,
+    /* NVLink: the active links and the data-link error counters over all links, then per link
+     * (NVLINK_NLINKS blocks of NVL_NKINDS: state, crc, replay, recovery; see nvlink_id) */
+    M_NVLINK_ACTIVE,
+    M_NVLINK_CRC_TOTAL,
+    M_NVLINK_REPLAY_TOTAL,
+    M_NVLINK_RECOVERY_TOTAL,
+    M_NVLINK_FIRST,
+    M_NVLINK_LAST = M_NVLINK_FIRST + 18 * 4 - 1,
     M_COUNT
 } metric_id;
 
@@ -199,6 +207,15 @@ static inline unsigned ecc_loc_nvml(int loc)
 static inline int ecc_loc_id(int uncorrected, int aggregate, int location)
 {
     return M_ECC_LOC_FIRST + (uncorrected * 2 + aggregate) * ECC_NLOC + location;
+}
+
+/* NVLink per link: NVLINK_NLINKS links (NVML_NVLINK_MAX_LINKS), each with its state (1 active, 0
+ * not) and three data-link error counters, as `nvidia-smi nvlink -s` / `-e` show them. */
+#define NVLINK_NLINKS 18
+typedef enum { NVL_STATE, NVL_CRC, NVL_REPLAY, NVL_RECOVERY, NVL_NKINDS } nvlink_kind;
+static inline metric_id nvlink_id(int link, nvlink_kind kind)
+{
+    return (metric_id)(M_NVLINK_FIRST + link * NVL_NKINDS + (int)kind);
 }
 
 enum {

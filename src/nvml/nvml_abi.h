@@ -220,10 +220,24 @@ typedef struct {
 #define NVML_FI_DEV_REMAPPED_UNC 143
 #define NVML_FI_DEV_REMAPPED_PENDING 144
 #define NVML_FI_DEV_REMAPPED_FAILURE 145
+/* NVLink per link (scopeId = the link): data-link replay, recovery and CRC counters, link state */
+#define NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY 161
+#define NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY 162
+#define NVML_FI_DEV_NVLINK_ERROR_DL_CRC 163
+#define NVML_FI_DEV_NVLINK_GET_STATE 165
 #define NVML_FI_DEV_POWER_INSTANT 186
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 269
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 270
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 271
+
+/* nvmlDeviceGetNvLinkErrorCounter's counters (NVML_NVLINK_MAX_LINKS links of 18) */
+typedef enum {
+    NVML_NVLINK_ERROR_DL_REPLAY = 0,
+    NVML_NVLINK_ERROR_DL_RECOVERY = 1,
+    NVML_NVLINK_ERROR_DL_CRC_FLIT = 2,
+    NVML_NVLINK_ERROR_DL_CRC_DATA = 3
+} nvmlNvLinkErrorCounter_t;
+#define NVML_NVLINK_MAX_LINKS 18
 
 /* nvidia-smi compatibility fields (modes, InfoROM, encoder statistics, per-location ECC, row
  * remapper histogram, T.Limit margin, applications clocks, PCI class). Versioned structs carry

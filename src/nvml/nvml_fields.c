@@ -73,7 +73,7 @@ static const struct nv_field {
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
-static int field_value(const nvmlFieldValue_t *f, double *out)
+int nv_field_value(const nvmlFieldValue_t *f, double *out)
 {
     switch (f->valueType) {
     case NVML_VALUE_TYPE_DOUBLE: *out = f->value.dVal; return 1;
@@ -173,7 +173,7 @@ void nv_read_fields(nv_rd *r)
         const struct nv_field *d = &fields[row[k]];
         double v = 0;
         nvmlReturn_t frc = fv[k].nvmlReturn;
-        if (frc == NVML_SUCCESS && !field_value(&fv[k], &v))
+        if (frc == NVML_SUCCESS && !nv_field_value(&fv[k], &v))
             frc = NVML_ERROR_UNKNOWN; /* a value type this build does not know */
         if (d->fallback && nv_refused(frc)) {
             mset_add(&r->g->field_off, d->id); /* its getter answers instead, now and from now on */

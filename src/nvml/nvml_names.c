@@ -1,7 +1,8 @@
 /* nvml_names.c - the names of the processes on the GPUs (nvmlSystemGetProcessName) and, on gpusim,
  * their owners (gpusimGetProcessOwner): asked once per process, known by its pid and its start time
  * in /proc (a pid used again by a new process is asked again). A pid this machine's /proc does not
- * show (another pid namespace) is known by its pid alone. Entries unused for a while make room. */
+ * show (another pid namespace) is known by its pid alone. Entries unused for a while make room.
+ * gpusim's command lines (gpusimGetProcessCommand) are asked at every read, not kept. */
 #include <string.h>
 #include "nvml_priv.h"
 #include "proc_stat.h"
@@ -64,6 +65,11 @@ void nv_names_fill(backend *b, gpu_proc *out, int n)
         gw_strlcpy(out[i].name, e->have_name ? e->name : "", sizeof out[i].name);
         gw_strlcpy(out[i].user, e->have_owner ? e->user : "", sizeof out[i].user);
         gw_strlcpy(out[i].container, e->have_owner ? e->container : "", sizeof out[i].container);
+        /* gpusim's command lines (a scenario's processes have no /proc entry): asked each time, not kept */
+        if (b->fn.GpusimProcessCommand &&
+            b->fn.GpusimProcessCommand(out[i].pid, out[i].cmdline, sizeof out[i].cmdline) != NVML_SUCCESS)
+            out[i].cmdline[0] = 0;
+        out[i].cmdline[sizeof out[i].cmdline - 1] = 0;
     }
     pthread_mutex_unlock(&b->names_lock);
 }

@@ -16,15 +16,17 @@
 typedef struct nv_gpu {
     pthread_mutex_t lock;
     int index;
-    nvmlDevice_t dev;      /* NULL until a handle was obtained */
-    nvmlDevice_t dev_prev; /* the handle before the last loss: events queued for it are still its own */
-    int lost;              /* the last call said GPU_IS_LOST (or no handle yet) */
-    int driver_gone;       /* a call of this read said UNINITIALIZED / DRIVER_NOT_LOADED */
-    metric_set unsup;      /* NOT_SUPPORTED: never asked again */
-    int mem_v1;            /* MemoryInfo_v2 refused: use the v1 call */
-    int temp_plain;        /* TemperatureV refused: use GetTemperature */
-    int fields_off;        /* GetFieldValues refused: use the single getters */
-    metric_set field_off;  /* metrics whose field value failed: read by their single getter */
+    nvmlDevice_t dev;        /* NULL until a handle was obtained */
+    nvmlDevice_t dev_prev;   /* the handle before the last loss: events queued for it are still its own */
+    int lost;                /* the last call said GPU_IS_LOST (or no handle yet) */
+    int driver_gone;         /* a call of this read said UNINITIALIZED / DRIVER_NOT_LOADED */
+    metric_set unsup;        /* NOT_SUPPORTED: never asked again */
+    int mem_v1;              /* MemoryInfo_v2 refused: use the v1 call */
+    int temp_plain;          /* TemperatureV refused: use GetTemperature */
+    int fields_off;          /* GetFieldValues refused: use the single getters */
+    metric_set field_off;    /* metrics whose field value failed: read by their single getter */
+    int nvl_fields_off;      /* NVLink: GetFieldValues refused, the per-link getters instead */
+    int nvl_counter_getters; /* NVLink: the error counters' fields refused, their getter instead */
     /* MF_SLOW metrics kept between reads (nvml_cadence.c) */
     metric_set slow_have;
     uint64_t slow_t[M_COUNT]; /* when each was read (nv_clock_us) */
@@ -182,6 +184,11 @@ void nv_read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale)
 gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sample *out);
 void nv_read_memory(nv_rd *r); /* the wanted ones of memory total/reserved/used/free */
 void nv_read_fields(nv_rd *r);
+/* A field value's number, whatever its type; 0 for a type that holds none. */
+int nv_field_value(const nvmlFieldValue_t *f, double *out);
+
+/* nvml_nvlink.c: NVLink links' state and error counters, per link and summed */
+void nv_nvlink_read(nv_rd *r);
 
 /* nvml_compat.c: nvidia-smi's other --query-gpu fields; the static ones (and strings) with the
  * identity, the others per sample. */

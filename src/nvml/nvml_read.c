@@ -215,6 +215,7 @@ gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sampl
     read_clocks(&r);
     nv_gpm_read(&r); /* before the PCIe getters: its PCIe rates stand for them */
     read_pcie(&r);
+    nv_nvlink_read(&r);
     nv_compat_read(&r);
     nv_events_read(&r);
     nv_slow_keep(&r);

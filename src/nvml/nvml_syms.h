@@ -144,9 +144,14 @@ typedef nvmlDevice_t nvD;
       "nvmlDeviceGetRetiredPagesPendingStatus")                                                                        \
     X(GetRowRemapperHistogram, nvmlReturn_t, (nvD, nvmlRowRemapperHistogramValues_t *), 0,                             \
       "nvmlDeviceGetRowRemapperHistogram")                                                                             \
+    /* NVLink per link, where GetFieldValues does not give them (nvml_nvlink.c) */                                     \
+    X(GetNvLinkErrorCounter, nvmlReturn_t, (nvD, unsigned int, nvmlNvLinkErrorCounter_t, unsigned long long *), 0,     \
+      "nvmlDeviceGetNvLinkErrorCounter")                                                                               \
     /* gpusim only: the user and container a scenario gives a process (for pids not in /proc) */                       \
     X(GpusimProcessOwner, nvmlReturn_t, (unsigned int, char *, unsigned int, char *, unsigned int), 0,                 \
       "gpusimGetProcessOwner")                                                                                         \
+    /* gpusim only: the command line a scenario gives a process (for pids not in /proc) */                             \
+    X(GpusimProcessCommand, nvmlReturn_t, (unsigned int, char *, unsigned int), 0, "gpusimGetProcessCommand")          \
     /* gpusim only: sets the scenario's clock (a replay samples scenario time without waiting) */                      \
     X(GpusimSetTime, nvmlReturn_t, (double), 0, "gpusimSetTime")                                                       \
     /* topology, for job placement (nvml_topo.c) */                                                                    \

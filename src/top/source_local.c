@@ -6,6 +6,7 @@
  * looked for again every 10 s, not at every refresh. NVML's process lists are read at the same pace
  * as the stat lines (every 2 s, or every refresh when that is longer). */
 #include "top_model.h"
+#include "diag_window.h"
 #include "procinfo.h"
 #include "sampler.h"
 #include "util.h"
@@ -44,8 +45,8 @@ typedef struct local_ctx {
 } local_ctx;
 
 /* The metrics the UI shows, those the default alert rules read (xid.count), and those the diagnosis
- * reads (memory utilization, SM activity, the PCIe link, remapped rows); static ones (memory.total,
- * the limits, ...) are merged in by the sampler anyway. GPM ones exist on Hopper and later. */
+ * reads (diag_window_metrics); static ones (memory.total, the limits, ...) are merged in by the
+ * sampler anyway. GPM ones exist on Hopper and later. */
 static void wanted(metric_set *w)
 {
     static const metric_id ids[] = {
@@ -57,12 +58,11 @@ static void wanted(metric_set *w)
         M_ECC_DBE_VOL,   M_REMAP_PENDING, M_REMAP_FAILURE,
         M_XID_LAST,      M_XID_COUNT,     M_GPM_TENSOR_ACTIVE,
         M_GPM_NVLINK_TX, M_GPM_NVLINK_RX, M_UTIL_MEMORY,
-        M_GPM_SM_ACTIVE, M_PCIE_GEN_CUR,  M_PCIE_WIDTH_CUR,
-        M_REMAP_UNC,
     };
     memset(w, 0, sizeof *w);
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
         mset_add(w, ids[i]);
+    diag_window_metrics(w);
 }
 
 static pinfo *find(pinfo *a, int n, unsigned pid)
