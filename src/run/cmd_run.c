@@ -447,6 +447,12 @@ static int exit_code(int status, int *sig)
     return 1;
 }
 
+/* The job's output lines (on the thread that relays them): the allocator's messages for the diagnosis. */
+static void job_output_line(void *arg, int64_t t_us, const char *line)
+{
+    run_data_add_output(arg, t_us, line);
+}
+
 static int report(run_ctx *c, run_data *d, step_parser *sp)
 {
     run_summary *s = malloc(sizeof *s);
@@ -542,6 +548,7 @@ static int run_job(run_ctx *c)
         return 1;
     }
     d->simulated = c->s.versions.simulated;
+    steps_on_line(sp, job_output_line, d);
     if (c->agent)
         snprintf(d->source, sizeof d->source, "from the agent %s", agent_client_base(c->agent));
     else
@@ -601,6 +608,7 @@ static int run_job(run_ctx *c)
     int status = child_relay(&ch, sigfd, sp);
     c->meta.t_end_us = (int64_t)gw_now_us();
     watch_stop(&w);
+    run_data_add_notes(d);
     history_close(h);
     rc = exit_code(status, &c->meta.signal);
     c->meta.exit_status = rc;
@@ -611,6 +619,7 @@ static int run_job(run_ctx *c)
                 "until the last of them ends\n",
                 (int)c->job_group);
 out:
+    steps_on_line(sp, NULL, NULL); /* d goes */
     if (sigfd >= 0)
         close(sigfd);
     pthread_sigmask(SIG_SETMASK, &old, NULL);

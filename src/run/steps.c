@@ -76,6 +76,8 @@ struct step_parser {
     double first_loss, last_loss;
     int oom;
     long lines_skipped; /* not searched: the feed's matching budget was spent */
+    steps_line_fn on_line;
+    void *on_line_arg;
 };
 
 step_parser *steps_new(const char *user_regex, char *err, size_t n)
@@ -347,6 +349,8 @@ static void one_line(step_parser *p, int stream, uint64_t deadline_us)
     p->len[stream] = 0;
     if (!line[0])
         return;
+    if (p->on_line) /* a linear scan of the line: not under the matching budget */
+        p->on_line(p->on_line_arg, t, line);
     if (deadline_us && gw_mono_us() > deadline_us) {
         p->lines_skipped++;
         return;
@@ -355,6 +359,12 @@ static void one_line(step_parser *p, int stream, uint64_t deadline_us)
         user_line(p, t, line, len);
     else
         builtin_line(p, t, line, len);
+}
+
+void steps_on_line(step_parser *p, steps_line_fn fn, void *arg)
+{
+    p->on_line = fn;
+    p->on_line_arg = arg;
 }
 
 void steps_feed(step_parser *p, int stream, int64_t t_us, const char *data, size_t len)

@@ -46,6 +46,11 @@ typedef struct step_parser step_parser;
 step_parser *steps_new(const char *user_regex, char *err, size_t n);
 void steps_free(step_parser *p);
 
+/* Calls fn(arg, t_us, line) for every non-empty line as it completes (on the thread that feeds the
+ * parser), beside the step patterns: what else the job says (its allocator's messages). */
+typedef void (*steps_line_fn)(void *arg, int64_t t_us, const char *line);
+void steps_on_line(step_parser *p, steps_line_fn fn, void *arg);
+
 /* Bytes of one stream (0 stdout, 1 stderr, up to 3) that arrived at t_us. Matching the lines they
  * end takes at most about STEPS_FEED_BUDGET_US (and one line's match limit): lines past it are
  * counted as not searched, so the output relay and the signals passed to the job never wait on it. */

@@ -3,7 +3,6 @@
 temperature alert; a real Alertmanager started here receives it (checked through its /api/v2/alerts);
 an exec receiver writes what it got; a webhook receiver gets Alertmanager's version-4 payload; and a
 webhook that never answers delays neither the other receivers nor sampling."""
-import http.server
 import json
 import os
 import shutil
@@ -11,85 +10,18 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
-from agentlib import Agent, check, fail, need_gpusim, parse_metrics, scenario, series, wait_for  # noqa: E402
-
-AM_BIN = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def get_json(url):
-    with urllib.request.urlopen(url, timeout=5) as r:
-        return json.loads(r.read().decode())
-
-
-class Alertmanager:
-    def __init__(self, tmp):
-        self.port = free_port()
-        cfg = os.path.join(tmp, "am.yml")
-        with open(cfg, "w") as f:
-            f.write("route:\n  receiver: none\n  group_wait: 1s\n  group_interval: 1s\nreceivers:\n  - name: none\n")
-        self.log = open(os.path.join(tmp, "am.log"), "w")
-        self.proc = subprocess.Popen(
-            [AM_BIN, "--config.file=" + cfg, "--storage.path=" + os.path.join(tmp, "am-data"),
-             "--web.listen-address=127.0.0.1:%d" % self.port, "--cluster.listen-address="],
-            stdout=self.log, stderr=subprocess.STDOUT)
-        self.url = "http://127.0.0.1:%d" % self.port
-        wait_for("alertmanager to be ready", self.ready, timeout=20)
-
-    def ready(self):
-        if self.proc.poll() is not None:
-            fail("alertmanager exited:\n" + open(self.log.name).read())
-        try:
-            with urllib.request.urlopen(self.url + "/-/ready", timeout=1) as r:
-                return r.status == 200
-        except OSError:
-            return False
-
-    def alerts(self, name):
-        return [a for a in get_json(self.url + "/api/v2/alerts") if a["labels"].get("alertname") == name]
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        self.log.close()
-
-
-class Hook(http.server.BaseHTTPRequestHandler):
-    got = []
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        Hook.got.append((time.monotonic(), self.headers.get("Authorization"), json.loads(body)))
-        self.send_response(200)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
+from agentlib import Agent, check, need_gpusim, parse_metrics, scenario, series, wait_for  # noqa: E402
+from amlib import Alertmanager, Receiver  # noqa: E402
 
 
 def main():
     need_gpusim()
-    if not AM_BIN:
-        fail("prometheus-alertmanager is not installed (scripts/deps.sh test)")
     tmp = tempfile.mkdtemp(prefix="gw-alerts-")
     am = Alertmanager(tmp)
-    hook = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
-    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    hook = Receiver()
     hang = socket.socket()                         # accepts (backlog), never answers
     hang.bind(("127.0.0.1", 0))
     hang.listen(16)
@@ -120,10 +52,9 @@ alerts:
   receivers:
     - {name: hang, type: webhook, url: "http://127.0.0.1:%d/", timeout: 3s, retries: 0}
     - {name: script, type: exec, command: [%s, %s, %s], timeout: 10s}
-    - {name: hook, type: webhook, url: "http://127.0.0.1:%d/hook", headers: {Authorization: Bearer s3cret}}
+    - {name: hook, type: webhook, url: "%s/hook", headers: {Authorization: Bearer s3cret}}
     - {name: am, type: alertmanager, urls: ["%s"]}
-""" % (rules, hang.getsockname()[1], sys.executable, writer, exec_out,
-       hook.server_address[1], am.url)
+""" % (rules, hang.getsockname()[1], sys.executable, writer, exec_out, hook.url, am.url)
     agent = Agent(scenario("alerts_thermal.yaml"), config, args=("--db", db), env={"GPUSIM_SPEED": "60"})
     try:
         agent.wait_sampled()
@@ -154,10 +85,11 @@ alerts:
               "no gpuwatch_alert firing series on /metrics")
 
         # the good webhook got a version-4 payload with the auth header, while the other one hangs
-        got = wait_for("the webhook payload", lambda: [g for g in Hook.got if g[2]["status"] == "firing"], timeout=10)[0]
-        check(got[1] == "Bearer s3cret", "webhook Authorization header: %r" % got[1])
-        check(got[2]["version"] == "4" and got[2]["receiver"] == "hook", "webhook payload: %r" % got[2])
-        check(got[2]["alerts"][0]["labels"]["alertname"] == "E2EGpuHot", "webhook alerts: %r" % got[2]["alerts"])
+        got = wait_for("the webhook payload", lambda: [g for g in hook.got if g[3]["status"] == "firing"],
+                       timeout=10)[0]
+        check(got[2] == "Bearer s3cret", "webhook Authorization header: %r" % got[2])
+        check(got[3]["version"] == "4" and got[3]["receiver"] == "hook", "webhook payload: %r" % got[3])
+        check(got[3]["alerts"][0]["labels"]["alertname"] == "E2EGpuHot", "webhook alerts: %r" % got[3]["alerts"])
 
         # Alertmanager has it, with an endsAt in the future (now + 4m as Prometheus sends)
         am_alert = wait_for("Alertmanager to hold the alert", lambda: am.alerts("E2EGpuHot"), timeout=10)[0]
@@ -181,7 +113,8 @@ alerts:
                             lambda: [a for a in exec_lines() if a["status"] == "resolved"], timeout=30)[0]
         check(resolved["endsAt"] > resolved["startsAt"], "resolved times: %r" % resolved)
         wait_for("Alertmanager to see it resolved", lambda: not am.alerts("E2EGpuHot"), timeout=15)
-        wait_for("the webhook's resolved payload", lambda: [g for g in Hook.got if g[2]["status"] == "resolved"], timeout=10)
+        wait_for("the webhook's resolved payload", lambda: [b for b in hook.bodies("/hook") if b["status"] == "resolved"],
+                 timeout=10)
         api = agent.get_json("/api/v1/alerts")
         check(not [a for a in api["data"]["alerts"] if a["labels"]["alertname"] == "E2EGpuHot"], "still active: %r" % api)
         check([a for a in api["data"]["resolved"] if a["labels"]["alertname"] == "E2EGpuHot"], "not kept as resolved")
@@ -207,7 +140,7 @@ alerts:
         if agent.proc.poll() is None:
             agent.proc.kill()
         am.stop()
-        hook.shutdown()
+        hook.stop()
         hang.close()
         shutil.rmtree(tmp, ignore_errors=True)
     print("alerts e2e: OK")
