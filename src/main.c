@@ -144,7 +144,20 @@ static int scenario_dirs(char dirs[][PATH_MAX], const char *where[], int max)
 
 #define MAX_DIRS 5
 
-/* Calls fn for each scenario name (file name without .yaml) of every scenario directory. */
+/* Whether file is in one of the first n directories (then that one is what --sim uses: the name is
+ * offered once, whichever directories hold it, the same one under two paths included). */
+static int in_earlier_dir(char dirs[][PATH_MAX], int n, const char *file)
+{
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%.*s/%.256s", PATH_MAX - 1, dirs[i], file);
+        if (access(path, R_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Calls fn for each scenario name (file name without .yaml) of the scenario directories, once. */
 static void each_scenario(void (*fn)(const char *name, void *ctx), void *ctx)
 {
     char dirs[MAX_DIRS][PATH_MAX];
@@ -155,7 +168,7 @@ static void each_scenario(void (*fn)(const char *name, void *ctx), void *ctx)
         struct dirent *e;
         while (d && (e = readdir(d)) != NULL) {
             size_t len = strlen(e->d_name);
-            if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0) {
+            if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0 && !in_earlier_dir(dirs, i, e->d_name)) {
                 char name[256];
                 snprintf(name, sizeof name, "%.*s", (int)(len - 5), e->d_name);
                 fn(name, ctx);
@@ -174,7 +187,7 @@ static void offer_scenario(const char *name, void *ctx)
 static void print_scenario(const char *name, void *ctx)
 {
     (void)ctx;
-    printf("%s\n", name); /* a name in two directories prints twice: shells drop duplicates */
+    printf("%s\n", name);
 }
 
 /* The first readable "<dir>/<file>"; -1 when none. */

@@ -68,18 +68,17 @@ static double pcie_rate(const double *v, double baseline, double gbs, double pct
 
 static void xid_at(const scenario *sc, int gpu, double t, double *last, double *count)
 {
-    double best = -1;
-    *last = *count = 0;
-    for (int i = 0; i < sc->nevents; i++) {
-        const sim_event *e = &sc->events[i];
-        if (e->gpu != gpu || e->at > t)
-            continue;
-        *count += 1;
-        if (e->at >= best) {
-            best = e->at;
-            *last = e->xid;
-        }
+    const sim_event *e;
+    int lo = 0, hi = scenario_gpu_events(sc, gpu, &e);
+    while (lo < hi) { /* the events at or before t: the first lo */
+        int mid = lo + (hi - lo) / 2;
+        if (e[mid].at <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    *count = lo;
+    *last = lo ? e[lo - 1].xid : 0;
 }
 
 static void fill_static(const scenario *sc, const sim_gpu *g, double *v)

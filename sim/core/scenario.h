@@ -71,6 +71,7 @@ typedef struct sim_event {
     double at;
     int gpu;
     unsigned xid;
+    int seq; /* its place in the scenario's list (the list is kept sorted by GPU, then time) */
 } sim_event;
 
 typedef enum {
@@ -126,13 +127,17 @@ typedef struct scenario {
     int nspecs;
     sim_gpu gpus[SIM_MAX_GPUS];
     int ngpus;
-    sim_event *events;
+    sim_event *events; /* sorted by GPU, then time, then seq */
     int nevents;
     sim_fault *faults;
     int nfaults;
     double quantum[M_COUNT]; /* values are rounded to 1/quantum (1 = integers, 0 = not rounded) */
     sim_topology topo;
 } scenario;
+
+/* The XID events of one GPU, in time order (then the order the scenario lists them): their count,
+ * with *first the first of them. O(log n). */
+int scenario_gpu_events(const scenario *sc, int gpu, const sim_event **first);
 
 /* Loads a scenario file. NULL on error, with "FILE:LINE:COL: what was expected" in err. */
 scenario *scenario_load(const char *path, char *err, size_t errlen);

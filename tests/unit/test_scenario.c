@@ -488,6 +488,52 @@ static void events_and_lost_windows(void **state)
     scenario_free(sc);
 }
 
+/* XIDs listed in any order, with ties, on several GPUs: xid.count and xid.last at any time are what
+ * the list says (the list is sorted once at load for O(log n) reads), for families of sizes. */
+static void many_events_in_any_order(void **state)
+{
+    (void)state;
+    const int sizes[] = {1, 7, 1000, 20000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k];
+        int *at = malloc((size_t)n * sizeof *at), *gpu = malloc((size_t)n * sizeof *gpu);
+        unsigned *xid = malloc((size_t)n * sizeof *xid);
+        char *text = malloc((size_t)n * 48 + 64);
+        assert_true(at && gpu && xid && text);
+        size_t len = (size_t)sprintf(text, "gpus:\n  - count: 3\nevents:\n");
+        unsigned r = 12345u + (unsigned)n;
+        for (int i = 0; i < n; i++) {
+            r = r * 1103515245u + 12345u;
+            at[i] = (int)((r >> 8) % 500); /* many ties */
+            gpu[i] = (int)((r >> 4) % 3);
+            xid[i] = 13 + (unsigned)i % 90;
+            len += (size_t)sprintf(text + len, "  - {at: %ds, gpu: %d, xid: %u}\n", at[i], gpu[i], xid[i]);
+        }
+        scenario *sc = parse_ok(text);
+        assert_int_equal(sc->nevents, n);
+        for (int t = 0; t <= 501; t += 17) {
+            for (int g = 0; g < 3; g++) {
+                double count = 0, last = 0, best = -1;
+                for (int i = 0; i < n; i++)
+                    if (gpu[i] == g && at[i] <= t) {
+                        count++;
+                        if (at[i] >= best) { /* the latest; among equal times, the last listed */
+                            best = at[i];
+                            last = xid[i];
+                        }
+                    }
+                assert_float_equal(value(sc, g, "xid.count", t + 0.5), count, 0);
+                assert_float_equal(value(sc, g, "xid.last", t + 0.5), last, 0);
+            }
+        }
+        scenario_free(sc);
+        free(at);
+        free(gpu);
+        free(xid);
+        free(text);
+    }
+}
+
 /* utilization.gpu is the mean over the sample period ending at t: a 0.5 s gap in every 1 s reads
  * 50 % with a 1 s period and 0 / 100 % with 167 ms; processes add up, starting mid-period. */
 static void utilization_is_a_period_mean(void **state)
@@ -715,6 +761,7 @@ int main(void)
         cmocka_unit_test(processes_resolve_and_come_and_go),
         cmocka_unit_test(extreme_values_are_clamped),
         cmocka_unit_test(events_and_lost_windows),
+        cmocka_unit_test(many_events_in_any_order),
         cmocka_unit_test(utilization_is_a_period_mean),
         cmocka_unit_test(pcie_transfers_and_link_limits),
         cmocka_unit_test(hbm_temperature_and_throttle),
