@@ -5,10 +5,12 @@
  * command or option gets the closest name (suggest.h). */
 #include <dirent.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "args.h"
 #include "commands.h"
 #include "complete.h"
 #include "module_loader.h"
@@ -51,8 +53,6 @@ static const command commands[] = {
     {"version", cmd_version, NULL, "gpuwatch, NVML, driver and CUDA versions"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
-
-static const char *const global_options[] = {"--sim", "--help", "-h", "--version", NULL};
 
 static void usage(FILE *f)
 {
@@ -289,6 +289,33 @@ static int unknown_command(const char *name)
     return GW_EXIT_USAGE;
 }
 
+/* The options before the command: --sim SCENARIO, --version, --complete LIST, -h / --help. The
+ * first word that is no option is the command; an option of nvidia-smi's is its form (cmd_smi.c). */
+typedef struct global_opts {
+    const char *sim;
+    int version, complete;
+} global_opts;
+
+static const gw_opt global_rows[] = {
+    {"--sim", GW_OPT_TEXT, .off = offsetof(global_opts, sim)},
+    {"--version", GW_OPT_FLAG, .off = offsetof(global_opts, version)},
+    {"--complete", GW_OPT_FLAG, .off = offsetof(global_opts, complete)},
+    {0},
+};
+
+static const gw_cmd global = {
+    .opts = global_rows,
+    .usage_fn = usage,
+    .max_args = -1,
+    .flags = GW_CMD_REST | GW_CMD_STOP_UNKNOWN,
+};
+
+static void offer_global(const char *name, const gw_opt *opt, void *ctx)
+{
+    (void)opt;
+    gw_suggest_add(ctx, name);
+}
+
 static int unknown_option(const char *opt)
 {
     char word[GW_SUGGEST_LEN], hint[GW_SUGGEST_LEN + 32];
@@ -298,8 +325,8 @@ static int unknown_option(const char *opt)
         *eq = 0;
     gw_suggest s;
     gw_suggest_init(&s, word);
-    for (int i = 0; global_options[i]; i++)
-        gw_suggest_add(&s, global_options[i]);
+    gw_args_each_name(&global, offer_global, &s);
+    gw_suggest_add(&s, "--help");
     smi_offer_options(&s);
     fprintf(stderr, "gpuwatch: unknown option '%s'%s\n", word, gw_suggest_suffix(&s, hint, sizeof hint));
     fprintf(stderr, "Try 'gpuwatch --help'.\n");
@@ -309,42 +336,29 @@ static int unknown_option(const char *opt)
 int main(int argc, char **argv)
 {
     backend_register(&nvml_backend_ops);
-    int i = 1;
-    while (i < argc && argv[i][0] == '-') {
-        if (strcmp(argv[i], "--sim") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "gpuwatch: --sim needs a scenario\n");
-                return GW_EXIT_USAGE;
-            }
-            if (use_simulator(argv[i + 1]) != 0)
-                return GW_EXIT_USAGE;
-            i += 2;
-        } else if (strncmp(argv[i], "--sim=", 6) == 0) {
-            if (use_simulator(argv[i] + 6) != 0)
-                return GW_EXIT_USAGE;
-            i++;
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--version") == 0) {
-            return cmd_version(1, (char *[]){"version", NULL});
-        } else if (strcmp(argv[i], "--complete") == 0) {
-            return complete(argc - i - 1, argv + i + 1);
-        } else if (smi_is_option(argv[i])) {
-            return cmd_smi(argc - i, argv + i);
-        } else {
-            return unknown_option(argv[i]);
-        }
-    }
-    if (i >= argc) /* as nvidia-smi alone: the summary table */
-        return cmd_smi(0, argv + i);
+    global_opts g = {0};
+    gw_args a;
+    int rc = gw_args_parse(&global, argc, argv, &g, &a);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
+    if (g.sim && use_simulator(g.sim) != 0)
+        return GW_EXIT_USAGE;
+    if (g.version)
+        return cmd_version(1, (char *[]){"version", NULL});
+    if (g.complete)
+        return complete(a.npos, a.pos);
+    char **rest = argv + a.stop - 1; /* a name for the nvidia-smi form, then its options */
+    if (a.nrest > 0)
+        return smi_is_option(rest[1]) ? cmd_smi(a.nrest + 1, rest) : unknown_option(rest[1]);
+    if (a.npos == 0) /* as nvidia-smi alone: the summary table */
+        return cmd_smi(1, rest);
     for (size_t c = 0; c < NCOMMANDS; c++)
-        if (strcmp(argv[i], commands[c].name) == 0)
-            return commands[c].run ? commands[c].run(argc - i, argv + i)
-                                   : module_run(commands[c].module, commands[c].name, argc - i, argv + i);
-    if (strcmp(argv[i], "help") == 0) {
+        if (strcmp(a.pos[0], commands[c].name) == 0)
+            return commands[c].run ? commands[c].run(a.npos, a.pos)
+                                   : module_run(commands[c].module, commands[c].name, a.npos, a.pos);
+    if (strcmp(a.pos[0], "help") == 0) {
         usage(stdout);
         return 0;
     }
-    return unknown_command(argv[i]);
+    return unknown_command(a.pos[0]);
 }

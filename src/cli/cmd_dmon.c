@@ -100,8 +100,8 @@ int cmd_dmon(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(&spec, argc, argv, &o);
-    if (rc != CLI_RUN)
-        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
     sampler s;
     if ((rc = session_open(&s, spec.cmd, 1)) != 0)
         return rc;
@@ -115,7 +115,7 @@ int cmd_dmon(int argc, char **argv)
     st.have_prev = calloc((size_t)s.count + 1, 1);
     if (!sel || !st.gpu || !st.cur || !st.prev || !st.have_prev) {
         rc = 1;
-    } else if (session_select(&s, spec.cmd, o.ids, sel) != 0) {
+    } else if (session_select(&s, spec.cmd, "--id", o.ids, sel) != 0) {
         rc = GW_EXIT_USAGE;
     } else {
         for (int g = 0; g < s.count; g++)

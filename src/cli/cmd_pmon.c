@@ -84,8 +84,8 @@ int cmd_pmon(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(&spec, argc, argv, &o);
-    if (rc != CLI_RUN)
-        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
     sampler s;
     if ((rc = session_open(&s, spec.cmd, 1)) != 0)
         return rc;
@@ -96,7 +96,7 @@ int cmd_pmon(int argc, char **argv)
     pmon_layout_init(&l, o.select, o.show_date, o.show_time);
     if (!sel || !procs) {
         rc = 1;
-    } else if (session_select(&s, spec.cmd, o.ids, sel) != 0) {
+    } else if (session_select(&s, spec.cmd, "--id", o.ids, sel) != 0) {
         rc = GW_EXIT_USAGE;
     } else {
         if (o.format == OUT_PLAIN)

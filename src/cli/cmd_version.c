@@ -22,8 +22,8 @@ int cmd_version(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(&spec, argc, argv, &o);
-    if (rc != CLI_RUN)
-        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
     printf("gpuwatch version    : %s\n", GW_VERSION);
     fflush(stdout);
     sampler s;

@@ -101,7 +101,7 @@ int proc_fields_parse(const char *cmd, const char *list, proc_fields *out)
 {
     out->n = 0;
     if (!list || !*list)
-        return cli_usage_error(cmd, "--query-compute-apps: empty field list");
+        return gw_usage_error_named(cmd, "--query-compute-apps: empty field list");
     for (const char *next = list; *next;) {
         size_t len;
         const char *p = cli_list_item(&next, &len);
@@ -112,11 +112,11 @@ int proc_fields_parse(const char *cmd, const char *list, proc_fields *out)
             gw_suggest s;
             gw_suggest_init(&s, word);
             proc_fields_offer_names(&s);
-            return cli_usage_error(cmd, "field \"%s\" is not a valid field to query for compute apps%s", word,
-                                   gw_suggest_suffix(&s, hint, sizeof hint));
+            return gw_usage_error_named(cmd, "field \"%s\" is not a valid field to query for compute apps%s", word,
+                                        gw_suggest_suffix(&s, hint, sizeof hint));
         }
         if (out->n >= PROC_FIELDS_MAX)
-            return cli_usage_error(cmd, "--query-compute-apps: more than %d fields", PROC_FIELDS_MAX);
+            return gw_usage_error_named(cmd, "--query-compute-apps: more than %d fields", PROC_FIELDS_MAX);
         out->col[out->n++] = c;
     }
     return 0;

@@ -18,7 +18,7 @@ typedef struct proc_fields {
 } proc_fields;
 
 /* "F,F,..." by nvidia-smi's names and aliases (name, used_memory) plus user and container. Returns
- * 0, or CLI_USAGE after printing the error (with the closest name for a typo). */
+ * 0, or GW_ARGS_USAGE after printing the error (with the closest name for a typo). */
 int proc_fields_parse(const char *cmd, const char *list, proc_fields *out);
 /* The accepted names, one a line, with a description (for --help-query-compute-apps). */
 void proc_fields_help(FILE *f);

@@ -110,7 +110,7 @@ static int parse(int argc, char **argv, options *o)
     while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
         const char *v = optarg;
         switch (c) {
-        case 'h': usage(stdout); return CLI_HELP;
+        case 'h': usage(stdout); return GW_ARGS_HELP;
         case O_DB: o->db = v; break;
         case O_HOST: o->agent.host = v; break;
         case O_TLS: o->agent.tls = 1; break;
@@ -163,7 +163,7 @@ static int parse(int argc, char **argv, options *o)
         return bad("%s", "--since, --from and --to choose a range of --db");
     if (o->since && (o->from || o->to))
         return bad("%s", "--since or --from/--to, not both");
-    return CLI_RUN;
+    return GW_ARGS_RUN;
 }
 
 static void list_thresholds(void)
@@ -237,8 +237,8 @@ int cmd_diagnose(int argc, char **argv)
 {
     options o;
     int rc = parse(argc, argv, &o);
-    if (rc != CLI_RUN)
-        return rc == CLI_HELP ? 0 : rc;
+    if (rc != GW_ARGS_RUN)
+        return rc == GW_ARGS_HELP ? 0 : rc;
     if (o.help_thresholds) {
         list_thresholds();
         return 0;

@@ -351,12 +351,12 @@ static int resolve_lists(run_ctx *c)
 {
     unsigned char sel[RUN_MAX_GPUS * 4];
     if (c->o.only) {
-        if (session_select(&c->s, "run --only", c->o.only, sel) != 0)
+        if (session_select(&c->s, "run", "--only", c->o.only, sel) != 0)
             return GW_EXIT_USAGE;
         memcpy(c->only, sel, (size_t)c->ngpus);
     }
     if (c->o.exclude) {
-        if (session_select(&c->s, "run --exclude", c->o.exclude, sel) != 0)
+        if (session_select(&c->s, "run", "--exclude", c->o.exclude, sel) != 0)
             return GW_EXIT_USAGE;
         memcpy(c->exclude, sel, (size_t)c->ngpus);
     }
