@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cli_common.h"
+#include "history_locate.h"
 #include "history.h"
 #include "jobs.h"
 #include "run.h"
@@ -74,7 +74,7 @@ int cmd_jobs(int argc, char **argv)
         }
     }
     char path[4096], err[512];
-    hcli_db_path(db, path, sizeof path);
+    history_locate(db, path, sizeof path);
     if (!show) {
         printf("%-20s  %-16s  %-10s  %-12s  %-8s  %-6s  %-10s  %s\n", "ID", "STARTED", "DURATION", "GPUS", "USER",
                "EXIT", "ENERGY", "NAME/COMMAND");

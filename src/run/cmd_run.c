@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "agent_client.h"
 #include "agent_state.h"
-#include "cli_common.h"
+#include "history_locate.h"
 #include "child.h"
 #include "files.h"
 #include "history.h"
@@ -687,7 +687,7 @@ int cmd_run(int argc, char **argv)
         return 1;
     }
     if (!c->o.no_history)
-        hcli_db_path(c->o.db, c->db, sizeof c->db);
+        history_locate(c->o.db, c->db, sizeof c->db);
     rc = session_open(&c->s, "run", 1);
     if (rc != 0) {
         steps_free(c->sp);

@@ -1,6 +1,7 @@
 /* cmd_events.c - `gpuwatch events`: the recorded events (XID, GPU lost/back, throttling, alerts). */
 #include "history.h"
-#include "cli_common.h"
+#include "history_commands.h"
+#include "history_locate.h"
 #include "timeparse.h"
 #include "sampler.h"
 #include "util.h"
@@ -89,8 +90,8 @@ int cmd_events(int argc, char **argv)
     if (hcli_range(since, from, to, &from_us, &to_us) != 0)
         return GW_EXIT_USAGE;
     char path[4096];
-    hcli_db_path(db, path, sizeof path);
-    store *st = hcli_open(path);
+    history_locate(db, path, sizeof path);
+    store *st = history_open_read(path);
     if (!st)
         return 1;
     sqlite3_stmt *q = NULL;

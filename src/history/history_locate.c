@@ -1,5 +1,5 @@
-/* cli_common.c - file path and time-range handling shared by the history commands. */
-#include "cli_common.h"
+/* history_locate.c - which history file the local commands read, and opening it for them. */
+#include "history_locate.h"
 #include "agent_state.h"
 #include "history.h"
 #include "timeparse.h"
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-void hcli_db_path(const char *opt, char *out, size_t n)
+void history_locate(const char *opt, char *out, size_t n)
 {
     const char *env = getenv("GPUWATCH_HISTORY_DB");
     agent_state st;
@@ -28,7 +28,7 @@ void hcli_db_path(const char *opt, char *out, size_t n)
     }
 }
 
-store *hcli_open(const char *path)
+store *history_open_read(const char *path)
 {
     if (access(path, F_OK) != 0) {
         fprintf(stderr, "gpuwatch: no history file at %s (is the agent recording? use --db PATH)\n", path);

@@ -1,8 +1,8 @@
-/* export.c - writes a recorded range as a gpusim scenario: per GPU a CSV trace (csv generator) for
+/* history_export.c - writes a recorded range as a gpusim scenario: per GPU a CSV trace (csv generator) for
  * the metrics that vary, constants as numbers, never-seen metrics as unsupported, processes with
  * their own traces, XIDs as events and lost windows as faults. */
-#include "export.h"
-#include "cli_common.h"
+#include "history_export.h"
+#include "history_locate.h"
 #include "codec.h"
 #include "query.h"
 #include "query_json.h"
@@ -402,8 +402,8 @@ int history_export_cmd(int argc, char **argv)
     if (hcli_range(since, from, to, &from_us, &to_us) != 0)
         return GW_EXIT_USAGE;
     char path[4096], err[512];
-    hcli_db_path(db, path, sizeof path);
-    store *st = hcli_open(path);
+    history_locate(db, path, sizeof path);
+    store *st = history_open_read(path);
     if (!st)
         return 1;
     int rc = history_export(st, from_us, to_us, gpus ? sel : NULL, out, err, sizeof err);

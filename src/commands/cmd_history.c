@@ -1,9 +1,10 @@
 /* cmd_history.c - `gpuwatch history`: range queries on the history file as a table, CSV, JSON or a
  * terminal chart; `history export` is dispatched from here. */
 #include "history.h"
+#include "history_commands.h"
 #include "chart.h"
-#include "cli_common.h"
-#include "export.h"
+#include "history_locate.h"
+#include "history_export.h"
 #include "history_check.h"
 #include "query_json.h"
 #include "timeparse.h"
@@ -406,8 +407,8 @@ static int query_and_print(const char *db, const char *metrics, const char *gpus
         rq.step_us = nice_step(rq.to_us - rq.from_us, 2 * (view->width - 11));
     }
     char path[4096];
-    hcli_db_path(db, path, sizeof path);
-    store *st = hcli_open(path);
+    history_locate(db, path, sizeof path);
+    store *st = history_open_read(path);
     if (!st)
         return 1;
     hq_result res;
@@ -470,7 +471,7 @@ static int check_cmd(int argc, char **argv)
         }
     }
     char path[4096];
-    hcli_db_path(db, path, sizeof path);
+    history_locate(db, path, sizeof path);
     if (access(path, F_OK) != 0) {
         fprintf(stderr, "gpuwatch: no history file at %s\n", path);
         return 1;

@@ -1,7 +1,7 @@
-/* diag_history.c - the window of `gpuwatch diagnose --db`: a range of the history file read back as
+/* diagnose_history.c - the window of `gpuwatch diagnose --db`: a range of the history file read back as
  * samples, process lists and events (history_read.h). */
-#include "diag_sources.h"
-#include "cli_common.h"
+#include "diagnose_sources.h"
+#include "history_locate.h"
 #include "history_read.h"
 #include "sampler.h"
 #include "timeparse.h"
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-int diag_history_path(const char *db, char *out, size_t n)
+int diagnose_history_path(const char *db, char *out, size_t n)
 {
-    hcli_db_path(db, out, n);
+    history_locate(db, out, n);
     if (access(out, R_OK) != 0) {
         fprintf(stderr, "gpuwatch diagnose: no history file %s%s\n", out,
                 db ? "" : " (give --db PATH, or diagnose --live 5m / --host HOST:PORT)");
@@ -45,7 +45,7 @@ static void on_event(void *ctx, uint64_t t_us, int gpu, const char *kind, const 
     }
 }
 
-int diag_from_history(diag_window *w, const char *path, const char *since, const char *from, const char *to)
+int diagnose_from_history(diag_window *w, const char *path, const char *since, const char *from, const char *to)
 {
     int64_t now = (int64_t)gw_now_us(), t0, t1 = now;
     if (tp_parse_time(from ? from : since ? since : "30m", now, &t0) != 0) {

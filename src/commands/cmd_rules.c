@@ -1,6 +1,7 @@
 /* cmd_rules.c - `gpuwatch rules check FILE...` and `gpuwatch rules test FILE...`. */
 #include <stdio.h>
 #include <string.h>
+#include "rules_command.h"
 #include "alerts.h"
 #include "rules.h"
 #include "rules_test.h"

@@ -1,9 +1,10 @@
 /* cmd_diagnose.c - `gpuwatch diagnose`: fills a window from a source (the history file, a running
  * agent, a live sampling, or a gpusim replay over scenario time), runs the detectors and prints the
  * findings for people (text) or scripts (JSON). Exit status 0 with or without findings. */
+#include "diagnose_command.h"
 #include "diag.h"
 #include "diag_settings.h"
-#include "diag_sources.h"
+#include "diagnose_sources.h"
 #include "options.h"
 #include "session.h"
 #include "timeparse.h"
@@ -203,7 +204,7 @@ static void filter(diag_report *r, const unsigned char *sel, unsigned pid)
         const diag_finding *f = &r->f[i];
         int keep = !sel;
         for (int g = 0; sel && g < f->n_gpus; g++)
-            keep |= f->gpus[g] >= 0 && f->gpus[g] < DIAG_SOURCE_MAX_GPUS && sel[f->gpus[g]];
+            keep |= f->gpus[g] >= 0 && f->gpus[g] < DIAGNOSE_MAX_GPUS && sel[f->gpus[g]];
         if (keep && pid) {
             keep = 0;
             for (int k = 0; k < f->n_pids; k++)
@@ -246,15 +247,15 @@ int cmd_diagnose(int argc, char **argv)
     diag_settings set;
     if (load_settings(o.config, &set) != 0)
         return 1;
-    unsigned char sel[DIAG_SOURCE_MAX_GPUS];
-    if (o.gpus && gw_parse_index_list(o.gpus, sel, DIAG_SOURCE_MAX_GPUS) != 0)
+    unsigned char sel[DIAGNOSE_MAX_GPUS];
+    if (o.gpus && gw_parse_index_list(o.gpus, sel, DIAGNOSE_MAX_GPUS) != 0)
         return bad("--gpu '%s': indexes like 0,2,4-7", o.gpus);
     diag_report r;
     diag_report_init(&r);
     char source[4200];
     if (o.agent.host) {
         snprintf(source, sizeof source, "agent %s", o.agent.host);
-        rc = diag_from_agent(&o.agent, &r);
+        rc = diagnose_from_agent(&o.agent, &r);
     } else {
         diag_window *w = diag_window_new();
         if (!w) {
@@ -263,17 +264,17 @@ int cmd_diagnose(int argc, char **argv)
         }
         if (o.live_s > 0) {
             snprintf(source, sizeof source, "%.0f s of live samples", o.live_s);
-            rc = diag_from_sampler(w, o.live_s, o.interval_s, 0);
+            rc = diagnose_from_sampler(w, o.live_s, o.interval_s, 0);
         } else if (o.replay_s > 0) {
             snprintf(source, sizeof source, "%.0f s of scenario time replayed (%s)", o.replay_s,
                      getenv("GPUSIM_SCENARIO") ? getenv("GPUSIM_SCENARIO") : "gpusim");
-            rc = diag_from_sampler(w, o.replay_s, o.interval_s, 1);
+            rc = diagnose_from_sampler(w, o.replay_s, o.interval_s, 1);
         } else {
             char path[4096];
-            rc = diag_history_path(o.db, path, sizeof path);
+            rc = diagnose_history_path(o.db, path, sizeof path);
             snprintf(source, sizeof source, "history %s", path);
             if (rc == 0)
-                rc = diag_from_history(w, path, o.since, o.from, o.to);
+                rc = diagnose_from_history(w, path, o.since, o.from, o.to);
         }
         if (rc == 0 && diag_run(w, &set.cfg, &r) < 0) {
             fprintf(stderr, "gpuwatch diagnose: out of memory\n");

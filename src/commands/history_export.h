@@ -1,4 +1,4 @@
-/* export.h - `gpuwatch history export`: a recorded range as a gpusim scenario (YAML + CSV traces). */
+/* history_export.h - `gpuwatch history export`: a recorded range as a gpusim scenario (YAML + CSV traces). */
 #ifndef GPUWATCH_HISTORY_EXPORT_H
 #define GPUWATCH_HISTORY_EXPORT_H
 
