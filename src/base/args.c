@@ -420,6 +420,17 @@ static int print_usage(const gw_cmd *cmd)
     return GW_ARGS_HELP;
 }
 
+/* The subcommand the first word names, or NULL. */
+static const gw_cmd *find_sub(const gw_cmd *cmd, const char *word)
+{
+    for (int i = 0; cmd->subs && cmd->subs[i]; i++) {
+        const char *sub = strrchr(cmd->subs[i]->name, ' ');
+        if (strcmp(sub ? sub + 1 : cmd->subs[i]->name, word) == 0)
+            return cmd->subs[i];
+    }
+    return NULL;
+}
+
 static int check_positionals(const gw_cmd *cmd, gw_args *a)
 {
     const char *what = cmd->args_name ? cmd->args_name : "an argument";
@@ -427,6 +438,9 @@ static int check_positionals(const gw_cmd *cmd, gw_args *a)
         return gw_usage_error(cmd, "needs %s", what);
     if (cmd->max_args >= 0 && a->npos > cmd->max_args) {
         const char *extra = a->pos[cmd->max_args];
+        if (find_sub(cmd, extra)) /* "history --db x check": a subcommand comes first */
+            return gw_usage_error(cmd, "unexpected argument '%s' (a subcommand goes first: %s %s %s ...)", extra,
+                                  cmd->prog ? cmd->prog : "gpuwatch", cmd->name ? cmd->name : "", extra);
         if (cmd->subs && cmd->max_args == 0) { /* "history exprot": the closest subcommand */
             char hint[GW_SUGGEST_LEN + 32];
             gw_suggest s;
@@ -440,17 +454,6 @@ static int check_positionals(const gw_cmd *cmd, gw_args *a)
         return gw_usage_error(cmd, "unexpected argument '%s'", extra);
     }
     return GW_ARGS_RUN;
-}
-
-/* The subcommand the first word names, or NULL. */
-static const gw_cmd *find_sub(const gw_cmd *cmd, const char *word)
-{
-    for (int i = 0; cmd->subs && cmd->subs[i]; i++) {
-        const char *sub = strrchr(cmd->subs[i]->name, ' ');
-        if (strcmp(sub ? sub + 1 : cmd->subs[i]->name, word) == 0)
-            return cmd->subs[i];
-    }
-    return NULL;
 }
 
 static int missing_sub(const gw_cmd *cmd, const char *word)

@@ -61,10 +61,11 @@ static int index_range(const char *tok, size_t len, long *a, long *b)
     return *end ? -1 : 0;
 }
 
-/* A word that could name a GPU by UUID or bus id: letters, digits, '-', ':', '.'. */
+/* A word that could name a GPU by UUID ("GPU-...", "MIG-...": it starts with a letter) or bus id
+ * (with a ':'): letters, digits, '-', ':', '.'. */
 static int name_shaped(const char *tok, size_t len)
 {
-    if (len == 0)
+    if (len == 0 || (!isalpha((unsigned char)tok[0]) && !memchr(tok, ':', len)))
         return 0;
     for (size_t i = 0; i < len; i++)
         if (!isalnum((unsigned char)tok[i]) && !strchr("-:.", tok[i]))

@@ -2,7 +2,6 @@
 #include "history_locate.h"
 #include "agent_state.h"
 #include "history.h"
-#include "timeparse.h"
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,29 +38,4 @@ store *history_open_read(const char *path)
     if (!st)
         fprintf(stderr, "gpuwatch: cannot read the history: %s\n", err);
     return st;
-}
-
-int hcli_range(const char *since, const char *from, const char *to, int64_t *from_us, int64_t *to_us)
-{
-    int64_t now = (int64_t)gw_now_us();
-    *to_us = now;
-    *from_us = now - 3600ll * 1000000;
-    if (since && from) {
-        fprintf(stderr, "gpuwatch: give --since or --from, not both\n");
-        return -1;
-    }
-    const char *start = since ? since : from;
-    if (start && tp_parse_time(start, now, from_us) != 0) {
-        fprintf(stderr, "gpuwatch: bad time '%s' (RFC 3339, Unix seconds, or a duration such as 2h or -30m)\n", start);
-        return -1;
-    }
-    if (to && tp_parse_time(to, now, to_us) != 0) {
-        fprintf(stderr, "gpuwatch: bad time '%s' (RFC 3339, Unix seconds, or a duration such as 2h or -30m)\n", to);
-        return -1;
-    }
-    if (*from_us > *to_us) {
-        fprintf(stderr, "gpuwatch: the range is empty: the start is after the end\n");
-        return -1;
-    }
-    return 0;
 }

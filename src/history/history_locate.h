@@ -12,7 +12,5 @@
 void history_locate(const char *opt, char *out, size_t n);
 /* Opens the file read-only, printing a clear line when it cannot (returns NULL). */
 store *history_open_read(const char *path);
-/* --since / --from / --to into [from, to]; default the last hour. Prints the error; returns 0 or -1. */
-int hcli_range(const char *since, const char *from, const char *to, int64_t *from_us, int64_t *to_us);
 
 #endif

@@ -424,6 +424,30 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
     return rc;
 }
 
+int hq_gpu_names_read(store *st, hq_gpu_names *out)
+{
+    unsigned char sel[HQ_MAX_GPUS];
+    memset(out, 0, HQ_MAX_GPUS * sizeof *out);
+    if (hq_gpus(st, sel) < 0)
+        return -1;
+    int n = 0;
+    for (int g = 0; g < HQ_MAX_GPUS; g++)
+        n = sel[g] ? g + 1 : n;
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(store_db(st), "SELECT idx, uuid, pci_bus_id FROM gpus", -1, &q, NULL) != SQLITE_OK)
+        return n;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        int g = sqlite3_column_int(q, 0);
+        const char *uuid = (const char *)sqlite3_column_text(q, 1), *bus = (const char *)sqlite3_column_text(q, 2);
+        if (g < 0 || g >= HQ_MAX_GPUS)
+            continue;
+        snprintf(out[g].uuid, sizeof out[g].uuid, "%s", uuid ? uuid : "");
+        snprintf(out[g].bus_id, sizeof out[g].bus_id, "%s", bus ? bus : "");
+    }
+    sqlite3_finalize(q);
+    return n;
+}
+
 int hq_gpus(store *st, unsigned char *sel)
 {
     memset(sel, 0, HQ_MAX_GPUS);
