@@ -5,11 +5,10 @@
 #include "diag.h"
 #include "diag_settings.h"
 #include "diagnose_sources.h"
-#include "options.h"
-#include "session.h"
-#include "timeparse.h"
+#include "history_args.h"
+#include "sampler.h"
 #include "util.h"
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,129 +41,52 @@ static void usage(FILE *f)
 
 typedef struct options {
     http_client_opts agent;
-    const char *db, *since, *from, *to, *gpus, *config;
+    history_args h; /* --db and its range, --gpu */
+    const char *config;
     double live_s, replay_s, interval_s;
-    unsigned pid;
+    long pid;
     int json, ascii, help_thresholds;
 } options;
 
-static int bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "gpuwatch diagnose: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (gpuwatch diagnose --help)\n");
-    return GW_EXIT_USAGE;
-}
+#define AT(field) .off = offsetof(options, field)
 
-static int parse(int argc, char **argv, options *o)
+static const gw_opt rows[] = {
+    HTTP_CLIENT_ROWS(options, agent),
+    HISTORY_ARGS_ROWS(options, h),
+    {"--live", GW_OPT_DURATION, AT(live_s), .min = 1},
+    /* a scenario's time ends after a week (docs/gpusim.md): refused before replaying, not after */
+    {"--replay", GW_OPT_DURATION, AT(replay_s), .min = 1, .max = REPLAY_MAX_S,
+     .hint = "(a gpusim scenario's time ends after a week)"},
+    {"--interval", GW_OPT_DURATION, AT(interval_s), .min = 0.1, .max = 60},
+    {"--pid", GW_OPT_INT, AT(pid), .min = 1, .max = 4194304},
+    {"--config", GW_OPT_FILE, AT(config)},
+    {"--format", GW_OPT_CHOICE, AT(json), .choices = "text,json"},
+    {"--ascii", GW_OPT_FLAG, AT(ascii)},
+    {"--help-thresholds", GW_OPT_FLAG, AT(help_thresholds)},
+    {0},
+};
+
+static const gw_cmd diagnose_cmd = {.name = "diagnose", .opts = rows, .usage_fn = usage};
+
+/* The options, and the mistakes between them (one source; a range only for --db). */
+static int parse(int argc, char **argv, options *o, gw_args *a)
 {
-    enum {
-        O_DB = 256,
-        O_HOST,
-        O_TLS,
-        O_CACERT,
-        O_INSECURE,
-        O_USER,
-        O_PASSWORD_FILE,
-        O_LIVE,
-        O_REPLAY,
-        O_SINCE,
-        O_FROM,
-        O_TO,
-        O_INTERVAL,
-        O_GPU,
-        O_PID,
-        O_CONFIG,
-        O_FORMAT,
-        O_ASCII,
-        O_THRESHOLDS
-    };
-    static const struct option longs[] = {
-        {"db", required_argument, 0, O_DB},
-        {"host", required_argument, 0, O_HOST},
-        {"tls", no_argument, 0, O_TLS},
-        {"cacert", required_argument, 0, O_CACERT},
-        {"insecure", no_argument, 0, O_INSECURE},
-        {"user", required_argument, 0, O_USER},
-        {"password-file", required_argument, 0, O_PASSWORD_FILE},
-        {"live", required_argument, 0, O_LIVE},
-        {"replay", required_argument, 0, O_REPLAY},
-        {"since", required_argument, 0, O_SINCE},
-        {"from", required_argument, 0, O_FROM},
-        {"to", required_argument, 0, O_TO},
-        {"interval", required_argument, 0, O_INTERVAL},
-        {"gpu", required_argument, 0, O_GPU},
-        {"pid", required_argument, 0, O_PID},
-        {"config", required_argument, 0, O_CONFIG},
-        {"format", required_argument, 0, O_FORMAT},
-        {"ascii", no_argument, 0, O_ASCII},
-        {"help-thresholds", no_argument, 0, O_THRESHOLDS},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     memset(o, 0, sizeof *o);
     o->interval_s = 1;
     o->agent.user_agent = "gpuwatch-diagnose";
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
-        const char *v = optarg;
-        switch (c) {
-        case 'h': usage(stdout); return GW_ARGS_HELP;
-        case O_DB: o->db = v; break;
-        case O_HOST: o->agent.host = v; break;
-        case O_TLS: o->agent.tls = 1; break;
-        case O_CACERT: o->agent.cacert = v; break;
-        case O_INSECURE: o->agent.insecure = 1; break;
-        case O_USER: o->agent.user = v; break;
-        case O_PASSWORD_FILE: o->agent.password_file = v; break;
-        case O_LIVE:
-            if (gw_parse_duration(v, &o->live_s) != 0 || o->live_s < 1)
-                return bad("--live '%s': a duration of at least 1s", v);
-            break;
-        case O_REPLAY:
-            /* a scenario's time ends after a week (docs/gpusim.md): refused before replaying, not after */
-            if (gw_parse_duration(v, &o->replay_s) != 0 || o->replay_s < 1 || o->replay_s > REPLAY_MAX_S)
-                return bad("--replay '%s': a duration from 1s to 7d (a gpusim scenario's time ends after a week)", v);
-            break;
-        case O_SINCE: o->since = v; break;
-        case O_FROM: o->from = v; break;
-        case O_TO: o->to = v; break;
-        case O_INTERVAL:
-            if (gw_parse_duration(v, &o->interval_s) != 0 || o->interval_s < 0.1 || o->interval_s > 60)
-                return bad("--interval '%s': a duration from 100ms to 1m", v);
-            break;
-        case O_GPU: o->gpus = v; break;
-        case O_PID: {
-            char *end;
-            long pid = strtol(v, &end, 10);
-            if (*end || end == v || pid <= 0 || pid > 4194304)
-                return bad("--pid '%s': a process id", v);
-            o->pid = (unsigned)pid;
-            break;
-        }
-        case O_CONFIG: o->config = v; break;
-        case O_FORMAT:
-            if (strcmp(v, "json") && strcmp(v, "text"))
-                return bad("--format '%s': text or json", v);
-            o->json = strcmp(v, "json") == 0;
-            break;
-        case O_ASCII: o->ascii = 1; break;
-        case O_THRESHOLDS: o->help_thresholds = 1; break;
-        default: return bad("unknown option or missing value: '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return bad("unexpected argument '%s'", argv[optind]);
-    int sources = !!o->db + !!o->agent.host + (o->live_s > 0) + (o->replay_s > 0);
+    int rc = gw_args_parse(&diagnose_cmd, argc, argv, o, a);
+    if (rc != GW_ARGS_RUN)
+        return rc;
+    int sources = !!o->h.db + !!o->agent.host + (o->live_s > 0) + (o->replay_s > 0);
+    int range = gw_args_given(a, "--since") || gw_args_given(a, "--from") || gw_args_given(a, "--to");
     if (sources > 1)
-        return bad("%s", "give one source: --db, --host, --live or --replay");
-    if ((o->since || o->from || o->to) && (o->agent.host || o->live_s > 0 || o->replay_s > 0))
-        return bad("%s", "--since, --from and --to choose a range of --db");
-    if (o->since && (o->from || o->to))
-        return bad("%s", "--since or --from/--to, not both");
-    return GW_ARGS_RUN;
+        return gw_usage_error(a->cmd, "give one source: --db, --host, --live or --replay");
+    if (range && (o->agent.host || o->live_s > 0 || o->replay_s > 0))
+        return gw_usage_error(a->cmd, "%s: --since, --from and --to choose a range of --db",
+                              gw_args_given(a, "--since")  ? "--since"
+                              : gw_args_given(a, "--from") ? "--from"
+                                                           : "--to");
+    return http_client_check_args(a);
 }
 
 static void list_thresholds(void)
@@ -195,6 +117,22 @@ static int load_settings(const char *path, diag_settings *s)
     int rc = errs.n ? -1 : 0;
     errlist_free(&errs);
     return rc;
+}
+
+/* The GPUs of --gpu among the window's (those the source had: the machine's, the file's), into
+ * sel; any index when the window has none (an agent's findings, an empty range). */
+static int select_gpus(const gw_args *a, const options *o, const diag_window *w, unsigned char *sel)
+{
+    gpu_ident ids[DIAGNOSE_MAX_GPUS];
+    int n = w && w->n_gpus > 0 ? (w->n_gpus < DIAGNOSE_MAX_GPUS ? w->n_gpus : DIAGNOSE_MAX_GPUS) : DIAGNOSE_MAX_GPUS;
+    for (int g = 0; g < n; g++)
+        ids[g] = (gpu_ident){w && g < w->n_gpus && w->gpus[g].known ? w->gpus[g].uuid : NULL, NULL};
+    char why[256];
+    if (gpu_list_select(o->h.gpus, n, ids, sel, why, sizeof why) != 0)
+        return gw_usage_error(a->cmd, "--gpu: %s", why);
+    for (int g = n; g < DIAGNOSE_MAX_GPUS; g++)
+        sel[g] = 0;
+    return GW_ARGS_RUN;
 }
 
 /* Keeps the findings about the selected GPUs and process. */
@@ -234,12 +172,55 @@ static void print(const diag_report *r, const options *o, const char *source)
     buf_release(&out);
 }
 
+/* The report of the source the options name; 0, or an exit status after a message. */
+static int diagnose(const gw_args *a, const options *o, const diag_settings *set, diag_report *r, char *source,
+                    size_t n, unsigned char *sel)
+{
+    if (o->agent.host) {
+        snprintf(source, n, "agent %s", o->agent.host);
+        int rc = diagnose_from_agent(&o->agent, r);
+        return rc ? rc : select_gpus(a, o, NULL, sel) == GW_ARGS_RUN ? 0 : GW_EXIT_USAGE;
+    }
+    diag_window *w = diag_window_new();
+    if (!w) {
+        fprintf(stderr, "gpuwatch diagnose: out of memory\n");
+        return 1;
+    }
+    int rc;
+    if (o->live_s > 0) {
+        snprintf(source, n, "%.0f s of live samples", o->live_s);
+        rc = diagnose_from_sampler(w, o->live_s, o->interval_s, 0);
+    } else if (o->replay_s > 0) {
+        snprintf(source, n, "%.0f s of scenario time replayed (%s)", o->replay_s,
+                 getenv("GPUSIM_SCENARIO") ? getenv("GPUSIM_SCENARIO") : "gpusim");
+        rc = diagnose_from_sampler(w, o->replay_s, o->interval_s, 1);
+    } else {
+        char path[4096];
+        int64_t from_us, to_us;
+        rc = history_args_range(a, &o->h, 1800, &from_us, &to_us) == GW_ARGS_RUN ? 0 : GW_EXIT_USAGE;
+        if (rc == 0)
+            rc = diagnose_history_path(o->h.db, path, sizeof path);
+        snprintf(source, n, "history %s", path);
+        if (rc == 0)
+            rc = diagnose_from_history(w, path, from_us, to_us);
+    }
+    if (rc == 0 && select_gpus(a, o, w, sel) != GW_ARGS_RUN)
+        rc = GW_EXIT_USAGE;
+    if (rc == 0 && diag_run(w, &set->cfg, r) < 0) {
+        fprintf(stderr, "gpuwatch diagnose: out of memory\n");
+        rc = 1;
+    }
+    diag_window_free(w);
+    return rc;
+}
+
 int cmd_diagnose(int argc, char **argv)
 {
     options o;
-    int rc = parse(argc, argv, &o);
+    gw_args a;
+    int rc = parse(argc, argv, &o, &a);
     if (rc != GW_ARGS_RUN)
-        return rc == GW_ARGS_HELP ? 0 : rc;
+        return gw_args_exit(rc);
     if (o.help_thresholds) {
         list_thresholds();
         return 0;
@@ -247,43 +228,13 @@ int cmd_diagnose(int argc, char **argv)
     diag_settings set;
     if (load_settings(o.config, &set) != 0)
         return 1;
-    unsigned char sel[DIAGNOSE_MAX_GPUS];
-    if (o.gpus && gw_parse_index_list(o.gpus, sel, DIAGNOSE_MAX_GPUS) != 0)
-        return bad("--gpu '%s': indexes like 0,2,4-7", o.gpus);
     diag_report r;
     diag_report_init(&r);
-    char source[4200];
-    if (o.agent.host) {
-        snprintf(source, sizeof source, "agent %s", o.agent.host);
-        rc = diagnose_from_agent(&o.agent, &r);
-    } else {
-        diag_window *w = diag_window_new();
-        if (!w) {
-            fprintf(stderr, "gpuwatch diagnose: out of memory\n");
-            return 1;
-        }
-        if (o.live_s > 0) {
-            snprintf(source, sizeof source, "%.0f s of live samples", o.live_s);
-            rc = diagnose_from_sampler(w, o.live_s, o.interval_s, 0);
-        } else if (o.replay_s > 0) {
-            snprintf(source, sizeof source, "%.0f s of scenario time replayed (%s)", o.replay_s,
-                     getenv("GPUSIM_SCENARIO") ? getenv("GPUSIM_SCENARIO") : "gpusim");
-            rc = diagnose_from_sampler(w, o.replay_s, o.interval_s, 1);
-        } else {
-            char path[4096];
-            rc = diagnose_history_path(o.db, path, sizeof path);
-            snprintf(source, sizeof source, "history %s", path);
-            if (rc == 0)
-                rc = diagnose_from_history(w, path, o.since, o.from, o.to);
-        }
-        if (rc == 0 && diag_run(w, &set.cfg, &r) < 0) {
-            fprintf(stderr, "gpuwatch diagnose: out of memory\n");
-            rc = 1;
-        }
-        diag_window_free(w);
-    }
+    char source[4200] = "";
+    unsigned char sel[DIAGNOSE_MAX_GPUS];
+    rc = diagnose(&a, &o, &set, &r, source, sizeof source, sel);
     if (rc == 0) {
-        filter(&r, o.gpus ? sel : NULL, o.pid);
+        filter(&r, o.h.gpus ? sel : NULL, (unsigned)o.pid);
         print(&r, &o, source);
     }
     diag_report_free(&r);

@@ -4,7 +4,6 @@
 #include "history_locate.h"
 #include "history_read.h"
 #include "sampler.h"
-#include "timeparse.h"
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,22 +44,9 @@ static void on_event(void *ctx, uint64_t t_us, int gpu, const char *kind, const 
     }
 }
 
-int diagnose_from_history(diag_window *w, const char *path, const char *since, const char *from, const char *to)
+int diagnose_from_history(diag_window *w, const char *path, int64_t from_us, int64_t to_us)
 {
-    int64_t now = (int64_t)gw_now_us(), t0, t1 = now;
-    if (tp_parse_time(from ? from : since ? since : "30m", now, &t0) != 0) {
-        fprintf(stderr, "gpuwatch diagnose: %s '%s': a time (RFC 3339, Unix seconds) or a duration back (30m)\n",
-                from ? "--from" : "--since", from ? from : since);
-        return GW_EXIT_USAGE;
-    }
-    if (to && tp_parse_time(to, now, &t1) != 0) {
-        fprintf(stderr, "gpuwatch diagnose: --to '%s': a time (RFC 3339, Unix seconds) or a duration back\n", to);
-        return GW_EXIT_USAGE;
-    }
-    if (t1 < t0) {
-        fprintf(stderr, "gpuwatch diagnose: --to is before --from\n");
-        return GW_EXIT_USAGE;
-    }
+    int64_t t0 = from_us, t1 = to_us;
     history_reader r = {w, on_sample, on_processes, on_event};
     char err[256];
     long n = history_read_range(path, t0, t1, NULL, &r, err, sizeof err);

@@ -17,8 +17,8 @@ int diagnose_from_sampler(diag_window *w, double duration_s, double interval_s, 
 
 /* The history file to read: db when given, else the running agent's, else the default (history_locate.h). */
 int diagnose_history_path(const char *db, char *out, size_t n);
-/* Fills w from a history file over --since (default 30m) or --from/--to. 0, or an exit status. */
-int diagnose_from_history(diag_window *w, const char *path, const char *since, const char *from, const char *to);
+/* Fills w from a history file over [from_us, to_us]. 0, or an exit status. */
+int diagnose_from_history(diag_window *w, const char *path, int64_t from_us, int64_t to_us);
 
 /* A running agent's current findings (GET /api/v1/findings). 0, or an exit status. */
 int diagnose_from_agent(const http_client_opts *o, diag_report *out);
