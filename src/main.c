@@ -33,24 +33,28 @@ typedef struct {
     int (*run)(int argc, char **argv); /* built in, or NULL: */
     const char *module;                /* the module that holds the command */
     const char *summary;
+    const cli_spec *spec; /* a built-in command's options: its spec, */
+    const gw_cmd *cmd;    /* or its table (a module's come from the module) */
 } command;
 
 static const command commands[] = {
-    {"list", cmd_list, NULL, "one line per GPU, as nvidia-smi -L"},
-    {"query", cmd_query, NULL, "a snapshot of chosen metrics (table, csv, json); --processes for apps"},
-    {"dmon", cmd_dmon, NULL, "device monitoring stream, as nvidia-smi dmon"},
-    {"pmon", cmd_pmon, NULL, "process monitoring stream, as nvidia-smi pmon"},
-    {"topo", cmd_topo, NULL, "GPU connection matrix with CPU and NUMA affinity, as nvidia-smi topo -m"},
-    {"top", NULL, "top", "live terminal UI"},
-    {"agent", NULL, "agent", "sampling agent: Prometheus /metrics, JSON API, history, alerts"},
-    {"history", NULL, "history", "range queries on the recorded history"},
-    {"events", NULL, "history", "recorded events (XID, GPU lost, throttling, alerts)"},
-    {"rules", NULL, "rules", "check or unit-test alert rule files"},
-    {"diagnose", NULL, "diagnose", "explain why GPUs are slow: findings with evidence and advice"},
-    {"config", NULL, "agent", "check a configuration file"},
-    {"run", NULL, "run", "run a job on free GPUs, watch it, report what it did"},
-    {"jobs", NULL, "run", "the jobs gpuwatch run recorded"},
-    {"version", cmd_version, NULL, "gpuwatch, NVML, driver and CUDA versions"},
+    {"list", cmd_list, NULL, "one line per GPU, as nvidia-smi -L", .spec = &list_spec},
+    {"query", cmd_query, NULL, "a snapshot of chosen metrics (table, csv, json); --processes for apps",
+     .spec = &query_spec},
+    {"dmon", cmd_dmon, NULL, "device monitoring stream, as nvidia-smi dmon", .spec = &dmon_spec},
+    {"pmon", cmd_pmon, NULL, "process monitoring stream, as nvidia-smi pmon", .spec = &pmon_spec},
+    {"topo", cmd_topo, NULL, "GPU connection matrix with CPU and NUMA affinity, as nvidia-smi topo -m",
+     .cmd = &topo_cmd},
+    {"top", NULL, "top", "live terminal UI", NULL, NULL},
+    {"agent", NULL, "agent", "sampling agent: Prometheus /metrics, JSON API, history, alerts", NULL, NULL},
+    {"history", NULL, "history", "range queries on the recorded history", NULL, NULL},
+    {"events", NULL, "history", "recorded events (XID, GPU lost, throttling, alerts)", NULL, NULL},
+    {"rules", NULL, "rules", "check or unit-test alert rule files", NULL, NULL},
+    {"diagnose", NULL, "diagnose", "explain why GPUs are slow: findings with evidence and advice", NULL, NULL},
+    {"config", NULL, "agent", "check a configuration file", NULL, NULL},
+    {"run", NULL, "run", "run a job on free GPUs, watch it, report what it did", NULL, NULL},
+    {"jobs", NULL, "run", "the jobs gpuwatch run recorded", NULL, NULL},
+    {"version", cmd_version, NULL, "gpuwatch, NVML, driver and CUDA versions", .spec = &version_spec},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -251,27 +255,102 @@ static int use_simulator(const char *scenario)
 
 /* --- the hidden completion helper ---------------------------------------------------------------- */
 
-/* gpuwatch --complete commands|scenarios|fields|apps-fields|sections|formats [CMD] */
+static const gw_cmd global;
+
+/* Visits the options of command name (its subcommand sub's), or with name NULL those before a
+ * command: the global ones and nvidia-smi's. 0, or -1 when there is no such command. */
+static int each_option(const char *name, const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    if (!name) {
+        gw_args_each_option(&global, NULL, fn, ctx);
+        smi_each_option(fn, ctx);
+        return 0;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const command *c = &commands[i];
+        if (strcmp(c->name, name) != 0)
+            continue;
+        if (c->spec)
+            cli_each_option(c->spec, fn, ctx);
+        else if (c->cmd)
+            gw_args_each_option(c->cmd, sub, fn, ctx);
+        else
+            return module_options(c->module, c->name, sub, fn, ctx);
+        return 0;
+    }
+    return -1;
+}
+
+typedef struct option_words {
+    const char *want; /* values: the option asked about */
+    int what;         /* 'o' spellings, 'v' an option's values, 'f' options naming files */
+    const char *cmd;
+} option_words;
+
+static void print_option(const char *name, const gw_opt *opt, void *ctx)
+{
+    const option_words *w = ctx;
+    if (w->what == 'o')
+        printf("%s\n", name);
+    else if (w->what == 'f' && opt &&
+             (opt->type == GW_OPT_PATH || opt->type == GW_OPT_FILE || opt->type == GW_OPT_OUTFILE))
+        printf("%s\n", name);
+    else if (w->what == 'v' && opt && strcmp(name, w->want) == 0) {
+        if (opt->type == GW_OPT_CHOICE)
+            for (const char *p = opt->choices; *p;) {
+                size_t len = strcspn(p, ",");
+                printf("%.*s\n", (int)len, p);
+                p += len + (p[len] == ',');
+            }
+        else if (strcmp(name, "--format") == 0) /* the nvidia-smi style commands': csv,noheader,nounits too */
+            complete_words("formats", w->cmd, stdout);
+    }
+}
+
+static const gw_cmd complete_lists[] = {
+    {.name = "--complete commands"},
+    {.name = "--complete scenarios"},
+    {.name = "--complete fields"},
+    {.name = "--complete apps-fields"},
+    {.name = "--complete sections"},
+    {.name = "--complete formats", .max_args = 1},
+    {.name = "--complete options", .max_args = 2, .flags = GW_CMD_REST},
+    {.name = "--complete values", .min_args = 2, .max_args = 3, .args_name = "CMD [SUB] OPTION", .flags = GW_CMD_REST},
+    {.name = "--complete files", .min_args = 1, .max_args = 2, .args_name = "CMD [SUB]", .flags = GW_CMD_REST},
+};
+#define NLISTS (sizeof complete_lists / sizeof complete_lists[0])
+static const gw_cmd *const complete_subs[NLISTS + 1] = {
+    &complete_lists[0], &complete_lists[1], &complete_lists[2], &complete_lists[3], &complete_lists[4],
+    &complete_lists[5], &complete_lists[6], &complete_lists[7], &complete_lists[8], NULL};
+static const gw_cmd complete_cmd = {.name = "--complete", .subs = complete_subs, .needs_sub = 1};
+
+/* gpuwatch --complete commands|scenarios|fields|apps-fields|sections|formats [CMD]
+ *                     |options [CMD [SUB]]|values CMD [SUB] OPTION|files CMD [SUB] */
 static int complete(int argc, char **argv)
 {
-    if (argc < 1) {
-        fprintf(stderr, "gpuwatch: --complete needs commands, scenarios, fields, apps-fields, sections or formats\n");
-        return GW_EXIT_USAGE;
-    }
-    if (strcmp(argv[0], "commands") == 0) {
+    gw_args a;
+    int rc = gw_args_parse(&complete_cmd, argc, argv, NULL, &a);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
+    const char *list = strrchr(a.cmd->name, ' ') + 1;
+    if (strcmp(list, "commands") == 0) {
         for (size_t i = 0; i < NCOMMANDS; i++)
             printf("%s\n", commands[i].name);
         printf("help\n");
         return 0;
     }
-    if (strcmp(argv[0], "scenarios") == 0) {
+    if (strcmp(list, "scenarios") == 0) {
         each_scenario(print_scenario, NULL);
         return 0;
     }
-    if (complete_words(argv[0], argc > 1 ? argv[1] : NULL, stdout) == 0)
+    if (complete_words(list, a.npos ? a.pos[0] : NULL, stdout) == 0)
         return 0;
-    fprintf(stderr, "gpuwatch: --complete: unknown list '%s'\n", argv[0]);
-    return GW_EXIT_USAGE;
+    /* CMD "-" (or none): the options before a command, nvidia-smi's form */
+    option_words w = {.what = list[0], .cmd = a.npos && strcmp(a.pos[0], "-") != 0 ? a.pos[0] : NULL};
+    if (w.what == 'v')
+        w.want = a.pos[a.npos - 1];
+    const char *sub = a.npos > (w.what == 'v' ? 2 : 1) ? a.pos[1] : NULL;
+    return each_option(w.cmd, sub, print_option, &w) == 0 ? 0 : gw_usage_error(&complete_cmd, "no command '%s'", w.cmd);
 }
 
 /* --- dispatch ------------------------------------------------------------------------------------ */
@@ -325,9 +404,9 @@ static int unknown_option(const char *opt)
         *eq = 0;
     gw_suggest s;
     gw_suggest_init(&s, word);
-    gw_args_each_name(&global, offer_global, &s);
+    gw_args_each_option(&global, NULL, offer_global, &s);
     gw_suggest_add(&s, "--help");
-    smi_offer_options(&s);
+    smi_each_option(offer_global, &s);
     fprintf(stderr, "gpuwatch: unknown option '%s'%s\n", word, gw_suggest_suffix(&s, hint, sizeof hint));
     fprintf(stderr, "Try 'gpuwatch --help'.\n");
     return GW_EXIT_USAGE;
@@ -346,7 +425,7 @@ int main(int argc, char **argv)
     if (g.version)
         return cmd_version(1, (char *[]){"version", NULL});
     if (g.complete)
-        return complete(a.npos, a.pos);
+        return complete(a.npos + 1, a.pos - 1);
     char **rest = argv + a.stop - 1; /* a name for the nvidia-smi form, then its options */
     if (a.nrest > 0)
         return smi_is_option(rest[1]) ? cmd_smi(a.nrest + 1, rest) : unknown_option(rest[1]);

@@ -340,3 +340,12 @@ int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
     free(a);
     return rc;
 }
+
+void agent_options(const agent_plugin *const *plugins, const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    options o = {.plugins = plugins};
+    gw_opt rows[MAX_ROWS];
+    build_rows(&o, rows);
+    gw_cmd cmd = {.name = "agent", .opts = rows};
+    gw_args_each_option(&cmd, sub, fn, ctx);
+}

@@ -51,3 +51,8 @@ int config_command(int argc, char **argv, const agent_plugin *const *plugins)
     config_free(&cfg);
     return bad ? 1 : 0;
 }
+
+void config_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&config_cmd, sub, fn, ctx);
+}

@@ -95,8 +95,12 @@ int gw_args_given(const gw_args *a, const char *name)
     return i >= 0 && (a->given >> i) & 1;
 }
 
-void gw_args_each_name(const gw_cmd *cmd, void (*fn)(const char *name, const gw_opt *opt, void *ctx), void *ctx)
+static const gw_cmd *find_sub(const gw_cmd *cmd, const char *word);
+
+void gw_args_each_option(const gw_cmd *cmd, const char *sub, gw_opt_visit *fn, void *ctx)
 {
+    const gw_cmd *chosen = sub ? find_sub(cmd, sub) : NULL;
+    cmd = chosen ? chosen : cmd;
     int n = count_opts(cmd);
     for (int i = 0; i < n; i++) {
         size_t len;
@@ -108,8 +112,8 @@ void gw_args_each_name(const gw_cmd *cmd, void (*fn)(const char *name, const gw_
         }
     }
     for (int i = 0; cmd->subs && cmd->subs[i]; i++) {
-        const char *sub = strrchr(cmd->subs[i]->name, ' ');
-        fn(sub ? sub + 1 : cmd->subs[i]->name, NULL, ctx);
+        const char *word = strrchr(cmd->subs[i]->name, ' ');
+        fn(word ? word + 1 : cmd->subs[i]->name, NULL, ctx);
     }
 }
 
@@ -325,7 +329,7 @@ static int unknown_option(const gw_cmd *cmd, const char *word, size_t wlen)
     snprintf(w, sizeof w, "%.*s", (int)wlen, word);
     gw_suggest s;
     gw_suggest_init(&s, w);
-    gw_args_each_name(cmd, offer, &s);
+    gw_args_each_option(cmd, NULL, offer, &s);
     gw_suggest_add(&s, "--help");
     return gw_usage_error(cmd, "unknown option '%s'%s", w, gw_suggest_suffix(&s, hint, sizeof hint));
 }

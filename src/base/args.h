@@ -112,8 +112,12 @@ int gw_usage_error(const gw_cmd *cmd, const char *fmt, ...) __attribute__((forma
 /* The same, by name: "gpuwatch NAME: ..." ("gpuwatch: ..." for NULL or ""). */
 int gw_usage_error_named(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Calls fn for each spelling of cmd's options (and its subcommands' names), for completion. */
-void gw_args_each_name(const gw_cmd *cmd, void (*fn)(const char *name, const gw_opt *opt, void *ctx), void *ctx);
+/* What visits a command's options (completion, "did you mean"): a spelling and its row, or a
+ * subcommand's name and NULL. */
+typedef void gw_opt_visit(const char *name, const gw_opt *opt, void *ctx);
+/* Calls fn for each spelling of the options of cmd, or of its subcommand sub (NULL, or a name that is
+ * none: cmd's), then for the names of its subcommands. */
+void gw_args_each_option(const gw_cmd *cmd, const char *sub, gw_opt_visit *fn, void *ctx);
 
 /* A duration as its shortest spelling in the duration grammar: 0.1 -> "100ms", 86400 -> "1d". */
 void gw_format_duration(double seconds, char *out, size_t n);

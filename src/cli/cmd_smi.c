@@ -77,15 +77,22 @@ int smi_is_option(const char *arg)
     return cli_spec_has(&form, arg);
 }
 
-static void offer(const char *name, const gw_opt *opt, void *ctx)
+typedef struct visit {
+    gw_opt_visit *fn;
+    void *ctx;
+} visit;
+
+static void answered(const char *name, const gw_opt *opt, void *ctx)
 {
+    const visit *v = ctx;
     if (opt && opt->check != refuse_setting && opt->check != not_answered)
-        gw_suggest_add(ctx, name);
+        v->fn(name, opt, v->ctx);
 }
 
-void smi_offer_options(struct gw_suggest *s)
+void smi_each_option(gw_opt_visit *fn, void *ctx)
 {
-    cli_each_option(&form, offer, s);
+    visit v = {fn, ctx};
+    cli_each_option(&form, answered, &v);
 }
 
 /* --help-query-*: the fields of nvidia-smi's queries; 1 when one was asked. */

@@ -271,11 +271,11 @@ int cli_spec_has(const cli_spec *spec, const char *word)
     return gw_args_find(&cmd, word) >= 0;
 }
 
-void cli_each_option(const cli_spec *spec, void (*fn)(const char *name, const gw_opt *opt, void *ctx), void *ctx)
+void cli_each_option(const cli_spec *spec, gw_opt_visit *fn, void *ctx)
 {
     gw_opt opts[MAX_ROWS];
     unsigned bits[MAX_ROWS];
     spec_rows(spec, opts, bits);
     gw_cmd cmd = spec_cmd(spec, opts);
-    gw_args_each_name(&cmd, fn, ctx);
+    gw_args_each_option(&cmd, NULL, fn, ctx);
 }

@@ -72,7 +72,7 @@ const char *cli_option_name(unsigned opt);
 /* Whether word ("--query-gpu=index", "-L") is an option of spec. */
 int cli_spec_has(const cli_spec *spec, const char *word);
 /* Calls fn for each spelling of the options spec allows (for completion). */
-void cli_each_option(const cli_spec *spec, void (*fn)(const char *name, const gw_opt *opt, void *ctx), void *ctx);
+void cli_each_option(const cli_spec *spec, gw_opt_visit *fn, void *ctx);
 
 /* The next name of a comma separated list ("a, b,c"): returns where it starts (leading spaces
  * skipped), sets *len to its length (trailing spaces left out) and moves *p past its comma. Loop

@@ -240,3 +240,8 @@ int cmd_diagnose(int argc, char **argv)
     diag_report_free(&r);
     return rc;
 }
+
+void diagnose_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&diagnose_cmd, sub, fn, ctx);
+}

@@ -121,3 +121,8 @@ int cmd_events(int argc, char **argv)
     }
     return 0;
 }
+
+void events_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&events_cmd, sub, fn, ctx);
+}

@@ -418,13 +418,14 @@ static const gw_cmd export_cmd = {
     .name = "history export",
     .opts = export_rows,
     .usage = "usage: gpuwatch history export [--db PATH] [--since 1h | --from T --to T] [--gpu LIST] --out DIR\n"
+             "                               [--format csv]\n"
              "Writes DIR/scenario.yaml and CSV traces that gpusim replays: gpuwatch --sim DIR/scenario.yaml ...\n",
 };
 
 static const gw_cmd check_cmd = {
     .name = "history check",
     .opts = check_rows,
-    .usage = "usage: gpuwatch history check [FILE]\n"
+    .usage = "usage: gpuwatch history check [FILE | --db FILE]\n"
              "Reads every part of a history file; prints what is intact and what is damaged.\n"
              "Exit status 0: whole; 1: damaged (or not a history file).\n",
     .max_args = 1,
@@ -605,4 +606,9 @@ int cmd_history(int argc, char **argv)
     rc = query_and_print(&a, &o, exprs, ids);
     free(exprs);
     return rc;
+}
+
+void history_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&history_cmd, sub, fn, ctx);
 }

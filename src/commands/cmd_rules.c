@@ -67,3 +67,8 @@ int cmd_rules(int argc, char **argv)
     gw_log_set_level(GW_LOG_ERROR); /* the engine logs each transition; tests print only results */
     return a.cmd == &check_cmd ? check_files(a.npos, a.pos) : test_files(a.npos, a.pos);
 }
+
+void rules_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&rules_cmd, sub, fn, ctx);
+}

@@ -4,6 +4,6 @@
 #include "module_api.h"
 
 const gw_module_command gw_module_commands[] = {
-    {"diagnose", cmd_diagnose},
-    {0, 0},
+    {"diagnose", cmd_diagnose, diagnose_options},
+    {0},
 };

@@ -3,7 +3,7 @@
 #include "history_commands.h"
 
 const gw_module_command gw_module_commands[] = {
-    {"history", cmd_history},
-    {"events", cmd_events},
-    {0, 0},
+    {"history", cmd_history, history_options},
+    {"events", cmd_events, events_options},
+    {0},
 };

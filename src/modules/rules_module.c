@@ -3,6 +3,6 @@
 #include "rules_command.h"
 
 const gw_module_command gw_module_commands[] = {
-    {"rules", cmd_rules},
-    {0, 0},
+    {"rules", cmd_rules, rules_options},
+    {0},
 };

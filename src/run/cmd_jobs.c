@@ -114,3 +114,8 @@ int cmd_jobs(int argc, char **argv)
     history_job_free(&j);
     return 0;
 }
+
+void jobs_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&jobs_cmd, sub, fn, ctx);
+}

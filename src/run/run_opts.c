@@ -113,3 +113,8 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
     o->argv = a.pos;
     return GW_ARGS_RUN;
 }
+
+void run_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&run_cmd, sub, fn, ctx);
+}

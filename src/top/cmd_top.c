@@ -280,3 +280,8 @@ int cmd_top(int argc, char **argv)
     top_model_free(&m);
     return rc;
 }
+
+void top_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&top_cmd, sub, fn, ctx);
+}
