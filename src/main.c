@@ -283,15 +283,23 @@ static int each_option(const char *name, const char *sub, gw_opt_visit *fn, void
 
 typedef struct option_words {
     const char *want; /* values: the option asked about */
-    int what;         /* 'o' spellings, 'v' an option's values, 'f' options naming files */
+    int what;         /* 'o' spellings, 'v' an option's values, 'f' options naming files, 'k' their kinds */
     const char *cmd;
 } option_words;
 
 static void print_option(const char *name, const gw_opt *opt, void *ctx)
 {
     const option_words *w = ctx;
+    static const char *const kinds[] = {
+        [GW_OPT_FLAG] = "flag",     [GW_OPT_TEXT] = "text",         [GW_OPT_PATH] = "path",
+        [GW_OPT_FILE] = "file",     [GW_OPT_OUTFILE] = "outfile",   [GW_OPT_INT] = "int",
+        [GW_OPT_NUMBER] = "number", [GW_OPT_DURATION] = "duration", [GW_OPT_SIZE] = "size",
+        [GW_OPT_TIME] = "time",     [GW_OPT_CHOICE] = "choice",     [GW_OPT_CUSTOM] = "custom"};
     if (w->what == 'o')
         printf("%s\n", name);
+    else if (w->what == 'k' && opt) /* SPELLING KIND MIN MAX CHOICES: for the tests of every option */
+        printf("%s %s %.17g %.17g %s\n", name, kinds[opt->type], opt->min, opt->max,
+               opt->choices && *opt->choices ? opt->choices : "-");
     else if (w->what == 'f' && opt &&
              (opt->type == GW_OPT_PATH || opt->type == GW_OPT_FILE || opt->type == GW_OPT_OUTFILE))
         printf("%s\n", name);
@@ -317,15 +325,24 @@ static const gw_cmd complete_lists[] = {
     {.name = "--complete options", .max_args = 2, .flags = GW_CMD_REST},
     {.name = "--complete values", .min_args = 2, .max_args = 3, .args_name = "CMD [SUB] OPTION", .flags = GW_CMD_REST},
     {.name = "--complete files", .min_args = 1, .max_args = 2, .args_name = "CMD [SUB]", .flags = GW_CMD_REST},
+    {.name = "--complete kinds", .min_args = 1, .max_args = 2, .args_name = "CMD [SUB]", .flags = GW_CMD_REST},
 };
 #define NLISTS (sizeof complete_lists / sizeof complete_lists[0])
-static const gw_cmd *const complete_subs[NLISTS + 1] = {
-    &complete_lists[0], &complete_lists[1], &complete_lists[2], &complete_lists[3], &complete_lists[4],
-    &complete_lists[5], &complete_lists[6], &complete_lists[7], &complete_lists[8], NULL};
+static const gw_cmd *const complete_subs[NLISTS + 1] = {&complete_lists[0],
+                                                        &complete_lists[1],
+                                                        &complete_lists[2],
+                                                        &complete_lists[3],
+                                                        &complete_lists[4],
+                                                        &complete_lists[5],
+                                                        &complete_lists[6],
+                                                        &complete_lists[7],
+                                                        &complete_lists[8],
+                                                        &complete_lists[9],
+                                                        NULL};
 static const gw_cmd complete_cmd = {.name = "--complete", .subs = complete_subs, .needs_sub = 1};
 
 /* gpuwatch --complete commands|scenarios|fields|apps-fields|sections|formats [CMD]
- *                     |options [CMD [SUB]]|values CMD [SUB] OPTION|files CMD [SUB] */
+ *                     |options [CMD [SUB]]|values CMD [SUB] OPTION|files CMD [SUB]|kinds CMD [SUB] */
 static int complete(int argc, char **argv)
 {
     gw_args a;
