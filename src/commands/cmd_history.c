@@ -3,10 +3,11 @@
  * file is intact). */
 #include "history.h"
 #include "history_commands.h"
-#include "chart.h"
+#include "history_chart.h"
 #include "history_locate.h"
 #include "history_export.h"
 #include "history_args.h"
+#include "text.h"
 #include "history_check.h"
 #include "query_json.h"
 #include "timeparse.h"
@@ -229,7 +230,7 @@ static int print_chart(const hq_result *r, const hq_request *rq, const size_t *s
     snprintf(title, sizeof title, "%s%s, %s", name, who, step);
     chart_opts o = {.width = v->width,
                     .height = v->height,
-                    .utf8 = chart_locale_utf8(),
+                    .utf8 = gw_locale_utf8(),
                     .color = isatty(STDOUT_FILENO),
                     .title = title,
                     .unit = unit,

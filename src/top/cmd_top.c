@@ -3,9 +3,9 @@
  * or when not on a terminal) with the same information as the screen. */
 #include "http_client.h"
 #include "sampler.h"
+#include "text.h"
 #include "top_ui.h"
 #include "util.h"
-#include <langinfo.h>
 #include <math.h>
 #include <stddef.h>
 #include <locale.h>
@@ -44,11 +44,9 @@ static void usage(FILE *f)
 /* Unicode only where the locale is UTF-8 and the terminal is not a plain vt100/dumb one. */
 static int want_ascii(void)
 {
-    const char *cs = nl_langinfo(CODESET);
-    if (!cs || strcmp(cs, "UTF-8") != 0)
-        return 1;
     const char *term = getenv("TERM");
-    return term && (strncmp(term, "vt1", 3) == 0 || strncmp(term, "vt2", 3) == 0 || strcmp(term, "dumb") == 0);
+    return !gw_locale_utf8() ||
+           (term && (strncmp(term, "vt1", 3) == 0 || strncmp(term, "vt2", 3) == 0 || strcmp(term, "dumb") == 0));
 }
 
 #define AT(field) .off = offsetof(top_opts, field)

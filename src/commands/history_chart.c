@@ -1,12 +1,14 @@
-/* chart.c - draws time series as a terminal line chart (braille dots or ASCII characters). */
-#include "chart.h"
-#include "bitio.h"
+/* history_chart.c - draws time series as a terminal line chart (the braille plotter's dots, or ASCII
+ * characters), with the y axis, the times and a legend. */
+#include "history_chart.h"
+#include "braille.h"
+#include "buf.h"
+#include "text.h"
 #include "timeparse.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define YLABEL_W 10 /* "  12345.6 " then the axis */
 
@@ -15,80 +17,27 @@ static const char ascii_marks[] = "*+ox#@%&=~^$ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefg
 #define NMARKS ((int)sizeof ascii_marks - 1)
 static const int colors[] = {31, 32, 33, 34, 35, 36, 91, 92};
 
-int chart_locale_utf8(void)
-{
-    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
-    for (int i = 0; i < 3; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
-    }
-    return 0;
-}
-
-typedef struct canvas {
-    int w, h;           /* cells */
-    int dw, dh;         /* dots */
-    uint8_t *bits;      /* braille bits per cell (utf8) */
-    signed char *owner; /* series that last drew in a cell, -1 none */
-    int utf8;           /* braille dots */
-} canvas;
-
-static void dot(canvas *c, int x, int y, int series)
-{
-    if (x < 0 || y < 0 || x >= c->dw || y >= c->dh)
-        return;
-    int cx = c->utf8 ? x / 2 : x, cy = c->utf8 ? y / 4 : y;
-    if (c->utf8) {
-        static const uint8_t map[4][2] = {{0x01, 0x08}, {0x02, 0x10}, {0x04, 0x20}, {0x40, 0x80}};
-        c->bits[cy * c->w + cx] |= map[y % 4][x % 2];
-    }
-    c->owner[cy * c->w + cx] = (signed char)series;
-}
-
-static void line(canvas *c, int x0, int y0, int x1, int y1, int series)
-{
-    int dx = abs(x1 - x0), dy = -abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1, err = dx + dy;
-    for (int guard = 0; guard < 100000; guard++) {
-        dot(c, x0, y0, series);
-        if (x0 == x1 && y0 == y1)
-            break;
-        int e2 = 2 * err;
-        if (e2 >= dy) {
-            err += dy;
-            x0 += sx;
-        }
-        if (e2 <= dx) {
-            err += dx;
-            y0 += sy;
-        }
-    }
-}
-
 static void put_str(gw_buf *b, const char *s)
 {
     buf_puts(b, s);
 }
 
-static void put_cell(gw_buf *b, const canvas *c, int cx, int cy, const chart_opts *o)
+static void put_cell(gw_buf *b, const braille *c, int cx, int cy, const chart_opts *o)
 {
-    int own = c->owner[cy * c->w + cx];
+    int own = braille_owner(c, cx, cy);
     if (own < 0) {
-        hb_put_byte(b, ' ');
+        buf_append(b, " ", 1);
         return;
     }
-    char esc[16];
+    char esc[16], u[4];
     if (o->color) {
         snprintf(esc, sizeof esc, "\033[%dm", colors[own % 8]);
         put_str(b, esc);
     }
-    if (c->utf8) {
-        unsigned bits = c->bits[cy * c->w + cx];
-        uint8_t u[3] = {0xE2, (uint8_t)(0xA0 | (bits >> 6)), (uint8_t)(0x80 | (bits & 0x3F))};
-        buf_append(b, (const char *)u, 3);
-    } else {
-        hb_put_byte(b, (uint8_t)ascii_marks[own % NMARKS]);
-    }
+    if (!c->ascii)
+        buf_append(b, u, gw_utf8_put(braille_char(c, cx, cy), u));
+    else
+        buf_append(b, &ascii_marks[own % NMARKS], 1);
     if (o->color)
         put_str(b, "\033[0m");
 }
@@ -150,20 +99,13 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
     int marks = !o->utf8 || (!o->color && ns > 1);
     gw_buf leg = {0};
     int nleg = legend(&leg, s, ns, o, marks, width);
-    canvas c = {.w = width - YLABEL_W - 1, .h = height - 3 - nleg, .utf8 = !marks}; /* title, axis, times */
-    if (c.h < 2)
-        c.h = 2;
-    c.dw = c.utf8 ? c.w * 2 : c.w;
-    c.dh = c.utf8 ? c.h * 4 : c.h;
-    c.bits = calloc((size_t)(c.w * c.h), 1);
-    c.owner = malloc((size_t)(c.w * c.h));
-    if (!c.bits || !c.owner || leg.oom) {
-        free(c.bits);
-        free(c.owner);
+    braille c = {0};
+    int plot_h = height - 3 - nleg; /* title, axis, times */
+    if (braille_resize(&c, width - YLABEL_W - 1, plot_h < 2 ? 2 : plot_h, marks) != 0 || leg.oom) {
+        braille_free(&c);
         buf_release(&leg);
         return NULL;
     }
-    memset(c.owner, -1, (size_t)(c.w * c.h));
 
     double lo = INFINITY, hi = -INFINITY;
     for (int k = 0; k < ns; k++)
@@ -208,9 +150,9 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
             int x = (int)llround((double)(s[k].t[i] - o->from_us) / span_t * (c.dw - 1));
             int y = (int)llround(fy);
             if (have && (o->gap_us <= 0 || s[k].t[i] - pt <= o->gap_us))
-                line(&c, px, py, x, y, k);
+                braille_line(&c, px, py, x, y, k);
             else
-                dot(&c, x, y, k);
+                braille_dot(&c, x, y, k);
             px = x;
             py = y;
             pt = s[k].t[i];
@@ -233,14 +175,14 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
         put_str(&b, o->utf8 ? (tick ? "┤" : "│") : (tick ? "+" : "|"));
         for (int x = 0; x < c.w; x++)
             put_cell(&b, &c, x, r, o);
-        hb_put_byte(&b, '\n');
+        buf_append(&b, "\n", 1);
     }
     snprintf(tmp, sizeof tmp, "%*s", YLABEL_W, "");
     put_str(&b, tmp);
     put_str(&b, o->utf8 ? "└" : "+");
     for (int x = 0; x < c.w; x++)
         put_str(&b, o->utf8 ? "─" : "-");
-    hb_put_byte(&b, '\n');
+    buf_append(&b, "\n", 1);
     /* times: left, middle, right */
     char t0[32], t1[32], t2[32];
     int64_t span = o->to_us - o->from_us;
@@ -261,12 +203,11 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
         put_str(&b, row);
         free(row);
     }
-    hb_put_byte(&b, '\n');
+    buf_append(&b, "\n", 1);
     buf_append(&b, leg.data, leg.len);
     buf_release(&leg);
-    hb_put_byte(&b, 0);
-    free(c.bits);
-    free(c.owner);
+    buf_append(&b, "", 1); /* the NUL */
+    braille_free(&c);
     if (b.oom) {
         buf_release(&b);
         return NULL;
