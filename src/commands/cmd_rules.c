@@ -4,7 +4,7 @@
 #include "rules_command.h"
 #include "alerts.h"
 #include "rules.h"
-#include "rules_test.h"
+#include "rules_verify.h"
 #include "args.h"
 #include "util.h"
 
@@ -40,7 +40,7 @@ static int test_files(int n, char **files)
 {
     int bad = 0;
     for (int i = 0; i < n; i++) {
-        int rc = rules_test_file(files[i], stdout, stderr);
+        int rc = rules_verify_file(files[i], stdout, stderr);
         if (rc != 0) {
             if (rc > 0)
                 printf("%s: %d check%s FAILED\n", files[i], rc, rc == 1 ? "" : "s");

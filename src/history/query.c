@@ -232,16 +232,16 @@ static int fold_raw(store *st, int gpu, metric_id m, int which, folder *f)
     gw_buf tb = {0}, cb = {0};
     int step;
     while ((step = sqlite3_step(q)) == SQLITE_ROW && !f->oom) {
-        hrd tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
-        hrd cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
+        byte_cursor tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
+        byte_cursor cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
         if (sqlite3_column_type(q, 3) != SQLITE_NULL) { /* a sealed group's bundle */
             int found = read_sealed(store_db(st), &bh, sqlite3_column_int64(q, 3), dbid, &tb, &cb);
             if (found != 1) {
                 f->damaged += found < 0;
                 continue;
             }
-            tr = (hrd){(const uint8_t *)tb.data, tb.len, 0, 0};
-            cr = (hrd){(const uint8_t *)cb.data, cb.len, 0, 0};
+            tr = (byte_cursor){(const uint8_t *)tb.data, tb.len, 0, 0};
+            cr = (byte_cursor){(const uint8_t *)cb.data, cb.len, 0, 0};
         } else if (sqlite3_column_type(q, 1) == SQLITE_NULL) { /* a piece's bundle */
             const void *b = tr.p;
             size_t blen = tr.len;
@@ -398,7 +398,7 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
     sqlite3_bind_int64(q, 5, f->lo);
     int rc = 0, step;
     while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-        hrd rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
+        byte_cursor rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
         size_t cnt = codec_peek_count(&rd), n = 0;
         if (cnt > CODEC_MAX_COUNT) {
             f->damaged++;
