@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include "util.h"
 
+static int make_dirs(const char *dir, unsigned mode);
+
 /* The null device, read: an empty file ("--config /dev/null"), as every tool takes it. */
 static int is_null_read(const struct stat *sb, int flags, unsigned opts)
 {
@@ -154,7 +156,7 @@ static int named_runtime_dir(const char *var, const char *dir, unsigned flags, c
         snprintf(why, whylen, "%s=%s: not an absolute path", var, dir);
         return -1;
     }
-    if (stat(dir, &sb) != 0 && gw_make_dirs(dir, mode) == 0)
+    if (stat(dir, &sb) != 0 && make_dirs(dir, mode) == 0)
         chmod(dir, mode); /* the umask narrowed it */
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
         snprintf(why, whylen, "%s=%s: cannot create or write the folder: %s", var, dir,
@@ -252,7 +254,7 @@ char *gw_read_fd(int fd, size_t max, size_t *len, char *why, size_t whylen)
     return NULL;
 }
 
-int gw_make_dirs(const char *dir, unsigned mode)
+static int make_dirs(const char *dir, unsigned mode)
 {
     char tmp[4096];
     size_t n = strlen(dir);
@@ -304,7 +306,7 @@ int gw_make_parent_dirs(const char *path)
     if (!slash || slash == dir)
         return 0;
     *slash = 0;
-    return gw_make_dirs(dir, 0755);
+    return make_dirs(dir, 0755);
 }
 
 int gw_write_file(const char *path, const void *data, size_t len, char *why, size_t whylen)

@@ -62,8 +62,5 @@ int gw_check_writable_path(const char *path, char *why, size_t whylen);
 int gw_regular_or_missing(const char *path, char *why, size_t whylen);
 /* mkdir -p of the folder holding path (nothing for a bare file name); 0, or -1 with errno. */
 int gw_make_parent_dirs(const char *path);
-/* mkdir -p: makes dir and the folders above it that are missing (mode for the ones it makes).
- * 0, or -1 with errno from the failing mkdir. */
-int gw_make_dirs(const char *dir, unsigned mode);
 
 #endif

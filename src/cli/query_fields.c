@@ -14,7 +14,7 @@ const qpseudo qfield_pseudo[2] = {
     {"count", "The number of GPUs in the system."},
 };
 
-void qfields_offer_names(gw_suggest *s)
+static void qfields_offer_names(gw_suggest *s)
 {
     catalog_offer_names(s);
     for (size_t i = 0; i < sizeof qfield_pseudo / sizeof qfield_pseudo[0]; i++)

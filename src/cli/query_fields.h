@@ -51,7 +51,4 @@ typedef struct qpseudo {
 } qpseudo;
 extern const qpseudo qfield_pseudo[2];
 
-/* Offers every name a --fields list accepts to a "did you mean" (suggest.h). */
-void qfields_offer_names(gw_suggest *s);
-
 #endif

@@ -44,7 +44,7 @@ static const struct {
                      "Container, Kubernetes pod, Slurm job or systemd unit of the process (gpuwatch)."},
 };
 
-void proc_fields_offer_names(gw_suggest *s)
+static void proc_fields_offer_names(gw_suggest *s)
 {
     for (int c = 0; c < P_N; c++) {
         gw_suggest_add(s, cols[c].name);
@@ -71,20 +71,6 @@ void proc_fields_help_smi(FILE *f)
         if (cols[c].alias)
             fprintf(f, " or \"%s\"", cols[c].alias);
         fprintf(f, "\n%s\n\n", cols[c].help);
-    }
-}
-
-void proc_fields_help(FILE *f)
-{
-    fprintf(f, "Fields for `--query-compute-apps=F,F,...` (compute processes; nvidia-smi's names and\n"
-               "aliases, plus user and container). Absent values print [N/A].\n\n");
-    for (int c = 0; c < P_N; c++) {
-        char name[64], unit[16] = "";
-        snprintf(name, sizeof name, "%s%s%s", cols[c].name, cols[c].alias ? " or " : "",
-                 cols[c].alias ? cols[c].alias : "");
-        if (cols[c].unit)
-            snprintf(unit, sizeof unit, "[%s]", cols[c].unit);
-        fprintf(f, "  %-30s %-6s %s\n", name, unit, cols[c].help);
     }
 }
 

@@ -297,7 +297,7 @@ void smi_report_sections(FILE *f)
             fprintf(f, "%s\n", displays[i].name);
 }
 
-int smi_report_parse_display(const char *list, unsigned *out, char *err, size_t errlen)
+static int smi_report_parse_display(const char *list, unsigned *out, char *err, size_t errlen)
 {
     *out = 0;
     if (!list || !*list) {

@@ -18,7 +18,7 @@
 /* Where this process wrote its state file ("" before it did): agent_state_remove's. */
 static char written[4096];
 
-void agent_state_path(char *out, size_t n)
+static void agent_state_path(char *out, size_t n)
 {
     char dir[4000], why[16];
     gw_runtime_dir(RUNTIME_VAR, GW_RUNTIME_LOOKUP, dir, sizeof dir, why, sizeof why);

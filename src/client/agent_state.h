@@ -15,10 +15,6 @@ typedef struct agent_state {
     char file[4096]; /* where this state was read from */
 } agent_state;
 
-/* The state file of this user's agent: agent.state in the runtime folder (gw_runtime_dir, files.h:
- * $GPUWATCH_RUNTIME_DIR, else /run/gpuwatch for root, else $XDG_RUNTIME_DIR/gpuwatch, else
- * /tmp/gpuwatch-UID), where the agent writes it. */
-void agent_state_path(char *out, size_t n);
 /* Writes pid, listen and config of s, then the facts plugins advertised ("db=PATH": the history
  * file), atomically, in the runtime folder (made as needed; a fallback folder is used only when it
  * is the user's own, 0700 and not a link; /run/gpuwatch only when root's and sticky); the file is
