@@ -88,41 +88,21 @@ static int legend(gw_buf *b, const chart_series *s, int ns, const chart_opts *o,
     return lines;
 }
 
-char *chart_render(const chart_series *s, int ns, const chart_opts *o)
+/* The y range: the data's, or the options' bounds, never empty. */
+static void y_range(const chart_series *s, int ns, const chart_opts *o, double *plo, double *phi)
 {
-    /* within the limits, so that the canvas' cell count cannot overflow */
-    int width = o->width <= 0 ? 80 : o->width < CHART_MIN_WIDTH ? CHART_MIN_WIDTH : o->width;
-    int height = o->height <= 0 ? 20 : o->height < CHART_MIN_HEIGHT ? CHART_MIN_HEIGHT : o->height;
-    width = width > CHART_MAX_WIDTH ? CHART_MAX_WIDTH : width;
-    height = height > CHART_MAX_HEIGHT ? CHART_MAX_HEIGHT : height;
-    /* Braille dots are all alike: without colour, several series are told apart by characters. */
-    int marks = !o->utf8 || (!o->color && ns > 1);
-    gw_buf leg = {0};
-    int nleg = legend(&leg, s, ns, o, marks, width);
-    braille c = {0};
-    int plot_h = height - 3 - nleg; /* title, axis, times */
-    if (braille_resize(&c, width - YLABEL_W - 1, plot_h < 2 ? 2 : plot_h, marks) != 0 || leg.oom) {
-        braille_free(&c);
-        buf_release(&leg);
-        return NULL;
-    }
-
     double lo = INFINITY, hi = -INFINITY;
     for (int k = 0; k < ns; k++)
         for (size_t i = 0; i < s[k].n; i++) {
-            if (s[k].v[i] < lo)
-                lo = s[k].v[i];
-            if (s[k].v[i] > hi)
-                hi = s[k].v[i];
+            lo = s[k].v[i] < lo ? s[k].v[i] : lo;
+            hi = s[k].v[i] > hi ? s[k].v[i] : hi;
         }
     if (!isfinite(lo) || !isfinite(hi)) {
         lo = 0;
         hi = 1;
     }
-    if (o->has_ymin)
-        lo = o->ymin;
-    if (o->has_ymax)
-        hi = o->ymax;
+    lo = o->has_ymin ? o->ymin : lo;
+    hi = o->has_ymax ? o->ymax : hi;
     if (hi - lo < 1e-12) {
         if (o->has_ymin && !o->has_ymax)
             hi = lo + 1;
@@ -133,80 +113,118 @@ char *chart_render(const chart_series *s, int ns, const chart_opts *o)
             hi += 1;
         }
     }
-    double span_t = (double)(o->to_us > o->from_us ? o->to_us - o->from_us : 1);
-    for (int k = 0; k < ns; k++) {
-        int px = 0, py = 0, have = 0;
-        int64_t pt = 0;
-        for (size_t i = 0; i < s[k].n; i++) {
-            if (isnan(s[k].v[i])) {
-                have = 0;
-                continue;
-            }
-            double fy = (hi - s[k].v[i]) / (hi - lo) * (c.dh - 1);
-            if (fy < -c.dh) /* clipped: far enough out for the line's direction */
-                fy = -c.dh;
-            if (fy > 2.0 * c.dh)
-                fy = 2.0 * c.dh;
-            int x = (int)llround((double)(s[k].t[i] - o->from_us) / span_t * (c.dw - 1));
-            int y = (int)llround(fy);
-            if (have && (o->gap_us <= 0 || s[k].t[i] - pt <= o->gap_us))
-                braille_line(&c, px, py, x, y, k);
-            else
-                braille_dot(&c, x, y, k);
-            px = x;
-            py = y;
-            pt = s[k].t[i];
-            have = 1;
-        }
-    }
+    *plo = lo;
+    *phi = hi;
+}
 
-    gw_buf b = {0};
+/* Series k's points as dots, joined by lines where they are no further apart than o->gap_us. */
+static void plot_series(braille *c, const chart_series *sk, int k, const chart_opts *o, double lo, double hi)
+{
+    double span_t = (double)(o->to_us > o->from_us ? o->to_us - o->from_us : 1);
+    int px = 0, py = 0, have = 0;
+    int64_t pt = 0;
+    for (size_t i = 0; i < sk->n; i++) {
+        if (isnan(sk->v[i])) {
+            have = 0;
+            continue;
+        }
+        double fy = (hi - sk->v[i]) / (hi - lo) * (c->dh - 1);
+        if (fy < -c->dh) /* clipped: far enough out for the line's direction */
+            fy = -c->dh;
+        if (fy > 2.0 * c->dh)
+            fy = 2.0 * c->dh;
+        int x = (int)llround((double)(sk->t[i] - o->from_us) / span_t * (c->dw - 1));
+        int y = (int)llround(fy);
+        if (have && (o->gap_us <= 0 || sk->t[i] - pt <= o->gap_us))
+            braille_line(c, px, py, x, y, k);
+        else
+            braille_dot(c, x, y, k);
+        px = x;
+        py = y;
+        pt = sk->t[i];
+        have = 1;
+    }
+}
+
+/* The title, the plot's rows with the y axis and its labels, and the x axis line. */
+static void put_plot(gw_buf *b, const braille *c, const chart_opts *o, double lo, double hi)
+{
     char tmp[128];
     snprintf(tmp, sizeof tmp, "%s%s%s%s\n", o->title ? o->title : "", o->unit ? " (" : "", o->unit ? o->unit : "",
              o->unit ? ")" : "");
-    put_str(&b, tmp);
-    for (int r = 0; r < c.h; r++) {
+    put_str(b, tmp);
+    for (int r = 0; r < c->h; r++) {
         char label[32] = "";
-        int tick = r == 0 || r == c.h - 1 || r == (c.h - 1) / 2;
+        int tick = r == 0 || r == c->h - 1 || r == (c->h - 1) / 2;
         if (tick)
-            fmt_value(hi - (hi - lo) * r / (c.h - 1), label, sizeof label);
+            fmt_value(hi - (hi - lo) * r / (c->h - 1), label, sizeof label);
         snprintf(tmp, sizeof tmp, "%*s ", YLABEL_W - 1, label);
-        put_str(&b, tmp);
-        put_str(&b, o->utf8 ? (tick ? "┤" : "│") : (tick ? "+" : "|"));
-        for (int x = 0; x < c.w; x++)
-            put_cell(&b, &c, x, r, o);
-        buf_append(&b, "\n", 1);
+        put_str(b, tmp);
+        put_str(b, o->utf8 ? (tick ? "┤" : "│") : (tick ? "+" : "|"));
+        for (int x = 0; x < c->w; x++)
+            put_cell(b, c, x, r, o);
+        buf_append(b, "\n", 1);
     }
     snprintf(tmp, sizeof tmp, "%*s", YLABEL_W, "");
-    put_str(&b, tmp);
-    put_str(&b, o->utf8 ? "└" : "+");
-    for (int x = 0; x < c.w; x++)
-        put_str(&b, o->utf8 ? "─" : "-");
-    buf_append(&b, "\n", 1);
-    /* times: left, middle, right */
+    put_str(b, tmp);
+    put_str(b, o->utf8 ? "└" : "+");
+    for (int x = 0; x < c->w; x++)
+        put_str(b, o->utf8 ? "─" : "-");
+    buf_append(b, "\n", 1);
+}
+
+/* The times under the x axis: left, middle, right, where they fit. */
+static void put_times(gw_buf *b, int plot_w, const chart_opts *o)
+{
     char t0[32], t1[32], t2[32];
     int64_t span = o->to_us - o->from_us;
     tp_format_local(o->from_us, span, t0, sizeof t0);
     tp_format_local(o->from_us + span / 2, span, t1, sizeof t1);
     tp_format_local(o->to_us, span, t2, sizeof t2);
-    int total = YLABEL_W + 1 + c.w;
+    int total = YLABEL_W + 1 + plot_w;
     char *row = malloc((size_t)total + 1);
     if (row) {
         memset(row, ' ', (size_t)total);
         row[total] = 0;
-        int mid = YLABEL_W + 1 + c.w / 2 - (int)strlen(t1) / 2, right = total - (int)strlen(t2);
+        int mid = YLABEL_W + 1 + plot_w / 2 - (int)strlen(t1) / 2, right = total - (int)strlen(t2);
         memcpy(row + YLABEL_W + 1, t0, strlen(t0));
         if (mid > YLABEL_W + 1 + (int)strlen(t0))
             memcpy(row + mid, t1, strlen(t1));
         if (right > mid + (int)strlen(t1))
             memcpy(row + right, t2, strlen(t2));
-        put_str(&b, row);
+        put_str(b, row);
         free(row);
     }
-    buf_append(&b, "\n", 1);
+    buf_append(b, "\n", 1);
+}
+
+char *chart_render(const chart_series *s, int ns, const chart_opts *o)
+{
+    /* within the limits, so that the plot's cell count cannot overflow */
+    int width = o->width <= 0 ? 80 : o->width < CHART_MIN_WIDTH ? CHART_MIN_WIDTH : o->width;
+    int height = o->height <= 0 ? 20 : o->height < CHART_MIN_HEIGHT ? CHART_MIN_HEIGHT : o->height;
+    width = width > CHART_MAX_WIDTH ? CHART_MAX_WIDTH : width;
+    height = height > CHART_MAX_HEIGHT ? CHART_MAX_HEIGHT : height;
+    /* Braille dots are all alike: without colour, several series are told apart by characters. */
+    int marks = !o->utf8 || (!o->color && ns > 1);
+    gw_buf leg = {0}, b = {0};
+    int nleg = legend(&leg, s, ns, o, marks, width);
+    braille c = {0};
+    int plot_h = height - 3 - nleg; /* title, axis, times */
+    if (braille_resize(&c, width - YLABEL_W - 1, plot_h < 2 ? 2 : plot_h, marks) != 0 || leg.oom) {
+        braille_free(&c);
+        buf_release(&leg);
+        return NULL;
+    }
+    double lo, hi;
+    y_range(s, ns, o, &lo, &hi);
+    for (int k = 0; k < ns; k++)
+        plot_series(&c, &s[k], k, o, lo, hi);
+    put_plot(&b, &c, o, lo, hi);
+    put_times(&b, c.w, o);
     buf_append(&b, leg.data, leg.len);
-    buf_release(&leg);
     buf_append(&b, "", 1); /* the NUL */
+    buf_release(&leg);
     braille_free(&c);
     if (b.oom) {
         buf_release(&b);
