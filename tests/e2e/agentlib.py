@@ -10,6 +10,8 @@ import sys
 import tempfile
 import time
 
+from skiplib import skip_test
+
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
 SOURCE = os.environ.get("GW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 GPUSIM_LIB = os.environ.get("GPUSIM_LIB", "build/gpusim/libnvidia-ml.so.1")
@@ -39,8 +41,7 @@ def scenario(name):
 
 def need_gpusim():
     if not os.path.exists(GPUSIM_LIB):
-        print("SKIP: gpusim (%s) is not built" % GPUSIM_LIB)
-        sys.exit(0)
+        skip_test("gpusim (%s) is not built" % GPUSIM_LIB)
 
 
 def fail(msg):

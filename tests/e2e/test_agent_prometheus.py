@@ -11,8 +11,7 @@ import urllib.request
 from agentlib import Agent, check, fail, need_gpusim, scenario, wait_for
 
 need_gpusim()
-prometheus = shutil.which("prometheus")
-check(prometheus is not None, "prometheus not installed (Debian package prometheus)")
+prometheus = need_command("prometheus", "prometheus")
 
 
 def free_port():

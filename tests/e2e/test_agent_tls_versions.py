@@ -11,11 +11,10 @@ import subprocess
 import tempfile
 import time
 from agentlib import Agent, GPUWATCH, check, need_gpusim, scenario
+from skiplib import need_command
 
 need_gpusim()
-if not shutil.which("openssl"):
-    print("SKIP: openssl is not installed")
-    raise SystemExit(0)
+need_command("openssl", "openssl")
 work = tempfile.TemporaryDirectory(prefix="gw-tlsv-")
 cert, key = os.path.join(work.name, "cert.pem"), os.path.join(work.name, "key.pem")
 p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,

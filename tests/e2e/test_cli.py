@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+from skiplib import skip_test
+
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
 SRC = os.environ.get("GW_SOURCE_DIR", os.getcwd())
 SCEN = os.path.join(SRC, "tests", "scenarios")
@@ -288,8 +290,7 @@ def test_generators():
 def main():
     lib = os.environ.get("GPUSIM_LIB", "")
     if lib and not os.path.exists(lib):
-        print("test_cli: SKIP: gpusim is not built (%s missing)" % lib)
-        return 0
+        skip_test("gpusim is not built (%s missing)" % lib)
     def guarded(name, fn):
         try:
             fn()

@@ -19,6 +19,8 @@ import time
 import urllib.parse
 import urllib.request
 
+from skiplib import need_command
+
 GPUWATCH = os.path.abspath(os.environ.get("GPUWATCH", "build/gpuwatch"))
 SRC = os.environ.get("GW_SOURCE_DIR", os.getcwd())
 DOC = os.path.join(SRC, "docs", "quickstart.md")
@@ -72,10 +74,9 @@ def get_json(url):
 
 
 def main():
-    for tool in ("prometheus", "promtool", "prometheus-alertmanager", "amtool"):
-        if not shutil.which(tool):
-            print("SKIP: %s is not installed (Debian packages prometheus, prometheus-alertmanager)" % tool)
-            return
+    for tool, package in (("prometheus", "prometheus"), ("promtool", "prometheus"),
+                          ("prometheus-alertmanager", "prometheus-alertmanager"), ("amtool", "prometheus-alertmanager")):
+        need_command(tool, package)
     with open(DOC) as f:
         doc = f.read()
     files = {}

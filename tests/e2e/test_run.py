@@ -14,6 +14,8 @@ import sys
 import tempfile
 import time
 
+from skiplib import skip_test
+
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
 GPUSIM_TOOL = os.environ.get("GPUSIM_TOOL", "build/gpusim/gpusim")
 SRC = os.environ.get("GW_SOURCE_DIR", os.getcwd())
@@ -331,8 +333,7 @@ def test_agent_source():
 
 def main():
     if not os.path.exists(GPUSIM_TOOL):
-        print("SKIP: gpusim is not built")
-        return 0
+        skip_test("gpusim is not built (%s missing)" % GPUSIM_TOOL)
     for t in (test_usage, test_exit_status_and_signals, test_concurrent_runs_never_share,
               test_killed_run_frees_its_gpus, test_wait, test_affinity, test_energy, test_steps,
               test_jobs_and_history, test_agent_source):

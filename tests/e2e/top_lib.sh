@@ -5,6 +5,8 @@
 set -u
 : "${GPUWATCH:?GPUWATCH is set by ctest}"
 : "${GW_SOURCE_DIR:?GW_SOURCE_DIR is set by ctest}"
+. "$(dirname "${BASH_SOURCE[0]}")/skiplib.sh"
+need_command tmux tmux
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 SOCK="gwtest$$"
 WORK=$(mktemp -d)
