@@ -63,7 +63,7 @@ print(len({i for l in rows for i, ch in enumerate(l[:58]) if 0x2801 <= ord(ch) <
 ok "charts prefilled from the agent's /api/v1/samples"
 kill "$agent"; wait "$agent" 2>/dev/null
 wait_for r "agent https://$host: "
-wait_for r "STALE" 10
+wait_for r "STALE"
 keys r '?'
 wait_for r "gpuwatch top - keys"
 keys r x

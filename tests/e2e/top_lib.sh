@@ -31,30 +31,47 @@ start() {
     "exec 2>$WORK/$name.err; $cmd; echo \$? > $WORK/$name.rc; sleep 600" || fail "tmux new-session $name"
 }
 screen() { tmx capture-pane -p -t "$1"; }
+# Waits are for what the screen shows, bounded generously (60 s: a loaded machine, an ASan build);
+# the bound is only reached when the test fails.
+WAIT_S=${WAIT_S:-60}
 # wait_for NAME REGEX [SECONDS]: polls the screen until it matches (grep -E).
 wait_for() {
-  local name=$1 re=$2 limit=${3:-15} i=0
-  while [ "$i" -lt $((limit * 20)) ]; do
-    screen "$name" | grep -Eq -- "$re" && return 0
-    sleep 0.05; i=$((i + 1))
+  local name=$1 re=$2 limit=${3:-$WAIT_S} text
+  local end=$((SECONDS + limit))
+  while :; do
+    text=$(screen "$name") || fail "no screen to capture for $name (did gpuwatch exit? $(cat "$WORK/$name.rc" 2>/dev/null))"
+    grep -Eq -- "$re" <<<"$text" && return 0
+    [ "$SECONDS" -ge "$end" ] && fail "screen of $name never showed /$re/ in ${limit} s"
+    sleep 0.05
   done
-  fail "screen of $name never showed /$re/"
 }
-# wait_gone NAME REGEX [SECONDS]: polls until the screen no longer matches.
+# wait_gone NAME REGEX [SECONDS]: polls until the screen, captured, no longer matches (a screen
+# that cannot be captured is a failure, never a pass).
 wait_gone() {
-  local name=$1 re=$2 limit=${3:-15} i=0
-  while [ "$i" -lt $((limit * 20)) ]; do
-    screen "$name" | grep -Eq -- "$re" || return 0
-    sleep 0.05; i=$((i + 1))
+  local name=$1 re=$2 limit=${3:-$WAIT_S} text
+  local end=$((SECONDS + limit))
+  while :; do
+    text=$(screen "$name") || fail "no screen to capture for $name (did gpuwatch exit? $(cat "$WORK/$name.rc" 2>/dev/null))"
+    grep -Eq -- "$re" <<<"$text" || return 0
+    [ "$SECONDS" -ge "$end" ] && fail "screen of $name still shows /$re/ after ${limit} s"
+    sleep 0.05
   done
-  fail "screen of $name still shows /$re/"
+}
+# mark NAME: a key whose effect shows on the screen, pressed after others: once its effect shows,
+# every key pressed before it has been handled (top reads keys in order). Used before checking that
+# a key did nothing: pause (p) shows PAUSED; p again resumes.
+mark() {
+  keys "$1" p
+  wait_for "$1" "PAUSED"
+  keys "$1" p
+  wait_gone "$1" "PAUSED"
 }
 keys() { tmx send-keys -t "$1" "${@:2}"; }
 # quit NAME: presses q and checks gpuwatch exited with 0 and printed no error (ASan included).
 quit() {
   keys "$1" q
-  local i=0
-  while [ ! -s "$WORK/$1.rc" ] && [ "$i" -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+  local end=$((SECONDS + WAIT_S))
+  while [ ! -s "$WORK/$1.rc" ] && [ "$SECONDS" -lt "$end" ]; do sleep 0.05; done
   [ -s "$WORK/$1.rc" ] || fail "$1 did not exit on q"
   [ "$(cat "$WORK/$1.rc")" = 0 ] || { cat "$WORK/$1.err" >&2; fail "$1 exited with $(cat "$WORK/$1.rc")"; }
   if grep -q "Sanitizer" "$WORK/$1.err"; then cat "$WORK/$1.err" >&2; fail "$1: sanitizer report"; fi
