@@ -15,61 +15,10 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
-from agentlib import Agent, check, fail, need_gpusim, parse_metrics, scenario, series, wait_for  # noqa: E402
-from skiplib import skip_test  # noqa: E402
-
-AM_BIN = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def get_json(url):
-    with urllib.request.urlopen(url, timeout=5) as r:
-        return json.loads(r.read().decode())
-
-
-class Alertmanager:
-    def __init__(self, tmp):
-        self.port = free_port()
-        cfg = os.path.join(tmp, "am.yml")
-        with open(cfg, "w") as f:
-            f.write("route:\n  receiver: none\n  group_wait: 1s\n  group_interval: 1s\nreceivers:\n  - name: none\n")
-        self.log = open(os.path.join(tmp, "am.log"), "w")
-        self.proc = subprocess.Popen(
-            [AM_BIN, "--config.file=" + cfg, "--storage.path=" + os.path.join(tmp, "am-data"),
-             "--web.listen-address=127.0.0.1:%d" % self.port, "--cluster.listen-address="],
-            stdout=self.log, stderr=subprocess.STDOUT)
-        self.url = "http://127.0.0.1:%d" % self.port
-        wait_for("alertmanager to be ready", self.ready, timeout=20)
-
-    def ready(self):
-        if self.proc.poll() is not None:
-            fail("alertmanager exited:\n" + open(self.log.name).read())
-        try:
-            with urllib.request.urlopen(self.url + "/-/ready", timeout=1) as r:
-                return r.status == 200
-        except OSError:
-            return False
-
-    def alerts(self, name):
-        return [a for a in get_json(self.url + "/api/v2/alerts") if a["labels"].get("alertname") == name]
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        self.log.close()
+from agentlib import (Agent, Alertmanager, alertmanager_binary, check, need_gpusim, parse_metrics,  # noqa: E402
+                      scenario, series, wait_for)
 
 
 class Hook(http.server.BaseHTTPRequestHandler):
@@ -87,9 +36,7 @@ class Hook(http.server.BaseHTTPRequestHandler):
 
 def main():
     need_gpusim()
-    if not AM_BIN:
-        skip_test("prometheus-alertmanager is not installed (Debian package prometheus-alertmanager; "
-                  "scripts/deps.sh test installs it)")
+    alertmanager_binary()
     tmp = tempfile.mkdtemp(prefix="gw-alerts-")
     am = Alertmanager(tmp)
     hook = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)

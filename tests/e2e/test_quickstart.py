@@ -11,7 +11,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,7 @@ import time
 import urllib.parse
 import urllib.request
 
+from agentlib import free_port
 from skiplib import need_command
 
 GPUWATCH = os.path.abspath(os.environ.get("GPUWATCH", "build/gpuwatch"))
@@ -32,14 +32,6 @@ def check(cond, what, detail=""):
         failures.append(what)
         print("FAIL: %s\n%s" % (what, detail[:4000]), file=sys.stderr)
     return cond
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def blocks(text, lang):

@@ -36,12 +36,13 @@ signal.signal(signal.SIGURG, note)
 sys.exit(subprocess.call(sys.argv[2:]))
 PY
 # flushed PID: sends the wrapper the marker SIGURG and waits until it is logged (see above)
+urgs() { cat "$WORK/signals" 2>/dev/null | grep -c SIGURG; }
 flushed() {
   local n
-  n=$(grep -c SIGURG "$WORK/signals" 2>/dev/null)
+  n=$(urgs)
   kill -URG "$1" || fail "the wrapper is gone"
   local end=$((SECONDS + WAIT_S))
-  while [ "$(grep -c SIGURG "$WORK/signals" 2>/dev/null)" -le "${n:-0}" ]; do
+  while [ "$(urgs)" -le "$n" ]; do
     [ "$SECONDS" -ge "$end" ] && fail "the wrapper never logged the marker signal"
     sleep 0.05
   done
