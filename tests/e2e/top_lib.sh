@@ -17,6 +17,9 @@ SCEN="$GW_SOURCE_DIR/tests/scenarios"
 tmx() { tmux -L "$SOCK" -f /dev/null "$@"; }
 cleanup() { tmx kill-server 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
+# A session that lives as long as the test: killing a test's last session never ends the server
+# (a new session started while it shuts down would go with it).
+tmx new-session -d -s keepalive -x 20 -y 5 "sleep 86400" || { echo "FAIL: tmux new-session" >&2; exit 1; }
 fail() { echo "FAIL: $*" >&2; for s in $(tmx list-sessions -F '#S' 2>/dev/null); do echo "--- screen of $s:" >&2; tmx capture-pane -p -t "$s" >&2; done; exit 1; }
 ok() { echo "ok - $*"; }
 
@@ -39,24 +42,24 @@ wait_for() {
   local name=$1 re=$2 limit=${3:-$WAIT_S} text
   local end=$((SECONDS + limit))
   while :; do
-    text=$(screen "$name") || fail "no screen to capture for $name (did gpuwatch exit? $(cat "$WORK/$name.rc" 2>/dev/null))"
-    grep -Eq -- "$re" <<<"$text" && return 0
-    [ "$SECONDS" -ge "$end" ] && fail "screen of $name never showed /$re/ in ${limit} s"
+    text=$(screen "$name") && grep -Eq -- "$re" <<<"$text" && return 0
+    [ "$SECONDS" -ge "$end" ] && fail "screen of $name never showed /$re/ in ${limit} s$(no_screen "$name")"
     sleep 0.05
   done
 }
-# wait_gone NAME REGEX [SECONDS]: polls until the screen, captured, no longer matches (a screen
-# that cannot be captured is a failure, never a pass).
+# wait_gone NAME REGEX [SECONDS]: polls until a screen, captured, no longer matches (a screen that
+# cannot be captured never passes: gpuwatch gone is no proof that the text went away).
 wait_gone() {
   local name=$1 re=$2 limit=${3:-$WAIT_S} text
   local end=$((SECONDS + limit))
   while :; do
-    text=$(screen "$name") || fail "no screen to capture for $name (did gpuwatch exit? $(cat "$WORK/$name.rc" 2>/dev/null))"
-    grep -Eq -- "$re" <<<"$text" || return 0
-    [ "$SECONDS" -ge "$end" ] && fail "screen of $name still shows /$re/ after ${limit} s"
+    text=$(screen "$name") && ! grep -Eq -- "$re" <<<"$text" && return 0
+    [ "$SECONDS" -ge "$end" ] && fail "screen of $name still shows /$re/ after ${limit} s$(no_screen "$name")"
     sleep 0.05
   done
 }
+# no_screen NAME: why a screen could not be captured, if it cannot (for the failure message).
+no_screen() { screen "$1" >/dev/null 2>&1 || echo " (no screen to capture: gpuwatch exited $(cat "$WORK/$1.rc" 2>/dev/null))"; }
 # mark NAME: a key whose effect shows on the screen, pressed after others: once its effect shows,
 # every key pressed before it has been handled (top reads keys in order). Used before checking that
 # a key did nothing: pause (p) shows PAUSED; p again resumes.
