@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const PROC_KEYS[] = {"pid", "pid_stride", "name", "user", "container", "type", "memory_mib", "sm",
-                                        "mem", "enc",        "dec",  "pcie", "start",     "end",  NULL};
+static const char *const PROC_KEYS[] = {"pid",        "pid_stride", "name", "user", "container", "type",
+                                        "memory_mib", "sm",         "mem",  "enc",  "dec",       "pcie",
+                                        "start",      "end",        "gi",   "ci",   NULL};
 
 void proc_free(sim_proc *p)
 {
@@ -121,6 +122,7 @@ static int parse_proc(gw_doc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx
     long l;
     p->type = SIM_PROC_COMPUTE;
     p->end = INFINITY;
+    p->gi = p->ci = -1;
     if (!(v = doc_get(d, n, "pid")))
         return doc_error(d, n, "missing key 'pid' (a number, 'self' or 'parent')");
     if (parse_pid(d, v, p))
@@ -149,6 +151,19 @@ static int parse_proc(gw_doc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx
         return -1;
     if ((v = doc_get(d, n, "pcie")) && parse_pcie(d, v, p, ctx))
         return -1;
+    if ((v = doc_get(d, n, "gi"))) {
+        if (doc_int(d, v, NULL, 0, 1000000, &l))
+            return -1;
+        p->gi = (int)l;
+        p->ci = 0;
+    }
+    if ((v = doc_get(d, n, "ci"))) {
+        if (p->gi < 0)
+            return doc_error(d, v, "ci without gi (the MIG device is named by both)");
+        if (doc_int(d, v, NULL, 0, 1000000, &l))
+            return -1;
+        p->ci = (int)l;
+    }
     if (!p->name[0])
         snprintf(p->name, sizeof p->name, "%s", "python3");
     return 0;

@@ -76,6 +76,9 @@ typedef struct backend_ops {
     /* Simulated backends only (NULL otherwise): the simulation's clock, seconds of scenario time
      * (what a caller relates its readings to when it checks them against a scenario); -1 unknown. */
     double (*get_time)(backend *b);
+    /* Optional (NULL: none): the MIG devices of a GPU in MIG mode. Returns the count (0 with MIG mode
+     * off), < 0 on error. */
+    int (*read_mig)(backend *b, int gpu, gpu_mig *out, int max);
 } backend_ops;
 
 /* The registry, as nvtop's vendor table: the program registers its backends where it is assembled

@@ -251,4 +251,5 @@ const backend_ops nvml_backend_ops = {
     .error_counts = nv_error_counts,
     .read_topology = nv_read_topology,
     .get_time = nv_get_time,
+    .read_mig = nv_read_mig_op,
 };

@@ -179,6 +179,9 @@ void nv_gpm_close(backend *b);
 /* nvml_procs.c */
 int nv_read_processes(backend *b, int gpu, gpu_proc *out, int max);
 
+/* nvml_mig.c: backend_ops.read_mig */
+int nv_read_mig_op(backend *b, int gpu, gpu_mig *out, int max);
+
 /* nvml_topo.c: backend_ops.read_topology and get_time (the caller holds nothing; they lock) */
 int nv_read_topology(backend *b, int gpu, gpu_topology *out);
 double nv_get_time(backend *b);

@@ -145,6 +145,11 @@ typedef nvmlDevice_t nvD;
     X(GetP2PStatus, nvmlReturn_t, (nvD, nvD, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t *), 0,                          \
       "nvmlDeviceGetP2PStatus")                                                                                        \
     /* gpusim only: the scenario's clock */                                                                            \
+    /* MIG devices (nvml_mig.c) */                                                                                     \
+    X(GetMaxMigDeviceCount, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetMaxMigDeviceCount")                  \
+    X(GetMigDeviceHandleByIndex, nvmlReturn_t, (nvD, unsigned int, nvD *), 0, "nvmlDeviceGetMigDeviceHandleByIndex")   \
+    X(GetGpuInstanceId, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetGpuInstanceId")                          \
+    X(GetComputeInstanceId, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetComputeInstanceId")                  \
     X(GpusimGetTime, double, (void), 0, "gpusimGetTime")
 
 #define NV_SYM_ENUM(f, ret, params, req, ...) NV_##f,

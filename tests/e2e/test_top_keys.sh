@@ -4,7 +4,8 @@
 # help, F6 sorts by the next column, F10 quits; a mouse click (an X10 mouse report, what the
 # terminal sends for a click once top asks for the mouse) selects the process on the clicked row
 # and the GPU on the clicked line, a second click on it shows all GPUs again. Which process is
-# selected is read back from the screen: `k` on a scenario's pid says "no signal sent (pid N ...)".
+# selected is read back from the screen as the user sees it: the one process row drawn in reverse
+# video (tmux capture-pane -e keeps the attributes).
 . "$(dirname "$0")/top_lib.sh"
 
 # 30 processes on GPU 0, memory decreasing with the pid: the default sort (GPU memory, largest first)
@@ -22,10 +23,18 @@ N=30
   echo "  - preset: h100-sxm"
 } >"$WORK/keys.yaml"
 
-# selected PID: the pid top says it would signal (k on a scenario's pid sends nothing)
+# selected_pid: the pid of the process row drawn in reverse video (ESC [7m), "" when none is
+selected_pid() {
+  tmx capture-pane -e -p -t k | grep -a $'^\e\\[7m' | sed 's/\x1b\[[0-9;]*m//g' |
+    awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {print $2; exit}'
+}
+# selected PID: waits until that process is the one selected
 selected() {
-  keys k k
-  wait_for k "simulated GPUs: no signal sent \(pid $1 is the scenario's"
+  local end=$((SECONDS + WAIT_S)) got
+  while got=$(selected_pid) && [ "$got" != "$1" ]; do
+    [ "$SECONDS" -ge "$end" ] && fail "the selected process is pid '$got', not $1"
+    sleep 0.05
+  done
 }
 
 start k 120 40 --sim "$WORK/keys.yaml" top

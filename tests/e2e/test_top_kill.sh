@@ -47,9 +47,8 @@ flushed() {
     sleep 0.05
   done
 }
-tmx new-session -d -s k -x 120 -y 30 \
-  "exec 2>$WORK/k.err; python3 $WORK/wrap.py $WORK/signals $GPUWATCH --sim $WORK/kill.yaml top; echo \$? > $WORK/k.rc; sleep 600" \
-  || fail "tmux new-session"
+session k 120 30 \
+  "exec 2>$WORK/k.err; python3 $WORK/wrap.py $WORK/signals $GPUWATCH --sim $WORK/kill.yaml top; echo \$? > $WORK/k.rc; sleep 600"
 wait_for k " $victim "
 wait_for k "SIMULATED GPUs"
 # Sorted by GPU memory: the sleep (4000 MiB) is the first, selected row.

@@ -151,7 +151,7 @@ ok "resize switches layout"
 quit g16
 
 # --- NO_COLOR and TERM=vt100: start and render in ASCII ---
-tmx new-session -d -s vt -x 100 -y 30 "exec 2>$WORK/vt.err; NO_COLOR=1 TERM=vt100 $GPUWATCH --sim $SCEN/top_thermal.yaml top; echo \$? > $WORK/vt.rc; sleep 600"
+session vt 100 30 "exec 2>$WORK/vt.err; NO_COLOR=1 TERM=vt100 $GPUWATCH --sim $SCEN/top_thermal.yaml top; echo \$? > $WORK/vt.rc; sleep 600"
 wait_for vt " H100 80GB HBM3 "
 wait_for vt "92C"
 wait_for vt "GPU \[\|+"

@@ -23,15 +23,28 @@ tmx new-session -d -s keepalive -x 20 -y 5 "sleep 86400" || { echo "FAIL: tmux n
 fail() { echo "FAIL: $*" >&2; for s in $(tmx list-sessions -F '#S' 2>/dev/null); do echo "--- screen of $s:" >&2; tmx capture-pane -p -t "$s" >&2; done; exit 1; }
 ok() { echo "ok - $*"; }
 
+# session NAME WIDTH HEIGHT COMMAND: a new session running the bash COMMAND in the test's
+# environment as it is now (the tmux server's own is that of whoever started the server, and
+# keepalive started it): the pane's environment is replaced by the test's exported variables, but
+# the terminal's own (TERM, TMUX, TMUX_PANE).
+session() {
+  local name=$1 w=$2 h=$3 cmd=$4 script="$WORK/$1.sh"
+  {
+    echo 'for v in $(compgen -e); do case $v in TERM|TMUX|TMUX_PANE) ;; *) unset "$v" ;; esac; done'
+    export -p | grep -v -E '^declare -x (TERM|TMUX|TMUX_PANE)='
+    printf '%s\n' "$cmd"
+  } >"$script"
+  tmx new-session -d -s "$name" -x "$w" -y "$h" "exec bash --noprofile --norc $script" ||
+    fail "tmux new-session $name"
+}
 # start NAME WIDTH HEIGHT ARGS...: runs gpuwatch ARGS in a new session; its exit status and
-# stderr land in $WORK/NAME.rc and $WORK/NAME.err when it ends. START_ENV="VAR=value ...": an
-# environment for that command (the tmux server's own environment is that of the first session).
+# stderr land in $WORK/NAME.rc and $WORK/NAME.err when it ends. START_ENV="VAR=value ...": more
+# environment for that command.
 start() {
   local name=$1 w=$2 h=$3; shift 3
   local cmd="${START_ENV:+$START_ENV }$GPUWATCH"
   for a in "$@"; do cmd="$cmd $(printf '%q' "$a")"; done
-  tmx new-session -d -s "$name" -x "$w" -y "$h" \
-    "exec 2>$WORK/$name.err; $cmd; echo \$? > $WORK/$name.rc; sleep 600" || fail "tmux new-session $name"
+  session "$name" "$w" "$h" "exec 2>$WORK/$name.err; $cmd; echo \$? > $WORK/$name.rc; sleep 600"
 }
 screen() { tmx capture-pane -p -t "$1"; }
 # Waits are for what the screen shows, bounded generously (60 s: a loaded machine, an ASan build);

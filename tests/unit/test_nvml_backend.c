@@ -679,6 +679,34 @@ static void test_missing_symbols(void **state)
     }
 }
 
+/* MIG devices (read_mig): each slot asked, empty ones skipped; ids, profile from the name, UUID and
+ * memory as the scenario gives them; a GPU with MIG mode off has none. */
+static void test_mig_devices(void **state)
+{
+    (void)state;
+    backend *b = open_sim("mig-h100");
+    gpu_mig m[GW_MIG_MAX];
+    assert_int_equal(ops->read_mig(b, 0, m, GW_MIG_MAX), 4);
+    static const unsigned gi[] = {2, 3, 9, 10};
+    static const double total[] = {40448, 20096, 9984, 9984}, used[] = {39 + 2296 + 1272 + 7484, 17, 9, 9};
+    static const char *const profile[] = {"3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"};
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(m[k].index, k);
+        assert_int_equal(m[k].gi, gi[k]);
+        assert_int_equal(m[k].ci, 0);
+        assert_string_equal(m[k].profile, profile[k]);
+        assert_true(m[k].has_mem && m[k].mem_total_mib == total[k] && m[k].mem_used_mib == used[k]);
+        char want[64];
+        snprintf(want, sizeof want, "MIG-%08d-0000-0000-0000-%012d", k, k);
+        assert_string_equal(m[k].uuid, want);
+    }
+    assert_int_equal(ops->read_mig(b, 0, m, 2), 2); /* no more than asked */
+    ops->close(b);
+    cur = NULL;
+    b = open_sim("nvml-values"); /* H100s with MIG mode off */
+    assert_int_equal(ops->read_mig(b, 0, m, GW_MIG_MAX), 0);
+}
+
 /* gpusim's minimal variant does not export the optional functions: dlsym really fails for them. */
 static void test_minimal_variant(void **state)
 {
@@ -779,6 +807,7 @@ int main(void)
         cmocka_unit_test_teardown(test_hang_one_gpu, teardown),
         cmocka_unit_test_teardown(test_driver_unloaded, teardown),
         cmocka_unit_test_teardown(test_missing_symbols, teardown),
+        cmocka_unit_test_teardown(test_mig_devices, teardown),
         cmocka_unit_test_teardown(test_minimal_variant, teardown),
         cmocka_unit_test_teardown(test_numa_from_sysfs, teardown),
     };
