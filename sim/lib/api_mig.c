@@ -20,17 +20,10 @@ nvmlReturn_t gs_enter_mig(gs_call *c, const char *fn, nvmlDevice_t dev, int *mig
     int gpu = gs_mig_index(dev, mig);
     if (gpu < 0)
         return NVML_ERROR_INVALID_ARGUMENT;
-    c->gpu = gpu;
-    c->t = gs_now();
-    if (sim_lost(gs.sc, gpu, c->t))
-        return NVML_ERROR_GPU_IS_LOST;
-    nvmlReturn_t rc = gs_apply_faults(fn, gpu, c->t);
-    if (rc != NVML_SUCCESS)
-        return rc;
-    if (gs_mig_index(dev, mig) != gpu) /* shut down and started on another scenario meanwhile */
-        return NVML_ERROR_INVALID_ARGUMENT;
-    c->t = gs_now();
-    return NVML_SUCCESS;
+    nvmlReturn_t rc = gs_enter_gpu(c, fn, gpu);
+    if (rc == NVML_SUCCESS && gs_mig_index(dev, mig) != gpu) /* started again on another scenario meanwhile */
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    return rc;
 }
 
 static const sim_mig *mig_of(const gs_call *c, int k)

@@ -183,6 +183,11 @@ nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev)
     int idx = gs_dev_index(dev);
     if (idx < 0)
         return NVML_ERROR_INVALID_ARGUMENT;
+    return gs_enter_gpu(c, fn, idx);
+}
+
+nvmlReturn_t gs_enter_gpu(gs_call *c, const char *fn, int idx)
+{
     c->gpu = idx;
     c->t = gs_now();
     /* a GPU off the bus answers nothing else, injected errors included */

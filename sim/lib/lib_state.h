@@ -43,6 +43,9 @@ nvmlReturn_t gs_enter(gs_call *c, const char *fn);
 /* Enter for a device function: as gs_enter, then INVALID_ARGUMENT on a bad handle and
  * GPU_IS_LOST inside a lost window. */
 nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev);
+/* The rest of gs_enter_dev once the handle is known to be GPU idx's (lock held): GPU_IS_LOST inside
+ * a lost window, the faults, the time after them. */
+nvmlReturn_t gs_enter_gpu(gs_call *c, const char *fn, int idx);
 /* Applies the scenario's error/delay/missing-symbol faults for fn (lock held; may sleep
  * without it). */
 nvmlReturn_t gs_apply_faults(const char *fn, int gpu, double t);

@@ -12,6 +12,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nvsmi_ref as ref  # noqa: E402
+from checks import Checks  # noqa: E402
 from skiplib import skip_test  # noqa: E402
 
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
@@ -23,13 +24,7 @@ FIELDS = ["name", "memory.total", "memory.reserved", "power.default_limit", "pow
           "clocks_event_reasons.supported", "pci.device_id", "pci.sub_device_id", "driver_version",
           "vbios_version", "inforom.img", "inforom.oem", "inforom.ecc", "ecc.mode.current", "mig.mode.current",
           "compute_mode", "persistence_mode", "addressing_mode"]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
+check = Checks()
 
 
 def main():
@@ -51,8 +46,8 @@ def main():
             check(field in real, "%s: the capture has no %s" % (board, field))
             check(value == real.get(field), "%s (preset %s): %s is '%s', the real board printed '%s'" % (
                 board, preset, field, value, real.get(field)))
-    print("test_gpusim_captures: %d fields of %d boards, %d failed" % (len(FIELDS), len(PRESET), len(failures)))
-    return 1 if failures else 0
+    print("test_gpusim_captures: %d fields of %d boards, %d failed" % (len(FIELDS), len(PRESET), len(check.failures)))
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":

@@ -15,20 +15,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nvsmi_ref as ref  # noqa: E402
 from agentlib import Agent, need_gpusim, parse_metrics, scenario, series, wait_for  # noqa: E402
+from checks import Checks  # noqa: E402
 from skiplib import need_command  # noqa: E402
 
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
 BOARD = "h100-mig-590"
 SCEN = scenario("mig-h100.yaml")
 ENV = dict(os.environ, GPUSIM_SPEED="0")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what, file=sys.stderr)
-    return cond
+check = Checks()
 
 
 def gw(*args):
@@ -161,8 +155,8 @@ def main():
     test_exporter(profiles)
     test_top(profiles)
     test_top_screen(profiles)
-    print("test_mig_capture: %d failed" % len(failures))
-    return 1 if failures else 0
+    print("test_mig_capture: %d failed" % len(check.failures))
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 
+from checks import Checks
 from skiplib import skip_test
 
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
@@ -22,17 +23,8 @@ SCEN = os.path.join(SRC, "tests", "scenarios", "run-options.yaml")
 TMP = tempfile.TemporaryDirectory(prefix="gw-run-opts-")
 ENV = dict(os.environ, GPUWATCH_LOCK_DIR=os.path.join(TMP.name, "locks"), GPUSIM_SPEED="0",
            GPUWATCH_HISTORY_DB=os.path.join(TMP.name, "default.db"), GPUWATCH_AGENT="none")
-failures = []
-passes = [0]
+check = Checks()
 MIB = 1 << 20
-
-
-def check(cond, what, detail=""):
-    passes[0] += 1 if cond else 0
-    if not cond:
-        failures.append(what)
-        print("FAIL: %s\n%s" % (what, detail), file=sys.stderr)
-    return cond
 
 
 def gpus():
@@ -159,8 +151,8 @@ def main():
         for f in [pool.submit(placed, args, want, info, reason) for args, want, reason in CASES]:
             f.result()
     test_db(info)
-    print("%d passed, %d failed" % (passes[0], len(failures)))
-    return 1 if failures else 0
+    print("%d passed, %d failed" % (check.passed, len(check.failures)))
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":
