@@ -20,11 +20,15 @@ typedef struct sim_proc {
     sim_pid_kind pid_kind;
     unsigned pid, pid_stride; /* copy k of a `count: N` entry gets pid + k * pid_stride */
     char name[64], user[32], container[SIM_NAME_LEN];
+    char command[256];                          /* the command line ("" = none); {copy} stands for the copy's number */
     unsigned type;                              /* SIM_PROC_* bits */
     sim_gen *memory_mib, *sm, *mem, *enc, *dec; /* NULL: memory 0, utilizations absent */
     sim_gen *pcie_rx, *pcie_tx;                 /* host->device / device->host, GB/s (NULL: none) */
     int pcie_rx_pct, pcie_tx_pct;               /* 1: that rate is a percentage of the link instead */
     double start, end;                          /* active in [start, end) */
+    double hang_from;                           /* from then a kernel that never ends (a collective
+                                                 * waiting for a peer): INFINITY = never */
+    double hang_sm;                             /* while hung: the SM activity it keeps, % */
     int gi, ci;                                 /* the MIG device it runs on (GPU and compute instance), -1: none */
 } sim_proc;
 
@@ -46,6 +50,8 @@ typedef struct sim_gpu_spec {
     double power_default_w;                              /* the preset's (hardware) default power limit */
     int count;
     int numa_node;            /* -1 = derived from the index */
+    int pcie_idle_gen;        /* > 0: the link trains down to this generation while the GPU idles */
+    double locked_clock_mhz;  /* > 0: graphics and SM clocks locked at most this (nvidia-smi -lgc) */
     sim_gen *metric[M_COUNT]; /* NULL = physical default */
     metric_set unsupported;   /* NOT_SUPPORTED metrics (listed and preset-implied) */
     sim_proc *procs;

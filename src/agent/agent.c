@@ -63,21 +63,48 @@ static int view_capacity(void *ctx)
     return r ? ring_capacity(r) : 0;
 }
 
+static void event_free(agent_event *ev)
+{
+    free((char *)ev->kind);
+    free((char *)ev->detail);
+    alert_records *alerts = (alert_records *)ev->alerts;
+    if (alerts)
+        alert_records_free(alerts);
+    free(alerts);
+}
+
+/* out becomes a copy of ev (detail "" for none). Returns 0, or -1 when out of memory (nothing kept). */
+static int event_copy(agent_event *out, const agent_event *ev)
+{
+    *out =
+        (agent_event){ev->t_us, ev->gpu, strdup(ev->kind ? ev->kind : ""), strdup(ev->detail ? ev->detail : ""), NULL};
+    alert_records *alerts = ev->alerts ? malloc(sizeof *alerts) : NULL;
+    if (alerts && alert_records_copy(alerts, ev->alerts) != 0) {
+        free(alerts);
+        alerts = NULL;
+    }
+    out->alerts = alerts;
+    if (out->kind && out->detail && (!ev->alerts || alerts))
+        return 0;
+    event_free(out);
+    return -1;
+}
+
 static void view_post_event(const agent_view *v, const agent_event *ev)
 {
     agent *a = v->agent;
-    char *kind = strdup(ev->kind ? ev->kind : "");
-    char *detail = strdup(ev->detail ? ev->detail : "");
+    agent_event copy;
+    int ok = event_copy(&copy, ev) == 0;
     pthread_mutex_lock(&a->events_lock);
-    agent_event *grown = kind && detail ? realloc(a->events, (size_t)(a->nevents + 1) * sizeof *grown) : NULL;
+    agent_event *grown = ok ? realloc(a->events, (size_t)(a->nevents + 1) * sizeof *grown) : NULL;
     if (grown) {
         a->events = grown;
-        grown[a->nevents++] = (agent_event){ev->t_us, ev->gpu, kind, detail};
+        grown[a->nevents++] = copy;
     }
     pthread_mutex_unlock(&a->events_lock);
     if (!grown) {
-        free(kind);
-        free(detail);
+        if (ok)
+            event_free(&copy);
         gw_log(GW_LOG_WARN, "event dropped: out of memory", "kind=%s", ev->kind);
     }
 }
@@ -92,6 +119,15 @@ static void view_advertise(const agent_view *v, const char *key, const char *val
     a->nfacts++;
 }
 
+static const char *view_fact(const agent_view *v, const char *key)
+{
+    agent *a = v->agent;
+    for (int i = 0; i < a->nfacts; i++)
+        if (strcmp(a->facts[i].key, key) == 0)
+            return a->facts[i].value;
+    return NULL;
+}
+
 void agent_deliver_events(agent *a)
 {
     pthread_mutex_lock(&a->events_lock);
@@ -104,8 +140,7 @@ void agent_deliver_events(agent *a)
         for (int k = 0; k < a->nplugins; k++)
             if (a->plugins[k].p->on_event)
                 a->plugins[k].p->on_event(a->plugins[k].ctx, &ev[i]);
-        free((char *)ev[i].kind);
-        free((char *)ev[i].detail);
+        event_free(&ev[i]);
     }
     free(ev);
 }
@@ -174,6 +209,7 @@ int agent_init(agent *a, gw_config *cfg, const agent_cli *cli)
         .source = {a, view_count, view_info, view_each, view_latest, view_procs, view_capacity},
         .hostname = a->hostname,
         .advertise = view_advertise,
+        .fact = view_fact,
         .post_event = view_post_event,
         .agent = a,
     };

@@ -15,6 +15,7 @@
 #define GPUWATCH_PLUGIN_H
 
 #include <stdint.h>
+#include "alert_record.h"
 #include "buf.h"
 #include "config.h"
 #include "sample_source.h"
@@ -34,12 +35,17 @@ typedef struct agent_response {
     gw_buf body;              /* already initialised; the agent frees it */
 } agent_response;
 
-/* Something that happened, for the plugins that record or act on it (history records every one). */
+/* Something that happened, for the plugins that record or act on it (history records every one with
+ * a detail in its events table). */
 typedef struct agent_event {
     uint64_t t_us;      /* CLOCK_REALTIME */
     int gpu;            /* -1: not about one GPU */
-    const char *kind;   /* "alert", "finding", ... */
-    const char *detail; /* logfmt: "alertname=... state=firing ..." */
+    const char *kind;   /* "alert", "finding", "alert_states", ... */
+    const char *detail; /* logfmt: "alertname=... state=firing ..."; "" for kind alert_states */
+    /* Kind "alert_states": the alert engine's whole state now, read by field (every pending and
+     * firing alert, the findings its rules read); the history keeps the latest for a restart.
+     * NULL for the other kinds. */
+    const alert_records *alerts;
 } agent_event;
 
 /* What a plugin sees of the agent. */
@@ -50,6 +56,9 @@ typedef struct agent_view {
     /* A fact about this agent for the local commands (agent_state.h), e.g. ("db", the history
      * file) so that `gpuwatch history` reads the file the agent writes. Call it from start. */
     void (*advertise)(const struct agent_view *view, const char *key, const char *value);
+    /* What a plugin started before this one advertised (("db", the history file)), or NULL. Call
+     * it from start or later. */
+    const char *(*fact)(const struct agent_view *view, const char *key);
     /* Posts an event, from any thread; copied. Delivered on the sampler thread after the round. */
     void (*post_event)(const struct agent_view *view, const agent_event *ev);
     void *agent;

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "alert_record.h"
 #include "sample_source.h"
 
 typedef enum { ALERT_INACTIVE, ALERT_PENDING, ALERT_FIRING } alert_state;
@@ -65,14 +66,60 @@ int alert_engine_set_threshold(alert_engine *e, const char *alertname, double th
  * cleared (level 0): what finding.DETECTOR and finding.any read in conditions. Until the first call,
  * those terms are 0 (no finding). Returns 0, or -1 when out of memory (nothing changed). */
 int alert_engine_set_finding(alert_engine *e, int gpu, const char *detector, int level);
-/* Hands from's findings to to (a rebuilt engine keeps what diagnosis reported); from has none after. */
-void alert_engine_move_findings(alert_engine *to, alert_engine *from);
 /* Notifications of state changes and resends go to n (may be NULL). */
 void alert_engine_set_notifier(alert_engine *e, notifier *n);
 /* Also calls fn after each evaluation with the alerts that changed state or are due for sending
  * (alert_view.changed / .due), e.g. to record events in the history. fn must not call the engine. */
 typedef void (*alert_listener)(const alert_list *alerts, int64_t now_us, void *arg);
 void alert_engine_set_listener(alert_engine *e, alert_listener fn, void *arg);
+
+/* ---- state across a reload and a restart (engine_carry.c; docs/alerts.md, "Reload and restart") ---- */
+
+typedef struct alert_carry_counts {
+    int rules_kept, rules_changed, rules_new, rules_removed;
+    int alerts_kept;     /* pending and firing alerts that went on as they were */
+    int alerts_resolved; /* firing alerts of rules that changed or went away: resolved once */
+} alert_carry_counts;
+/* A reload: to (just loaded, not evaluated yet) takes from from the alerts of every rule whose
+ * identity did not change (group, name, condition, for, labels, scope, target GPUs: rule_key),
+ * with their states, active and sent times; duplicates are matched in order. The firing alerts of
+ * the other rules of from are resolved now and sent as such at to's next evaluation (pending ones
+ * are dropped); resolved ones are kept and resent as any resolved alert. to also takes from's
+ * findings and retired alerts. Returns 0 (c filled), or -1 when out of memory: neither engine
+ * changed. */
+int alert_engine_take_over(alert_engine *to, alert_engine *from, int64_t now_us, alert_carry_counts *c);
+
+/* The state to keep for a restart: every pending and firing alert, every finding. Returns 0, or -1
+ * when out of memory (out is empty). */
+int alert_engine_records(alert_engine *e, alert_records *out);
+/* 1 when an alert changed state or a finding changed since the last call (the records are worth
+ * keeping again), then 0 until the next change. */
+int alert_engine_take_changes(alert_engine *e);
+
+typedef struct alert_restore {
+    int64_t now_us;              /* the time of the restart */
+    int64_t last_seen_us;        /* when the agent that kept the records was last known running (0: unknown) */
+    int64_t outage_tolerance_us; /* a longer outage restores nothing */
+    int64_t grace_us;            /* a restored pending alert and a restored finding: see alert_engine_restore */
+} alert_restore;
+typedef struct alert_restore_counts {
+    int firing, pending; /* restored */
+    int resolved;        /* firing alerts not restored (rule changed or gone, or too long an outage) */
+    int dropped;         /* pending alerts not restored */
+    int invalid;         /* records that could not be read */
+    int findings;        /* findings restored */
+    int too_long;        /* the outage was longer than the tolerance (or its length is unknown) */
+} alert_restore_counts;
+/* A restart: e (just loaded, not evaluated yet) takes back the records kept by the agent that ran
+ * before, when it was down less than the outage tolerance. A firing alert of a rule whose identity
+ * is unchanged goes on firing with its times (not sent as new); a pending one keeps the time it was
+ * pending before the outage (not the outage itself), but needs at least the grace period (or its
+ * for, if shorter) after the restart, as Prometheus' --rules.alert.for-grace-period. A finding
+ * counts for the rules until the diagnosis reports on it, at most the grace period. The other firing
+ * alerts are resolved now and sent as such at the next evaluation. Returns 0 (c filled), or -1 when
+ * out of memory (e may hold part of the records). */
+int alert_engine_restore(alert_engine *e, const alert_records *saved, const alert_restore *how,
+                         alert_restore_counts *c);
 
 /* The most samples per GPU the source keeps (a ring's capacity; 0, the default: no bound). The engine
  * keeps its rules' operands' recent values between evaluations (engine_window.c); told the source's

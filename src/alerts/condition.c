@@ -21,6 +21,11 @@ int pseudo_find(const char *name)
     return -1;
 }
 
+const char *pseudo_name(int id)
+{
+    return id >= 0 && id < PS_COUNT ? pseudo_names[id] : "";
+}
+
 static int term_parse(term *t, const char *s, size_t n, char *err, size_t errlen)
 {
     char buf[128];
@@ -182,6 +187,8 @@ static int finding_value(const term *t, const eval_ctx *x, double *out)
     int level = 0;
     for (int i = 0; i < x->findings->n; i++) {
         const finding_fact *f = &x->findings->v[i];
+        if (f->until_us && x->now_us >= f->until_us)
+            continue;
         if (f->gpu == x->gpu && (!t->detector[0] || strcmp(f->detector, t->detector) == 0) && f->level > level)
             level = f->level;
     }

@@ -14,7 +14,8 @@ typedef enum { TRI_FALSE = 0, TRI_TRUE = 1, TRI_UNKNOWN = 2, TRI_ERROR = 3 /* ou
 typedef struct finding_fact {
     int gpu;
     char detector[FINDING_NAME_MAX];
-    int level; /* 1 info, 2 warning, 3 critical */
+    int level;        /* 1 info, 2 warning, 3 critical */
+    int64_t until_us; /* restored after a restart and not reported again since: counts until then (0: reported) */
 } finding_fact;
 typedef struct finding_facts {
     finding_fact *v;

@@ -22,10 +22,17 @@ alert_engine *alert_engine_new(void)
     return e;
 }
 
-static void alert_free(active_alert *a)
+void active_alert_free(active_alert *a)
 {
     labels_free(&a->labels);
     labels_free(&a->annotations);
+}
+
+static void rule_rt_free(rule_rt *rt)
+{
+    for (int i = 0; i < rt->n; i++)
+        active_alert_free(&rt->a[i]);
+    free(rt->a);
 }
 
 void alert_engine_free(alert_engine *e)
@@ -33,15 +40,12 @@ void alert_engine_free(alert_engine *e)
     if (!e)
         return;
     for (int g = 0; g < e->rs.ngroups; g++) {
-        for (int r = 0; r < e->rs.groups[g].nrules; r++) {
-            rule_rt *rt = &e->rt[g].rules[r];
-            for (int i = 0; i < rt->n; i++)
-                alert_free(&rt->a[i]);
-            free(rt->a);
-        }
+        for (int r = 0; r < e->rs.groups[g].nrules; r++)
+            rule_rt_free(&e->rt[g].rules[r]);
         free(e->rt[g].rules);
     }
     free(e->rt);
+    rule_rt_free(&e->retired);
     free(e->procs);
     free(e->findings.v);
     window_free(&e->win);
@@ -169,50 +173,43 @@ int alert_engine_set_threshold(alert_engine *e, const char *alertname, double th
     return n;
 }
 
-int alert_engine_set_finding(alert_engine *e, int gpu, const char *detector, int level)
+finding_fact *finding_facts_get(finding_facts *ff, int gpu, const char *detector, int add)
 {
-    int rc = 0;
-    pthread_mutex_lock(&e->mu);
-    finding_facts *ff = &e->findings;
-    int i = 0;
-    while (i < ff->n && !(ff->v[i].gpu == gpu && strcmp(ff->v[i].detector, detector) == 0))
-        i++;
-    if (level <= 0) {
-        if (i < ff->n)
-            ff->v[i] = ff->v[--ff->n];
-        goto done;
+    for (int i = 0; i < ff->n; i++)
+        if (ff->v[i].gpu == gpu && strcmp(ff->v[i].detector, detector) == 0)
+            return &ff->v[i];
+    if (!add)
+        return NULL;
+    if (ff->n == ff->cap) {
+        int cap = ff->cap ? ff->cap * 2 : 8;
+        finding_fact *v = realloc(ff->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return NULL;
+        ff->v = v;
+        ff->cap = cap;
     }
-    if (i == ff->n) {
-        if (ff->n == ff->cap) {
-            int cap = ff->cap ? ff->cap * 2 : 8;
-            finding_fact *v = realloc(ff->v, (size_t)cap * sizeof *v);
-            if (!v) {
-                rc = -1;
-                goto done;
-            }
-            ff->v = v;
-            ff->cap = cap;
-        }
-        ff->n++;
-        ff->v[i].gpu = gpu;
-        snprintf(ff->v[i].detector, sizeof ff->v[i].detector, "%s", detector);
-    }
-    ff->v[i].level = level;
-done:
-    pthread_mutex_unlock(&e->mu);
-    return rc;
+    finding_fact *f = &ff->v[ff->n++];
+    memset(f, 0, sizeof *f);
+    f->gpu = gpu;
+    snprintf(f->detector, sizeof f->detector, "%s", detector);
+    return f;
 }
 
-void alert_engine_move_findings(alert_engine *to, alert_engine *from)
+int alert_engine_set_finding(alert_engine *e, int gpu, const char *detector, int level)
 {
-    pthread_mutex_lock(&from->mu);
-    finding_facts moved = from->findings;
-    memset(&from->findings, 0, sizeof from->findings);
-    pthread_mutex_unlock(&from->mu);
-    pthread_mutex_lock(&to->mu);
-    free(to->findings.v);
-    to->findings = moved;
-    pthread_mutex_unlock(&to->mu);
+    pthread_mutex_lock(&e->mu);
+    finding_facts *ff = &e->findings;
+    finding_fact *f = finding_facts_get(ff, gpu, detector, level > 0);
+    if (f && level <= 0) {
+        *f = ff->v[--ff->n];
+        e->states_changed = 1;
+    } else if (f) {
+        e->states_changed |= f->level != level;
+        f->level = level;
+        f->until_us = 0; /* reported by the diagnosis: no longer a restored one */
+    }
+    pthread_mutex_unlock(&e->mu);
+    return level > 0 && !f ? -1 : 0;
 }
 
 static int64_t group_interval(const alert_engine *e, int g)
@@ -222,7 +219,7 @@ static int64_t group_interval(const alert_engine *e, int g)
 
 int64_t alert_engine_next_due(const alert_engine *e)
 {
-    int64_t next = INT64_MAX;
+    int64_t next = e->retired.n ? e->retired_due : INT64_MAX;
     for (int g = 0; g < e->rs.ngroups; g++)
         if (e->rt[g].next_due < next)
             next = e->rt[g].next_due;
@@ -382,8 +379,7 @@ static int find_hits(alert_engine *e, int g, const sample_source *src, int64_t t
     return rc;
 }
 
-/* Room for n alerts. Returns 0, or -1 when out of memory. */
-static int reserve(rule_rt *rt, int n)
+int rule_rt_reserve(rule_rt *rt, int n)
 {
     if (n <= rt->cap)
         return 0;
@@ -398,7 +394,7 @@ static int reserve(rule_rt *rt, int n)
     return 0;
 }
 
-static active_alert *find_alert(rule_rt *rt, const labels *l)
+active_alert *rule_rt_find(rule_rt *rt, const labels *l)
 {
     for (int i = 0; i < rt->n; i++)
         if (labels_equal(&rt->a[i].labels, l))
@@ -407,15 +403,16 @@ static active_alert *find_alert(rule_rt *rt, const labels *l)
 }
 
 /* The condition held for h's label set: create the alert (pending) or refresh it, taking h's labels and
- * annotations. rt has room for one more alert (reserve). */
-static void upsert(rule_rt *rt, hit *h, int64_t ts)
+ * annotations. rt has room for one more alert (rule_rt_reserve). Returns 1 when the alert is new. */
+static int upsert(rule_rt *rt, hit *h, int64_t ts)
 {
-    active_alert *a = find_alert(rt, &h->labels);
-    if (a && a->state != ALERT_INACTIVE) {
+    active_alert *a = rule_rt_find(rt, &h->labels);
+    int fresh = !a || a->state == ALERT_INACTIVE;
+    if (!fresh) {
         labels_free(&a->annotations);
     } else {
         if (a)
-            alert_free(a); /* a resolved alert becomes active again: a new one */
+            active_alert_free(a); /* a resolved alert becomes active again: a new one */
         else
             a = &rt->a[rt->n++];
         memset(a, 0, sizeof *a);
@@ -429,9 +426,10 @@ static void upsert(rule_rt *rt, hit *h, int64_t ts)
     memset(&h->annotations, 0, sizeof h->annotations);
     a->value = h->value;
     a->seen = 1;
+    return fresh;
 }
 
-static void log_transition(const active_alert *a, const char *what, gw_log_level lvl)
+void alert_log_transition(const active_alert *a, const char *what, gw_log_level lvl)
 {
     char value[40];
     tmpl_format_value(a->value, value, sizeof value);
@@ -451,21 +449,26 @@ static void log_transition(const active_alert *a, const char *what, gw_log_level
            gpu ? gpu : "", sev ? sev : "", value, sum);
 }
 
-/* Prometheus' AlertingRule.Eval after the query: states of alerts not in the result, for, keep_firing_for. */
-static void advance(const rule *ru, rule_rt *rt, int64_t ts)
+/* Prometheus' AlertingRule.Eval after the query: states of alerts not in the result, for, keep_firing_for.
+ * Returns how many alerts changed what a restart would restore (state, keep_firing_for's start). */
+static int advance(const rule *ru, rule_rt *rt, int64_t ts)
 {
+    int moved = 0;
     for (int i = 0; i < rt->n; i++) {
         active_alert *a = &rt->a[i];
         a->changed = 0;
         if (!a->seen) {
             int keep = 0;
             if (a->state == ALERT_FIRING && ru->keep_firing_us > 0) {
-                if (!a->keep_firing_since)
+                if (!a->keep_firing_since) {
                     a->keep_firing_since = ts;
+                    moved++; /* kept for a restart */
+                }
                 keep = ts - a->keep_firing_since < ru->keep_firing_us;
             }
             if (a->state == ALERT_PENDING || (a->resolved_at && ts - a->resolved_at > ALERT_RESOLVED_RETENTION_US)) {
-                alert_free(a);
+                moved += a->state == ALERT_PENDING;
+                active_alert_free(a);
                 rt->a[i] = rt->a[--rt->n];
                 i--;
                 continue;
@@ -474,20 +477,24 @@ static void advance(const rule *ru, rule_rt *rt, int64_t ts)
                 a->state = ALERT_INACTIVE;
                 a->resolved_at = ts;
                 a->changed = 1;
-                log_transition(a, "alert resolved", GW_LOG_INFO);
+                moved++;
+                alert_log_transition(a, "alert resolved", GW_LOG_INFO);
             }
             continue;
         }
+        moved += a->keep_firing_since != 0;
         a->keep_firing_since = 0;
         if (a->state == ALERT_PENDING && ts - a->active_at >= ru->for_us) {
             a->state = ALERT_FIRING;
             a->fired_at = ts;
             a->changed = 1;
-            log_transition(a, "alert firing", GW_LOG_WARN);
+            moved++;
+            alert_log_transition(a, "alert firing", GW_LOG_WARN);
         } else if (a->state == ALERT_PENDING && a->active_at == ts) {
-            log_transition(a, "alert pending", GW_LOG_INFO);
+            alert_log_transition(a, "alert pending", GW_LOG_INFO);
         }
     }
+    return moved;
 }
 
 /* Prometheus' needsSending and the endsAt it sends (resend every minute, valid for 4 intervals). */
@@ -543,18 +550,21 @@ static int eval_group(alert_engine *e, int g, const sample_source *src, int64_t 
         int most = grt->rules[r].n; /* each hit may be a new alert */
         for (int i = 0; i < h.n; i++)
             most += h.v[i].rule == r;
-        rc = reserve(&grt->rules[r], most);
+        rc = rule_rt_reserve(&grt->rules[r], most);
     }
     if (rc == 0) { /* nothing below allocates but the notifications */
         for (int r = 0; r < grp->nrules; r++)
             for (int i = 0; i < grt->rules[r].n; i++)
                 grt->rules[r].a[i].seen = 0;
+        int moved = 0;
         for (int i = 0; i < h.n; i++)
-            upsert(&grt->rules[h.v[i].rule], &h.v[i], ts);
+            moved += upsert(&grt->rules[h.v[i].rule], &h.v[i], ts);
         for (int r = 0; r < grp->nrules; r++) {
-            advance(&grp->rules[r], &grt->rules[r], ts);
+            moved += advance(&grp->rules[r], &grt->rules[r], ts);
             *dropped += collect_dispatch(&grt->rules[r], ts, group_interval(e, g), out);
         }
+        if (moved)
+            e->states_changed = 1;
     }
     hits_free(&h);
     return rc;
@@ -590,11 +600,42 @@ static void update_window(alert_engine *e, const sample_source *src, int64_t now
     window_update(&e->win, src, now_us);
 }
 
+/* The alerts of rules that are gone: sent on the schedule of resolved alerts (a retired one is
+ * resolved, or being so, once), dropped after the resolved retention. Returns how many
+ * notifications could not be built. */
+static int advance_retired(alert_engine *e, int64_t ts, alert_list *out)
+{
+    rule_rt *rt = &e->retired;
+    for (int i = 0; i < rt->n; i++)
+        if (ts - rt->a[i].resolved_at > ALERT_RESOLVED_RETENTION_US) {
+            active_alert_free(&rt->a[i]);
+            rt->a[i] = rt->a[--rt->n];
+            i--;
+        }
+    int dropped = collect_dispatch(rt, ts, e->default_interval, out);
+    for (int i = 0; i < rt->n; i++)
+        rt->a[i].changed = 0;
+    return dropped;
+}
+
+/* Findings restored after a restart that the diagnosis has not reported again within their grace. */
+static void expire_findings(alert_engine *e, int64_t now_us)
+{
+    finding_facts *ff = &e->findings;
+    for (int i = 0; i < ff->n; i++)
+        if (ff->v[i].until_us && now_us >= ff->v[i].until_us) {
+            ff->v[i] = ff->v[--ff->n];
+            i--;
+            e->states_changed = 1;
+        }
+}
+
 int alert_engine_eval(alert_engine *e, const sample_source *src, int64_t now_us, int force)
 {
     int evaluated = 0, skipped = 0, dropped = 0;
     alert_list out = {0};
     pthread_mutex_lock(&e->mu);
+    expire_findings(e, now_us);
     update_window(e, src, now_us, force);
     for (int g = 0; g < e->rs.ngroups; g++) {
         group_rt *grt = &e->rt[g];
@@ -610,6 +651,10 @@ int alert_engine_eval(alert_engine *e, const sample_source *src, int64_t now_us,
         while (grt->next_due <= now_us)
             grt->next_due += iv;
         evaluated++;
+    }
+    if (e->retired.n && (force || now_us >= e->retired_due)) {
+        dropped += advance_retired(e, now_us, &out);
+        e->retired_due = now_us + e->default_interval;
     }
     /* Out of memory is logged once, until an evaluation goes through again. */
     int log = (skipped || dropped) && !e->oom_logged;

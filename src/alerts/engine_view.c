@@ -69,11 +69,22 @@ void alert_list_free(alert_list *l)
     l->n = 0;
 }
 
+/* Appends a view of each alert of rt to out (room made by the caller). Returns 0, or -1 when out of memory. */
+static int fill_views(alert_list *out, const rule_rt *rt)
+{
+    for (int i = 0; i < rt->n; i++) {
+        if (alert_view_fill(&out->v[out->n], &rt->a[i]) != 0)
+            return -1;
+        out->n++;
+    }
+    return 0;
+}
+
 int alert_engine_snapshot(alert_engine *e, alert_list *out)
 {
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&e->mu);
-    int total = 0;
+    int total = e->retired.n;
     for (int g = 0; g < e->rs.ngroups; g++)
         for (int r = 0; r < e->rs.groups[g].nrules; r++)
             total += e->rt[g].rules[r].n;
@@ -81,10 +92,9 @@ int alert_engine_snapshot(alert_engine *e, alert_list *out)
     int rc = out->v ? 0 : -1;
     for (int g = 0; g < e->rs.ngroups && rc == 0; g++)
         for (int r = 0; r < e->rs.groups[g].nrules && rc == 0; r++)
-            for (int i = 0; i < e->rt[g].rules[r].n && rc == 0; i++) {
-                rc = alert_view_fill(&out->v[out->n], &e->rt[g].rules[r].a[i]);
-                out->n += rc == 0;
-            }
+            rc = fill_views(out, &e->rt[g].rules[r]);
+    if (rc == 0)
+        rc = fill_views(out, &e->retired); /* rules that are gone: their resolved alerts */
     pthread_mutex_unlock(&e->mu);
     if (rc != 0)
         alert_list_free(out);

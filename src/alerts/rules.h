@@ -94,5 +94,13 @@ void ruleset_free(ruleset *rs);
 
 /* A pseudo metric of rule files (process.memory, ...) by name. */
 int pseudo_find(const char *name); /* -1 if not a pseudo metric */
+const char *pseudo_name(int id);   /* its name ("" for none) */
+
+/* The identity of rule r of group g across reloads and restarts: equal for two rules whose group,
+ * name, condition, for, labels, scope and target GPUs are the same (annotations, interval and
+ * keep_firing_for may differ). Written into out (RULE_KEY_MAX bytes; the digest comes first, so a
+ * cut leaves it whole). */
+#define RULE_KEY_MAX 256
+void rule_key(const rule_group *g, const rule *r, char *out, size_t n);
 
 #endif

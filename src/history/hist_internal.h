@@ -3,6 +3,7 @@
 #define GPUWATCH_HIST_INTERNAL_H
 
 #include <pthread.h>
+#include "alert_record.h"
 #include "history.h"
 #include "store.h"
 
@@ -106,6 +107,7 @@ struct history {
     int drop_logged; /* "buffer full" was logged in this failure episode */
     int recovered;   /* open chunks of an earlier run were sealed */
     history_stats stats;
+    alert_records *alert_states; /* the alert engine's state handed over and not written yet, or NULL */
 };
 
 /* ingest.c */
@@ -136,6 +138,11 @@ int hist_spill(hgroup *grp);                           /* codes the HIST_RAW_SLO
 int hist_spill_const(const hgroup *grp, hcol *c);      /* codes a constant run's slots [base, zn) into c->z */
 int hist_unspill_times(const hgroup *grp, int64_t *t); /* slots [base, n), at t[slot] */
 int hist_unspill_col(const hgroup *grp, const hcol *c, double *v, uint8_t *pres); /* the same */
+
+/* alert_states.c: writes states into the open transaction (replacing what the file held); an SQLite
+ * result code. hist_alert_states_free frees a handed-over copy (NULL is fine). */
+int hist_write_alert_states(store *st, const alert_records *states);
+void hist_alert_states_free(alert_records *states);
 
 /* events.c: events derived from a GPU's previous and new sample (called under h->mu). */
 void hist_detect_events(history *h, int gpu, const gpu_sample *prev, const gpu_sample *cur);

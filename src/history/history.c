@@ -150,6 +150,7 @@ void history_close(history *h)
         store_close(h->st);
     }
     hist_free_memory(h);
+    hist_alert_states_free(h->alert_states);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->flush_mu);
     pthread_mutex_destroy(&h->mu);

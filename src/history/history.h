@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "alert_record.h"
 #include "sample.h"
 
 typedef struct history_config {
@@ -41,6 +42,22 @@ void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_
 void history_record_processes(history *h, int gpu, uint64_t t_us, const gpu_proc *procs, int n);
 /* Record an event; kind: xid, gpu_lost, gpu_back, throttle_start, throttle_end, alert, ...; gpu -1 = host. */
 void history_record_event(history *h, uint64_t t_us, int gpu, const char *kind, const char *detail);
+
+/* The alert engine's whole state now (alert_record.h): kept, and written at once (the writer is
+ * woken) in place of what the file held, so that a restarted agent picks it up. A newer state
+ * handed over before the write replaces this one. Out of memory: logged, the file keeps the
+ * previous state. */
+void history_set_alert_states(history *h, const alert_records *states);
+/* The alert state a history file holds, and *last_seen_us, the time of the newest thing recorded in
+ * it (a sample or an event; 0 when none): when the agent that wrote it was last known running. A
+ * file that does not exist, or holds no state, gives none. Rows that cannot be right (a state
+ * other than pending or firing, text over HISTORY_ALERT_TEXT_MAX, more than
+ * HISTORY_MAX_ALERT_STATES rows) are skipped and counted in *skipped. Returns 0, or -1 with the
+ * reason in err when the file cannot be read (out is empty). */
+#define HISTORY_MAX_ALERT_STATES 100000
+#define HISTORY_ALERT_TEXT_MAX 65536
+int history_read_alert_states(const char *path, alert_records *out, int64_t *last_seen_us, int *skipped, char *err,
+                              size_t n);
 
 /* Writes what is in memory now (sealed chunks, checkpoints of open ones, events). 0 when written,
  * -1 when the file cannot be written (the data stays buffered, up to max_buffer). */

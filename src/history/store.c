@@ -42,6 +42,11 @@ static const char *schema =
     "CREATE TABLE IF NOT EXISTS events(id INTEGER PRIMARY KEY, t INTEGER NOT NULL, gpu INTEGER NOT NULL,"
     " kind TEXT NOT NULL, detail TEXT);"
     "CREATE INDEX IF NOT EXISTS events_t ON events(t);"
+    /* the alert engine's latest state (alert_states.c), rewritten whole when it changes */
+    "CREATE TABLE IF NOT EXISTS alert_states(rule TEXT NOT NULL, labels TEXT NOT NULL, annotations TEXT NOT NULL,"
+    " firing INTEGER NOT NULL, active_at INTEGER NOT NULL, fired_at INTEGER NOT NULL, last_sent_at INTEGER NOT NULL,"
+    " valid_until INTEGER NOT NULL, keep_firing_since INTEGER NOT NULL, value REAL NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS alert_findings(gpu INTEGER NOT NULL, detector TEXT NOT NULL, level INTEGER NOT NULL);"
     "INSERT OR REPLACE INTO meta VALUES('format', '2');";
 
 int store_exec(store *s, const char *sql)

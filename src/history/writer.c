@@ -143,8 +143,9 @@ static void end_checkpoints(history *h, const ckpt *ck, int committed)
     pthread_mutex_unlock(&h->mu);
 }
 
-/* One transaction: what waits in memory (sealed chunks, events, ...), then the checkpoints. */
-static int write_all(history *h, const pend *list)
+/* One transaction: what waits in memory (sealed chunks, events, ...), the alert states handed over
+ * (NULL: none), then the checkpoints. */
+static int write_all(history *h, const pend *list, const alert_records *alert_states)
 {
     ckpt *ck = calloc(HIST_MAX_GPUS + HIST_MAX_PROCS, sizeof *ck);
     if (!ck)
@@ -152,6 +153,8 @@ static int write_all(history *h, const pend *list)
     int rc = store_exec(h->st, "BEGIN IMMEDIATE");
     for (const pend *p = list; p && rc == SQLITE_OK; p = p->next)
         rc = write_one(h->st, p);
+    if (rc == SQLITE_OK && alert_states)
+        rc = hist_write_alert_states(h->st, alert_states);
     if (rc == SQLITE_OK)
         rc = write_checkpoints(h, ck);
     if (rc == SQLITE_OK)
@@ -277,12 +280,18 @@ int history_flush(history *h)
     size_t list_bytes = h->pending_bytes;
     h->pending_bytes = 0;
     int64_t latest = h->latest_t;
+    alert_records *states = h->alert_states;
+    h->alert_states = NULL;
     pthread_mutex_unlock(&h->mu);
 
-    int rc = ensure_store(h) == 0 ? write_all(h, list) : SQLITE_CANTOPEN;
+    int rc = ensure_store(h) == 0 ? write_all(h, list, states) : SQLITE_CANTOPEN;
     if (is_damage(rc) && move_aside(h, rc) == 0) /* once more, into the new file */
-        rc = ensure_store(h) == 0 ? write_all(h, list) : SQLITE_CANTOPEN;
+        rc = ensure_store(h) == 0 ? write_all(h, list, states) : SQLITE_CANTOPEN;
     pthread_mutex_lock(&h->mu);
+    if (rc != SQLITE_OK && !h->alert_states) /* written at the next try, unless a newer one came */
+        h->alert_states = states;
+    else
+        hist_alert_states_free(states);
     h->stats.flushes++;
     if (rc == SQLITE_OK) {
         if (h->failing)

@@ -1,7 +1,8 @@
 /* agent_module.c - the agent module: `agent` and `config check`, assembled here with the plugins the
  * agent runs. The agent knows none of them. To add a plugin, write src/plugins/NAME_plugin.c
  * defining `const agent_plugin NAME_plugin` (src/agent/plugin.h) and add NAME to the list below;
- * plugins start in this order, and their config sections are checked in it. */
+ * plugins start in this order, and their config sections are checked in it. The history comes first:
+ * the alerts plugin reads the file it advertises at its start (the alert states of the last run). */
 #include "agent_commands.h"
 #include "module_api.h"
 

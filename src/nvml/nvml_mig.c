@@ -1,4 +1,5 @@
-/* nvml_mig.c - the MIG devices of a GPU in MIG mode: nvmlDeviceGetMaxMigDeviceCount slots, each
+/* nvml_mig.c - the MIG devices of a GPU in MIG mode (as its reads see it: no call at all with MIG
+ * mode off): nvmlDeviceGetMaxMigDeviceCount slots, each
  * asked for a MIG device handle (NOT_FOUND: an empty slot), and of each its GPU and compute instance
  * ids, UUID, profile (the end of its name: "NVIDIA H100 80GB HBM3 MIG 3g.40gb") and memory. MIG
  * mode off, or a driver without MIG, is no MIG device and no error. */
@@ -57,11 +58,25 @@ static void read_one(backend *b, nv_gpu *g, nvmlDevice_t h, gpu_mig *m)
     read_memory(b, g, h, m);
 }
 
+/* MIG mode: as the GPU's reads last saw it (no call), else asked once. */
+static int mig_mode(backend *b, nv_gpu *g)
+{
+    unsigned cur = 0, pending = 0;
+    if (!g->mig_known && b->fn.GetMigMode) {
+        nvmlReturn_t rc = b->fn.GetMigMode(g->dev, &cur, &pending);
+        if (rc == NVML_SUCCESS || nv_refused(rc)) {
+            g->mig_known = 1;
+            g->mig_on = rc == NVML_SUCCESS && cur != 0;
+        }
+    }
+    return g->mig_on;
+}
+
 static int read_mig(backend *b, nv_gpu *g, gpu_mig *out, int max)
 {
     const nvml_fns *f = &b->fn;
-    if (!f->GetMaxMigDeviceCount || !f->GetMigDeviceHandleByIndex || nv_probe(b, g) != GPU_OK)
-        return 0;
+    if (!f->GetMaxMigDeviceCount || !f->GetMigDeviceHandleByIndex || nv_probe(b, g) != GPU_OK || !mig_mode(b, g))
+        return 0; /* no MIG device, and no call for them, with MIG mode off */
     unsigned slots = 0;
     nvmlReturn_t rc = f->GetMaxMigDeviceCount(g->dev, &slots);
     if (rc != NVML_SUCCESS) {

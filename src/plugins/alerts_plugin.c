@@ -1,10 +1,13 @@
 /* alerts_plugin.c - the alert engine as an agent plugin: its own evaluator thread woken after every
  * sampling round (so evaluation never delays sampling), rules read through the agent's view, series
- * on /metrics, /api/v1/alerts, receivers from the `alerts:` section, a rebuild on SIGHUP, and every
- * alert that starts firing or resolves posted as an "alert" event (the history records it). The
- * "finding" events of diagnosis set what finding.DETECTOR reads in rule conditions. */
+ * on /metrics, /api/v1/alerts, receivers from the `alerts:` section, a rebuild on SIGHUP that keeps
+ * the state of unchanged rules, and every alert that starts firing or resolves posted as an "alert"
+ * event (the history records it). The engine's state is posted as an "alert_states" event whenever
+ * it changes (the history keeps it) and taken back from the history at a restart. The "finding"
+ * events of diagnosis set what finding.DETECTOR reads in rule conditions. */
 #include "alerts.h"
 #include "alerts_settings.h"
+#include "history.h"
 #include "notify.h"
 #include "plugin.h"
 #include "template.h"
@@ -24,8 +27,18 @@ typedef struct alerts_state {
     int stop;
     pthread_t thread;
     int running;
-    atomic_uint_least64_t metrics_gen; /* +1 when write_metrics' text may have changed */
+    atomic_uint_least64_t metrics_gen;     /* +1 when write_metrics' text may have changed */
+    int64_t outage_tolerance_us, grace_us; /* for the restart (alerts.for_outage_tolerance, for_grace_period) */
+    int sampled;                           /* evaluator thread: every GPU had a sample before the first evaluation */
+    int ticks_waited;                      /* evaluator thread: for those samples */
+    gpu_sample *probe;                     /* evaluator thread: a sample to look at */
 } alerts_state;
+
+/* The ticks the first evaluation waits at most for a sample of every GPU. */
+#define FIRST_EVAL_MAX_TICKS 10
+
+/* How long a reload waits for the previous receivers to send what they still hold. */
+#define RELOAD_FLUSH_S 5.0
 
 /* Engine listener (runs in alert_engine_eval, under p->mu): alerts that start firing or resolve,
  * posted as events. */
@@ -50,7 +63,7 @@ static void to_events(const alert_list *l, int64_t now_us, void *arg)
         tmpl_format_value(v->value, value, sizeof value);
         snprintf(detail, sizeof detail, "alertname=%s state=%s severity=%s value=%s summary=\"%s\"", v->alertname,
                  v->state == ALERT_INACTIVE ? "resolved" : "firing", sev, value, summary);
-        agent_event ev = {(uint64_t)now_us, gpu ? atoi(gpu) : -1, "alert", detail};
+        agent_event ev = {.t_us = (uint64_t)now_us, .gpu = gpu ? atoi(gpu) : -1, .kind = "alert", .detail = detail};
         p->view->post_event(p->view, &ev);
     }
 }
@@ -83,6 +96,8 @@ static int build(alerts_state *p, gw_config *cfg, alert_engine **pe, notifier **
     }
     notifier_watch(n, &p->metrics_gen);
     alert_engine_set_default_interval(e, (int64_t)(s.interval_s * 1e6));
+    p->outage_tolerance_us = (int64_t)(s.outage_tolerance_s * 1e6);
+    p->grace_us = (int64_t)(s.grace_period_s * 1e6);
     int errors = alert_engine_set_external_label(e, "Hostname", p->view->hostname) != 0;
     for (int i = 0; i < s.external.n; i++)
         errors += alert_engine_set_external_label(e, s.external.v[i].name, s.external.v[i].value) != 0;
@@ -116,7 +131,73 @@ static int build(alerts_state *p, gw_config *cfg, alert_engine **pe, notifier **
     return 0;
 }
 
+/* ---- the state across a restart (docs/alerts.md, "Reload and restart") ---- */
+
+/* The engine's state, for the history to keep (called with p->mu held, after an evaluation that
+ * changed it). */
+static void post_states(alerts_state *p, int64_t now_us)
+{
+    alert_records r;
+    if (alert_engine_records(p->e, &r) != 0) {
+        gw_log(GW_LOG_WARN, "alerts: out of memory, the alert states are not recorded this time", NULL);
+        return;
+    }
+    agent_event ev = {.t_us = (uint64_t)now_us, .gpu = -1, .kind = "alert_states", .detail = "", .alerts = &r};
+    p->view->post_event(p->view, &ev);
+    alert_records_free(&r);
+}
+
+/* At the start: the states the previous run left in the history, when it stopped less than the
+ * outage tolerance ago. */
+static void restore(alerts_state *p)
+{
+    const char *db = p->view->fact ? p->view->fact(p->view, "db") : NULL;
+    if (!db) {
+        gw_log(GW_LOG_INFO, "alerts: no history, alert states start over", NULL);
+        return;
+    }
+    alert_records saved;
+    int64_t last_seen = 0;
+    int skipped = 0;
+    char err[512];
+    if (history_read_alert_states(db, &saved, &last_seen, &skipped, err, sizeof err) != 0) {
+        gw_log(GW_LOG_WARN, "alerts: the history's alert states cannot be read; they start over", "err=\"%s\"", err);
+        return;
+    }
+    int64_t now = (int64_t)gw_now_us();
+    alert_restore how = {now, last_seen, p->outage_tolerance_us, p->grace_us};
+    alert_restore_counts c;
+    if (alert_engine_restore(p->e, &saved, &how, &c) != 0)
+        gw_log(GW_LOG_ERROR, "alerts: out of memory, alert states partly restored", NULL);
+    double down_s = last_seen ? (double)(now - last_seen) / 1e6 : -1;
+    if (c.too_long && (saved.nalerts || saved.nfindings))
+        gw_log(GW_LOG_WARN, "alert states start over: down longer than alerts.for_outage_tolerance",
+               "down_s=%.1f tolerance_s=%g firing_resolved=%d pending_dropped=%d", down_s,
+               (double)p->outage_tolerance_us / 1e6, c.resolved, c.dropped);
+    else if (saved.nalerts || saved.nfindings)
+        gw_log(GW_LOG_INFO, "alert states restored",
+               "firing=%d pending=%d findings=%d firing_resolved=%d pending_dropped=%d invalid=%d down_s=%.1f",
+               c.firing, c.pending, c.findings, c.resolved, c.dropped, c.invalid + skipped, down_s);
+    alert_records_free(&saved);
+}
+
 /* ---- the evaluator thread ---- */
+
+/* 1 once the source has a sample of every GPU, or waited FIRST_EVAL_MAX_TICKS ticks for them (a GPU
+ * that never answers). Not before the backend is open: a first evaluation over no GPU would delay
+ * the next one; nor before the first samples: a rule over no sample does not hold, which would
+ * resolve the alerts restored at the start. */
+static int ready(alerts_state *p, const sample_source *src, int64_t now)
+{
+    int n = src->gpu_count(src->ctx);
+    if (p->sampled || n <= 0)
+        return n > 0;
+    int missing = 0;
+    for (int gpu = 0; p->probe && gpu < n && !missing; gpu++)
+        missing = !src->latest(src->ctx, gpu, now, p->probe);
+    p->sampled = !missing || ++p->ticks_waited >= FIRST_EVAL_MAX_TICKS;
+    return p->sampled;
+}
 
 static void *evaluator(void *arg)
 {
@@ -130,11 +211,12 @@ static void *evaluator(void *arg)
             break;
         int64_t now = p->tick_us;
         p->tick_us = 0;
-        /* Not before the backend is open: a first evaluation over no GPU would delay the next one. */
-        if (p->e && now >= alert_engine_next_due(p->e) && src->gpu_count(src->ctx) > 0) {
+        if (p->e && now >= alert_engine_next_due(p->e) && ready(p, src, now)) {
             if (src->capacity)
                 alert_engine_set_source_capacity(p->e, src->capacity(src->ctx));
             alert_engine_eval(p->e, src, now, 0); /* under mu: a reload waits for it */
+            if (alert_engine_take_changes(p->e))
+                post_states(p, now);
             atomic_fetch_add(&p->metrics_gen, 1);
         }
     }
@@ -256,15 +338,26 @@ static void on_reload(void *ctx, gw_config *cfg)
     pthread_mutex_lock(&p->mu);
     alert_engine *old_e = p->e;
     notifier *old_n = p->n;
-    if (old_e && e)
-        alert_engine_move_findings(e, old_e);
+    alert_carry_counts c = {0};
+    if (old_e && e && alert_engine_take_over(e, old_e, (int64_t)gw_now_us(), &c) != 0) {
+        pthread_mutex_unlock(&p->mu);
+        alert_engine_free(e);
+        notifier_free(n);
+        gw_log(GW_LOG_ERROR, "alerts: out of memory, reload failed, keeping the previous rules", NULL);
+        return;
+    }
     p->e = e;
     p->n = n;
     pthread_mutex_unlock(&p->mu);
     atomic_fetch_add(&p->metrics_gen, 1);
     alert_engine_free(old_e);
+    if (old_n && notifier_flush(old_n, RELOAD_FLUSH_S) != 0)
+        gw_log(GW_LOG_WARN, "alerts: notifications the previous receivers still held were dropped at the reload",
+               "waited_s=%g", RELOAD_FLUSH_S);
     notifier_free(old_n);
-    gw_log(GW_LOG_INFO, "alerts reloaded (alert states start over)", NULL);
+    gw_log(GW_LOG_INFO, "alerts reloaded",
+           "rules_kept=%d rules_changed=%d rules_new=%d rules_removed=%d alerts_kept=%d alerts_resolved=%d",
+           c.rules_kept, c.rules_changed, c.rules_new, c.rules_removed, c.alerts_kept, c.alerts_resolved);
 }
 
 static void stop(void *ctx)
@@ -287,6 +380,7 @@ static void release(void *ctx)
     notifier_free(p->n);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
+    free(p->probe);
     free(p);
 }
 
@@ -303,9 +397,16 @@ static int start(const agent_view *view, gw_config *cfg, void **ctx)
     if (!p)
         return -1;
     p->view = view;
+    p->probe = malloc(sizeof *p->probe); /* none: the first evaluation does not wait */
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
-    if (build(p, cfg, &p->e, &p->n) != 0 || pthread_create(&p->thread, NULL, evaluator, p) != 0) {
+    if (build(p, cfg, &p->e, &p->n) != 0) {
+        release(p);
+        return -1;
+    }
+    if (p->e)
+        restore(p);
+    if (pthread_create(&p->thread, NULL, evaluator, p) != 0) {
         release(p);
         return -1;
     }

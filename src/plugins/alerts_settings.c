@@ -178,18 +178,27 @@ static void check_rule_files(gw_doc *d, alerts_settings *s)
 
 int alerts_settings_read(gw_config *c, alerts_settings *s)
 {
-    static const char *const keys[] = {"enabled",    "default_rules",   "rule_files", "evaluation_interval",
-                                       "thresholds", "external_labels", "receivers",  NULL};
+    static const char *const keys[] = {
+        "enabled",         "default_rules", "rule_files",           "evaluation_interval", "thresholds",
+        "external_labels", "receivers",     "for_outage_tolerance", "for_grace_period",    NULL};
     gw_doc *d = &c->doc;
     memset(s, 0, sizeof *s);
     s->enabled = s->default_rules = 1;
     s->interval_s = 15;
+    s->outage_tolerance_s = 3600;
+    s->grace_period_s = 600;
     doc_node *sec = doc_path(d, "alerts"), *n;
     if (!doc_is_null(sec) && doc_check_map(d, sec, "alerts", keys) == 0) {
         doc_opt_bool(d, sec, "alerts", "enabled", &s->enabled);
         doc_opt_bool(d, sec, "alerts", "default_rules", &s->default_rules);
         if (doc_opt_duration(d, sec, "alerts", "evaluation_interval", &s->interval_s) == 0 && s->interval_s <= 0)
             doc_error(d, doc_get(d, sec, "evaluation_interval"), "alerts.evaluation_interval must be > 0");
+        if (doc_opt_duration(d, sec, "alerts", "for_outage_tolerance", &s->outage_tolerance_s) == 0 &&
+            (s->outage_tolerance_s < 0 || s->outage_tolerance_s > 30 * 86400))
+            doc_error(d, doc_get(d, sec, "for_outage_tolerance"), "alerts.for_outage_tolerance: between 0 and 30d");
+        if (doc_opt_duration(d, sec, "alerts", "for_grace_period", &s->grace_period_s) == 0 &&
+            (s->grace_period_s < 0 || s->grace_period_s > 86400))
+            doc_error(d, doc_get(d, sec, "for_grace_period"), "alerts.for_grace_period: between 0 and 1d");
         if ((n = doc_get(d, sec, "rule_files")) && !doc_is_null(n))
             read_rule_files(d, n, s);
         if ((n = doc_get(d, sec, "thresholds")) && !doc_is_null(n) &&

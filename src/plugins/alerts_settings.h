@@ -20,6 +20,8 @@ typedef struct alerts_settings {
     doc_node **rule_nodes;    /* the config entry each came from (for errors) */
     int nrule_files;
     double interval_s;            /* alerts.evaluation_interval (default 15 s) */
+    double outage_tolerance_s;    /* alerts.for_outage_tolerance (default 1 h): restore states after a shorter outage */
+    double grace_period_s;        /* alerts.for_grace_period (default 10 m) */
     alerts_threshold *thresholds; /* alerts.thresholds: {ALERTNAME: number} */
     int nthresholds;
     labels external;            /* alerts.external_labels */

@@ -77,7 +77,7 @@ static void post(diag_state *p, uint64_t t_us, const finding_key *k, const char 
     char detail[512];
     snprintf(detail, sizeof detail, "detector=%s severity=%s state=%s summary=\"%s\"", k->detector,
              diag_severity_name(k->severity), state, f ? f->summary : "");
-    agent_event ev = {t_us, k->gpu, "finding", detail};
+    agent_event ev = {.t_us = t_us, .gpu = k->gpu, .kind = "finding", .detail = detail};
     p->view->post_event(p->view, &ev);
 }
 

@@ -1,6 +1,7 @@
 /* history_plugin.c - the history as an agent plugin: reads the `history:` section, records what the
  * sampler thread hands over and every event (memory only; the history writer thread does the
- * disk), serves /api/v1/query_range and adds gpuwatch_history_* series. */
+ * disk), keeps the alert engine's latest state for a restart, serves /api/v1/query_range and adds
+ * gpuwatch_history_* series. */
 #include "history.h"
 #include "plugin.h"
 #include "util.h"
@@ -77,10 +78,14 @@ static void on_processes(void *ctx, int gpu, uint64_t t_us, const gpu_proc *proc
     history_record_processes(p->h, gpu, t_us, procs, n);
 }
 
+/* An event goes to the events table; the alert engine's state replaces the one the file holds. */
 static void on_event(void *ctx, const agent_event *ev)
 {
     hist_plugin *p = ctx;
-    history_record_event(p->h, ev->t_us, ev->gpu, ev->kind, ev->detail);
+    if (ev->alerts)
+        history_set_alert_states(p->h, ev->alerts);
+    else
+        history_record_event(p->h, ev->t_us, ev->gpu, ev->kind, ev->detail);
 }
 
 static void on_tick(void *ctx, uint64_t now_us)

@@ -411,6 +411,12 @@ static int exit_code(int status, int *sig)
     return 1;
 }
 
+/* The job's output lines (on the thread that relays them): the allocator's messages for the diagnosis. */
+static void job_output_line(void *arg, int64_t t_us, const char *line)
+{
+    run_data_add_output(arg, t_us, line);
+}
+
 static int report(run_ctx *c, run_data *d, step_parser *sp)
 {
     run_summary *s = malloc(sizeof *s);
@@ -503,6 +509,7 @@ static int run_job(run_ctx *c)
         return 1;
     }
     d->simulated = c->s.versions.simulated;
+    steps_on_line(sp, job_output_line, d);
     if (c->agent)
         snprintf(d->source, sizeof d->source, "from the agent %s", agent_reader_base(c->agent));
     else
@@ -557,6 +564,7 @@ static int run_job(run_ctx *c)
     int status = child_relay(&ch, sigfd, sp);
     c->meta.t_end_us = (int64_t)gw_now_us();
     watch_stop(&w);
+    run_data_add_notes(d);
     history_close(h);
     rc = exit_code(status, &c->meta.signal);
     c->meta.exit_status = rc;

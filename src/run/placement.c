@@ -8,7 +8,8 @@ int place_pair_cost(const gpu_topology *a, int b)
 {
     int c = a->nvlink[b] ? 0 : 3;
     switch (a->path[b]) {
-    case TOPO_PATH_SWITCH: return c;
+    case TOPO_PATH_SWITCH:
+    case TOPO_PATH_BRIDGES: return c;
     case TOPO_PATH_HOSTBRIDGE:
     case TOPO_PATH_NODE: return c + 1;
     default: return c + 2;

@@ -65,6 +65,8 @@ struct step_parser {
     double reported_sps;
     double first_loss, last_loss;
     int oom;
+    steps_line_fn on_line;
+    void *on_line_arg;
 };
 
 step_parser *steps_new(const char *user_regex, char *err, size_t n)
@@ -282,10 +284,18 @@ static void one_line(step_parser *p, int stream)
     p->len[stream] = 0;
     if (!line[0])
         return;
+    if (p->on_line)
+        p->on_line(p->on_line_arg, t, line);
     if (p->have_user)
         user_line(p, t, line);
     else
         builtin_line(p, t, line);
+}
+
+void steps_on_line(step_parser *p, steps_line_fn fn, void *arg)
+{
+    p->on_line = fn;
+    p->on_line_arg = arg;
 }
 
 void steps_feed(step_parser *p, int stream, int64_t t_us, const char *data, size_t len)

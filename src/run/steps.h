@@ -35,6 +35,11 @@ typedef struct step_parser step_parser;
 step_parser *steps_new(const char *user_regex, char *err, size_t n);
 void steps_free(step_parser *p);
 
+/* Calls fn(arg, t_us, line) for every non-empty line as it completes (on the thread that feeds the
+ * parser), beside the step patterns: what else the job says (its allocator's messages). */
+typedef void (*steps_line_fn)(void *arg, int64_t t_us, const char *line);
+void steps_on_line(step_parser *p, steps_line_fn fn, void *arg);
+
 /* Bytes of one stream (0 stdout, 1 stderr, up to 3) that arrived at t_us. */
 void steps_feed(step_parser *p, int stream, int64_t t_us, const char *data, size_t len);
 /* Ends the streams (a last line without a newline counts). A line's time is when its last byte came. */

@@ -1,11 +1,9 @@
 """agentlib.py - helpers for the agent's end-to-end tests: start `gpuwatch agent` on a gpusim
-scenario on an ephemeral port, make HTTP requests, parse the Prometheus text format, stop cleanly;
-start a real Alertmanager."""
+scenario on an ephemeral port, make HTTP requests, parse the Prometheus text format, stop cleanly."""
 import http.client
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -14,7 +12,7 @@ import tempfile
 import time
 import urllib.request
 
-from skiplib import need_command, skip_test
+from skiplib import skip_test
 
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
 SOURCE = os.environ.get("GW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -218,47 +216,3 @@ def free_port():
 def get_json_url(url, timeout=30):
     with urllib.request.urlopen(url, timeout=timeout) as r:
         return json.loads(r.read().decode())
-
-
-def alertmanager_binary():
-    """Debian's prometheus-alertmanager (or an alertmanager on PATH); skips the test without one."""
-    return shutil.which("prometheus-alertmanager") or need_command("alertmanager", "prometheus-alertmanager")
-
-
-class Alertmanager:
-    """A real Alertmanager on 127.0.0.1, alone (no cluster), its files in tmp/name*."""
-
-    def __init__(self, tmp, name="am"):
-        self.port = free_port()
-        cfg = os.path.join(tmp, name + ".yml")
-        with open(cfg, "w") as f:
-            f.write("route:\n  receiver: none\n  group_wait: 1s\n  group_interval: 1s\nreceivers:\n  - name: none\n")
-        self.log = open(os.path.join(tmp, name + ".log"), "w")
-        self.proc = subprocess.Popen(
-            [alertmanager_binary(), "--config.file=" + cfg, "--storage.path=" + os.path.join(tmp, name + "-data"),
-             "--web.listen-address=127.0.0.1:%d" % self.port, "--cluster.listen-address="],
-            stdout=self.log, stderr=subprocess.STDOUT)
-        self.url = "http://127.0.0.1:%d" % self.port
-        wait_for("alertmanager %s to be ready" % name, self.ready, timeout=60)
-
-    def ready(self):
-        if self.proc.poll() is not None:
-            fail("alertmanager exited:\n" + open(self.log.name).read())
-        try:
-            with urllib.request.urlopen(self.url + "/-/ready", timeout=5) as r:
-                return r.status == 200
-        except OSError:
-            return False
-
-    def alerts(self, name):
-        return [a for a in get_json_url(self.url + "/api/v2/alerts") if a["labels"].get("alertname") == name]
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()

@@ -5,7 +5,6 @@ an exec receiver writes what it got; a webhook receiver gets Alertmanager's vers
 webhook that never answers delays neither the other receivers nor sampling: they deliver, and the
 agent samples, while its attempt is still in progress (it can only end by its 10-minute timeout or
 by the test closing its server)."""
-import http.server
 import json
 import os
 import shutil
@@ -13,34 +12,18 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from agentlib import (Agent, Alertmanager, alertmanager_binary, check, need_gpusim, parse_metrics,  # noqa: E402
-                      scenario, series, wait_for)
-
-
-class Hook(http.server.BaseHTTPRequestHandler):
-    got = []
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        Hook.got.append((time.monotonic(), self.headers.get("Authorization"), json.loads(body)))
-        self.send_response(200)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
+from agentlib import Agent, check, need_gpusim, parse_metrics, scenario, series, wait_for  # noqa: E402
+from amlib import Alertmanager, Receiver  # noqa: E402
 
 
 def main():
     need_gpusim()
-    alertmanager_binary()
     tmp = tempfile.mkdtemp(prefix="gw-alerts-")
     am = Alertmanager(tmp)
-    hook = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
-    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    hook = Receiver()
     hang = socket.socket()                         # accepts (backlog), never answers
     hang.bind(("127.0.0.1", 0))
     hang.listen(16)
@@ -71,10 +54,9 @@ alerts:
   receivers:
     - {name: hang, type: webhook, url: "http://127.0.0.1:%d/", timeout: 10m, retries: 0}
     - {name: script, type: exec, command: [%s, %s, %s], timeout: 10s}
-    - {name: hook, type: webhook, url: "http://127.0.0.1:%d/hook", headers: {Authorization: Bearer s3cret}}
+    - {name: hook, type: webhook, url: "%s/hook", headers: {Authorization: Bearer s3cret}}
     - {name: am, type: alertmanager, urls: ["%s"]}
-""" % (rules, hang.getsockname()[1], sys.executable, writer, exec_out,
-       hook.server_address[1], am.url)
+""" % (rules, hang.getsockname()[1], sys.executable, writer, exec_out, hook.url, am.url)
     agent = Agent(scenario("alerts_thermal.yaml"), config, args=("--db", db), env={"GPUSIM_SPEED": "60"})
     try:
         agent.wait_sampled()
@@ -104,10 +86,11 @@ alerts:
               "no gpuwatch_alert firing series on /metrics")
 
         # the good webhook got a version-4 payload with the auth header, while the other one hangs
-        got = wait_for("the webhook payload", lambda: [g for g in Hook.got if g[2]["status"] == "firing"], timeout=60)[0]
-        check(got[1] == "Bearer s3cret", "webhook Authorization header: %r" % got[1])
-        check(got[2]["version"] == "4" and got[2]["receiver"] == "hook", "webhook payload: %r" % got[2])
-        check(got[2]["alerts"][0]["labels"]["alertname"] == "E2EGpuHot", "webhook alerts: %r" % got[2]["alerts"])
+        got = wait_for("the webhook payload", lambda: [g for g in hook.got if g[3]["status"] == "firing"],
+                       timeout=60)[0]
+        check(got[2] == "Bearer s3cret", "webhook Authorization header: %r" % got[2])
+        check(got[3]["version"] == "4" and got[3]["receiver"] == "hook", "webhook payload: %r" % got[3])
+        check(got[3]["alerts"][0]["labels"]["alertname"] == "E2EGpuHot", "webhook alerts: %r" % got[3]["alerts"])
 
         # Alertmanager has it, with an endsAt in the future (now + 4m as Prometheus sends)
         am_alert = wait_for("Alertmanager to hold the alert", lambda: am.alerts("E2EGpuHot"), timeout=60)[0]
@@ -136,7 +119,8 @@ alerts:
                             lambda: [a for a in exec_lines() if a["status"] == "resolved"], timeout=60)[0]
         check(resolved["endsAt"] > resolved["startsAt"], "resolved times: %r" % resolved)
         wait_for("Alertmanager to see it resolved", lambda: not am.alerts("E2EGpuHot"), timeout=60)
-        wait_for("the webhook's resolved payload", lambda: [g for g in Hook.got if g[2]["status"] == "resolved"], timeout=60)
+        wait_for("the webhook's resolved payload", lambda: [b for b in hook.bodies("/hook") if b["status"] == "resolved"],
+                 timeout=60)
         api = agent.get_json("/api/v1/alerts")
         check(not [a for a in api["data"]["alerts"] if a["labels"]["alertname"] == "E2EGpuHot"], "still active: %r" % api)
         check([a for a in api["data"]["resolved"] if a["labels"]["alertname"] == "E2EGpuHot"], "not kept as resolved")
@@ -162,7 +146,7 @@ alerts:
         if agent.proc.poll() is None:
             agent.proc.kill()
         am.stop()
-        hook.shutdown()
+        hook.stop()
         hang.close()
         shutil.rmtree(tmp, ignore_errors=True)
     print("alerts e2e: OK")

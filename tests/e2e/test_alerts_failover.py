@@ -10,14 +10,16 @@ import shutil
 import sys
 import tempfile
 
-from agentlib import Agent, Alertmanager, alertmanager_binary, check, need_gpusim, parse_metrics, scenario, series
-from agentlib import wait_for
+from agentlib import Agent, check, need_gpusim, parse_metrics, scenario, series, wait_for
+from amlib import Alertmanager, need_alertmanager
 
 need_gpusim()
-alertmanager_binary()
+need_alertmanager()
 tmp = tempfile.mkdtemp(prefix="gw-am-pair-")
-am1 = Alertmanager(tmp, "am1")
-am2 = Alertmanager(tmp, "am2")
+os.mkdir(os.path.join(tmp, "am1"))
+os.mkdir(os.path.join(tmp, "am2"))
+am1 = Alertmanager(os.path.join(tmp, "am1"))
+am2 = Alertmanager(os.path.join(tmp, "am2"))
 dead = []
 
 

@@ -60,7 +60,7 @@ static void on_tick(void *ctx, uint64_t now)
     gpu_proc procs[8];
     atomic_store(&c->view_procs, src->procs(src->ctx, 1, (int64_t)now, procs, 8));
     if (atomic_fetch_add(&c->ticks, 1) % 3 == 0) {
-        agent_event ev = {now, 1, "test", "tick=yes"};
+        agent_event ev = {.t_us = now, .gpu = 1, .kind = "test", .detail = "tick=yes"};
         c->view->post_event(c->view, &ev);
     }
 }

@@ -1,7 +1,8 @@
 /* test_alerts_agent.c - the alerts plugin inside an in-process agent on gpusim: rules from the
- * config fire (GPU and process scope), their events reach the other plugins (a recorder standing for
- * the history), /api/v1/alerts and /metrics show them, thresholds apply on reload; and the config
- * check reports located errors. */
+ * config fire (GPU and process scope), their events and the engine's states reach the other plugins
+ * (a recorder standing for the history), /api/v1/alerts and /metrics show them, thresholds apply on
+ * reload (the changed rule's alerts resolve once, the other rule's go on); and the config check
+ * reports located errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <cjson/cJSON.h>
 #include "agent.h"
 #include "http_server.h"
 #include "nvml_backend.h"
@@ -25,6 +27,9 @@ typedef struct {
     int n;
     int gpu[16];
     char detail[16][256];
+    int states;       /* alert_states events */
+    int state_alerts; /* alerts in the latest one */
+    int state_firing; /* of which firing */
 } events;
 
 static events EV = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -39,8 +44,18 @@ static int recorder_start(const agent_view *view, gw_config *cfg, void **ctx)
 static void recorder_event(void *ctx, const agent_event *ev)
 {
     events *e = ctx;
-    assert_string_equal(ev->kind, "alert");
     pthread_mutex_lock(&e->mu);
+    if (ev->alerts) {
+        assert_string_equal(ev->kind, "alert_states");
+        e->states++;
+        e->state_alerts = ev->alerts->nalerts;
+        e->state_firing = 0;
+        for (int i = 0; i < ev->alerts->nalerts; i++)
+            e->state_firing += ev->alerts->alerts[i].firing;
+        pthread_mutex_unlock(&e->mu);
+        return;
+    }
+    assert_string_equal(ev->kind, "alert");
     if (e->n < 16) {
         e->gpu[e->n] = ev->gpu;
         snprintf(e->detail[e->n], sizeof e->detail[0], "%s", ev->detail);
@@ -54,6 +69,14 @@ static int count(events *e)
 {
     pthread_mutex_lock(&e->mu);
     int n = e->n;
+    pthread_mutex_unlock(&e->mu);
+    return n;
+}
+
+static int firing_states(events *e)
+{
+    pthread_mutex_lock(&e->mu);
+    int n = e->state_firing;
     pthread_mutex_unlock(&e->mu);
     return n;
 }
@@ -93,6 +116,25 @@ static const char *RULES = "groups:\n"
                            "        scope: process\n"
                            "        gpus: [1]\n"
                            "        condition: {metric: process.memory, op: \">\", threshold: 1000}\n";
+
+/* How many alerts named name /api/v1/alerts's json lists under data.LIST ("alerts" or "resolved"),
+ * the last one's activeAt in out. */
+static int active_at(const char *json, const char *list, const char *name, char *out, size_t n)
+{
+    cJSON *root = cJSON_Parse(json);
+    const cJSON *arr = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "data"), list), *a;
+    int found = 0;
+    cJSON_ArrayForEach(a, arr)
+    {
+        const char *an = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "labels"), "alertname"));
+        if (!an || strcmp(an, name) != 0)
+            continue;
+        found++;
+        snprintf(out, n, "%s", cJSON_GetStringValue(cJSON_GetObjectItem(a, "activeAt")));
+    }
+    cJSON_Delete(root);
+    return found;
+}
 
 static gw_config *config_with(const char *rules_path, const char *extra)
 {
@@ -146,6 +188,9 @@ static void test_plugin_in_agent(void **st)
     }
     assert_int_equal(warm, 2);
     assert_int_equal(big, 1);
+    for (int i = 0; i < 250 && firing_states(ev) < 3; i++)
+        usleep(20000);
+    assert_int_equal(firing_states(ev), 3); /* the states for the history: the three firing alerts */
 
     gw_buf body;
     buf_init(&body);
@@ -160,12 +205,30 @@ static void test_plugin_in_agent(void **st)
         body.data,
         "gpuwatch_alert{alertname=\"BigProcess\",gpu=\"1\",severity=\"\",pid=\"4242\",alertstate=\"firing\"} 1\n"));
 
-    /* A reload with a higher threshold: the engine is rebuilt and Warm no longer holds. */
-    agent_reload(a, config_with(rules, "  thresholds: {Warm: 70}\n"));
-    usleep(500000);
     assert_int_equal(get(port, "/api/v1/alerts", &body), 200);
-    assert_null(strstr(body.data, "\"alertname\":\"Warm\""));
-    assert_non_null(strstr(body.data, "\"alertname\":\"BigProcess\""));
+    char big_since[64];
+    assert_int_equal(active_at(body.data, "alerts", "BigProcess", big_since, sizeof big_since), 1);
+
+    /* A reload with a higher threshold: Warm's rule changed, its two alerts resolve once (and no
+     * longer hold); BigProcess's did not, its alert goes on with its active time. */
+    agent_reload(a, config_with(rules, "  thresholds: {Warm: 70}\n"));
+    for (int i = 0; i < 250 && count(ev) < 5; i++)
+        usleep(20000);
+    assert_int_equal(count(ev), 5);
+    int resolved = 0;
+    for (int i = 3; i < 5; i++)
+        resolved += strstr(ev->detail[i], "alertname=Warm state=resolved") != NULL;
+    assert_int_equal(resolved, 2);
+    for (int i = 0; i < 250 && firing_states(ev) != 1; i++)
+        usleep(20000);
+    assert_int_equal(firing_states(ev), 1);
+    assert_int_equal(get(port, "/api/v1/alerts", &body), 200);
+    char t[64];
+    assert_int_equal(active_at(body.data, "alerts", "Warm", t, sizeof t), 0);
+    assert_int_equal(active_at(body.data, "resolved", "Warm", t, sizeof t), 2);
+    assert_int_equal(active_at(body.data, "alerts", "BigProcess", t, sizeof t), 1);
+    assert_string_equal(t, big_since);
+    assert_int_equal(count(ev), 5); /* BigProcess was not sent again */
 
     agent_stop(a);
     free(a);
@@ -199,7 +262,9 @@ static void test_config_check(void **st)
              "    - {name: a, type: pager}\n"                           /* 5 */
              "    - {name: b, type: exec, command: \"notify --all\"}\n" /* 6 */
              "    - {name: c, type: webhook, url: ftp://x}\n"           /* 7 */
-             "  thresholds: {GPUTemperatureWarning: hot}\n",            /* 8 */
+             "  thresholds: {GPUTemperatureWarning: hot}\n"             /* 8 */
+             "  for_outage_tolerance: 31d\n"                            /* 9 */
+             "  for_grace_period: soon\n",                              /* 10 */
              rules);
     gw_config cfg;
     config_init(&cfg);
@@ -212,6 +277,8 @@ static void test_config_check(void **st)
     assert_true(has_error(&cfg, "c.yaml:6:", "never a shell string"));
     assert_true(has_error(&cfg, "c.yaml:7:", "'ftp://x' is not an http(s) URL"));
     assert_true(has_error(&cfg, "c.yaml:8:", "alerts.thresholds.GPUTemperatureWarning: expected a number, got 'hot'"));
+    assert_true(has_error(&cfg, "c.yaml:9:", "alerts.for_outage_tolerance: between 0 and 30d"));
+    assert_true(has_error(&cfg, "c.yaml:10:", "alerts.for_grace_period"));
     config_free(&cfg);
     unlink(rules);
 }

@@ -2,7 +2,8 @@
  * strdup and strndup (what they return comes from the real allocator: ASan's under ASan) so that the
  * Nth allocation of the test thread fails (the 1st, the 2nd, ... every one of a run in turn), or the
  * Nth and all after it ("sticky"), while a rule file is loaded, rules are evaluated, alerts are read
- * (snapshot, /metrics, JSON) and notifications are built; and while `rules test` runs. Every failure
+ * (snapshot, /metrics, JSON) and notifications are built; while the alerts are carried across a
+ * reload and a restart; and while `rules test` runs. Every failure
  * must come back as an error (a refused file, a skipped evaluation, a failed read, a dropped and
  * counted notification, "out of memory") or be absorbed with the same results; the step is then done
  * again and the run must end as one without failure. Never a crash; never a leak (ASan, and a count
@@ -586,6 +587,114 @@ static void test_engine_allocations_fail_from_nth_on(void **state)
     sweep_engine(1, 7);
 }
 
+/* ---- reload and restart ---- */
+
+/* An engine on rules_yaml (made without failures). */
+static alert_engine *new_engine(void)
+{
+    alert_engine *e = alert_engine_new();
+    assert_non_null(e);
+    alert_engine_set_default_interval(e, MIN);
+    assert_int_equal(alert_engine_set_external_label(e, "Hostname", "node-1"), 0);
+    assert_int_equal(alert_engine_load_text(e, "oom.yaml", rules_yaml, NULL), 0);
+    return e;
+}
+
+/* An engine evaluated at minutes 0..3 hands its alerts to a rebuilt one (a reload), whose records are
+ * taken and restored into a third (a restart), failing allocation fail_at (0: none) of these three
+ * calls; a call that fails leaves the engines as they were, and is done again (a restore that fails
+ * is done again on a fresh engine, as the agent's next start would). got: the third engine after an
+ * evaluation at 4m. Returns how many allocations failed. */
+static long run_carry(long fail_at, int sticky, alert_list *got, int *restored)
+{
+    synth y;
+    fill_source(&y);
+    sample_source src;
+    synth_source(&y, &src);
+    alert_engine *old = new_engine(), *fresh = new_engine(), *third = new_engine();
+    for (int k = 0; k <= 3; k++)
+        assert_true(alert_engine_eval(old, &src, k * MIN, 0) >= 0);
+    alert_list before;
+    assert_int_equal(alert_engine_snapshot(old, &before), 0);
+    arm(fail_at, sticky);
+    alert_carry_counts c;
+    if (alert_engine_take_over(fresh, old, 3 * MIN + 1, &c) != 0) {
+        assert_true(inj.failed > 0);
+        disarm();
+        alert_list l;
+        assert_int_equal(alert_engine_snapshot(old, &l), 0);
+        assert_int_equal(l.n, before.n); /* nothing moved */
+        alert_list_free(&l);
+        assert_int_equal(alert_engine_take_over(fresh, old, 3 * MIN + 1, &c), 0);
+    }
+    assert_int_equal(c.rules_kept, 4);
+    alert_records r;
+    if (alert_engine_records(fresh, &r) != 0) {
+        assert_true(inj.failed > 0 && r.nalerts == 0 && !r.alerts);
+        disarm();
+        assert_int_equal(alert_engine_records(fresh, &r), 0);
+    }
+    alert_restore how = {4 * MIN, 3 * MIN, 60 * MIN, 10 * MIN};
+    alert_restore_counts rc;
+    if (alert_engine_restore(third, &r, &how, &rc) != 0) {
+        assert_true(inj.failed > 0);
+        disarm();
+        alert_engine_free(third);
+        third = new_engine();
+        assert_int_equal(alert_engine_restore(third, &r, &how, &rc), 0);
+    }
+    disarm();
+    long failed = inj.failed;
+    *restored = rc.firing + rc.pending;
+    assert_true(alert_engine_eval(third, &src, 4 * MIN, 0) >= 0);
+    assert_int_equal(alert_engine_snapshot(third, got), 0);
+    alert_list_free(&before);
+    alert_records_free(&r);
+    alert_engine_free(old);
+    alert_engine_free(fresh);
+    alert_engine_free(third);
+    synth_free(&y);
+    return failed;
+}
+
+static void sweep_carry(int sticky)
+{
+    alert_list want;
+    int restored = 0, firing = 0;
+    run_carry(0, 0, &want, &restored);
+    for (int i = 0; i < want.n; i++)
+        firing += want.v[i].state == ALERT_FIRING;
+    assert_true(restored >= 2 && firing >= 1); /* Hot and BigProcess went through both; Hot kept firing */
+    long runs = 0;
+    for (long n = 1;; n++) {
+        alert_list got;
+        long before = atomic_load(&live);
+        long failed = run_carry(n, sticky, &got, &restored);
+        int marker = 0;
+        assert_same_alerts(&got, &want, &marker);
+        alert_list_free(&got);
+        assert_int_equal(atomic_load(&live), before);
+        if (!failed)
+            break;
+        runs++;
+    }
+    print_message("reload and restart, %s: %ld runs\n", sticky ? "from the Nth on" : "the Nth", runs);
+    assert_true(runs > 20);
+    alert_list_free(&want);
+}
+
+static void test_carry_nth_allocation_fails(void **state)
+{
+    (void)state;
+    sweep_carry(0);
+}
+
+static void test_carry_allocations_fail_from_nth_on(void **state)
+{
+    (void)state;
+    sweep_carry(1);
+}
+
 /* ---- `rules test` ---- */
 
 static const char test_yaml[] =
@@ -767,6 +876,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_engine_nth_allocation_fails),
         cmocka_unit_test(test_engine_allocations_fail_from_nth_on),
+        cmocka_unit_test(test_carry_nth_allocation_fails),
+        cmocka_unit_test(test_carry_allocations_fail_from_nth_on),
         cmocka_unit_test_setup_teardown(test_rules_test_nth_allocation_fails, rules_test_files, rules_test_files_gone),
         cmocka_unit_test_setup_teardown(test_rules_test_allocations_fail_from_nth_on, rules_test_files,
                                         rules_test_files_gone),

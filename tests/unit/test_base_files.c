@@ -192,16 +192,21 @@ static void test_clean_text(void **st)
         const char *in, *out;
     } cases[] = {
         {"plain text", "plain text"},
-        {"\x1b]0;title\x07rest", "?]0;title?rest"},        /* OSC: ESC and BEL */
-        {"\x1b[2J\x1b[31mred", "?[2J?[31mred"},            /* CSI */
-        {"c1 \xc2\x9b" "31m", "c1 ?31m"},                   /* U+009B: a CSI of its own */
+        {"\x1b]0;title\x07rest", "?]0;title?rest"}, /* OSC: ESC and BEL */
+        {"\x1b[2J\x1b[31mred", "?[2J?[31mred"},     /* CSI */
+        {"c1 \xc2\x9b"
+         "31m",
+         "c1 ?31m"}, /* U+009B: a CSI of its own */
         {"del\x7f", "del?"},
         {"tab\tnl\ncr\r", "tab?nl?cr?"},
-        {"caf\xc3\xa9 92\xc2\xb0" "C", "caf\xc3\xa9 92\xc2\xb0" "C"}, /* UTF-8 kept */
+        {"caf\xc3\xa9 92\xc2\xb0"
+         "C",
+         "caf\xc3\xa9 92\xc2\xb0"
+         "C"}, /* UTF-8 kept */
         {"\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5\xe6\x9c\xac"},
-        {"bad \xff\xfe end", "bad ?? end"},                 /* not UTF-8 */
-        {"cut \xe6\x97", "cut ??"},                         /* a character cut short */
-        {"over \xc0\xaf", "over ??"},                       /* an overlong form */
+        {"bad \xff\xfe end", "bad ?? end"}, /* not UTF-8 */
+        {"cut \xe6\x97", "cut ??"},         /* a character cut short */
+        {"over \xc0\xaf", "over ??"},       /* an overlong form */
         {"surrogate \xed\xa0\x80", "surrogate ???"},
         {"", ""},
     };

@@ -641,6 +641,69 @@ static void hbm_temperature_and_throttle(void **state)
     scenario_free(sc);
 }
 
+/* What the diagnosis needs gpusim to simulate: NVLink links (up as the topology connects them, a
+ * link brought down or counting errors by generators, absent where a board has no such link), an
+ * idle link training down, clocks held low without a reason (locked, applications clock, a low
+ * P-state), HW slowdown asserted from outside, a process hung in a collective, and page retirement
+ * on a board without a row remapper. */
+static void diagnosis_faults_simulated(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n"
+                            "  - count: 2\n"
+                            "    preset: a100-sxm\n"
+                            "    pcie_idle_gen: 1\n"
+                            "    metrics:\n"
+                            "      nvlink.link3.errors.replay: {steps: [[0s, 0], [60s, 7]]}\n"
+                            "      nvlink.link5.state: {steps: [[0s, 1], [60s, 0]]}\n"
+                            "    processes:\n"
+                            "      - {pid: 10, pid_stride: 1, sm: 90, start: 10s, hang: {from: 100s, sm_active: 4}}\n"
+                            "  - preset: h100-sxm\n"
+                            "    locked_clocks_mhz: 1200\n"
+                            "    processes: [{pid: 20, sm: 95}]\n"
+                            "  - preset: l4\n"
+                            "    metrics: {pstate: 8, clocks_event_reasons.hw_slowdown: {steps: [[0s, 0], [60s, 1]]}}\n"
+                            "    processes: [{pid: 30, sm: 95}]\n"
+                            "  - preset: v100-sxm2\n"
+                            "    metrics: {retired_pages.double_bit.count: {steps: [[0s, 2], [60s, 3]]}}\n");
+    double v;
+    /* NVLink: 12 links on an A100, link 3 counts replays, link 5 goes down; none beyond the 12th */
+    assert_true(value(sc, 0, "nvlink.links.active", 30) == 12);
+    assert_true(value(sc, 0, "nvlink.links.active", 90) == 11);
+    assert_true(value(sc, 0, "nvlink.link5.state", 90) == 0);
+    assert_true(value(sc, 0, "nvlink.errors.replay", 90) == 7 && value(sc, 0, "nvlink.link3.errors.replay", 30) == 0);
+    assert_int_equal(sim_value(sc, 0, nvlink_id(12, NVL_STATE), 0, &v), -1);
+    assert_int_equal(sim_value(sc, 3, M_NVLINK_ACTIVE, 0, &v), -1); /* the L4 has none */
+    assert_true(value(sc, 4, "nvlink.links.active", 0) == 6);       /* a V100's six */
+    /* the idle link at Gen1, Gen4 under load */
+    assert_true(value(sc, 0, "pcie.link.gen.current", 5) == 1);
+    assert_true(value(sc, 0, "pcie.link.gen.current", 30) == 4);
+    /* hung: utilization pinned at 100 %, power near idle, the clock still at its maximum */
+    double busy_power = value(sc, 0, "power.draw", 90);
+    assert_true(value(sc, 0, "utilization.gpu", 150) == 100);
+    assert_true(value(sc, 0, "power.draw", 150) < 61 + 0.1 * (400 - 61) && busy_power > 300);
+    assert_true(value(sc, 0, "clocks.sm", 150) == 1410);
+    /* locked at 1200 MHz: no reason set, less power than at full clocks */
+    assert_true(value(sc, 2, "clocks.sm", 30) == 1200 && value(sc, 2, "clocks_event_reasons.active", 30) == 0);
+    assert_true(value(sc, 2, "power.draw", 30) < 0.9 * 700);
+    /* stuck in P8 while busy: idle clocks; HW slowdown asserted halves what is left */
+    assert_true(value(sc, 3, "clocks.sm", 30) == 210 && value(sc, 3, "utilization.gpu", 30) == 95);
+    assert_true(value(sc, 3, "clocks_event_reasons.hw_slowdown", 90) == 1);
+    assert_true(value(sc, 3, "power.draw", 90) < value(sc, 3, "power.draw", 30));
+    /* page retirement on the V100, no row remapper there; the others the other way round */
+    assert_true(value(sc, 4, "retired_pages.double_bit.count", 90) == 3);
+    assert_int_equal(sim_value(sc, 4, M_REMAP_PENDING, 0, &v), -1);
+    assert_int_equal(sim_value(sc, 0, M_RETIRED_DBE, 0, &v), -1);
+    assert_true(value(sc, 0, "remapped_rows.pending", 0) == 0);
+    scenario_free(sc);
+    /* the keys are checked like every other */
+    char err[512];
+    assert_null(parse("gpus:\n  - pcie_idle_gen: 9\n", err, sizeof err));
+    assert_non_null(strstr(err, "t.yaml:2:20: expected an integer from 1 to 6"));
+    assert_null(parse("gpus:\n  - processes: [{pid: 1, hang: {sm_active: 3}}]\n", err, sizeof err));
+    assert_non_null(strstr(err, "missing key 'from'"));
+}
+
 /* Topology defaults from the GPU count, and given lists. */
 static void topology_defaults_and_keys(void **state)
 {
@@ -698,6 +761,7 @@ int main(void)
         cmocka_unit_test(pcie_transfers_and_link_limits),
         cmocka_unit_test(hbm_temperature_and_throttle),
         cmocka_unit_test(topology_defaults_and_keys),
+        cmocka_unit_test(diagnosis_faults_simulated),
         cmocka_unit_test(fault_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
