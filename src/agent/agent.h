@@ -52,6 +52,8 @@ typedef struct agent {
     gpu_status *status;   /* per GPU: its latest read's status (sampler thread only) */
     gpu_proc **procs;     /* latest processes, per GPU */
     int *nprocs;
+    gpu_mig *mig; /* latest MIG devices: GW_MIG_MAX per GPU, nmig[gpu] of them */
+    int *nmig;
     agent_error_count errors[AGENT_MAX_ERRORS];
     int nerrors;
     double sampling_duration_s;

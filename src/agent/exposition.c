@@ -97,6 +97,39 @@ static int gpu_value(const agent_gpu_view *g, metric_id id, double *v)
     return g->has_sample && !g->lost && sample_get(&g->sample, id, v);
 }
 
+/* A MIG device's value of the memory metrics dcgm-exporter reports per MIG device (FB_USED,
+ * FB_FREE); 0 for the others. */
+static int mig_value(const gpu_mig *m, metric_id id, double *v)
+{
+    if (!m->has_mem || (id != M_MEM_USED && id != M_MEM_FREE))
+        return 0;
+    *v = id == M_MEM_USED ? m->mem_used_mib : m->mem_total_mib - m->mem_used_mib;
+    return 1;
+}
+
+/* Each MIG device's series of a metric, as dcgm-exporter writes them: the GPU's labels and
+ * GPU_I_PROFILE, GPU_I_ID. */
+static void write_mig(gw_buf *out, const agent_gpu_view *g, const gw_buf *labels, const metric_def *d, double scale)
+{
+    gw_buf lab;
+    buf_init(&lab);
+    for (int k = 0; k < g->nmig; k++) {
+        double v;
+        if (!mig_value(&g->mig[k], d->id, &v))
+            continue;
+        char gi[16];
+        snprintf(gi, sizeof gi, "%u", g->mig[k].gi);
+        buf_clear(&lab);
+        buf_puts(&lab, labels->data);
+        int first = 0;
+        expo_label(&lab, &first, "GPU_I_PROFILE", g->mig[k].profile);
+        expo_label(&lab, &first, "GPU_I_ID", gi);
+        expo_sample(out, d->dcgm, lab.data, v * scale);
+    }
+    out->oom |= lab.oom;
+    buf_release(&lab);
+}
+
 static void write_family(gw_buf *out, const agent_snapshot *s, const gpu_labels *l, const metric_def *d, int dcgm)
 {
     const char *name = dcgm ? d->dcgm : d->prom;
@@ -113,6 +146,8 @@ static void write_family(gw_buf *out, const agent_snapshot *s, const gpu_labels 
             header = 1;
         }
         expo_sample(out, name, dcgm ? l[i].dcgm.data : l[i].native.data, v * scale);
+        if (dcgm && !s->gpus[i].lost)
+            write_mig(out, &s->gpus[i], &l[i].dcgm, d, scale);
     }
 }
 

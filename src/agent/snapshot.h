@@ -15,6 +15,10 @@ typedef struct agent_gpu_view {
     int lost;      /* latest sample said GPU_LOST */
     int hung;      /* a read of it has been in progress for over max(2 intervals, 1 s) */
     double hung_s; /* for how long, at the snapshot (0 when not hung) */
+
+    /* its MIG devices (MIG mode), as last read */
+    gpu_mig mig[GW_MIG_MAX];
+    int nmig;
 } agent_gpu_view;
 
 typedef struct agent_error_count {
