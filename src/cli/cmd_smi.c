@@ -23,21 +23,12 @@ typedef struct smi_form {
     int help_gpu, help_apps, help_remapped, help_retired; /* --help-query-* */
 } smi_form;
 
-static int refuse_setting(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
+/* An option gpuwatch does not answer: always an error, saying why (the row's choices). */
+static int refuse(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
 {
-    (void)opt;
     (void)value;
     (void)out;
-    snprintf(why, n, "changes GPU settings, which gpuwatch does not do (it only reads: use nvidia-smi)");
-    return -1;
-}
-
-static int not_answered(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
-{
-    (void)opt;
-    (void)value;
-    (void)out;
-    snprintf(why, n, "is not answered (gpuwatch answers --query-gpu and --query-compute-apps)");
+    snprintf(why, n, "%s", opt->choices);
     return -1;
 }
 
@@ -57,9 +48,10 @@ static const gw_opt form_rows[] = {
      "--applications-clocks-permission,-pl,--power-limit,-lgc,--lock-gpu-clocks,-rgc,--reset-gpu-clocks,-lmc,"
      "--lock-memory-clocks,-rmc,--reset-memory-clocks,-r,--gpu-reset,-mig,--multi-instance-gpu,-gtt,"
      "--gpu-target-temp,-cc,--cuda-clocks,-am,--accounting-mode,-caa,--clear-accounted-apps",
-     GW_OPT_CUSTOM, .check = refuse_setting, .flags = GW_OPT_OPTIONAL_VALUE},
-    {"--query-accounted-apps,--query-supported-clocks", GW_OPT_CUSTOM, .check = not_answered,
-     .flags = GW_OPT_OPTIONAL_VALUE},
+     GW_OPT_CUSTOM, .check = refuse, .flags = GW_OPT_OPTIONAL_VALUE,
+     .choices = "changes GPU settings, which gpuwatch does not do (it only reads: use nvidia-smi)"},
+    {"--query-accounted-apps,--query-supported-clocks", GW_OPT_CUSTOM, .check = refuse, .flags = GW_OPT_OPTIONAL_VALUE,
+     .choices = "is not answered (gpuwatch answers --query-gpu and --query-compute-apps)"},
     {0},
 };
 
@@ -85,7 +77,7 @@ typedef struct visit {
 static void answered(const char *name, const gw_opt *opt, void *ctx)
 {
     const visit *v = ctx;
-    if (opt && opt->check != refuse_setting && opt->check != not_answered)
+    if (opt && opt->check != refuse)
         v->fn(name, opt, v->ctx);
 }
 
