@@ -195,7 +195,7 @@ static int diagnose(const gw_args *a, const options *o, const diag_settings *set
                  getenv("GPUSIM_SCENARIO") ? getenv("GPUSIM_SCENARIO") : "gpusim");
         rc = diagnose_from_sampler(w, o->replay_s, o->interval_s, 1);
     } else {
-        char path[4096];
+        char path[4096] = "";
         int64_t from_us, to_us;
         rc = history_args_range(a, &o->h, 1800, &from_us, &to_us) == GW_ARGS_RUN ? 0 : GW_EXIT_USAGE;
         if (rc == 0)
