@@ -1,6 +1,7 @@
 # gpuwatch.bash - bash completion for gpuwatch (installed as share/bash-completion/completions/gpuwatch).
-# Nothing here is a copy of gpuwatch's names: commands, fields, scenarios, -q sections and formats
-# come from the program (gpuwatch --complete ...), options and subcommands from its --help.
+# Nothing here is a copy of gpuwatch's names: commands, options, subcommands, the values an option
+# takes, fields, scenarios and -q sections come from the program (gpuwatch --complete ...), which
+# reads them from the tables its commands parse with.
 
 # The words of a list: gpuwatch --complete WHAT [CMD], one a line.
 _gpuwatch_list()
@@ -8,11 +9,10 @@ _gpuwatch_list()
     "$_gpuwatch_prog" --complete "$@" 2>/dev/null
 }
 
-# The options gpuwatch [CMD] --help mentions.
+# The options of CMD [SUB] (before a command: the global ones and nvidia-smi's), and its subcommands.
 _gpuwatch_options()
 {
-    "$_gpuwatch_prog" ${1:+"$1"} --help 2>/dev/null |
-        grep -oE -- '(^|[][ ,|(])--?[A-Za-z][-A-Za-z0-9.]*' | sed -E 's/^[][ ,|(]//' | sort -u
+    _gpuwatch_list options "${1:--}" ${2:+"$2"} | grep -- '^-'
 }
 
 # Completes the last element of a comma separated value ($1) against words ($2).
@@ -29,7 +29,7 @@ _gpuwatch()
 {
     _gpuwatch_prog=${COMP_WORDS[0]}
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local opt="" value=$cur cmd="" smi="" i=1
+    local opt="" value=$cur cmd="" sub="" smi="" i=1
     COMPREPLY=()
 
     # the command: the first word after the global options (--sim takes a value); an option there
@@ -43,6 +43,10 @@ _gpuwatch()
         *) cmd=${COMP_WORDS[i]}; break ;;
         esac
     done
+    # a subcommand: the word after the command, when it is no option (history export, rules check)
+    if [[ -n $cmd ]] && ((i + 1 < COMP_CWORD)) && [[ ${COMP_WORDS[i + 1]} != -* ]]; then
+        sub=${COMP_WORDS[i + 1]}
+    fi
 
     # the option whose value is being typed: "--opt value", "--opt=value" (bash splits at '=')
     if [[ $cur == = ]]; then
@@ -57,27 +61,34 @@ _gpuwatch()
     --sim)
         COMPREPLY=($(compgen -W "$(_gpuwatch_list scenarios)" -- "$value") $(compgen -f -X '!*.yaml' -- "$value"))
         return ;;
-    --fields | --query-gpu | --metric)
+    --fields | --query-gpu | --metric | --metrics)
         _gpuwatch_comma_list "$value" "$(_gpuwatch_list fields)"
         return ;;
     --query-compute-apps)
         _gpuwatch_comma_list "$value" "$(_gpuwatch_list apps-fields)"
-        return ;;
-    --format)
-        COMPREPLY=($(compgen -W "$(_gpuwatch_list formats $cmd)" -- "$value"))
         return ;;
     -d | --display)
         if [[ -n $smi ]]; then
             _gpuwatch_comma_list "$value" "$(_gpuwatch_list sections)"
             return
         fi ;;
-    -f | --filename | --config | --db | --out | --port-file | --password-file | --cacert | --web.config.file)
-        COMPREPLY=($(compgen -f -- "$value"))
-        return ;;
     esac
+    # the words a choice takes (--format, --agg, --layout, ...), or files for an option naming one
+    if [[ -n $opt ]]; then
+        local words
+        words=$(_gpuwatch_list values "${cmd:--}" ${sub:+"$sub"} "$opt")
+        if [[ -n $words ]]; then
+            COMPREPLY=($(compgen -W "$words" -- "$value"))
+            return
+        fi
+        if _gpuwatch_list files "${cmd:--}" ${sub:+"$sub"} | grep -qx -- "$opt"; then
+            COMPREPLY=($(compgen -f -- "$value"))
+            return
+        fi
+    fi
 
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$(_gpuwatch_options $cmd)" -- "$cur"))
+        COMPREPLY=($(compgen -W "$(_gpuwatch_options "$cmd" "$sub")" -- "$cur"))
         [[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
         return
     fi
@@ -85,10 +96,10 @@ _gpuwatch()
         COMPREPLY=($(compgen -W "$(_gpuwatch_list commands)" -- "$cur"))
         return
     fi
-    # subcommands (rules check, history export, ...): the words after "gpuwatch CMD" in its usage
+    # subcommands (rules check, history export, ...): the words of its list that are no option
     if [[ -n $cmd && $prev == "$cmd" ]]; then
         local subs
-        subs=$("$_gpuwatch_prog" "$cmd" --help 2>/dev/null | grep -oE "gpuwatch $cmd [a-z]+" | awk '{print $3}' | sort -u)
+        subs=$(_gpuwatch_list options "$cmd" | grep -v -- '^-')
         [[ -n $subs ]] && COMPREPLY=($(compgen -W "$subs" -- "$cur"))
     fi
     [[ ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -f -- "$cur"))

@@ -19,7 +19,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* A timeline, then ncols value columns of as many slots, as a chunk's reader takes them. */
 static void decode_series(const uint8_t *p, size_t len, const uint8_t *cp, size_t clen, int ncols)
 {
-    hrd tr = {p, len, 0, 0};
+    byte_cursor tr = {p, len, 0, 0};
     size_t cnt = codec_peek_count(&tr), n = 0;
     if (cnt > CODEC_MAX_COUNT)
         return;
@@ -27,7 +27,7 @@ static void decode_series(const uint8_t *p, size_t len, const uint8_t *cp, size_
     double *v = malloc((cnt + 1) * sizeof *v);
     uint8_t *pres = malloc(cnt + 1);
     if (t && v && pres && codec_get_times(&tr, t, cnt, &n) == 0) {
-        hrd cr = cp ? (hrd){cp, clen, 0, 0} : tr;
+        byte_cursor cr = cp ? (byte_cursor){cp, clen, 0, 0} : tr;
         for (int i = 0; i < ncols && codec_get_column(&cr, v, pres, n) == 0; i++)
             ;
     }

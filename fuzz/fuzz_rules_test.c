@@ -2,7 +2,7 @@
  * notation, eval times, expected alerts) run against a rule file. The input is the test file, then
  * optionally a line "#==" and the rule file it names as rules.yaml (else a fixed one). */
 #include "common.h"
-#include "rules_test.h"
+#include "rules_verify.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +42,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const char *path = fuzz_file("test.yaml", data, test_len);
     if (path)
-        rules_test_file(path, devnull, devnull);
+        rules_verify_file(path, devnull, devnull);
     return 0;
 }

@@ -5,10 +5,12 @@
  * command or option gets the closest name (suggest.h). */
 #include <dirent.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "args.h"
 #include "commands.h"
 #include "complete.h"
 #include "module_loader.h"
@@ -31,28 +33,30 @@ typedef struct {
     int (*run)(int argc, char **argv); /* built in, or NULL: */
     const char *module;                /* the module that holds the command */
     const char *summary;
+    const cli_spec *spec; /* a built-in command's options: its spec, */
+    const gw_cmd *cmd;    /* or its table (a module's come from the module) */
 } command;
 
 static const command commands[] = {
-    {"list", cmd_list, NULL, "one line per GPU, as nvidia-smi -L"},
-    {"query", cmd_query, NULL, "a snapshot of chosen metrics (table, csv, json); --processes for apps"},
-    {"dmon", cmd_dmon, NULL, "device monitoring stream, as nvidia-smi dmon"},
-    {"pmon", cmd_pmon, NULL, "process monitoring stream, as nvidia-smi pmon"},
-    {"topo", cmd_topo, NULL, "GPU connection matrix with CPU and NUMA affinity, as nvidia-smi topo -m"},
-    {"top", NULL, "top", "live terminal UI"},
-    {"agent", NULL, "agent", "sampling agent: Prometheus /metrics, JSON API, history, alerts"},
-    {"history", NULL, "history", "range queries on the recorded history"},
-    {"events", NULL, "history", "recorded events (XID, GPU lost, throttling, alerts)"},
-    {"rules", NULL, "rules", "check or unit-test alert rule files"},
-    {"diagnose", NULL, "diagnose", "explain why GPUs are slow: findings with evidence and advice"},
-    {"config", NULL, "agent", "check a configuration file"},
-    {"run", NULL, "run", "run a job on free GPUs, watch it, report what it did"},
-    {"jobs", NULL, "run", "the jobs gpuwatch run recorded"},
-    {"version", cmd_version, NULL, "gpuwatch, NVML, driver and CUDA versions"},
+    {"list", cmd_list, NULL, "one line per GPU, as nvidia-smi -L", .spec = &list_spec},
+    {"query", cmd_query, NULL, "a snapshot of chosen metrics (table, csv, json); --processes for apps",
+     .spec = &query_spec},
+    {"dmon", cmd_dmon, NULL, "device monitoring stream, as nvidia-smi dmon", .spec = &dmon_spec},
+    {"pmon", cmd_pmon, NULL, "process monitoring stream, as nvidia-smi pmon", .spec = &pmon_spec},
+    {"topo", cmd_topo, NULL, "GPU connection matrix with CPU and NUMA affinity, as nvidia-smi topo -m",
+     .cmd = &topo_cmd},
+    {"top", NULL, "top", "live terminal UI", NULL, NULL},
+    {"agent", NULL, "agent", "sampling agent: Prometheus /metrics, JSON API, history, alerts", NULL, NULL},
+    {"history", NULL, "history", "range queries on the recorded history", NULL, NULL},
+    {"events", NULL, "history", "recorded events (XID, GPU lost, throttling, alerts)", NULL, NULL},
+    {"rules", NULL, "rules", "check or unit-test alert rule files", NULL, NULL},
+    {"diagnose", NULL, "diagnose", "explain why GPUs are slow: findings with evidence and advice", NULL, NULL},
+    {"config", NULL, "agent", "check a configuration file", NULL, NULL},
+    {"run", NULL, "run", "run a job on free GPUs, watch it, report what it did", NULL, NULL},
+    {"jobs", NULL, "run", "the jobs gpuwatch run recorded", NULL, NULL},
+    {"version", cmd_version, NULL, "gpuwatch, NVML, driver and CUDA versions", .spec = &version_spec},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
-
-static const char *const global_options[] = {"--sim", "--help", "-h", "--version", NULL};
 
 static void usage(FILE *f)
 {
@@ -251,27 +255,119 @@ static int use_simulator(const char *scenario)
 
 /* --- the hidden completion helper ---------------------------------------------------------------- */
 
-/* gpuwatch --complete commands|scenarios|fields|apps-fields|sections|formats [CMD] */
+static const gw_cmd global;
+
+/* Visits the options of command name (its subcommand sub's), or with name NULL those before a
+ * command: the global ones and nvidia-smi's. 0, or -1 when there is no such command. */
+static int each_option(const char *name, const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    if (!name) {
+        gw_args_each_option(&global, NULL, fn, ctx);
+        smi_each_option(fn, ctx);
+        return 0;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const command *c = &commands[i];
+        if (strcmp(c->name, name) != 0)
+            continue;
+        if (c->spec)
+            cli_each_option(c->spec, fn, ctx);
+        else if (c->cmd)
+            gw_args_each_option(c->cmd, sub, fn, ctx);
+        else
+            return module_options(c->module, c->name, sub, fn, ctx);
+        return 0;
+    }
+    return -1;
+}
+
+typedef struct option_words {
+    const char *want; /* values: the option asked about */
+    int what;         /* 'o' spellings, 'v' an option's values, 'f' options naming files, 'k' their kinds */
+    const char *cmd;
+} option_words;
+
+static void print_option(const char *name, const gw_opt *opt, void *ctx)
+{
+    const option_words *w = ctx;
+    static const char *const kinds[] = {
+        [GW_OPT_FLAG] = "flag",     [GW_OPT_TEXT] = "text",         [GW_OPT_PATH] = "path",
+        [GW_OPT_FILE] = "file",     [GW_OPT_OUTFILE] = "outfile",   [GW_OPT_INT] = "int",
+        [GW_OPT_NUMBER] = "number", [GW_OPT_DURATION] = "duration", [GW_OPT_SIZE] = "size",
+        [GW_OPT_TIME] = "time",     [GW_OPT_CHOICE] = "choice",     [GW_OPT_CUSTOM] = "custom"};
+    if (w->what == 'o')
+        printf("%s\n", name);
+    else if (w->what == 'k' && opt) /* SPELLING KIND MIN MAX CHOICES: for the tests of every option */
+        printf("%s %s %.17g %.17g %s\n", name, kinds[opt->type], opt->min, opt->max,
+               opt->choices && *opt->choices ? opt->choices : "-");
+    else if (w->what == 'f' && opt &&
+             (opt->type == GW_OPT_PATH || opt->type == GW_OPT_FILE || opt->type == GW_OPT_OUTFILE))
+        printf("%s\n", name);
+    else if (w->what == 'v' && opt && strcmp(name, w->want) == 0) {
+        if (opt->type == GW_OPT_CHOICE)
+            for (const char *p = opt->choices; *p;) {
+                size_t len = strcspn(p, ",");
+                printf("%.*s\n", (int)len, p);
+                p += len + (p[len] == ',');
+            }
+        else if (strcmp(name, "--format") == 0) /* the nvidia-smi style commands': csv,noheader,nounits too */
+            complete_words("formats", w->cmd, stdout);
+    }
+}
+
+static const gw_cmd complete_lists[] = {
+    {.name = "--complete commands"},
+    {.name = "--complete scenarios"},
+    {.name = "--complete fields"},
+    {.name = "--complete apps-fields"},
+    {.name = "--complete sections"},
+    {.name = "--complete formats", .max_args = 1},
+    {.name = "--complete options", .max_args = 2, .flags = GW_CMD_REST},
+    {.name = "--complete values", .min_args = 2, .max_args = 3, .args_name = "CMD [SUB] OPTION", .flags = GW_CMD_REST},
+    {.name = "--complete files", .min_args = 1, .max_args = 2, .args_name = "CMD [SUB]", .flags = GW_CMD_REST},
+    {.name = "--complete kinds", .min_args = 1, .max_args = 2, .args_name = "CMD [SUB]", .flags = GW_CMD_REST},
+};
+#define NLISTS (sizeof complete_lists / sizeof complete_lists[0])
+static const gw_cmd *const complete_subs[NLISTS + 1] = {&complete_lists[0],
+                                                        &complete_lists[1],
+                                                        &complete_lists[2],
+                                                        &complete_lists[3],
+                                                        &complete_lists[4],
+                                                        &complete_lists[5],
+                                                        &complete_lists[6],
+                                                        &complete_lists[7],
+                                                        &complete_lists[8],
+                                                        &complete_lists[9],
+                                                        NULL};
+static const gw_cmd complete_cmd = {.name = "--complete", .subs = complete_subs, .needs_sub = 1};
+
+/* gpuwatch --complete commands|scenarios|fields|apps-fields|sections|formats [CMD]
+ *                     |options [CMD [SUB]]|values CMD [SUB] OPTION|files CMD [SUB]|kinds CMD [SUB] */
 static int complete(int argc, char **argv)
 {
-    if (argc < 1) {
-        fprintf(stderr, "gpuwatch: --complete needs commands, scenarios, fields, apps-fields, sections or formats\n");
-        return GW_EXIT_USAGE;
-    }
-    if (strcmp(argv[0], "commands") == 0) {
+    gw_args a;
+    int rc = gw_args_parse(&complete_cmd, argc, argv, NULL, &a);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
+    const char *list = strrchr(a.cmd->name, ' ') + 1;
+    if (strcmp(list, "commands") == 0) {
         for (size_t i = 0; i < NCOMMANDS; i++)
             printf("%s\n", commands[i].name);
         printf("help\n");
         return 0;
     }
-    if (strcmp(argv[0], "scenarios") == 0) {
+    if (strcmp(list, "scenarios") == 0) {
         each_scenario(print_scenario, NULL);
         return 0;
     }
-    if (complete_words(argv[0], argc > 1 ? argv[1] : NULL, stdout) == 0)
+    if (complete_words(list, a.npos ? a.pos[0] : NULL, stdout) == 0)
         return 0;
-    fprintf(stderr, "gpuwatch: --complete: unknown list '%s'\n", argv[0]);
-    return GW_EXIT_USAGE;
+    /* CMD "-" (or none): the options before a command, nvidia-smi's form */
+    option_words w = {.what = list[0], .cmd = a.npos && strcmp(a.pos[0], "-") != 0 ? a.pos[0] : NULL};
+    if (w.what == 'v')
+        w.want = a.pos[a.npos - 1];
+    const char *sub = a.npos > (w.what == 'v' ? 2 : 1) ? a.pos[1] : NULL;
+    return each_option(w.cmd, sub, print_option, &w) == 0 ? 0 : gw_usage_error(&complete_cmd, "no command '%s'", w.cmd);
 }
 
 /* --- dispatch ------------------------------------------------------------------------------------ */
@@ -289,6 +385,33 @@ static int unknown_command(const char *name)
     return GW_EXIT_USAGE;
 }
 
+/* The options before the command: --sim SCENARIO, --version, --complete LIST, -h / --help. The
+ * first word that is no option is the command; an option of nvidia-smi's is its form (cmd_smi.c). */
+typedef struct global_opts {
+    const char *sim;
+    int version, complete;
+} global_opts;
+
+static const gw_opt global_rows[] = {
+    {"--sim", GW_OPT_TEXT, .off = offsetof(global_opts, sim)},
+    {"--version", GW_OPT_FLAG, .off = offsetof(global_opts, version)},
+    {"--complete", GW_OPT_FLAG, .off = offsetof(global_opts, complete)},
+    {0},
+};
+
+static const gw_cmd global = {
+    .opts = global_rows,
+    .usage_fn = usage,
+    .max_args = -1,
+    .flags = GW_CMD_REST | GW_CMD_STOP_UNKNOWN,
+};
+
+static void offer_global(const char *name, const gw_opt *opt, void *ctx)
+{
+    (void)opt;
+    gw_suggest_add(ctx, name);
+}
+
 static int unknown_option(const char *opt)
 {
     char word[GW_SUGGEST_LEN], hint[GW_SUGGEST_LEN + 32];
@@ -298,9 +421,9 @@ static int unknown_option(const char *opt)
         *eq = 0;
     gw_suggest s;
     gw_suggest_init(&s, word);
-    for (int i = 0; global_options[i]; i++)
-        gw_suggest_add(&s, global_options[i]);
-    smi_offer_options(&s);
+    gw_args_each_option(&global, NULL, offer_global, &s);
+    gw_suggest_add(&s, "--help");
+    smi_each_option(offer_global, &s);
     fprintf(stderr, "gpuwatch: unknown option '%s'%s\n", word, gw_suggest_suffix(&s, hint, sizeof hint));
     fprintf(stderr, "Try 'gpuwatch --help'.\n");
     return GW_EXIT_USAGE;
@@ -309,42 +432,29 @@ static int unknown_option(const char *opt)
 int main(int argc, char **argv)
 {
     backend_register(&nvml_backend_ops);
-    int i = 1;
-    while (i < argc && argv[i][0] == '-') {
-        if (strcmp(argv[i], "--sim") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "gpuwatch: --sim needs a scenario\n");
-                return GW_EXIT_USAGE;
-            }
-            if (use_simulator(argv[i + 1]) != 0)
-                return GW_EXIT_USAGE;
-            i += 2;
-        } else if (strncmp(argv[i], "--sim=", 6) == 0) {
-            if (use_simulator(argv[i] + 6) != 0)
-                return GW_EXIT_USAGE;
-            i++;
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--version") == 0) {
-            return cmd_version(1, (char *[]){"version", NULL});
-        } else if (strcmp(argv[i], "--complete") == 0) {
-            return complete(argc - i - 1, argv + i + 1);
-        } else if (smi_is_option(argv[i])) {
-            return cmd_smi(argc - i, argv + i);
-        } else {
-            return unknown_option(argv[i]);
-        }
-    }
-    if (i >= argc) /* as nvidia-smi alone: the summary table */
-        return cmd_smi(0, argv + i);
+    global_opts g = {0};
+    gw_args a;
+    int rc = gw_args_parse(&global, argc, argv, &g, &a);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
+    if (g.sim && use_simulator(g.sim) != 0)
+        return GW_EXIT_USAGE;
+    if (g.version)
+        return cmd_version(1, (char *[]){"version", NULL});
+    if (g.complete)
+        return complete(a.npos + 1, a.pos - 1);
+    char **rest = argv + a.stop - 1; /* a name for the nvidia-smi form, then its options */
+    if (a.nrest > 0)
+        return smi_is_option(rest[1]) ? cmd_smi(a.nrest + 1, rest) : unknown_option(rest[1]);
+    if (a.npos == 0) /* as nvidia-smi alone: the summary table */
+        return cmd_smi(1, rest);
     for (size_t c = 0; c < NCOMMANDS; c++)
-        if (strcmp(argv[i], commands[c].name) == 0)
-            return commands[c].run ? commands[c].run(argc - i, argv + i)
-                                   : module_run(commands[c].module, commands[c].name, argc - i, argv + i);
-    if (strcmp(argv[i], "help") == 0) {
+        if (strcmp(a.pos[0], commands[c].name) == 0)
+            return commands[c].run ? commands[c].run(a.npos, a.pos)
+                                   : module_run(commands[c].module, commands[c].name, a.npos, a.pos);
+    if (strcmp(a.pos[0], "help") == 0) {
         usage(stdout);
         return 0;
     }
-    return unknown_command(argv[i]);
+    return unknown_command(a.pos[0]);
 }

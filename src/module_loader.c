@@ -51,7 +51,8 @@ static int module_dirs(char dirs[][PATH_MAX], int max)
     return n;
 }
 
-int module_run(const char *module, const char *command, int argc, char **argv)
+/* The entry of command in module, loaded; NULL after one clear line on stderr. */
+static const gw_module_command *load_command(const char *module, const char *command)
 {
     char dirs[4][PATH_MAX], path[PATH_MAX + 64];
     int ndirs = module_dirs(dirs, 4);
@@ -75,13 +76,29 @@ int module_run(const char *module, const char *command, int argc, char **argv)
                 off += snprintf(why + off, sizeof why - (size_t)off, " %s", dirs[i]);
         }
         fprintf(stderr, "gpuwatch: '%s' needs the %s module, which could not be loaded: %s\n", command, module, why);
-        return GW_EXIT_BACKEND;
+        return NULL;
     }
     const gw_module_command *cmds = (const gw_module_command *)dlsym(h, "gw_module_commands");
     for (int i = 0; cmds && cmds[i].name; i++)
         if (strcmp(cmds[i].name, command) == 0)
-            return cmds[i].run(argc, argv);
+            return &cmds[i];
     fprintf(stderr, "gpuwatch: the %s module (%s) has no '%s' command: it does not match this gpuwatch\n", module, path,
             command);
-    return GW_EXIT_BACKEND;
+    return NULL;
+}
+
+int module_run(const char *module, const char *command, int argc, char **argv)
+{
+    const gw_module_command *c = load_command(module, command);
+    return c ? c->run(argc, argv) : GW_EXIT_BACKEND;
+}
+
+int module_options(const char *module, const char *command, const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    const gw_module_command *c = load_command(module, command);
+    if (!c)
+        return -1;
+    if (c->options)
+        c->options(sub, fn, ctx);
+    return 0;
 }

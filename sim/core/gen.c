@@ -23,7 +23,7 @@ static double unit_open(uint64_t r)
     return ((double)(r >> 11) + 0.5) / 9007199254740992.0;
 }
 
-double noise_normal(uint64_t key, int64_t n)
+static double noise_normal(uint64_t key, int64_t n)
 {
     uint64_t r1 = mix64(key ^ mix64((uint64_t)n));
     uint64_t r2 = mix64(r1);

@@ -43,8 +43,6 @@ int gen_breaks(const sim_gen *g, double a, double b, double *out, int n, int max
 int gen_is_stepwise(const sim_gen *g);
 /* A key for gen_eval from the scenario seed and up to two small ids (gpu index, metric...). */
 uint64_t noise_key(uint64_t seed, uint32_t a, uint32_t b);
-/* A standard normal deviate that is a pure function of (key, n). */
-double noise_normal(uint64_t key, int64_t n);
 
 void gen_free(sim_gen *g);
 

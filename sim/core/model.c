@@ -52,7 +52,7 @@ static void process_sums(const scenario *sc, const sim_gpu *g, double t, proc_su
     }
 }
 
-double sim_pcie_lane_mbs(int gen)
+static double sim_pcie_lane_mbs(int gen)
 {
     static const double per_lane[] = {0, 250, 500, 985, 1969, 3938, 7563};
     return gen < 1 ? 0 : per_lane[gen < 6 ? gen : 6];

@@ -16,8 +16,6 @@ int sim_value(scenario *sc, int gpu, metric_id m, double t, double *out);
 /* utilization.gpu or utilization.memory at t as sim_value gives it, without the rest of the
  * model (no state is advanced, so earlier times cost nothing extra). -1 if unsupported. */
 int sim_util_at(const scenario *sc, int gpu, metric_id m, double t, double *out);
-/* PCIe rate of one lane per direction, MB/s, after encoding (gen 3: 985, 4: 1969, 5: 3938). */
-double sim_pcie_lane_mbs(int gen);
 /* 1 when the metric is NOT_SUPPORTED on that GPU. */
 int sim_unsupported(const scenario *sc, int gpu, metric_id m);
 /* Violation counters in ns at t: [0] power cap, [1] sw thermal, [2] hw thermal, [3] power brake. */

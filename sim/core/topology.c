@@ -8,7 +8,7 @@
 
 #define BRAND_GEFORCE 5
 
-int topo_nodes(const scenario *sc)
+static int topo_nodes(const scenario *sc)
 {
     int n = 1;
     for (int g = 0; g < sc->ngpus; g++)
@@ -64,7 +64,7 @@ int topo_level(const scenario *sc, int a, int b)
     return t->numa[a] == t->numa[b] ? NVML_TOPOLOGY_NODE : NVML_TOPOLOGY_SYSTEM;
 }
 
-int topo_nvlinked(const scenario *sc, int a, int b)
+static int topo_nvlinked(const scenario *sc, int a, int b)
 {
     return a != b && sc->topo.nvlink[a] >= 0 && sc->topo.nvlink[a] == sc->topo.nvlink[b];
 }

@@ -5,8 +5,6 @@
 
 #include "scenario.h"
 
-/* Number of NUMA nodes: one past the highest node a GPU is on. */
-int topo_nodes(const scenario *sc);
 /* The CPUs of a NUMA node as a bit mask, 64 CPUs per word (words beyond SIM_MAX_CPUS are 0). */
 void topo_node_cpus(const scenario *sc, int node, unsigned long *set, unsigned words);
 /* 1 when the CPU belongs to the node. */
@@ -14,8 +12,6 @@ int topo_cpu_in_node(const scenario *sc, int node, unsigned cpu);
 /* nvmlGpuTopologyLevel_t between two different GPUs: SINGLE (one PCIe switch), NODE (one NUMA
  * node), SYSTEM (across nodes). */
 int topo_level(const scenario *sc, int a, int b);
-/* 1 when two different GPUs reach each other over NVLink. */
-int topo_nvlinked(const scenario *sc, int a, int b);
 
 /* The far end of an NVLink link. */
 typedef struct topo_link {

@@ -1,10 +1,13 @@
 /* gpusim.c - the gpusim command: `render` writes a scenario's values as CSV without waiting
  * (the same values the simulated library reports at those times), `check` validates one. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
 #include "catalog.h"
+#include "gpu_list.h"
 #include "util.h"
 #include "model.h"
 #include "scenario.h"
@@ -45,55 +48,9 @@ static void print_number(double v)
     fputs(buf, stdout);
 }
 
-static int parse_gpu_list(const char *s, int n, unsigned char *sel)
-{
-    char *copy = strdup(s), *save = NULL;
-    int rc = copy ? 0 : -1;
-    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
-        char *end;
-        long a = strtol(tok, &end, 10), b = a;
-        if (end == tok) {
-            rc = -1;
-            break;
-        }
-        if (*end == '-') {
-            char *e2;
-            b = strtol(end + 1, &e2, 10);
-            if (e2 == end + 1 || *e2)
-                rc = -1;
-        } else if (*end)
-            rc = -1;
-        if (rc == 0 && (a < 0 || b >= n || a > b))
-            rc = -1;
-        for (long i = a; rc == 0 && i <= b; i++)
-            sel[i] = 1;
-    }
-    free(copy);
-    return rc;
-}
-
-/* Metric ids from a comma list of catalog names; returns the count or -1. */
-static int parse_metrics(const char *s, metric_id *out, int max)
-{
-    char *copy = strdup(s), *save = NULL;
-    int n = 0;
-    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
-        const metric_def *m = catalog_find(tok);
-        if (!m) {
-            char best[GW_SUGGEST_LEN];
-            if (catalog_suggest(tok, best, sizeof best))
-                fprintf(stderr, "gpusim: unknown metric '%s' \xe2\x80\x94 did you mean '%s'?\n", tok, best);
-            else
-                fprintf(stderr, "gpusim: unknown metric '%s'\n", tok);
-            n = -1;
-            break;
-        }
-        if (n < max)
-            out[n++] = m->id;
-    }
-    free(copy);
-    return copy ? n : -1;
-}
+/* --metrics: catalog field names, each checked (the closest one for a typo); the ids go to
+ * render_opts.ms. */
+static int check_metrics(const gw_opt *opt, const char *list, void *out, char *why, size_t n);
 
 static void render_row(scenario *sc, int gpu, double t, const metric_id *ms, int nm)
 {
@@ -142,144 +99,143 @@ static void render_processes(scenario *sc, int gpu, double t)
     }
 }
 
-typedef struct {
-    const char *scenario, *gpus, *metrics;
+typedef struct render_opts {
+    const char *gpus, *metrics;
+    metric_id ms[M_COUNT];
+    int nm;
     int processes;
     double step, duration, start;
 } render_opts;
 
-static int parse_render_opts(int argc, char **argv, render_opts *o)
+static int check_metrics(const gw_opt *opt, const char *list, void *out, char *why, size_t n)
 {
-    *o = (render_opts){.step = 1, .duration = 600};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        double *dst = strcmp(a, "--step") == 0       ? &o->step
-                      : strcmp(a, "--duration") == 0 ? &o->duration
-                      : strcmp(a, "--start") == 0    ? &o->start
-                                                     : NULL;
-        if (dst) {
-            if (!v || gw_parse_duration(v, dst) != 0) {
-                fprintf(stderr, "gpusim: %s needs a duration\n", a);
-                return -1;
-            }
-            i++;
-        } else if (strcmp(a, "--gpu") == 0 && v) {
-            o->gpus = v;
-            i++;
-        } else if (strcmp(a, "--metrics") == 0 && v) {
-            o->metrics = v;
-            i++;
-        } else if (strcmp(a, "--processes") == 0)
-            o->processes = 1;
-        else if (a[0] != '-' && !o->scenario)
-            o->scenario = a;
-        else {
-            fprintf(stderr, "gpusim: unexpected argument '%s'\n", a);
+    render_opts *o = out;
+    char name[128];
+    o->nm = 0;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        const metric_def *m = catalog_find(name);
+        if (!m) {
+            char best[GW_SUGGEST_LEN] = "";
+            catalog_suggest(name, best, sizeof best);
+            snprintf(why, n, "unknown metric '%s'%s%s%s", name, best[0] ? " \xe2\x80\x94 did you mean '" : "", best,
+                     best[0] ? "'?" : "");
             return -1;
         }
+        if (o->nm < M_COUNT)
+            o->ms[o->nm++] = m->id;
+        p += len + (p[len] == ',');
     }
-    if (!o->scenario) {
-        fprintf(stderr, "gpusim: render needs a scenario file\n");
+    if (o->nm == 0) {
+        snprintf(why, n, "no metric in '%s'", list);
         return -1;
     }
-    if (o->step <= 0) {
-        fprintf(stderr, "gpusim: --step must be above 0\n");
-        return -1;
-    }
-    if (o->start + o->duration > SIM_MAX_T) {
-        fprintf(stderr, "gpusim: render at most one week of scenario time\n");
-        return -1;
-    }
-    if (o->duration / o->step > 1e8) {
-        fprintf(stderr, "gpusim: too many steps\n");
-        return -1;
-    }
-    if (o->processes && o->metrics) {
-        fprintf(stderr, "gpusim: --processes and --metrics exclude each other\n");
-        return -1;
-    }
+    *(const char **)gw_opt_dst(opt, out) = list;
     return 0;
 }
 
-static int cmd_render(int argc, char **argv)
+#define AT(field) .off = offsetof(render_opts, field)
+
+static const gw_opt render_rows[] = {
+    {"--step", GW_OPT_DURATION, AT(step), .min = 0.001},
+    {"--duration", GW_OPT_DURATION, AT(duration)},
+    {"--start", GW_OPT_DURATION, AT(start)},
+    {"--gpu", GW_OPT_CUSTOM, AT(gpus), .check = gpu_list_check},
+    {"--metrics", GW_OPT_CUSTOM, AT(metrics), .check = check_metrics},
+    {"--processes", GW_OPT_FLAG, AT(processes)},
+    {0},
+};
+
+static const gw_cmd render_cmd = {.name = "render",
+                                  .prog = "gpusim",
+                                  .opts = render_rows,
+                                  .usage_fn = usage,
+                                  .min_args = 1,
+                                  .max_args = 1,
+                                  .args_name = "a scenario file"};
+static const gw_cmd check_cmd = {
+    .name = "check", .prog = "gpusim", .usage_fn = usage, .min_args = 1, .max_args = 1, .args_name = "a scenario file"};
+static const gw_cmd help_cmd = {.name = "help", .prog = "gpusim", .usage_fn = usage};
+static const gw_cmd *const subcommands[] = {&render_cmd, &check_cmd, &help_cmd, NULL};
+static const gw_cmd gpusim_cmd = {.prog = "gpusim", .usage_fn = usage, .subs = subcommands, .needs_sub = 1};
+
+/* The mistakes between the options, and the work they ask for bounded. */
+static int check_render_opts(const render_opts *o)
 {
-    render_opts o;
-    if (parse_render_opts(argc, argv, &o) != 0)
-        return 2;
-    char err[1024];
-    scenario *sc = scenario_load(o.scenario, err, sizeof err);
-    if (!sc) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
-    }
-    metric_id ms[M_COUNT];
-    int nm = 0, rc = 0;
-    unsigned char sel[SIM_MAX_GPUS] = {0};
-    if (o.metrics)
-        nm = parse_metrics(o.metrics, ms, M_COUNT);
-    else
-        for (int m = M_STR_END; m < M_COUNT; m++)
-            ms[nm++] = (metric_id)m;
-    if (nm < 0)
-        rc = 2;
-    if (rc == 0 && o.gpus && parse_gpu_list(o.gpus, sc->ngpus, sel) != 0) {
-        fprintf(stderr, "gpusim: bad --gpu '%s' (the scenario has %d GPUs)\n", o.gpus, sc->ngpus);
-        rc = 2;
-    }
-    if (rc == 0 && o.processes) {
-        puts("t,gpu,pid,name,type,used_memory_mib,sm,mem,enc,dec");
-        long steps = (long)floor(o.duration / o.step + 1e-9);
-        for (long k = 0; k <= steps; k++)
-            for (int g = 0; g < sc->ngpus; g++)
-                if (!o.gpus || sel[g])
-                    render_processes(sc, g, o.start + (double)k * o.step);
-    } else if (rc == 0) {
-        fputs("t,gpu", stdout);
-        for (int i = 0; i < nm; i++)
-            printf(",%s", metric_catalog[ms[i]].field);
-        putchar('\n');
-        long steps = (long)floor(o.duration / o.step + 1e-9);
-        for (long k = 0; k <= steps; k++)
-            for (int g = 0; g < sc->ngpus; g++)
-                if (!o.gpus || sel[g])
-                    render_row(sc, g, o.start + (double)k * o.step, ms, nm);
-    }
-    scenario_free(sc);
-    return rc;
+    if (o->start + o->duration > SIM_MAX_T)
+        return gw_usage_error(&render_cmd, "--duration: render at most one week of scenario time");
+    if (o->duration / o->step > 1e8)
+        return gw_usage_error(&render_cmd, "--step: too many steps (at most 100000000)");
+    if (o->processes && o->metrics)
+        return gw_usage_error(&render_cmd, "--processes and --metrics exclude each other");
+    return GW_ARGS_RUN;
 }
 
-static int cmd_check(int argc, char **argv)
+static int render(const gw_args *a, render_opts *o)
 {
-    if (argc != 3) {
-        usage(stderr);
+    if (check_render_opts(o) != GW_ARGS_RUN)
         return 2;
-    }
     char err[1024];
-    scenario *sc = scenario_load(argv[2], err, sizeof err);
+    scenario *sc = scenario_load(a->pos[0], err, sizeof err);
     if (!sc) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    printf("%s: ok (%d GPUs, %d events, %d faults)\n", argv[2], sc->ngpus, sc->nevents, sc->nfaults);
+    unsigned char sel[SIM_MAX_GPUS] = {0};
+    if (!o->metrics)
+        for (int m = M_STR_END; m < M_COUNT; m++)
+            o->ms[o->nm++] = (metric_id)m;
+    char why[256];
+    if (gpu_list_select(o->gpus, sc->ngpus, NULL, sel, why, sizeof why) != 0) {
+        gw_usage_error(&render_cmd, "--gpu: %s", why);
+        scenario_free(sc);
+        return 2;
+    }
+    long steps = (long)floor(o->duration / o->step + 1e-9);
+    if (o->processes) {
+        puts("t,gpu,pid,name,type,used_memory_mib,sm,mem,enc,dec");
+        for (long k = 0; k <= steps; k++)
+            for (int g = 0; g < sc->ngpus; g++)
+                if (sel[g])
+                    render_processes(sc, g, o->start + (double)k * o->step);
+    } else {
+        fputs("t,gpu", stdout);
+        for (int i = 0; i < o->nm; i++)
+            printf(",%s", metric_catalog[o->ms[i]].field);
+        putchar('\n');
+        for (long k = 0; k <= steps; k++)
+            for (int g = 0; g < sc->ngpus; g++)
+                if (sel[g])
+                    render_row(sc, g, o->start + (double)k * o->step, o->ms, o->nm);
+    }
+    scenario_free(sc);
+    return 0;
+}
+
+static int check(const char *path)
+{
+    char err[1024];
+    scenario *sc = scenario_load(path, err, sizeof err);
+    if (!sc) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    printf("%s: ok (%d GPUs, %d events, %d faults)\n", path, sc->ngpus, sc->nevents, sc->nfaults);
     scenario_free(sc);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    render_opts o = {.step = 1, .duration = 600};
+    gw_args a;
+    int rc = gw_args_parse(&gpusim_cmd, argc, argv, &o, &a);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
+    if (a.cmd == &help_cmd) {
         usage(stdout);
         return 0;
     }
-    if (strcmp(argv[1], "render") == 0)
-        return cmd_render(argc, argv);
-    if (strcmp(argv[1], "check") == 0)
-        return cmd_check(argc, argv);
-    fprintf(stderr, "gpusim: unknown command '%s'\n", argv[1]);
-    usage(stderr);
-    return 2;
+    return a.cmd == &render_cmd ? render(&a, &o) : check(a.pos[0]);
 }

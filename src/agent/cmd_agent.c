@@ -1,5 +1,6 @@
 /* cmd_agent.c - `gpuwatch agent`: options, config file, signals (TERM/INT stop, HUP reloads). */
 #include <pthread.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,8 @@
 #include "http_server.h"
 #include "util.h"
 
-static void usage(FILE *f)
+/* The usage, with the options the plugins add (their keys given on the command line). */
+static void usage(FILE *f, const agent_plugin *const *plugins)
 {
     fprintf(f,
             "usage: gpuwatch [--sim SCENARIO] agent [OPTIONS]\n"
@@ -23,14 +25,19 @@ static void usage(FILE *f)
             "  --listen ADDR        [host]:port to listen on (default :9400; port 0 = any free port)\n"
             "  --interval DUR       sampling interval (default 1s, at least 100ms)\n"
             "  --log-level LEVEL    debug, info, warn or error (default info)\n"
-            "  --port-file FILE     write the bound port to FILE once listening\n"
-            "  --db PATH            history file (overrides history.path; see docs/history.md)\n"
-            "  --web.config.file FILE  Prometheus web-config (tls_server_config, basic_auth_users);\n"
-            "                       overrides tls and basic_auth_users of the config file\n"
-            "  --hash-password [PW] print a bcrypt hash for basic_auth_users (PW or a line on stdin;\n"
-            "                       bcrypt reads at most 72 bytes of a password)\n"
-            "signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration.\n",
+            "  --port-file FILE     write the bound port to FILE once listening\n",
             GW_DEFAULT_CONFIG);
+    for (int i = 0; plugins[i]; i++)
+        for (const agent_plugin_option *po = plugins[i]->options; po && po->names; po++) {
+            char spelled[64];
+            snprintf(spelled, sizeof spelled, "%s %s", po->names, po->meta ? po->meta : "VALUE");
+            fprintf(f, "  %-20s %s\n", spelled, po->help ? po->help : "");
+        }
+    fprintf(f, "  --web.config.file FILE  Prometheus web-config (tls_server_config, basic_auth_users);\n"
+               "                       overrides tls and basic_auth_users of the config file\n"
+               "  --hash-password [PW] print a bcrypt hash for basic_auth_users (PW or a line on stdin;\n"
+               "                       bcrypt reads at most 72 bytes of a password)\n"
+               "signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration.\n");
 }
 
 static int hash_password(const char *pw)
@@ -78,75 +85,128 @@ static void start_stop_watchdog(void)
         pthread_detach(t);
 }
 
-typedef struct {
+#define MAX_ROWS 32
+
+typedef struct options {
     const agent_plugin *const *plugins;
     const char *config;
-    int config_explicit;
     const char *port_file;
     const char *web_config;
+    const char *hash_password; /* --hash-password's PW ("" when it reads stdin) */
+    int help, config_explicit;
     agent_cli cli;
+    /* the plugins' options: row i of the table (from first_plugin_row) is plugin_opt[i]'s */
+    const gw_opt *rows;
+    int first_plugin_row;
+    const agent_plugin *plugin_of[MAX_ROWS];
+    const agent_plugin_option *plugin_opt[MAX_ROWS];
+    cfg_override overrides[CFG_MAX_OVERRIDES];
+    int noverrides;
 } options;
 
-static int parse_args(int argc, char **argv, options *o, int *exit_code)
+static int check_listen(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
 {
-    memset(o, 0, sizeof *o);
-    o->config = GW_DEFAULT_CONFIG;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            *exit_code = 0;
-            return -1;
-        }
-        if (!strcmp(arg, "--hash-password")) {
-            *exit_code = hash_password(val);
-            return -1;
-        }
-        if (!val) {
-            fprintf(stderr, "gpuwatch agent: unknown option or missing value: '%s'\n", arg);
-            *exit_code = GW_EXIT_USAGE;
-            return -1;
-        }
-        i++;
-        if (!strcmp(arg, "--config")) {
-            o->config = val;
-            o->config_explicit = 1;
-        } else if (!strcmp(arg, "--listen")) {
-            char why[128];
-            if (config_check_listen(val, why, sizeof why) != 0) {
-                fprintf(stderr, "gpuwatch agent: --listen '%s': %s\n", val, why);
-                *exit_code = GW_EXIT_USAGE;
-                return -1;
-            }
-            o->cli.listen = val;
-        } else if (!strcmp(arg, "--web.config.file") || !strcmp(arg, "--web.config")) {
-            o->web_config = val;
-        } else if (!strcmp(arg, "--port-file")) {
-            o->port_file = val;
-        } else if (!strcmp(arg, "--db")) {
-            setenv("GPUWATCH_HISTORY_DB", val, 1); /* read by the history plugin, over history.path */
-        } else if (!strcmp(arg, "--interval")) {
-            if (gw_parse_duration(val, &o->cli.interval) != 0 || o->cli.interval < 0.1) {
-                fprintf(stderr, "gpuwatch agent: --interval '%s': a duration of at least 100ms\n", val);
-                *exit_code = GW_EXIT_USAGE;
-                return -1;
-            }
-        } else if (!strcmp(arg, "--log-level")) {
-            if (gw_log_parse_level(val, &o->cli.log_level) != 0) {
-                fprintf(stderr, "gpuwatch agent: --log-level '%s': debug, info, warn or error\n", val);
-                *exit_code = GW_EXIT_USAGE;
-                return -1;
-            }
-            o->cli.log_level_set = 1;
-        } else {
-            fprintf(stderr, "gpuwatch agent: unknown option '%s'\n", arg);
-            usage(stderr);
-            *exit_code = GW_EXIT_USAGE;
-            return -1;
-        }
-    }
+    if (config_check_listen(value, why, n) != 0)
+        return -1;
+    ((options *)out)->cli.listen = value;
+    (void)opt;
     return 0;
+}
+
+static int check_log_level(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
+{
+    options *o = out;
+    (void)opt;
+    if (gw_log_parse_level(value, &o->cli.log_level) != 0) {
+        snprintf(why, n, "expected debug, info, warn or error, got '%s'", value);
+        return -1;
+    }
+    o->cli.log_level_set = 1;
+    return 0;
+}
+
+/* A plugin's option: its value checked by the option's type, kept as an override of its key. */
+static int check_plugin_option(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
+{
+    options *o = out;
+    int i = (int)(opt - o->rows);
+    const agent_plugin_option *po = o->plugin_opt[i];
+    gw_opt typed = {po->names, po->type, .off = 0};
+    union {
+        double d;
+        long l;
+        const char *s;
+        uint64_t u;
+        int64_t t;
+        int k;
+    } scratch;
+    if (gw_opt_store(&typed, value, &scratch, why, n) != 0)
+        return -1;
+    if (o->noverrides == CFG_MAX_OVERRIDES) {
+        snprintf(why, n, "too many options of the plugins");
+        return -1;
+    }
+    o->overrides[o->noverrides++] = (cfg_override){o->plugin_of[i]->name, po->key, value};
+    return 0;
+}
+
+#define AT(field) .off = offsetof(options, field)
+
+static const gw_opt own_rows[] = {
+    {"--config", GW_OPT_PATH, AT(config)},
+    {"--listen", GW_OPT_CUSTOM, .check = check_listen},
+    {"--interval", GW_OPT_DURATION, AT(cli.interval), .min = 0.1},
+    {"--log-level", GW_OPT_CUSTOM, .check = check_log_level},
+    {"--port-file", GW_OPT_PATH, AT(port_file)},
+    {"--web.config.file,--web.config", GW_OPT_FILE, AT(web_config)},
+    {"--hash-password", GW_OPT_TEXT, AT(hash_password), .flags = GW_OPT_OPTIONAL_VALUE, .dflt = NULL},
+    {"-h,--help", GW_OPT_FLAG, AT(help)},
+};
+#define NOWN (int)(sizeof own_rows / sizeof own_rows[0])
+
+/* The agent's options, then each plugin's, into rows (MAX_ROWS). */
+static void build_rows(options *o, gw_opt *rows)
+{
+    int n = 0;
+    for (; n < NOWN; n++)
+        rows[n] = own_rows[n];
+    o->first_plugin_row = n;
+    for (int i = 0; o->plugins[i]; i++)
+        for (const agent_plugin_option *po = o->plugins[i]->options; po && po->names && n + 1 < MAX_ROWS; po++) {
+            o->plugin_of[n] = o->plugins[i];
+            o->plugin_opt[n] = po;
+            rows[n++] = (gw_opt){po->names, GW_OPT_CUSTOM, .check = check_plugin_option};
+        }
+    rows[n] = (gw_opt){0};
+    o->rows = rows;
+}
+
+/* Returns GW_ARGS_RUN, or the exit status in *exit_code (after --help, --hash-password or a usage error). */
+static int parse_args(int argc, char **argv, options *o, gw_opt *rows, int *exit_code)
+{
+    const agent_plugin *const *plugins = o->plugins;
+    memset(o, 0, sizeof *o);
+    o->plugins = plugins;
+    o->config = GW_DEFAULT_CONFIG;
+    build_rows(o, rows);
+    gw_cmd cmd = {.name = "agent", .opts = rows};
+    gw_args a;
+    int rc = gw_args_parse(&cmd, argc, argv, o, &a);
+    if (rc != GW_ARGS_RUN) {
+        *exit_code = gw_args_exit(rc);
+        return rc;
+    }
+    if (o->help) {
+        usage(stdout, plugins);
+        *exit_code = 0;
+        return GW_ARGS_HELP;
+    }
+    if (gw_args_given(&a, "--hash-password")) {
+        *exit_code = hash_password(o->hash_password);
+        return GW_ARGS_HELP;
+    }
+    o->config_explicit = gw_args_given(&a, "--config");
+    return GW_ARGS_RUN;
 }
 
 /* Loads and checks the config; prints its errors. NULL on error. */
@@ -156,6 +216,8 @@ static gw_config *load_config(const options *o)
     if (!cfg)
         return NULL;
     config_init(cfg);
+    memcpy(cfg->overrides, o->overrides, sizeof cfg->overrides);
+    cfg->noverrides = o->noverrides;
     config_load_file(cfg, o->config, o->config_explicit);
     if (cfg->doc.loaded)
         plugins_check(o->plugins, cfg);
@@ -207,11 +269,12 @@ static void advertise(agent *a, const options *o)
 
 int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
 {
-    options o;
+    options o; /* the configuration is loaded again from it at each SIGHUP */
+    gw_opt rows[MAX_ROWS];
     int code = 0;
-    if (parse_args(argc, argv, &o, &code) != 0)
-        return code;
     o.plugins = plugins;
+    if (parse_args(argc, argv, &o, rows, &code) != GW_ARGS_RUN)
+        return code;
     if (o.cli.log_level_set)
         gw_log_set_level(o.cli.log_level);
     gw_config *cfg = load_config(&o);
@@ -276,4 +339,13 @@ int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
     }
     free(a);
     return rc;
+}
+
+void agent_options(const agent_plugin *const *plugins, const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    options o = {.plugins = plugins};
+    gw_opt rows[MAX_ROWS];
+    build_rows(&o, rows);
+    gw_cmd cmd = {.name = "agent", .opts = rows};
+    gw_args_each_option(&cmd, sub, fn, ctx);
 }

@@ -14,6 +14,10 @@ static void usage(FILE *f)
             GW_DEFAULT_CONFIG);
 }
 
+static const gw_cmd check_cmd = {.name = "config check", .usage_fn = usage, .max_args = 1, .args_name = "FILE"};
+static const gw_cmd *const subcommands[] = {&check_cmd, NULL};
+static const gw_cmd config_cmd = {.name = "config", .usage_fn = usage, .subs = subcommands, .needs_sub = 1};
+
 int plugins_check(const agent_plugin *const *plugins, gw_config *cfg)
 {
     const char *names[AGENT_MAX_PLUGINS + 1];
@@ -29,15 +33,11 @@ int plugins_check(const agent_plugin *const *plugins, gw_config *cfg)
 
 int config_command(int argc, char **argv, const agent_plugin *const *plugins)
 {
-    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        usage(stdout);
-        return 0;
-    }
-    if (argc < 2 || strcmp(argv[1], "check") != 0 || argc > 3) {
-        usage(stderr);
-        return GW_EXIT_USAGE;
-    }
-    const char *path = argc == 3 ? argv[2] : GW_DEFAULT_CONFIG;
+    gw_args a;
+    int rc = gw_args_parse(&config_cmd, argc, argv, NULL, &a);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
+    const char *path = a.npos ? a.pos[0] : GW_DEFAULT_CONFIG;
     gw_config cfg;
     config_init(&cfg);
     config_load_file(&cfg, path, 1);
@@ -50,4 +50,9 @@ int config_command(int argc, char **argv, const agent_plugin *const *plugins)
         printf("%s: OK\n", path);
     config_free(&cfg);
     return bad ? 1 : 0;
+}
+
+void config_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&config_cmd, sub, fn, ctx);
 }

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 #include "alert_record.h"
+#include "args.h"
 #include "buf.h"
 #include "config.h"
 #include "sample_source.h"
@@ -64,8 +65,19 @@ typedef struct agent_view {
     void *agent;
 } agent_view;
 
+/* A key of the plugin's section that `gpuwatch agent` also takes as an option, whose value wins over
+ * the file's (the history's --db PATH over history.path); the plugin reads it with config_override. */
+typedef struct agent_plugin_option {
+    const char *names; /* its spellings: "--db" */
+    gw_opt_type type;  /* what the value is (args.h), checked when the command line is parsed */
+    const char *key;   /* the key of the section it stands for: "path" */
+    const char *meta;  /* the value in the agent's usage: "PATH" */
+    const char *help;  /* what it is, in the agent's usage */
+} agent_plugin_option;
+
 typedef struct agent_plugin {
-    const char *name; /* the top-level config section it owns ("history"), and its name in logs */
+    const char *name;                   /* the top-level config section it owns ("history"), and its name in logs */
+    const agent_plugin_option *options; /* options of the agent's command line (ends with names NULL), or NULL */
     /* Checks its section, recording errors with config_error (for `gpuwatch config check` and
      * every load, a reload included). NULL: nothing to check. */
     void (*check)(gw_config *cfg);

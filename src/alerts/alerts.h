@@ -144,7 +144,4 @@ int alert_engine_write_metrics(alert_engine *e, FILE *f);
 /* /api/v1/alerts body, Prometheus-shaped JSON; malloc'ed (caller frees), NULL when out of memory. */
 char *alert_engine_json(alert_engine *e);
 
-/* The `rules check` and `rules test` commands (the rules module). */
-int cmd_rules(int argc, char **argv);
-
 #endif

@@ -31,18 +31,18 @@ static int tap_for(engine_window *w, const operand *o, reduce_kind r, int64_t wi
     if (!operand_keepable(o))
         return 0;
     int i = 0;
-    while (i < w->ntaps && !operand_equal(&w->taps[i].o, o))
+    while (i < w->noperands && !operand_equal(&w->operands[i].o, o))
         i++;
-    if (i == w->ntaps) {
-        wtap *t = realloc(w->taps, (size_t)(w->ntaps + 1) * sizeof *t);
+    if (i == w->noperands) {
+        window_operand *t = realloc(w->operands, (size_t)(w->noperands + 1) * sizeof *t);
         if (!t)
             return 0;
-        w->taps = t;
+        w->operands = t;
         memset(&t[i], 0, sizeof t[i]);
         t[i].o = *o;
-        w->ntaps++;
+        w->noperands++;
     }
-    wtap *t = &w->taps[i];
+    window_operand *t = &w->operands[i];
     if (window_us && r != RED_LAST) {
         if (window_us > t->span_us)
             t->span_us = window_us;
@@ -65,7 +65,7 @@ static void plan_cond(engine_window *w, cond *c)
         plan_cond(w, &c->kids[i]);
 }
 
-static void gpu_clear(const engine_window *w, wgpu *g)
+static void gpu_clear(const engine_window *w, window_gpu *g)
 {
     g->valid = 0;
     g->unordered = 0;
@@ -75,18 +75,18 @@ static void gpu_clear(const engine_window *w, wgpu *g)
     g->tfirst = g->tn = 0;
     g->row0 = g->next_row = 0;
     g->held_row = 0;
-    for (int i = 0; i < w->ntaps; i++) {
-        g->taps[i].have_last = 0;
-        g->taps[i].first = g->taps[i].n = 0;
+    for (int i = 0; i < w->noperands; i++) {
+        g->operands[i].have_last = 0;
+        g->operands[i].first = g->operands[i].n = 0;
     }
 }
 
 static void gpus_free(engine_window *w)
 {
     for (int k = 0; k < w->ngpus; k++) {
-        for (int i = 0; i < w->ntaps; i++)
-            free(w->gpus[k].taps[i].runs);
-        free(w->gpus[k].taps);
+        for (int i = 0; i < w->noperands; i++)
+            free(w->gpus[k].operands[i].runs);
+        free(w->gpus[k].operands);
         free(w->gpus[k].t);
     }
     free(w->gpus);
@@ -97,15 +97,15 @@ static void gpus_free(engine_window *w)
 void window_plan(engine_window *w, ruleset *rs) /* w->capacity stays */
 {
     gpus_free(w);
-    free(w->taps);
-    w->taps = NULL;
-    w->ntaps = 0;
+    free(w->operands);
+    w->operands = NULL;
+    w->noperands = 0;
     for (int g = 0; g < rs->ngroups; g++)
         for (int r = 0; r < rs->groups[g].nrules; r++)
             plan_cond(w, &rs->groups[g].rules[r].cond);
     w->fetch_us = w->keep_us = 0;
-    for (int i = 0; i < w->ntaps; i++) {
-        const wtap *t = &w->taps[i];
+    for (int i = 0; i < w->noperands; i++) {
+        const window_operand *t = &w->operands[i];
         if (t->span_us > w->keep_us)
             w->keep_us = t->span_us;
         if (t->span_us > w->fetch_us)
@@ -136,13 +136,13 @@ static int room(void **a, int *first, int n, int *cap, size_t size)
 }
 
 /* Index into g->t of row id `row`. */
-static int row_index(const wgpu *g, uint32_t row)
+static int row_index(const window_gpu *g, uint32_t row)
 {
     return g->tfirst + (int)(row - g->row0);
 }
 
 /* First row id whose time is after t (next_row when none). */
-static uint32_t row_after(const wgpu *g, int64_t t)
+static uint32_t row_after(const window_gpu *g, int64_t t)
 {
     int lo = 0, hi = g->tn;
     while (lo < hi) {
@@ -157,7 +157,7 @@ static uint32_t row_after(const wgpu *g, int64_t t)
 
 typedef struct fill {
     engine_window *w;
-    wgpu *g;
+    window_gpu *g;
     int64_t now;
     int skip;   /* samples at newest_t already taken */
     int ahead;  /* samples after now (the source holds them; they are taken next time) */
@@ -167,7 +167,7 @@ typedef struct fill {
 static void take(const gpu_sample *s, void *arg)
 {
     fill *f = arg;
-    wgpu *g = f->g;
+    window_gpu *g = f->g;
     engine_window *w = f->w;
     int64_t t = (int64_t)s->t_us;
     if (t > f->now)
@@ -195,18 +195,18 @@ static void take(const gpu_sample *s, void *arg)
     g->next_row++;
     if (!w->keep_us)
         g->row0 = g->next_row; /* no row times kept */
-    for (int i = 0; i < w->ntaps; i++) {
+    for (int i = 0; i < w->noperands; i++) {
         double v;
-        if (!operand_at(&w->taps[i].o, s, &v))
+        if (!operand_at(&w->operands[i].o, s, &v))
             continue;
-        wtap_gpu *tg = &g->taps[i];
+        operand_values *tg = &g->operands[i];
         tg->have_last = 1;
         tg->last_t = t;
         tg->last_v = v;
         tg->last_row = row;
-        if (!w->taps[i].span_us)
+        if (!w->operands[i].span_us)
             continue;
-        wrun *last = tg->n ? &tg->runs[tg->first + tg->n - 1] : NULL;
+        value_run *last = tg->n ? &tg->runs[tg->first + tg->n - 1] : NULL;
         if (last && last->row + last->len == row && memcmp(&last->v, &v, sizeof v) == 0) {
             last->len++;
             continue;
@@ -215,30 +215,30 @@ static void take(const gpu_sample *s, void *arg)
             f->failed = 1;
             return;
         }
-        tg->runs[tg->first + tg->n++] = (wrun){v, row, 1};
+        tg->runs[tg->first + tg->n++] = (value_run){v, row, 1};
     }
 }
 
 /* The first row a window of span reaches that the source still holds. */
-static uint32_t first_kept(const wgpu *g, int64_t now, int64_t span)
+static uint32_t first_kept(const window_gpu *g, int64_t now, int64_t span)
 {
     uint32_t cut = row_after(g, now - span);
     return (int64_t)cut < g->held_row ? (uint32_t)g->held_row : cut;
 }
 
 /* Drops the rows and runs that no window reaches any more, or that the source no longer holds. */
-static void drop_old(const engine_window *w, wgpu *g, int64_t now)
+static void drop_old(const engine_window *w, window_gpu *g, int64_t now)
 {
-    for (int i = 0; i < w->ntaps; i++) {
-        if (!w->taps[i].span_us)
+    for (int i = 0; i < w->noperands; i++) {
+        if (!w->operands[i].span_us)
             continue;
-        wtap_gpu *tg = &g->taps[i];
-        uint32_t cut = first_kept(g, now, w->taps[i].span_us);
+        operand_values *tg = &g->operands[i];
+        uint32_t cut = first_kept(g, now, w->operands[i].span_us);
         while (tg->n && tg->runs[tg->first].row + tg->runs[tg->first].len <= cut) {
             tg->first++;
             tg->n--;
         }
-        wrun *r = tg->n ? &tg->runs[tg->first] : NULL;
+        value_run *r = tg->n ? &tg->runs[tg->first] : NULL;
         if (r && r->row < cut) {
             r->len -= cut - r->row;
             r->row = cut;
@@ -253,7 +253,7 @@ static void drop_old(const engine_window *w, wgpu *g, int64_t now)
     g->row0 = cut;
 }
 
-static void fetch(engine_window *w, const sample_source *src, int gpu, wgpu *g, uint64_t since, int64_t now)
+static void fetch(engine_window *w, const sample_source *src, int gpu, window_gpu *g, uint64_t since, int64_t now)
 {
     fill f = {w, g, now, g->newest_t ? g->newest_dups : 0, 0, 0};
     src->each(src->ctx, gpu, since, take, &f);
@@ -264,17 +264,17 @@ static void fetch(engine_window *w, const sample_source *src, int gpu, wgpu *g, 
     g->held_row = held < 0 ? 0 : held > (int64_t)g->next_row ? (int64_t)g->next_row : held;
 }
 
-static void start_over(engine_window *w, const sample_source *src, int gpu, wgpu *g, int64_t now)
+static void start_over(engine_window *w, const sample_source *src, int gpu, window_gpu *g, int64_t now)
 {
     gpu_clear(w, g);
     int64_t from = now - w->fetch_us;
     fetch(w, src, gpu, g, from > 0 ? (uint64_t)from + 1 : 0, now);
 }
 
-static void update_gpu(engine_window *w, const sample_source *src, int gpu, wgpu *g, int64_t now)
+static void update_gpu(engine_window *w, const sample_source *src, int gpu, window_gpu *g, int64_t now)
 {
-    for (int i = 0; i < w->ntaps; i++)
-        g->taps[i].memo = 0;
+    for (int i = 0; i < w->noperands; i++)
+        g->operands[i].memo = 0;
     if (!g->valid || now < g->hi || !g->newest_t || g->next_row >= ROW_LIMIT) {
         start_over(w, src, gpu, g, now);
     } else {
@@ -296,18 +296,18 @@ static void update_gpu(engine_window *w, const sample_source *src, int gpu, wgpu
 
 void window_update(engine_window *w, const sample_source *src, int64_t now_us)
 {
-    if (!w->ntaps)
+    if (!w->noperands)
         return;
     int n = src->gpu_count(src->ctx);
     if (n > w->ngpus) {
-        wgpu *p = realloc(w->gpus, (size_t)n * sizeof *p);
+        window_gpu *p = realloc(w->gpus, (size_t)n * sizeof *p);
         if (!p)
             return;
         w->gpus = p;
         for (int k = w->ngpus; k < n; k++) {
             memset(&p[k], 0, sizeof p[k]);
-            p[k].taps = calloc((size_t)w->ntaps, sizeof *p[k].taps);
-            if (!p[k].taps) {
+            p[k].operands = calloc((size_t)w->noperands, sizeof *p[k].operands);
+            if (!p[k].operands) {
                 n = k;
                 break;
             }
@@ -320,12 +320,13 @@ void window_update(engine_window *w, const sample_source *src, int64_t now_us)
 
 /* The values of tap i on g in rows [from_row, next_row), expanded into w->scratch; returns how many
  * (-1 when out of memory) and the ids of the first and last row that had one. */
-static int expand(engine_window *w, const wtap_gpu *tg, uint32_t from_row, uint32_t *first_row, uint32_t *last_row)
+static int expand(engine_window *w, const operand_values *tg, uint32_t from_row, uint32_t *first_row,
+                  uint32_t *last_row)
 {
     int lo = 0, hi = tg->n;
     while (lo < hi) { /* the first run that ends after from_row */
         int mid = lo + (hi - lo) / 2;
-        const wrun *r = &tg->runs[tg->first + mid];
+        const value_run *r = &tg->runs[tg->first + mid];
         if (r->row + r->len <= from_row)
             lo = mid + 1;
         else
@@ -333,7 +334,7 @@ static int expand(engine_window *w, const wtap_gpu *tg, uint32_t from_row, uint3
     }
     size_t n = 0;
     for (int k = lo; k < tg->n; k++) {
-        const wrun *r = &tg->runs[tg->first + k];
+        const value_run *r = &tg->runs[tg->first + k];
         uint32_t start = r->row > from_row ? r->row : from_row;
         uint32_t len = r->row + r->len - start;
         if (n + len > w->scratch_cap) {
@@ -357,12 +358,12 @@ static int expand(engine_window *w, const wtap_gpu *tg, uint32_t from_row, uint3
 
 int window_reduce(engine_window *w, int gpu, int tap, reduce_kind r, int64_t window_us, int64_t now_us, double *out)
 {
-    if (tap < 1 || tap > w->ntaps || gpu < 0 || gpu >= w->ngpus)
+    if (tap < 1 || tap > w->noperands || gpu < 0 || gpu >= w->ngpus)
         return -1;
-    wgpu *g = &w->gpus[gpu];
+    window_gpu *g = &w->gpus[gpu];
     if (!g->valid || g->hi != now_us)
         return -1;
-    wtap_gpu *tg = &g->taps[tap - 1];
+    operand_values *tg = &g->operands[tap - 1];
     if (!window_us || r == RED_LAST) {
         int64_t lookback = window_us ? window_us : COND_LOOKBACK_US;
         if (!tg->have_last || tg->last_t <= now_us - lookback || (int64_t)tg->last_row < g->held_row)
@@ -370,7 +371,7 @@ int window_reduce(engine_window *w, int gpu, int tap, reduce_kind r, int64_t win
         *out = tg->last_v;
         return 1;
     }
-    if (window_us > w->taps[tap - 1].span_us)
+    if (window_us > w->operands[tap - 1].span_us)
         return -1;
     if (tg->memo && tg->memo_r == r && tg->memo_window == window_us) {
         *out = tg->memo_v;
@@ -394,11 +395,11 @@ int window_reduce(engine_window *w, int gpu, int tap, reduce_kind r, int64_t win
 
 size_t window_bytes(const engine_window *w)
 {
-    size_t n = sizeof *w + (size_t)w->ntaps * sizeof *w->taps + w->scratch_cap * sizeof *w->scratch;
+    size_t n = sizeof *w + (size_t)w->noperands * sizeof *w->operands + w->scratch_cap * sizeof *w->scratch;
     for (int k = 0; k < w->ngpus; k++) {
         n += sizeof w->gpus[k] + (size_t)w->gpus[k].tcap * sizeof *w->gpus[k].t;
-        for (int i = 0; i < w->ntaps; i++)
-            n += sizeof w->gpus[k].taps[i] + (size_t)w->gpus[k].taps[i].cap * sizeof(wrun);
+        for (int i = 0; i < w->noperands; i++)
+            n += sizeof w->gpus[k].operands[i] + (size_t)w->gpus[k].operands[i].cap * sizeof(value_run);
     }
     return n;
 }
@@ -406,7 +407,7 @@ size_t window_bytes(const engine_window *w)
 void window_free(engine_window *w)
 {
     gpus_free(w);
-    free(w->taps);
+    free(w->operands);
     free(w->scratch);
     memset(w, 0, sizeof *w);
 }

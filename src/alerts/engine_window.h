@@ -9,35 +9,35 @@
 #include "rules.h"
 
 /* An operand the rules reduce: its values are kept per GPU. */
-typedef struct wtap {
+typedef struct window_operand {
     operand o;
     int64_t span_us;     /* longest window it is reduced over (avg, max, increase...); 0: only its last value */
     int64_t lookback_us; /* longest look-back of its last value */
-} wtap;
+} window_operand;
 
 /* A run of equal values (bit for bit) in consecutive rows of a GPU. */
-typedef struct wrun {
+typedef struct value_run {
     double v;
     uint32_t row, len;
-} wrun;
+} value_run;
 
 /* One operand on one GPU. */
-typedef struct wtap_gpu {
+typedef struct operand_values {
     int have_last;
     int64_t last_t; /* its newest value, that value's time and row */
     double last_v;
     uint32_t last_row;
-    wrun *runs; /* runs[first .. first + n), oldest first; only for a tap with a span */
+    value_run *runs; /* runs[first .. first + n), oldest first; only for a tap with a span */
     int first, n, cap;
     int memo; /* the last window reduction since the update (rules often repeat one) */
     int64_t memo_window;
     reduce_kind memo_r;
     int memo_ret;
     double memo_v;
-} wtap_gpu;
+} operand_values;
 
 /* One GPU: the times of its rows (samples) in the longest span, and each operand's values. */
-typedef struct wgpu {
+typedef struct window_gpu {
     int valid;        /* holds every sample in (hi - fetch span, hi] */
     int unordered;    /* the source's times go back: evaluate from the source this time */
     int64_t hi;       /* samples are taken up to this time */
@@ -47,16 +47,16 @@ typedef struct wgpu {
     int tfirst, tn, tcap;
     uint32_t row0, next_row; /* every sample taken is a row (T holds them while a window reaches them) */
     int64_t held_row;        /* the first row the source still holds (its capacity); 0 when unbounded */
-    wtap_gpu *taps;
-} wgpu;
+    operand_values *operands;
+} window_gpu;
 
 typedef struct engine_window {
-    wtap *taps;
-    int ntaps;
+    window_operand *operands;
+    int noperands;
     int64_t fetch_us; /* how far back a GPU's values are read when it starts over */
     int capacity;     /* the most samples per GPU the source keeps (0: no bound) */
     int64_t keep_us;  /* the longest span: how long row times are kept */
-    wgpu *gpus;
+    window_gpu *gpus;
     int ngpus;
     double *scratch; /* a window's values, for a reduction */
     size_t scratch_cap;

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "util.h"
+
+static int make_dirs(const char *dir, unsigned mode);
 
 /* The null device, read: an empty file ("--config /dev/null"), as every tool takes it. */
 static int is_null_read(const struct stat *sb, int flags, unsigned opts)
@@ -143,6 +146,55 @@ int gw_shared_dir(const char *dir)
     return access(dir, W_OK | X_OK) == 0;
 }
 
+/* The folder a user named: made when missing, used when we may write in it. */
+static int named_runtime_dir(const char *var, const char *dir, unsigned flags, char *why, size_t whylen)
+{
+    struct stat sb;
+    unsigned mode = flags & GW_RUNTIME_SHARED ? 01777 : 0755;
+    errno = 0;
+    if (dir[0] != '/') {
+        snprintf(why, whylen, "%s=%s: not an absolute path", var, dir);
+        return -1;
+    }
+    if (stat(dir, &sb) != 0 && make_dirs(dir, mode) == 0)
+        chmod(dir, mode); /* the umask narrowed it */
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        snprintf(why, whylen, "%s=%s: cannot create or write the folder: %s", var, dir,
+                 errno ? strerror(errno) : "not a folder");
+        return -1;
+    }
+    return 0;
+}
+
+int gw_runtime_dir(const char *var, unsigned flags, char *out, size_t n, char *why, size_t whylen)
+{
+    const char *named = var ? getenv(var) : NULL, *xdg = getenv("XDG_RUNTIME_DIR");
+    int lookup = flags & GW_RUNTIME_LOOKUP;
+    char fail[600] = "";
+    if (named && *named) {
+        gw_strlcpy(out, named, n);
+        return lookup ? 0 : named_runtime_dir(var, named, flags, why, whylen);
+    }
+    if ((flags & GW_RUNTIME_SHARED) || geteuid() == 0) {
+        gw_strlcpy(out, GW_RUNTIME_SYSTEM_DIR, n);
+        if (lookup || gw_shared_dir(out))
+            return 0;
+    }
+    if (xdg && *xdg == '/') {
+        snprintf(out, n, "%s/gpuwatch", xdg);
+        if (lookup || gw_private_dir(out, fail, sizeof fail) == 0)
+            return 0;
+    }
+    snprintf(out, n, "/tmp/gpuwatch-%u", (unsigned)geteuid());
+    if (lookup || gw_private_dir(out, fail, sizeof fail) == 0)
+        return 0;
+    snprintf(why, whylen,
+             "no folder for gpuwatch's runtime files: %s cannot be used, $XDG_RUNTIME_DIR/gpuwatch neither, and %s; "
+             "set %s to a folder of yours",
+             GW_RUNTIME_SYSTEM_DIR, fail, var ? var : "GPUWATCH_RUNTIME_DIR");
+    return -1;
+}
+
 char *gw_read_file(const char *path, size_t max, size_t *len, char *why, size_t whylen)
 {
     int fd = gw_open_file(path, O_RDONLY, 0, 0, why, whylen);
@@ -202,7 +254,7 @@ char *gw_read_fd(int fd, size_t max, size_t *len, char *why, size_t whylen)
     return NULL;
 }
 
-int gw_make_dirs(const char *dir, unsigned mode)
+static int make_dirs(const char *dir, unsigned mode)
 {
     char tmp[4096];
     size_t n = strlen(dir);
@@ -254,7 +306,7 @@ int gw_make_parent_dirs(const char *path)
     if (!slash || slash == dir)
         return 0;
     *slash = 0;
-    return gw_make_dirs(dir, 0755);
+    return make_dirs(dir, 0755);
 }
 
 int gw_write_file(const char *path, const void *data, size_t len, char *why, size_t whylen)

@@ -25,6 +25,19 @@ int gw_private_dir(const char *dir, char *why, size_t whylen);
  * it is a real folder (not a link) owned by root, sticky when others may write to it, and writable
  * by us. 1 when usable, 0 when not. */
 int gw_shared_dir(const char *dir);
+/* The one folder of gpuwatch's runtime files (the agent's state file, run's GPU locks), tried in
+ * this order, each with its folder rules:
+ *   $var (an absolute path, when var names a set variable): the user's choice, made when missing
+ *     (01777 with GW_RUNTIME_SHARED, else 0755), used when it is a folder we may write in;
+ *   /run/gpuwatch: the shared folder (gw_shared_dir), for root, or for everyone with
+ *     GW_RUNTIME_SHARED (what every user's runs must see);
+ *   $XDG_RUNTIME_DIR/gpuwatch, then /tmp/gpuwatch-UID: private to the user (gw_private_dir).
+ * GW_RUNTIME_LOOKUP says where the first of them is, checking and making nothing (a reader looking
+ * for a file another process wrote). 0 with out filled, or -1 with why filled, naming var. */
+#define GW_RUNTIME_SHARED 1u
+#define GW_RUNTIME_LOOKUP 2u
+#define GW_RUNTIME_SYSTEM_DIR "/run/gpuwatch"
+int gw_runtime_dir(const char *var, unsigned flags, char *out, size_t n, char *why, size_t whylen);
 /* Reads what is left of fd into a malloc'ed, NUL-terminated buffer, as gw_read_file; fd is closed. */
 char *gw_read_fd(int fd, size_t max, size_t *len, char *why, size_t whylen);
 /* Reads path into a malloc'ed, NUL-terminated buffer of *len bytes (len may be NULL). Returns NULL
@@ -49,8 +62,5 @@ int gw_check_writable_path(const char *path, char *why, size_t whylen);
 int gw_regular_or_missing(const char *path, char *why, size_t whylen);
 /* mkdir -p of the folder holding path (nothing for a bare file name); 0, or -1 with errno. */
 int gw_make_parent_dirs(const char *path);
-/* mkdir -p: makes dir and the folders above it that are missing (mode for the ones it makes).
- * 0, or -1 with errno from the failing mkdir. */
-int gw_make_dirs(const char *dir, unsigned mode);
 
 #endif

@@ -1,6 +1,8 @@
 /* text.c - decoding and cleaning outside text (see text.h). */
 #include "text.h"
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 size_t gw_utf8_next(const char *s, uint32_t *cp)
 {
@@ -25,6 +27,41 @@ size_t gw_utf8_next(const char *s, uint32_t *cp)
     }
     *cp = c;
     return (size_t)len;
+}
+
+size_t gw_utf8_put(uint32_t cp, char *out)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | cp >> 6);
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | cp >> 12);
+        out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | cp >> 18);
+    out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+int gw_locale_utf8(void)
+{
+    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+    }
+    return 0;
 }
 
 static int is_control(uint32_t cp)

@@ -33,7 +33,7 @@ static const char usage[] =
     "A lost GPU's row shows '-' in every column followed by '" DMON_LOST_MARK "' (csv: [GPU is lost],\n"
     "json: \"lost\": true); the other GPUs go on, and the GPU is shown again when it comes back.\n";
 
-static const cli_spec spec = {
+const cli_spec dmon_spec = {
     .cmd = "dmon",
     .allowed = OPT_ID | OPT_FORMAT | OPT_NOHEADER | OPT_NOUNITS | OPT_DELAY | OPT_COUNT | OPT_SELECT | OPT_DATETIME,
     .formats = "plain,csv,json",
@@ -99,11 +99,11 @@ static int run(dmon_state *st, sampler *s)
 int cmd_dmon(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(&spec, argc, argv, &o);
-    if (rc != CLI_RUN)
-        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
+    int rc = cli_parse(&dmon_spec, argc, argv, &o);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
     sampler s;
-    if ((rc = session_open(&s, spec.cmd, 1)) != 0)
+    if ((rc = session_open(&s, dmon_spec.cmd, 1)) != 0)
         return rc;
     dmon_state st;
     memset(&st, 0, sizeof st);
@@ -115,7 +115,7 @@ int cmd_dmon(int argc, char **argv)
     st.have_prev = calloc((size_t)s.count + 1, 1);
     if (!sel || !st.gpu || !st.cur || !st.prev || !st.have_prev) {
         rc = 1;
-    } else if (session_select(&s, spec.cmd, o.ids, sel) != 0) {
+    } else if (session_select(&s, dmon_spec.cmd, "--id", o.ids, sel) != 0) {
         rc = GW_EXIT_USAGE;
     } else {
         for (int g = 0; g < s.count; g++)

@@ -15,26 +15,23 @@ static const char usage[] = "usage: gpuwatch list [-i LIST]\n"
                             "  -i, --id LIST  GPUs: indexes or ranges (0,2,4-7), UUIDs or PCI bus ids\n"
                             "  -h, --help     this help\n";
 
-static const cli_spec spec = {.cmd = "list", .allowed = OPT_ID, .usage = usage};
+const cli_spec list_spec = {.cmd = "list", .allowed = OPT_ID, .usage = usage};
 
 static const char *str_or(const gpu_info *in, metric_id id, const char *fallback)
 {
     return mset_has(&in->str_present, id) ? in->str[id] : fallback;
 }
 
-int cmd_list(int argc, char **argv)
+int list_print(const cli_opts *o)
 {
-    cli_opts o;
-    int rc = cli_parse(&spec, argc, argv, &o);
-    if (rc != CLI_RUN)
-        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
     sampler s;
-    if ((rc = session_open(&s, spec.cmd, 1)) != 0)
+    int rc = session_open(&s, list_spec.cmd, 1);
+    if (rc != 0)
         return rc;
     unsigned char *sel = calloc((size_t)s.count + 1, 1);
     if (!sel)
         rc = 1;
-    else if (session_select(&s, spec.cmd, o.ids, sel) != 0)
+    else if (session_select(&s, list_spec.cmd, "--id", o->ids, sel) != 0)
         rc = GW_EXIT_USAGE;
     for (int g = 0; rc == 0 && g < s.count; g++) {
         if (!sel[g])
@@ -54,4 +51,11 @@ int cmd_list(int argc, char **argv)
     free(sel);
     sampler_close(&s);
     return rc;
+}
+
+int cmd_list(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(&list_spec, argc, argv, &o);
+    return rc == GW_ARGS_RUN ? list_print(&o) : gw_args_exit(rc);
 }

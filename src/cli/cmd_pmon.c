@@ -30,7 +30,7 @@ static const char usage[] =
     "\n"
     "type: C compute, G graphics, C+G both, M MPS. A lost GPU's line ends with '" PMON_LOST_MARK "'.\n";
 
-static const cli_spec spec = {
+const cli_spec pmon_spec = {
     .cmd = "pmon",
     .allowed = OPT_ID | OPT_FORMAT | OPT_NOHEADER | OPT_NOUNITS | OPT_DELAY | OPT_COUNT | OPT_SELECT | OPT_DATETIME,
     .formats = "plain,csv,json",
@@ -83,11 +83,11 @@ static int sample_once(sampler *s, const cli_opts *o, const pmon_layout *l, cons
 int cmd_pmon(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(&spec, argc, argv, &o);
-    if (rc != CLI_RUN)
-        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
+    int rc = cli_parse(&pmon_spec, argc, argv, &o);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
     sampler s;
-    if ((rc = session_open(&s, spec.cmd, 1)) != 0)
+    if ((rc = session_open(&s, pmon_spec.cmd, 1)) != 0)
         return rc;
     unsigned char *sel = calloc((size_t)s.count + 1, 1);
     gpu_proc *procs = calloc(PMON_MAX_PROCS, sizeof *procs);
@@ -96,7 +96,7 @@ int cmd_pmon(int argc, char **argv)
     pmon_layout_init(&l, o.select, o.show_date, o.show_time);
     if (!sel || !procs) {
         rc = 1;
-    } else if (session_select(&s, spec.cmd, o.ids, sel) != 0) {
+    } else if (session_select(&s, pmon_spec.cmd, "--id", o.ids, sel) != 0) {
         rc = GW_EXIT_USAGE;
     } else {
         if (o.format == OUT_PLAIN)

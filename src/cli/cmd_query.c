@@ -59,7 +59,7 @@ static const char usage[] =
     "      --help-fields   list every field with its unit and description\n"
     "  -h, --help          this help\n";
 
-static const cli_spec spec = {
+const cli_spec query_spec = {
     .cmd = "query",
     .allowed = OPT_FIELDS | OPT_ID | OPT_FORMAT | OPT_NOHEADER | OPT_NOUNITS | OPT_HELP_FIELDS | OPT_PROCESSES |
                OPT_QUERY_GPU | OPT_QUERY_APPS | OPT_QUERY_ROWS | OPT_LOOP | OPT_FILE,
@@ -206,7 +206,7 @@ static int query_rounds(sampler *s, const unsigned char *sel, const cli_opts *o,
 {
     FILE *out = stdout;
     if (o->file && !(out = fopen(o->file, "w"))) {
-        fprintf(stderr, "gpuwatch %s: -f: cannot write '%s': %s\n", spec.cmd, o->file, strerror(errno));
+        fprintf(stderr, "gpuwatch %s: -f: cannot write '%s': %s\n", query_spec.cmd, o->file, strerror(errno));
         return 1;
     }
     int rc = query_once(s, sel, o, fields, pf, out, 1);
@@ -223,52 +223,58 @@ static int query_rounds(sampler *s, const unsigned char *sel, const cli_opts *o,
     return rc;
 }
 
-int cmd_query(int argc, char **argv)
+int query_print(cli_opts *o)
 {
-    cli_opts o;
-    int rc = cli_parse(&spec, argc, argv, &o);
-    if (rc != CLI_RUN)
-        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
-    if (o.help_fields) {
+    int rc;
+    if (o->help_fields) {
         help_fields_print(stdout);
         return 0;
     }
-    if (o.rows_kind && (o.processes || o.fields)) {
-        cli_usage_error(spec.cmd, "%s goes alone (one list a run)",
-                        o.rows_kind == 'r' ? "--query-remapped-rows" : "--query-retired-pages");
+    if (o->rows_kind && (o->processes || o->fields)) {
+        gw_usage_error_named(query_spec.cmd, "%s goes alone (one list a run)",
+                             o->rows_kind == 'r' ? "--query-remapped-rows" : "--query-retired-pages");
         return GW_EXIT_USAGE;
     }
-    if (o.rows_kind && query_rows_check(spec.cmd, &o) != 0)
+    if (o->rows_kind && query_rows_check(query_spec.cmd, o) != 0)
         return GW_EXIT_USAGE;
-    if (o.processes && o.fields) {
-        if (o.apps)
-            cli_usage_error(spec.cmd, "--query-gpu and --query-compute-apps do not go together (one list a run)");
+    if (o->processes && o->fields) {
+        if (o->apps)
+            gw_usage_error_named(query_spec.cmd,
+                                 "--query-gpu and --query-compute-apps do not go together (one list a run)");
         else
-            cli_usage_error(spec.cmd, "--processes lists fixed columns; --fields does not apply");
+            gw_usage_error_named(query_spec.cmd, "--processes lists fixed columns; --fields does not apply");
         return GW_EXIT_USAGE;
     }
     /* nvidia-smi's spellings bring nvidia-smi's output: csv unless --format says otherwise */
-    if (o.smi_spelling && !o.format_given)
-        o.format = OUT_CSV;
+    if (o->smi_spelling && !o->format_given)
+        o->format = OUT_CSV;
     static qfields fields;
     static proc_fields pf;
-    if (!o.processes && !o.rows_kind && qfields_parse(spec.cmd, o.fields ? o.fields : QF_DEFAULT, &fields) != 0)
+    if (!o->processes && !o->rows_kind &&
+        qfields_parse(query_spec.cmd, o->fields ? o->fields : QF_DEFAULT, &fields) != 0)
         return GW_EXIT_USAGE;
-    if (o.processes && proc_fields_parse(spec.cmd, o.apps ? o.apps : PROC_FIELDS_DEFAULT, &pf) != 0)
+    if (o->processes && proc_fields_parse(query_spec.cmd, o->apps ? o->apps : PROC_FIELDS_DEFAULT, &pf) != 0)
         return GW_EXIT_USAGE;
-    if (o.loop_s > 0)
+    if (o->loop_s > 0)
         ticker_install_signals(); /* before anything is read: an early Ctrl-C still ends the loop cleanly */
     sampler s;
-    if ((rc = session_open(&s, spec.cmd, 1)) != 0)
+    if ((rc = session_open(&s, query_spec.cmd, 1)) != 0)
         return rc;
     unsigned char *sel = calloc((size_t)s.count + 1, 1);
     if (!sel)
         rc = 1;
-    else if (session_select(&s, spec.cmd, o.ids, sel) != 0)
+    else if (session_select(&s, query_spec.cmd, "--id", o->ids, sel) != 0)
         rc = GW_EXIT_USAGE;
     else
-        rc = query_rounds(&s, sel, &o, &fields, &pf);
+        rc = query_rounds(&s, sel, o, &fields, &pf);
     free(sel);
     sampler_close(&s);
     return rc;
+}
+
+int cmd_query(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(&query_spec, argc, argv, &o);
+    return rc == GW_ARGS_RUN ? query_print(&o) : gw_args_exit(rc);
 }

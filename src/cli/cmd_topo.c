@@ -3,9 +3,11 @@
  * CPU and NUMA affinity, and the legend; from NVML's topology calls through the sampler. Like
  * nvidia-smi, the header row is underlined with the terminal's escape (ESC[4m ... ESC[0m) and
  * columns are separated by tabs. NICs are not listed. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
 #include "buf.h"
 #include "commands.h"
 #include "session.h"
@@ -107,28 +109,24 @@ static int print_matrix(sampler *s)
     return rc;
 }
 
+typedef struct topo_opts {
+    int matrix;
+} topo_opts;
+
+static const gw_opt topo_rows[] = {{"-m,--matrix", GW_OPT_FLAG, .off = offsetof(topo_opts, matrix)}, {0}};
+const gw_cmd topo_cmd = {.name = "topo", .opts = topo_rows, .usage = usage};
+
 int cmd_topo(int argc, char **argv)
 {
-    int matrix = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (strcmp(argv[i], "-m") == 0 || strcmp(argv[i], "--matrix") == 0) {
-            matrix = 1;
-            continue;
-        }
-        fprintf(stderr, "gpuwatch topo: '%s' is not answered (gpuwatch answers topo -m)\nTry 'gpuwatch topo --help'.\n",
-                argv[i]);
-        return GW_EXIT_USAGE;
-    }
-    if (!matrix) {
-        fprintf(stderr, "gpuwatch topo: needs -m (the matrix)\nTry 'gpuwatch topo --help'.\n");
-        return GW_EXIT_USAGE;
-    }
+    topo_opts o = {0};
+    gw_args a;
+    int rc = gw_args_parse(&topo_cmd, argc, argv, &o, &a);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
+    if (!o.matrix)
+        return gw_args_exit(gw_usage_error(&topo_cmd, "needs -m (the matrix: the one form gpuwatch answers)"));
     sampler s;
-    int rc = session_open(&s, "topo", 1);
+    rc = session_open(&s, "topo", 1);
     if (rc != 0)
         return rc;
     rc = print_matrix(&s);

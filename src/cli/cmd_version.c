@@ -11,7 +11,7 @@ static const char usage[] =
     "Prints the versions of gpuwatch, NVML, the driver and the CUDA driver, and which backend is in\n"
     "use (\"gpusim (simulated)\" under --sim). Exit status 3 when no GPU backend can be opened.\n";
 
-static const cli_spec spec = {.cmd = "version", .usage = usage};
+const cli_spec version_spec = {.cmd = "version", .usage = usage};
 
 static const char *or_na(const char *s)
 {
@@ -21,13 +21,13 @@ static const char *or_na(const char *s)
 int cmd_version(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(&spec, argc, argv, &o);
-    if (rc != CLI_RUN)
-        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
+    int rc = cli_parse(&version_spec, argc, argv, &o);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
     printf("gpuwatch version    : %s\n", GW_VERSION);
     fflush(stdout);
     sampler s;
-    if ((rc = session_open(&s, spec.cmd, 0)) != 0)
+    if ((rc = session_open(&s, version_spec.cmd, 0)) != 0)
         return rc;
     const backend_versions *v = &s.versions;
     printf("NVML version        : %s\n", or_na(v->library));

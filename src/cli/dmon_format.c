@@ -27,7 +27,7 @@ void dmon_want(const dmon_layout *l, metric_set *want)
         mset_add(want, l->cols[c]->id);
 }
 
-int dmon_value(const metric_def *d, const gpu_sample *cur, const gpu_sample *prev, long long *out)
+static int dmon_value(const metric_def *d, const gpu_sample *cur, const gpu_sample *prev, long long *out)
 {
     double v, before;
     if (cur->status == GPU_LOST || !sample_get(cur, d->id, &v))

@@ -21,11 +21,6 @@ void dmon_layout_init(dmon_layout *l, const char *letters, int date, int time);
 /* The metrics the columns read. */
 void dmon_want(const dmon_layout *l, metric_set *want);
 
-/* A column's printed value: value / dmon_div truncated; for a counter column with unit "%" the share
- * of the interval since prev, with unit "bool" 1 when it grew since prev. Returns 0 when there is
- * no value ('-'): absent, or no previous sample for a derived column. */
-int dmon_value(const metric_def *d, const gpu_sample *cur, const gpu_sample *prev, long long *out);
-
 void dmon_plain_header(const dmon_layout *l, gw_buf *b);
 /* One GPU's row. cur->status GPU_LOST prints '-' everywhere and DMON_LOST_MARK. prev may be NULL. */
 void dmon_plain_row(const dmon_layout *l, gw_buf *b, int gpu, const gpu_sample *cur, const gpu_sample *prev);

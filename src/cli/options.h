@@ -1,9 +1,11 @@
-/* options.h - command-line options shared by list/query/dmon/pmon/version (getopt_long based).
- * Each command says which options it takes; unknown options and bad values are usage errors. */
+/* options.h - the options of the nvidia-smi style commands (list, query, dmon, pmon, version, -q, the
+ * summary table): one table of them, each command taking those its spec allows, parsed by the one
+ * parser (args.h); unknown options and bad values are usage errors (exit 2). */
 #ifndef GPUWATCH_OPTIONS_H
 #define GPUWATCH_OPTIONS_H
 
 #include <stddef.h>
+#include "args.h"
 
 enum {
     OPT_FIELDS = 1u << 0,      /* --fields F,F,...|all */
@@ -22,18 +24,21 @@ enum {
     OPT_LOOP = 1u << 13,       /* -l, --loop [SECONDS]; -lms, --loop-ms MILLISECONDS: repeat */
     OPT_FILE = 1u << 14,       /* -f, --filename FILE: write there instead of stdout */
     OPT_DISPLAY = 1u << 15,    /* -d, --display SECTIONS (the -q report; not with OPT_DELAY) */
-    OPT_QUERY_ROWS = 1u << 16  /* --query-remapped-rows F,... / --query-retired-pages F,... */
+    OPT_QUERY_ROWS = 1u << 16, /* --query-remapped-rows F,... / --query-retired-pages F,... */
+    OPT_XML = 1u << 17         /* -x, --xml-format (the -q report as XML) */
 };
 
 typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_PLAIN } out_format;
 
 typedef struct cli_spec {
-    const char *cmd;     /* "dmon": messages read "gpuwatch dmon: ..." */
+    const char *cmd;     /* "dmon": messages read "gpuwatch dmon: ..."; "" for nvidia-smi's own form */
     unsigned allowed;    /* OPT_* */
     const char *formats; /* accepted --format names, comma separated; the first is the default */
     const char *letters; /* -s: accepted letters */
     const char *letters_default;
-    const char *usage; /* the --help text (printed to stdout) */
+    const char *usage;   /* the --help text (printed to stdout) */
+    const gw_opt *extra; /* rows of the command's own, after the table's (NULL-terminated): they
+                          * store into a struct that starts with the cli_opts */
 } cli_spec;
 
 typedef struct cli_opts {
@@ -53,29 +58,25 @@ typedef struct cli_opts {
     long count;      /* 0 = until stopped */
     char select[16]; /* -s letters in the order given, duplicates dropped */
     int show_date, show_time;
+    int xml;        /* -x */
+    unsigned given; /* the OPT_* of the table's options that were on the command line */
 } cli_opts;
 
-#define CLI_RUN 0
-#define CLI_HELP 1  /* --help printed: exit 0 */
-#define CLI_USAGE 2 /* error printed on stderr: exit 2 */
-
-#define CLI_MIN_DELAY_S 0.1
-#define CLI_MIN_LOOP_S 0.001 /* -lms 1, as nvidia-smi allows */
-
-/* Parses argv (argv[0] is the command name). Returns CLI_RUN, CLI_HELP or CLI_USAGE. */
+/* Parses argv (argv[0] is the command name). Returns GW_ARGS_RUN, GW_ARGS_HELP (usage printed) or
+ * GW_ARGS_USAGE (one line on stderr). nvidia-smi's spellings are options of the table: -lms, -l with
+ * no value after it (5 s), --format=csv,noheader,nounits. */
 int cli_parse(const cli_spec *spec, int argc, char **argv, cli_opts *o);
 
-/* nvidia-smi's loop spellings that getopt cannot parse, rewritten in place in argv[1..argc-1]: "-lms"
- * becomes "--loop-ms", and "-l" / "--loop" with no number after it "--loop=5" (nvidia-smi's default).
- * cli_parse does this for commands that take OPT_LOOP. */
-void cli_normalize_loop(int argc, char **argv);
+/* The first long spelling of an OPT_* ("--format"). */
+const char *cli_option_name(unsigned opt);
+/* Whether word ("--query-gpu=index", "-L") is an option of spec. */
+int cli_spec_has(const cli_spec *spec, const char *word);
+/* Calls fn for each spelling of the options spec allows (for completion). */
+void cli_each_option(const cli_spec *spec, gw_opt_visit *fn, void *ctx);
 
 /* The next name of a comma separated list ("a, b,c"): returns where it starts (leading spaces
  * skipped), sets *len to its length (trailing spaces left out) and moves *p past its comma. Loop
  * while **p. */
 const char *cli_list_item(const char **p, size_t *len);
-
-/* Prints "gpuwatch CMD: <message>" and the --help hint on stderr; returns CLI_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

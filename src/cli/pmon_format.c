@@ -28,7 +28,7 @@ const char *pmon_type(unsigned type)
     return "-";
 }
 
-void pmon_command(char *buf, size_t n, const gpu_proc *p)
+static void pmon_command(char *buf, size_t n, const gpu_proc *p)
 {
     const char *name = p->name[0] ? p->name : p->cmdline;
     char first[256];

@@ -35,7 +35,5 @@ void pmon_json_row(const pmon_layout *l, gw_buf *b, const pmon_line *line);
 
 /* "C", "G", "C+G", "M", "M+C" from the process type bits; "-" when none. */
 const char *pmon_type(unsigned type);
-/* The command column: the base name of the process name, at most 15 characters (as comm). */
-void pmon_command(char *buf, size_t n, const gpu_proc *p);
 
 #endif

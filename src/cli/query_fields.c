@@ -14,7 +14,7 @@ const qpseudo qfield_pseudo[2] = {
     {"count", "The number of GPUs in the system."},
 };
 
-void qfields_offer_names(gw_suggest *s)
+static void qfields_offer_names(gw_suggest *s)
 {
     catalog_offer_names(s);
     for (size_t i = 0; i < sizeof qfield_pseudo / sizeof qfield_pseudo[0]; i++)
@@ -31,8 +31,8 @@ static int unknown_field(const char *cmd, const char *name)
     gw_suggest s;
     gw_suggest_init(&s, name);
     qfields_offer_names(&s);
-    return cli_usage_error(cmd, "field \"%s\" is not a valid field to query%s (see --help-fields)", name,
-                           gw_suggest_suffix(&s, hint, sizeof hint));
+    return gw_usage_error_named(cmd, "field \"%s\" is not a valid field to query%s (see --help-fields)", name,
+                                gw_suggest_suffix(&s, hint, sizeof hint));
 }
 
 static int add(qfields *q, qfield f)
@@ -47,7 +47,7 @@ int qfields_parse(const char *cmd, const char *list, qfields *out)
 {
     out->n = 0;
     if (!list || !*list)
-        return cli_usage_error(cmd, "--fields: empty field list");
+        return gw_usage_error_named(cmd, "--fields: empty field list");
     if (strcmp(list, "all") == 0) {
         /* GPM rates need two readings 100 ms apart: a snapshot names them to pay for the wait. */
         for (int id = 0; id < M_COUNT; id++)
@@ -60,7 +60,7 @@ int qfields_parse(const char *cmd, const char *list, qfields *out)
         const char *p = cli_list_item(&next, &len);
         char name[128];
         if (len == 0 || len >= sizeof name)
-            return cli_usage_error(cmd, "--fields: empty or too long field name in '%s'", list);
+            return gw_usage_error_named(cmd, "--fields: empty or too long field name in '%s'", list);
         memcpy(name, p, len);
         name[len] = 0;
         qfield f = {QF_METRIC, catalog_find(name), NULL};
@@ -75,7 +75,7 @@ int qfields_parse(const char *cmd, const char *list, qfields *out)
                 return unknown_field(cmd, name);
         }
         if (add(out, f) != 0)
-            return cli_usage_error(cmd, "--fields: more than %d fields", QF_MAX);
+            return gw_usage_error_named(cmd, "--fields: more than %d fields", QF_MAX);
     }
     return 0;
 }

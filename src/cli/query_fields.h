@@ -33,7 +33,7 @@ extern const char QF_DEFAULT[];
 
 /* "F,F,..." or "all" (every catalog field but the GPM rates, which need two readings 100 ms
  * apart and are read only when named). Names are catalog fields and aliases, timestamp, count and
- * the nvidia-smi fields gpuwatch does not read. Returns 0, or CLI_USAGE after printing the error
+ * the nvidia-smi fields gpuwatch does not read. Returns 0, or GW_ARGS_USAGE after printing the error
  * (with the closest name for a typo). */
 int qfields_parse(const char *cmd, const char *list, qfields *out);
 /* The metrics to read (MF_BIT fields read their bitmask). */
@@ -50,8 +50,5 @@ typedef struct qpseudo {
     const char *name, *help;
 } qpseudo;
 extern const qpseudo qfield_pseudo[2];
-
-/* Offers every name a --fields list accepts to a "did you mean" (suggest.h). */
-void qfields_offer_names(gw_suggest *s);
 
 #endif

@@ -44,7 +44,7 @@ static const struct {
                      "Container, Kubernetes pod, Slurm job or systemd unit of the process (gpuwatch)."},
 };
 
-void proc_fields_offer_names(gw_suggest *s)
+static void proc_fields_offer_names(gw_suggest *s)
 {
     for (int c = 0; c < P_N; c++) {
         gw_suggest_add(s, cols[c].name);
@@ -74,20 +74,6 @@ void proc_fields_help_smi(FILE *f)
     }
 }
 
-void proc_fields_help(FILE *f)
-{
-    fprintf(f, "Fields for `--query-compute-apps=F,F,...` (compute processes; nvidia-smi's names and\n"
-               "aliases, plus user and container). Absent values print [N/A].\n\n");
-    for (int c = 0; c < P_N; c++) {
-        char name[64], unit[16] = "";
-        snprintf(name, sizeof name, "%s%s%s", cols[c].name, cols[c].alias ? " or " : "",
-                 cols[c].alias ? cols[c].alias : "");
-        if (cols[c].unit)
-            snprintf(unit, sizeof unit, "[%s]", cols[c].unit);
-        fprintf(f, "  %-30s %-6s %s\n", name, unit, cols[c].help);
-    }
-}
-
 static int col_by_name(const char *name, size_t len)
 {
     for (int c = 0; c < P_N; c++)
@@ -101,7 +87,7 @@ int proc_fields_parse(const char *cmd, const char *list, proc_fields *out)
 {
     out->n = 0;
     if (!list || !*list)
-        return cli_usage_error(cmd, "--query-compute-apps: empty field list");
+        return gw_usage_error_named(cmd, "--query-compute-apps: empty field list");
     for (const char *next = list; *next;) {
         size_t len;
         const char *p = cli_list_item(&next, &len);
@@ -112,11 +98,11 @@ int proc_fields_parse(const char *cmd, const char *list, proc_fields *out)
             gw_suggest s;
             gw_suggest_init(&s, word);
             proc_fields_offer_names(&s);
-            return cli_usage_error(cmd, "field \"%s\" is not a valid field to query for compute apps%s", word,
-                                   gw_suggest_suffix(&s, hint, sizeof hint));
+            return gw_usage_error_named(cmd, "field \"%s\" is not a valid field to query for compute apps%s", word,
+                                        gw_suggest_suffix(&s, hint, sizeof hint));
         }
         if (out->n >= PROC_FIELDS_MAX)
-            return cli_usage_error(cmd, "--query-compute-apps: more than %d fields", PROC_FIELDS_MAX);
+            return gw_usage_error_named(cmd, "--query-compute-apps: more than %d fields", PROC_FIELDS_MAX);
         out->col[out->n++] = c;
     }
     return 0;

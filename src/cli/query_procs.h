@@ -18,16 +18,12 @@ typedef struct proc_fields {
 } proc_fields;
 
 /* "F,F,..." by nvidia-smi's names and aliases (name, used_memory) plus user and container. Returns
- * 0, or CLI_USAGE after printing the error (with the closest name for a typo). */
+ * 0, or GW_ARGS_USAGE after printing the error (with the closest name for a typo). */
 int proc_fields_parse(const char *cmd, const char *list, proc_fields *out);
-/* The accepted names, one a line, with a description (for --help-query-compute-apps). */
-void proc_fields_help(FILE *f);
 /* The same in nvidia-smi --help-query-compute-apps's layout. */
 void proc_fields_help_smi(FILE *f);
 /* Every accepted name (and alias), one a line (shell completion). */
 void proc_fields_names(FILE *f);
-/* Offers every accepted name to a "did you mean". */
-void proc_fields_offer_names(gw_suggest *s);
 
 /* Prints the compute processes of the selected GPUs in o->format to out; the csv/table header only
  * when header is set (a loop prints it once). Returns the exit status. */

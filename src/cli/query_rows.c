@@ -65,7 +65,7 @@ static int parse(const char *cmd, int kind, const char *list, int *ids)
 {
     int n = 0;
     if (!list || !*list) {
-        cli_usage_error(cmd, "%s: empty field list", option_name(kind));
+        gw_usage_error_named(cmd, "%s: empty field list", option_name(kind));
         return -1;
     }
     for (const char *next = list; *next;) {
@@ -82,12 +82,12 @@ static int parse(const char *cmd, int kind, const char *list, int *ids)
             for (int k = 0; k < F_N; k++)
                 if (in_kind(k, kind))
                     gw_suggest_add(&s, cols[k].name);
-            cli_usage_error(cmd, "field \"%s\" is not a valid field to query for %s%s", word, option_name(kind),
-                            gw_suggest_suffix(&s, hint, sizeof hint));
+            gw_usage_error_named(cmd, "field \"%s\" is not a valid field to query for %s%s", word, option_name(kind),
+                                 gw_suggest_suffix(&s, hint, sizeof hint));
             return -1;
         }
         if (n >= ROWS_MAX_FIELDS) {
-            cli_usage_error(cmd, "%s: more than %d fields", option_name(kind), ROWS_MAX_FIELDS);
+            gw_usage_error_named(cmd, "%s: more than %d fields", option_name(kind), ROWS_MAX_FIELDS);
             return -1;
         }
         ids[n++] = c;
@@ -98,7 +98,7 @@ static int parse(const char *cmd, int kind, const char *list, int *ids)
 int query_rows_check(const char *cmd, const cli_opts *o)
 {
     int ids[ROWS_MAX_FIELDS];
-    return parse(cmd, o->rows_kind, o->rows, ids) < 0 ? CLI_USAGE : 0;
+    return parse(cmd, o->rows_kind, o->rows, ids) < 0 ? GW_ARGS_USAGE : 0;
 }
 
 void query_rows_help(FILE *f, int kind)
@@ -175,7 +175,7 @@ int query_rows(sampler *s, const unsigned char *sel, const cli_opts *o, FILE *ou
     int ids[ROWS_MAX_FIELDS];
     int nf = parse("query", o->rows_kind, o->rows, ids);
     if (nf < 0)
-        return CLI_USAGE;
+        return GW_ARGS_USAGE;
     gw_buf b = {0};
     if (header && !o->noheader)
         for (int i = 0; i < nf; i++)

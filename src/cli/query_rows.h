@@ -7,7 +7,7 @@
 #include "options.h"
 #include "sampler.h"
 
-/* Checks o->rows (the field list of o->rows_kind) before anything is read. Returns 0, or CLI_USAGE
+/* Checks o->rows (the field list of o->rows_kind) before anything is read. Returns 0, or GW_ARGS_USAGE
  * after the error (with the closest name for a typo). */
 int query_rows_check(const char *cmd, const cli_opts *o);
 /* Prints the rows of the selected GPUs in csv; the header when header is set. Returns the exit status. */

@@ -11,10 +11,10 @@
  * When banner is set and the backend is gpusim, prints the SIMULATED GPUs banner on stderr. */
 int session_open(sampler *s, const char *cmd, int banner);
 
-/* Selects GPUs from --id: comma separated indexes or ranges ("0,2,5-7"), UUIDs or PCI bus ids
- * (full "00000000:3B:00.0" or short "3B:00.0", any case). ids NULL selects all.
- * sel has s->count entries. Returns 0, or CLI_USAGE after a usage error on stderr. */
-int session_select(const sampler *s, const char *cmd, const char *ids, unsigned char *sel);
+/* Selects the GPUs of a GPU list option (opt: "--id") among the sampler's (gpu_list.h); ids NULL
+ * selects all. sel has s->count entries. Returns 0, or GW_ARGS_USAGE after "gpuwatch CMD: OPT: no GPU
+ * '99' (8 GPUs: 0-7)" on stderr. */
+int session_select(const sampler *s, const char *cmd, const char *opt, const char *ids, unsigned char *sel);
 
 /* One round of a report command (-q, the summary table): writes the selected GPUs to out; returns
  * 0, or non-zero to end with that status. */

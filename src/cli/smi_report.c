@@ -269,7 +269,7 @@ static const qline lines[] = {
 #define NLINES (sizeof lines / sizeof lines[0])
 
 static const char usage[] =
-    "usage: gpuwatch -q [-d SECTION,...] [-i LIST] [-l SECONDS | -lms MS] [-f FILE]\n"
+    "usage: gpuwatch -q [-d SECTION,...] [-x] [-i LIST] [-l SECONDS | -lms MS] [-f FILE]\n"
     "\n"
     "nvidia-smi -q's text report (its sections, indentation and units) for the fields gpuwatch reads;\n"
     "lines for what it does not read are left out, a value a GPU lacks says N/A.\n"
@@ -281,11 +281,12 @@ static const char usage[] =
     "  -l, --loop SECONDS  repeat every SECONDS (5 when no value follows), until interrupted\n"
     "  -lms, --loop-ms MS  repeat every MS milliseconds\n"
     "  -f, --filename FILE write to FILE (overwritten) instead of stdout\n"
+    "  -x, --xml-format    nvidia-smi -q -x's XML instead of the text report\n"
     "  -h, --help          this help\n";
 
-static const cli_spec spec = {
+const cli_spec smi_report_spec = {
     .cmd = "-q",
-    .allowed = OPT_ID | OPT_LOOP | OPT_FILE | OPT_DISPLAY,
+    .allowed = OPT_ID | OPT_LOOP | OPT_FILE | OPT_DISPLAY | OPT_XML,
     .usage = usage,
 };
 
@@ -296,7 +297,7 @@ void smi_report_sections(FILE *f)
             fprintf(f, "%s\n", displays[i].name);
 }
 
-int smi_report_parse_display(const char *list, unsigned *out, char *err, size_t errlen)
+static int smi_report_parse_display(const char *list, unsigned *out, char *err, size_t errlen)
 {
     *out = 0;
     if (!list || !*list) {
@@ -551,21 +552,6 @@ static int report_once(sampler *s, const unsigned char *sel, unsigned show, int 
     return rc;
 }
 
-/* Takes -x / --xml-format out of argv (cli_parse does not know it); returns whether it was there. */
-static int take_xml(int *argc, char **argv)
-{
-    int xml = 0, n = 0;
-    for (int i = 0; i < *argc; i++) {
-        if (i > 0 && (strcmp(argv[i], "-x") == 0 || strcmp(argv[i], "--xml-format") == 0))
-            xml = 1;
-        else
-            argv[n++] = argv[i];
-    }
-    *argc = n;
-    argv[n] = NULL;
-    return xml;
-}
-
 typedef struct report_opts {
     unsigned show;
     int xml;
@@ -577,17 +563,11 @@ static int report_round(sampler *s, const unsigned char *sel, FILE *out, void *c
     return report_once(s, sel, r->show, r->xml, out);
 }
 
-int smi_report_run(int argc, char **argv)
+int smi_report_print(const cli_opts *o)
 {
-    cli_opts o;
-    report_opts r = {.xml = take_xml(&argc, argv)};
-    int rc = cli_parse(&spec, argc, argv, &o);
-    if (rc != CLI_RUN)
-        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
+    report_opts r = {.xml = o->xml};
     char err[256];
-    if (o.display && smi_report_parse_display(o.display, &r.show, err, sizeof err) != 0) {
-        cli_usage_error(spec.cmd, "%s", err);
-        return GW_EXIT_USAGE;
-    }
-    return session_rounds(spec.cmd, &o, report_round, &r);
+    if (o->display && smi_report_parse_display(o->display, &r.show, err, sizeof err) != 0)
+        return gw_args_exit(gw_usage_error_named("", "%s", err));
+    return session_rounds("", o, report_round, &r);
 }

@@ -4,13 +4,13 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "options.h"
 
-/* argv[0] is the command name ("-q"); the options are -d, -i, -l / -lms, -f. Returns the exit status. */
-int smi_report_run(int argc, char **argv);
-
-/* -d's list ("MEMORY,temperature", any case) into section bits. Returns 0, or -1 with a message in
- * err (naming the closest section for a typo). */
-int smi_report_parse_display(const char *list, unsigned *out, char *err, size_t errlen);
+/* The report's options (-d, -x, -i, -l / -lms, -f) and its --help, for the nvidia-smi form (cmd_smi.c),
+ * which parses them. */
+extern const cli_spec smi_report_spec;
+/* Prints the report (every o->loop_s with -l) of the GPUs o->ids selects. Returns the exit status. */
+int smi_report_print(const cli_opts *o);
 
 /* A process's name as nvidia-smi prints it: argv[0] of its command line, else its short name.
  * Returns 0 (and N/A in out) when there is neither. */

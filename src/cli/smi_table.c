@@ -35,7 +35,7 @@ static const char usage[] =
     "  -f, --filename FILE write to FILE (overwritten) instead of stdout\n"
     "  -h, --help          this help (gpuwatch --help: the commands)\n";
 
-static const cli_spec spec = {
+const cli_spec smi_table_spec = {
     .cmd = "",
     .allowed = OPT_ID | OPT_LOOP | OPT_FILE,
     .usage = usage,
@@ -183,13 +183,9 @@ static int table_round(sampler *s, const unsigned char *sel, FILE *out, void *ct
     return table_once(s, sel, out);
 }
 
-int smi_table_run(int argc, char **argv)
+int smi_table_print(const cli_opts *o)
 {
-    cli_opts o;
-    int rc = cli_parse(&spec, argc, argv, &o);
-    if (rc != CLI_RUN)
-        return rc == CLI_HELP ? 0 : GW_EXIT_USAGE;
-    rc = session_rounds("", &o, table_round, NULL);
+    int rc = session_rounds("", o, table_round, NULL);
     if (rc == GW_EXIT_BACKEND)
         fprintf(stderr, "(gpuwatch --help lists the commands; gpuwatch --sim demo-8gpu runs on simulated GPUs)\n");
     return rc;

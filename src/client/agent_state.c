@@ -11,53 +11,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SYSTEM_STATE "/run/gpuwatch/agent.state"
+#define SYSTEM_STATE GW_RUNTIME_SYSTEM_DIR "/agent.state"
 
-void gw_runtime_dir(char *out, size_t n)
-{
-    const char *own = getenv("GPUWATCH_RUNTIME_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
-    if (own && *own == '/')
-        gw_strlcpy(out, own, n);
-    else if (geteuid() == 0)
-        gw_strlcpy(out, "/run/gpuwatch", n);
-    else if (xdg && *xdg == '/')
-        snprintf(out, n, "%s/gpuwatch", xdg);
-    else
-        snprintf(out, n, "/tmp/gpuwatch-%u", (unsigned)geteuid());
-}
+#define RUNTIME_VAR "GPUWATCH_RUNTIME_DIR"
 
-void agent_state_path(char *out, size_t n)
+/* Where this process wrote its state file ("" before it did): agent_state_remove's. */
+static char written[4096];
+
+static void agent_state_path(char *out, size_t n)
 {
-    char dir[4000];
-    gw_runtime_dir(dir, sizeof dir);
+    char dir[4000], why[16];
+    gw_runtime_dir(RUNTIME_VAR, GW_RUNTIME_LOOKUP, dir, sizeof dir, why, sizeof why);
     snprintf(out, n, "%s/agent.state", dir);
-}
-
-/* The state file's folder, made when missing: an explicit one as given, /run/gpuwatch shared, the
- * fallbacks private to the user. 0, or -1 when it is missing or not safe to write into. */
-static int state_dir_ready(const char *path)
-{
-    char dir[4096];
-    gw_strlcpy(dir, path, sizeof dir);
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
-        return 0;
-    *slash = 0;
-    const char *own = getenv("GPUWATCH_RUNTIME_DIR");
-    if (own && *own == '/')
-        return gw_make_dirs(dir, 0755);
-    if (strcmp(dir, "/run/gpuwatch") == 0)
-        return gw_shared_dir(dir) ? 0 : -1;
-    char why[600];
-    return gw_private_dir(dir, why, sizeof why);
 }
 
 int agent_state_write(const agent_state *s, const char *const *keys, const char *const *values, int nfacts)
 {
-    char path[4096], tmp[4200];
-    agent_state_path(path, sizeof path);
-    if (state_dir_ready(path) != 0)
+    char dir[4000], path[4096], tmp[4200], why[600];
+    if (gw_runtime_dir(RUNTIME_VAR, 0, dir, sizeof dir, why, sizeof why) != 0)
         return -1;
+    snprintf(path, sizeof path, "%s/agent.state", dir);
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     int fd = mkostemp(tmp, O_CLOEXEC); /* O_EXCL underneath: never through a link another user left */
     if (fd < 0)
@@ -79,6 +52,7 @@ int agent_state_write(const agent_state *s, const char *const *keys, const char 
         unlink(tmp);
         return -1;
     }
+    gw_strlcpy(written, path, sizeof written);
     return 0;
 }
 
@@ -112,11 +86,9 @@ static int read_state(const char *path, agent_state *s)
 
 void agent_state_remove(void)
 {
-    char path[4096];
-    agent_state_path(path, sizeof path);
     agent_state s;
-    if (read_state(path, &s) && s.pid == (int)getpid())
-        unlink(path);
+    if (written[0] && read_state(written, &s) && s.pid == (int)getpid())
+        unlink(written);
 }
 
 int agent_state_find(agent_state *s)
@@ -124,8 +96,8 @@ int agent_state_find(agent_state *s)
     char mine[4096];
     agent_state_path(mine, sizeof mine);
     /* a runtime directory named in the environment is the whole answer: no system-wide agent stands in */
-    const char *own = getenv("GPUWATCH_RUNTIME_DIR");
-    if (own && *own == '/')
+    const char *own = getenv(RUNTIME_VAR);
+    if (own && *own)
         return read_state(mine, s);
     return read_state(mine, s) || (strcmp(mine, SYSTEM_STATE) != 0 && read_state(SYSTEM_STATE, s));
 }

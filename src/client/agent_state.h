@@ -15,15 +15,10 @@ typedef struct agent_state {
     char file[4096]; /* where this state was read from */
 } agent_state;
 
-/* The folder of the agent's state file: $GPUWATCH_RUNTIME_DIR, else /run/gpuwatch for root, else
- * $XDG_RUNTIME_DIR/gpuwatch, else /tmp/gpuwatch-UID (`run`'s GPU locks have their own, reserve.h). */
-void gw_runtime_dir(char *out, size_t n);
-/* The state file this process would write: RUNTIME_DIR/agent.state. */
-void agent_state_path(char *out, size_t n);
 /* Writes pid, listen and config of s, then the facts plugins advertised ("db=PATH": the history
- * file), atomically, creating the folder; 0, or -1. A folder of the fallbacks is used only when it is
- * the user's own (0700, not a link; /run/gpuwatch: root's, sticky), and the file is never written
- * through a link. */
+ * file), atomically, in the runtime folder (made as needed; a fallback folder is used only when it
+ * is the user's own, 0700 and not a link; /run/gpuwatch only when root's and sticky); the file is
+ * never written through a link. 0, or -1. */
 int agent_state_write(const agent_state *s, const char *const *keys, const char *const *values, int nfacts);
 /* Removes this process's state file if it still names this process. */
 void agent_state_remove(void);

@@ -94,7 +94,7 @@ void *api_items(const cJSON *arr, int max, size_t size, int *room, char *err, si
     return p;
 }
 
-uint64_t api_now(const api_context *ctx)
+static uint64_t api_now(const api_context *ctx)
 {
     return ctx && ctx->now_us ? ctx->now_us : gw_now_us();
 }

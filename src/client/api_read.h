@@ -22,8 +22,6 @@ const cJSON *api_list(const char *body, size_t len, const char *key, const char 
  * number of items it holds; NULL with err filled when memory is short. */
 void *api_items(const cJSON *arr, int max, size_t size, int *room, char *err, size_t n);
 
-/* The context's clock (read now when it has none). */
-uint64_t api_now(const api_context *ctx);
 /* The GPU indexes the context accepts: [0, api_gpu_count(ctx)). */
 int api_gpu_count(const api_context *ctx);
 

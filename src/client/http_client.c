@@ -118,3 +118,26 @@ long http_client_get(http_client *c, const char *path, gw_buf *body, char *err, 
     }
     return status;
 }
+
+int http_client_check_host(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
+{
+    const char *colon = value ? strrchr(value, ':') : NULL;
+    char *end;
+    long port = colon ? strtol(colon + 1, &end, 10) : 0;
+    int bracketed = value && value[0] == '[';
+    if (!value || !colon || colon == value || strpbrk(value, "/ \t@?#") || end == colon + 1 || *end || port < 1 ||
+        port > 65535 || (bracketed && colon[-1] != ']')) {
+        snprintf(why, n, "expected HOST:PORT (gpu1:9400, [::1]:9400; no http://), got '%s'", value ? value : "");
+        return -1;
+    }
+    *(const char **)gw_opt_dst(opt, out) = value;
+    return 0;
+}
+
+int http_client_check_args(const gw_args *a)
+{
+    if (gw_args_given(a, "--user") != gw_args_given(a, "--password-file"))
+        return gw_usage_error(a->cmd, "%s: --user and --password-file go together",
+                              gw_args_given(a, "--user") ? "--user" : "--password-file");
+    return GW_ARGS_RUN;
+}

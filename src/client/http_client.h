@@ -4,6 +4,7 @@
 #define GPUWATCH_HTTP_CLIENT_H
 
 #include <stddef.h>
+#include "args.h"
 #include "buf.h"
 
 typedef struct http_client_opts {
@@ -16,6 +17,23 @@ typedef struct http_client_opts {
     const char *user_agent;    /* "gpuwatch-top" */
     long timeout_ms;           /* per request; 0: 5000 */
 } http_client_opts;
+
+/* The options that name an agent on a command line (top, diagnose), for the http_client_opts (or a
+ * struct with the same fields) at member of type: --host HOST:PORT, --tls, --cacert FILE, --insecure,
+ * --user USER, --password-file FILE. */
+#define HTTP_CLIENT_ROWS(type, member)                                                              \
+    {"--host", GW_OPT_CUSTOM, .off = offsetof(type, member.host), .check = http_client_check_host}, \
+        {"--tls", GW_OPT_FLAG, .off = offsetof(type, member.tls)},                                  \
+        {"--cacert", GW_OPT_FILE, .off = offsetof(type, member.cacert)},                            \
+        {"--insecure", GW_OPT_FLAG, .off = offsetof(type, member.insecure)},                        \
+        {"--user", GW_OPT_TEXT, .off = offsetof(type, member.user)},                                \
+    {                                                                                               \
+        "--password-file", GW_OPT_FILE, .off = offsetof(type, member.password_file)                 \
+    }
+/* --host: HOST:PORT ("gpu1:9400", "10.0.0.5:9400", "[::1]:9400"), no scheme or path. */
+int http_client_check_host(const gw_opt *opt, const char *value, void *out, char *why, size_t n);
+/* After parsing those rows: --user and --password-file go together. GW_ARGS_RUN, or a usage error. */
+int http_client_check_args(const gw_args *a);
 
 typedef struct http_client http_client;
 

@@ -1,6 +1,7 @@
-/* sample_source.h - where a consumer that looks back over time reads samples: the agent's ring and
- * latest processes, top's own ring, a history file, a gpusim replay or a test's arrays. The alert
- * engine, the diagnosis and the agent's plugins read through it and never know which it is. */
+/* sample_source.h - where the alert engine reads recent samples and processes, never knowing which
+ * it is: the agent's ring and latest processes (the view its plugins get), top's own ring (its
+ * local alerts), or a rule test's synthetic series (alerts/synth_source.c). The diagnosis fills
+ * its window from its own sources instead (diag_window_add_*). */
 #ifndef GPUWATCH_SAMPLE_SOURCE_H
 #define GPUWATCH_SAMPLE_SOURCE_H
 

@@ -22,7 +22,4 @@ int diag_run_from(const diag_window *w, const diag_config *cfg, const diag_repor
 int diag_detector_count(void);
 const char *diag_detector_id(int i);
 
-/* `gpuwatch diagnose` (the diagnose module). */
-int cmd_diagnose(int argc, char **argv);
-
 #endif

@@ -22,7 +22,7 @@ static void gpu_release(diag_gpu *g)
     diag_series_free(&g->nproc);
 }
 
-void diag_window_clear(diag_window *w)
+static void diag_window_clear(diag_window *w)
 {
     for (int i = 0; i < w->n_gpus; i++)
         gpu_release(&w->gpus[i]);

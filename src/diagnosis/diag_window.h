@@ -160,7 +160,6 @@ typedef struct diag_window {
 
 diag_window *diag_window_new(void);
 void diag_window_free(diag_window *w);
-void diag_window_clear(diag_window *w);
 
 /* Adds one sample of GPU `gpu` (samples of a GPU in time order). info may be NULL; its name and
  * UUID are kept. Limits come from the sample's static metrics. Counters and status become

@@ -456,7 +456,7 @@ int doc_bool(gw_doc *d, const doc_node *n, const char *what, int *out)
     return doc_error(d, n, "%s%sexpected true or false, got '%s'", WHAT(what), s ? s : "");
 }
 
-int doc_duration_us(gw_doc *d, const doc_node *n, const char *what, int64_t *us)
+static int doc_duration_us(gw_doc *d, const doc_node *n, const char *what, int64_t *us)
 {
     const char *s = doc_text(n);
     if (!s || gw_parse_duration_us(s, us) != 0)

@@ -68,7 +68,6 @@ int doc_number(gw_doc *d, const doc_node *n, const char *what, double *out);
 int doc_int(gw_doc *d, const doc_node *n, const char *what, long min, long max, long *out);
 int doc_bool(gw_doc *d, const doc_node *n, const char *what, int *out);
 int doc_duration(gw_doc *d, const doc_node *n, const char *what, double *seconds);
-int doc_duration_us(gw_doc *d, const doc_node *n, const char *what, int64_t *us);
 int doc_size(gw_doc *d, const doc_node *n, const char *what, uint64_t *bytes);
 
 /* Optional keys of mapping m: absent or null leaves *out as it is (its default) and returns 0;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hb_put_byte(gw_buf *b, uint8_t v)
+void bytes_put_u8(gw_buf *b, uint8_t v)
 {
     if (b->len + 1 < b->cap || buf_reserve(b, 1) == 0) { /* room for the byte and the NUL */
         b->data[b->len++] = (char)v;
@@ -12,13 +12,13 @@ void hb_put_byte(gw_buf *b, uint8_t v)
     }
 }
 
-void hb_put_varint(gw_buf *b, uint64_t v)
+void bytes_put_varint(gw_buf *b, uint64_t v)
 {
     unsigned char tmp[10];
     buf_append(b, (const char *)tmp, num_put_varint(tmp, v));
 }
 
-void hb_put_u64(gw_buf *b, uint64_t v)
+void bytes_put_u64(gw_buf *b, uint64_t v)
 {
     uint8_t tmp[8];
     for (int i = 0; i < 8; i++)
@@ -26,7 +26,7 @@ void hb_put_u64(gw_buf *b, uint64_t v)
     buf_append(b, (const char *)tmp, 8);
 }
 
-uint8_t hrd_byte(hrd *r)
+uint8_t cursor_u8(byte_cursor *r)
 {
     if (r->pos >= r->len) {
         r->bad = 1;
@@ -35,11 +35,11 @@ uint8_t hrd_byte(hrd *r)
     return r->p[r->pos++];
 }
 
-uint64_t hrd_varint(hrd *r)
+uint64_t cursor_varint(byte_cursor *r)
 {
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
-        uint8_t c = hrd_byte(r);
+        uint8_t c = cursor_u8(r);
         if (r->bad)
             return 0;
         if (shift < 64)
@@ -51,22 +51,22 @@ uint64_t hrd_varint(hrd *r)
     return 0;
 }
 
-uint64_t hrd_u64(hrd *r)
+uint64_t cursor_u64(byte_cursor *r)
 {
     uint64_t v = 0;
     for (int i = 0; i < 8; i++)
-        v |= (uint64_t)hrd_byte(r) << (8 * i);
+        v |= (uint64_t)cursor_u8(r) << (8 * i);
     return v;
 }
 
-void hbw_init(hbit_writer *w, gw_buf *out)
+void bit_writer_init(bit_writer *w, gw_buf *out)
 {
     w->out = out;
     w->acc = 0;
     w->nacc = 0;
 }
 
-void hbw_put(hbit_writer *w, uint64_t v, int nbits)
+void bit_writer_put(bit_writer *w, uint64_t v, int nbits)
 {
     while (nbits > 0) {
         int take = nbits > 32 ? 32 : nbits; /* keeps acc (< 8 bits pending) from overflowing */
@@ -76,34 +76,34 @@ void hbw_put(hbit_writer *w, uint64_t v, int nbits)
         w->nacc += take;
         while (w->nacc >= 8) {
             w->nacc -= 8;
-            hb_put_byte(w->out, (uint8_t)(w->acc >> w->nacc));
+            bytes_put_u8(w->out, (uint8_t)(w->acc >> w->nacc));
         }
         w->acc &= (1ull << w->nacc) - 1;
     }
 }
 
-void hbw_flush(hbit_writer *w)
+void bit_writer_flush(bit_writer *w)
 {
     if (w->nacc > 0)
-        hb_put_byte(w->out, (uint8_t)(w->acc << (8 - w->nacc)));
+        bytes_put_u8(w->out, (uint8_t)(w->acc << (8 - w->nacc)));
     w->acc = 0;
     w->nacc = 0;
 }
 
-void hbr_init(hbit_reader *r, hrd *in)
+void bit_reader_init(bit_reader *r, byte_cursor *in)
 {
     r->in = in;
     r->acc = 0;
     r->nacc = 0;
 }
 
-uint64_t hbr_get(hbit_reader *r, int nbits)
+uint64_t bit_reader_get(bit_reader *r, int nbits)
 {
     if (nbits <= 0)
         return 0;
     if (nbits > 56) { /* keeps the refill below within 64 bits */
-        uint64_t hi = hbr_get(r, nbits - 32);
-        return (hi << 32) | hbr_get(r, 32);
+        uint64_t hi = bit_reader_get(r, nbits - 32);
+        return (hi << 32) | bit_reader_get(r, 32);
     }
     while (r->nacc < nbits) { /* whole bytes, only as many as needed */
         if (r->in->pos >= r->in->len) {
@@ -117,16 +117,16 @@ uint64_t hbr_get(hbit_reader *r, int nbits)
     return (r->acc >> r->nacc) & ((1ull << nbits) - 1);
 }
 
-int hbr_bit(hbit_reader *r)
+int bit_reader_bit(bit_reader *r)
 {
-    return (int)hbr_get(r, 1);
+    return (int)bit_reader_get(r, 1);
 }
 
-int hbr_unary(hbit_reader *r, int limit)
+int bit_reader_unary(bit_reader *r, int limit)
 {
     int q = 0;
     while (q < limit) {
-        while (r->nacc <= 48 && r->in->pos < r->in->len) { /* read ahead; hbr_done gives whole bytes back */
+        while (r->nacc <= 48 && r->in->pos < r->in->len) { /* read ahead; bit_reader_done gives whole bytes back */
             r->acc = (r->acc << 8) | r->in->p[r->in->pos++];
             r->nacc += 8;
         }
@@ -150,7 +150,7 @@ int hbr_unary(hbit_reader *r, int limit)
     return q;
 }
 
-void hbr_done(hbit_reader *r)
+void bit_reader_done(bit_reader *r)
 {
     r->in->pos -= (size_t)(r->nacc / 8); /* bytes read ahead and not used */
     r->nacc = 0;

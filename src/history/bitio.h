@@ -6,46 +6,46 @@
 #include <stdint.h>
 #include "buf.h"
 
-/* The byte buffer is the core one (src/core/buf.h): buf_release/buf_clear/buf_append.
-   These put codec values on top of it. */
-void hb_put_byte(gw_buf *b, uint8_t v);
-void hb_put_varint(gw_buf *b, uint64_t v);
-void hb_put_u64(gw_buf *b, uint64_t v); /* little endian, 8 bytes */
+/* The byte buffer is base's (buf.h): buf_release/buf_clear/buf_append. These put codec values on top
+   of it. */
+void bytes_put_u8(gw_buf *b, uint8_t v);
+void bytes_put_varint(gw_buf *b, uint64_t v);
+void bytes_put_u64(gw_buf *b, uint64_t v); /* little endian, 8 bytes */
 
 /* Reading side: a cursor over a byte range; any read past the end sets bad. */
-typedef struct hrd {
+typedef struct byte_cursor {
     const uint8_t *p;
     size_t len, pos;
     int bad;
-} hrd;
+} byte_cursor;
 
-uint8_t hrd_byte(hrd *r);
-uint64_t hrd_varint(hrd *r);
-uint64_t hrd_u64(hrd *r);
+uint8_t cursor_u8(byte_cursor *r);
+uint64_t cursor_varint(byte_cursor *r);
+uint64_t cursor_u64(byte_cursor *r);
 
 /* Bits, most significant first, appended to a gw_buf (whole bytes are flushed as they fill). */
-typedef struct hbit_writer {
+typedef struct bit_writer {
     gw_buf *out;
     uint64_t acc; /* pending bits, right aligned */
     int nacc;     /* how many (< 8 after each call) */
-} hbit_writer;
+} bit_writer;
 
-void hbw_init(hbit_writer *w, gw_buf *out);
-void hbw_put(hbit_writer *w, uint64_t v, int nbits); /* nbits 0..64 */
-void hbw_flush(hbit_writer *w);                      /* pads the last byte with zeros */
+void bit_writer_init(bit_writer *w, gw_buf *out);
+void bit_writer_put(bit_writer *w, uint64_t v, int nbits); /* nbits 0..64 */
+void bit_writer_flush(bit_writer *w);                      /* pads the last byte with zeros */
 
-typedef struct hbit_reader {
-    hrd *in;
+typedef struct bit_reader {
+    byte_cursor *in;
     uint64_t acc;
     int nacc;
-} hbit_reader;
+} bit_reader;
 
-void hbr_init(hbit_reader *r, hrd *in);
-uint64_t hbr_get(hbit_reader *r, int nbits); /* nbits 0..64; past the end: sets in->bad */
-int hbr_bit(hbit_reader *r);
+void bit_reader_init(bit_reader *r, byte_cursor *in);
+uint64_t bit_reader_get(bit_reader *r, int nbits); /* nbits 0..64; past the end: sets in->bad */
+int bit_reader_bit(bit_reader *r);
 /* Counts 1 bits up to the 0 that ends them (read too) or up to limit of them. */
-int hbr_unary(hbit_reader *r, int limit);
-void hbr_done(hbit_reader *r); /* drops the rest of the partial byte (gives back bytes read ahead) */
+int bit_reader_unary(bit_reader *r, int limit);
+void bit_reader_done(bit_reader *r); /* drops the rest of the partial byte (gives back bytes read ahead) */
 
 static inline int bitlen64(uint64_t v)
 {

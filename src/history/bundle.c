@@ -11,17 +11,17 @@
 
 void bundle_put(gw_buf *out, int n, const int *ids, const gw_buf *cols)
 {
-    hb_put_byte(out, BUNDLE_VERSION);
-    hb_put_varint(out, (uint64_t)n);
+    bytes_put_u8(out, BUNDLE_VERSION);
+    bytes_put_varint(out, (uint64_t)n);
     for (int i = 0; i < n; i++) {
         int same = -1;
         for (int j = 0; j < i && same < 0; j++)
             if (cols[j].len == cols[i].len && cols[i].len && memcmp(cols[j].data, cols[i].data, cols[i].len) == 0)
                 same = j;
-        hb_put_varint(out, (uint64_t)ids[i]);
-        hb_put_varint(out, same < 0 ? cols[i].len : 0);
+        bytes_put_varint(out, (uint64_t)ids[i]);
+        bytes_put_varint(out, same < 0 ? cols[i].len : 0);
         if (same >= 0)
-            hb_put_varint(out, (uint64_t)same);
+            bytes_put_varint(out, (uint64_t)same);
     }
     for (int i = 0; i < n; i++) {
         int dup = 0;
@@ -34,18 +34,18 @@ void bundle_put(gw_buf *out, int n, const int *ids, const gw_buf *cols)
 
 int bundle_read(const void *blob, size_t len, bundle_col *cols, int max)
 {
-    hrd in = {blob, len, 0, 0};
-    if (hrd_byte(&in) != BUNDLE_VERSION)
+    byte_cursor in = {blob, len, 0, 0};
+    if (cursor_u8(&in) != BUNDLE_VERSION)
         return -1;
-    uint64_t n = hrd_varint(&in);
+    uint64_t n = cursor_varint(&in);
     if (in.bad || n > (uint64_t)max || n > BUNDLE_MAX_COLS)
         return -1;
     size_t ref[BUNDLE_MAX_COLS];
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t id = hrd_varint(&in), clen = hrd_varint(&in);
+        uint64_t id = cursor_varint(&in), clen = cursor_varint(&in);
         ref[i] = i;
         if (clen == 0) {
-            uint64_t same = hrd_varint(&in);
+            uint64_t same = cursor_varint(&in);
             if (same >= i)
                 return -1;
             ref[i] = (size_t)same;
@@ -72,10 +72,10 @@ int bundle_read(const void *blob, size_t len, bundle_col *cols, int max)
 
 int bundle_locate(const void *head, size_t head_len, int dbid, size_t *off, size_t *len)
 {
-    hrd in = {head, head_len, 0, 0};
-    if (hrd_byte(&in) != BUNDLE_VERSION)
+    byte_cursor in = {head, head_len, 0, 0};
+    if (cursor_u8(&in) != BUNDLE_VERSION)
         return in.bad ? BUNDLE_SHORT : -1;
-    uint64_t n = hrd_varint(&in);
+    uint64_t n = cursor_varint(&in);
     if (in.bad)
         return BUNDLE_SHORT;
     if (n > BUNDLE_MAX_COLS)
@@ -84,9 +84,9 @@ int bundle_locate(const void *head, size_t head_len, int dbid, size_t *off, size
     size_t data = 0, offs[BUNDLE_MAX_COLS], lens[BUNDLE_MAX_COLS];
     int found = -1;
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t id = hrd_varint(&in), clen = hrd_varint(&in);
+        uint64_t id = cursor_varint(&in), clen = cursor_varint(&in);
         if (clen == 0) {
-            uint64_t same = hrd_varint(&in);
+            uint64_t same = cursor_varint(&in);
             if (!in.bad && same >= i)
                 return -1;
             offs[i] = in.bad ? 0 : offs[same];

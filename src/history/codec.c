@@ -31,26 +31,26 @@ static uint64_t rice_bits(uint64_t z, int k)
     return q >= RICE_ESC_Q ? RICE_ESC_Q + 64 : q + 1 + (uint64_t)k;
 }
 
-static void rice_put(hbit_writer *w, uint64_t z, int k)
+static void rice_put(bit_writer *w, uint64_t z, int k)
 {
     uint64_t q = z >> k;
     if (q >= RICE_ESC_Q) {
-        hbw_put(w, (1ull << RICE_ESC_Q) - 1, RICE_ESC_Q);
-        hbw_put(w, z, 64);
+        bit_writer_put(w, (1ull << RICE_ESC_Q) - 1, RICE_ESC_Q);
+        bit_writer_put(w, z, 64);
         return;
     }
-    hbw_put(w, ((1ull << q) - 1) << 1, (int)q + 1); /* q ones then a zero */
-    hbw_put(w, z & ((1ull << k) - 1), k);
+    bit_writer_put(w, ((1ull << q) - 1) << 1, (int)q + 1); /* q ones then a zero */
+    bit_writer_put(w, z & ((1ull << k) - 1), k);
 }
 
-static uint64_t rice_get(hbit_reader *r, int k)
+static uint64_t rice_get(bit_reader *r, int k)
 {
-    uint64_t q = (uint64_t)hbr_unary(r, RICE_ESC_Q);
+    uint64_t q = (uint64_t)bit_reader_unary(r, RICE_ESC_Q);
     if (r->in->bad)
         return 0;
     if (q == RICE_ESC_Q)
-        return hbr_get(r, 64);
-    return (q << k) | hbr_get(r, k);
+        return bit_reader_get(r, 64);
+    return (q << k) | bit_reader_get(r, k);
 }
 
 static uint64_t gamma_bits(uint64_t run)
@@ -58,23 +58,23 @@ static uint64_t gamma_bits(uint64_t run)
     return 2 * (uint64_t)bitlen64(run) - 1;
 }
 
-static void gamma_put(hbit_writer *w, uint64_t run)
+static void gamma_put(bit_writer *w, uint64_t run)
 {
     int len = bitlen64(run);
-    hbw_put(w, 0, len - 1);
-    hbw_put(w, run, len);
+    bit_writer_put(w, 0, len - 1);
+    bit_writer_put(w, run, len);
 }
 
-static uint64_t gamma_get(hbit_reader *r)
+static uint64_t gamma_get(bit_reader *r)
 {
     int zeros = 0;
-    while (zeros < 64 && !hbr_bit(r))
+    while (zeros < 64 && !bit_reader_bit(r))
         zeros++;
     if (zeros >= 64 || r->in->bad) {
         r->in->bad = 1;
         return 0;
     }
-    return (1ull << zeros) | hbr_get(r, zeros);
+    return (1ull << zeros) | bit_reader_get(r, zeros);
 }
 
 /* Style and Rice parameter of a residual series: plain Rice(k), or zero runs as Elias-gamma tokens
@@ -134,7 +134,7 @@ static rice_choice choose_rice(const uint64_t *zz, size_t m)
 
 static void int_series_put(gw_buf *out, const int64_t *x, size_t m)
 {
-    hb_put_varint(out, num_zigzag(x[0]));
+    bytes_put_varint(out, num_zigzag(x[0]));
     if (m < 2)
         return;
     uint64_t *zz = malloc(2 * (m - 1) * sizeof *zz);
@@ -149,43 +149,43 @@ static void int_series_put(gw_buf *out, const int64_t *x, size_t m)
     int b_order = c2.bits < c1.bits ? 2 : 1;
     int b_zrun = b_order == 2 ? c2.zrun : c1.zrun, b_k = b_order == 2 ? c2.k : c1.k;
     const uint64_t *r = cand[b_order - 1];
-    hb_put_byte(out, (uint8_t)(((b_order - 1) << 7) | (b_zrun << 6) | b_k));
-    hbit_writer w;
-    hbw_init(&w, out);
+    bytes_put_u8(out, (uint8_t)(((b_order - 1) << 7) | (b_zrun << 6) | b_k));
+    bit_writer w;
+    bit_writer_init(&w, out);
     for (size_t i = 0; i < m - 1;) {
         if (b_zrun && r[i] == 0) {
             size_t j = i;
             while (j < m - 1 && r[j] == 0)
                 j++;
-            hbw_put(&w, 0, 1);
+            bit_writer_put(&w, 0, 1);
             gamma_put(&w, j - i);
             i = j;
         } else {
             if (b_zrun)
-                hbw_put(&w, 1, 1);
+                bit_writer_put(&w, 1, 1);
             rice_put(&w, b_zrun ? r[i] - 1 : r[i], b_k);
             i++;
         }
     }
-    hbw_flush(&w);
+    bit_writer_flush(&w);
     free(zz);
 }
 
-static int int_series_get(hrd *in, int64_t *x, size_t m)
+static int int_series_get(byte_cursor *in, int64_t *x, size_t m)
 {
     if (m == 0)
         return 0;
-    x[0] = num_unzigzag(hrd_varint(in));
+    x[0] = num_unzigzag(cursor_varint(in));
     if (m < 2)
         return in->bad ? -1 : 0;
-    uint8_t p = hrd_byte(in);
+    uint8_t p = cursor_u8(in);
     int order = (p >> 7) + 1, zrun = (p >> 6) & 1, k = p & 63;
-    hbit_reader r;
-    hbr_init(&r, in);
+    bit_reader r;
+    bit_reader_init(&r, in);
     uint64_t delta = 0;
     for (size_t i = 1; i < m && !in->bad;) {
         uint64_t run = 1, z = 0;
-        if (zrun && !hbr_bit(&r)) {
+        if (zrun && !bit_reader_bit(&r)) {
             run = gamma_get(&r);
             if (run > m - i) {
                 in->bad = 1;
@@ -200,7 +200,7 @@ static int int_series_get(hrd *in, int64_t *x, size_t m)
             x[i] = (int64_t)((uint64_t)x[i - 1] + delta);
         }
     }
-    hbr_done(&r);
+    bit_reader_done(&r);
     return in->bad ? -1 : 0;
 }
 
@@ -208,24 +208,24 @@ static int int_series_get(hrd *in, int64_t *x, size_t m)
 
 void codec_put_times(gw_buf *out, const int64_t *t, size_t n)
 {
-    hb_put_varint(out, n);
+    bytes_put_varint(out, n);
     if (n)
         int_series_put(out, t, n);
 }
 
-int codec_get_times(hrd *in, int64_t *t, size_t max, size_t *n)
+int codec_get_times(byte_cursor *in, int64_t *t, size_t max, size_t *n)
 {
-    uint64_t cnt = hrd_varint(in);
+    uint64_t cnt = cursor_varint(in);
     if (in->bad || cnt > max)
         return -1;
     *n = (size_t)cnt;
     return int_series_get(in, t, *n);
 }
 
-size_t codec_peek_count(const hrd *in)
+size_t codec_peek_count(const byte_cursor *in)
 {
-    hrd c = *in;
-    uint64_t n = hrd_varint(&c);
+    byte_cursor c = *in;
+    uint64_t n = cursor_varint(&c);
     return c.bad ? 0 : (size_t)n;
 }
 
@@ -257,45 +257,45 @@ static int find_decimals(const double *v, size_t m)
 static void xor_put(gw_buf *out, const double *v, size_t m)
 {
     uint64_t prev = num_bits(v[0]);
-    hb_put_u64(out, prev);
-    hbit_writer w;
-    hbw_init(&w, out);
+    bytes_put_u64(out, prev);
+    bit_writer w;
+    bit_writer_init(&w, out);
     int lead = -1, trail = 0;
     for (size_t i = 1; i < m; i++) {
         uint64_t cur = num_bits(v[i]), x = cur ^ prev;
         prev = cur;
         if (!x) {
-            hbw_put(&w, 0, 1);
+            bit_writer_put(&w, 0, 1);
             continue;
         }
         int l = __builtin_clzll(x), t = __builtin_ctzll(x);
         if (lead >= 0 && l >= lead && t >= trail) {
-            hbw_put(&w, 2, 2); /* '10': same window */
-            hbw_put(&w, x >> trail, 64 - lead - trail);
+            bit_writer_put(&w, 2, 2); /* '10': same window */
+            bit_writer_put(&w, x >> trail, 64 - lead - trail);
         } else {
             lead = l;
             trail = t;
-            hbw_put(&w, 3, 2); /* '11': new window */
-            hbw_put(&w, (uint64_t)lead, 6);
-            hbw_put(&w, (uint64_t)(64 - lead - trail - 1), 6);
-            hbw_put(&w, x >> trail, 64 - lead - trail);
+            bit_writer_put(&w, 3, 2); /* '11': new window */
+            bit_writer_put(&w, (uint64_t)lead, 6);
+            bit_writer_put(&w, (uint64_t)(64 - lead - trail - 1), 6);
+            bit_writer_put(&w, x >> trail, 64 - lead - trail);
         }
     }
-    hbw_flush(&w);
+    bit_writer_flush(&w);
 }
 
-static int xor_get(hrd *in, double *v, size_t m)
+static int xor_get(byte_cursor *in, double *v, size_t m)
 {
-    uint64_t prev = hrd_u64(in);
+    uint64_t prev = cursor_u64(in);
     v[0] = num_double(prev);
-    hbit_reader r;
-    hbr_init(&r, in);
+    bit_reader r;
+    bit_reader_init(&r, in);
     int lead = -1, trail = 0;
     for (size_t i = 1; i < m && !in->bad; i++) {
-        if (hbr_bit(&r)) {
-            if (hbr_bit(&r)) {
-                lead = (int)hbr_get(&r, 6);
-                int len = (int)hbr_get(&r, 6) + 1;
+        if (bit_reader_bit(&r)) {
+            if (bit_reader_bit(&r)) {
+                lead = (int)bit_reader_get(&r, 6);
+                int len = (int)bit_reader_get(&r, 6) + 1;
                 trail = 64 - lead - len;
                 if (trail < 0) {
                     in->bad = 1;
@@ -305,11 +305,11 @@ static int xor_get(hrd *in, double *v, size_t m)
                 in->bad = 1;
                 break;
             }
-            prev ^= hbr_get(&r, 64 - lead - trail) << trail;
+            prev ^= bit_reader_get(&r, 64 - lead - trail) << trail;
         }
         v[i] = num_double(prev);
     }
-    hbr_done(&r);
+    bit_reader_done(&r);
     return in->bad ? -1 : 0;
 }
 
@@ -323,25 +323,25 @@ static void presence_put(gw_buf *out, const uint8_t *present, size_t n)
             break;
         }
     if (!runs) {
-        hb_put_byte(out, 0);
+        bytes_put_u8(out, 0);
         return;
     }
-    hb_put_byte(out, 1);
+    bytes_put_u8(out, 1);
     int state = 1;
     size_t i = 0;
     while (i < n) {
         size_t j = i;
         while (j < n && (present[j] != 0) == state)
             j++;
-        hb_put_varint(out, j - i);
+        bytes_put_varint(out, j - i);
         i = j;
         state = !state;
     }
 }
 
-static int presence_get(hrd *in, uint8_t *present, size_t n, size_t *count)
+static int presence_get(byte_cursor *in, uint8_t *present, size_t n, size_t *count)
 {
-    uint8_t flag = hrd_byte(in);
+    uint8_t flag = cursor_u8(in);
     if (flag == 0) {
         if (present)
             memset(present, 1, n);
@@ -353,7 +353,7 @@ static int presence_get(hrd *in, uint8_t *present, size_t n, size_t *count)
     size_t i = 0, cnt = 0;
     int state = 1;
     while (i < n && !in->bad) {
-        uint64_t len = hrd_varint(in);
+        uint64_t len = cursor_varint(in);
         if (len > n - i)
             return -1;
         if (present)
@@ -389,9 +389,9 @@ static void put_integers(gw_buf *out, const uint8_t *present, size_t n, int64_t 
         g = gcd64(d, g);
     }
     if (scale != SCALE_BINARY && g <= 1) {
-        hb_put_byte(out, COL_INT);
+        bytes_put_u8(out, COL_INT);
         presence_put(out, present, n);
-        hb_put_byte(out, (uint8_t)scale);
+        bytes_put_u8(out, (uint8_t)scale);
         int_series_put(out, k, m);
         return;
     }
@@ -402,11 +402,11 @@ static void put_integers(gw_buf *out, const uint8_t *present, size_t n, int64_t 
         uint64_t d = (uint64_t)k[i] - (uint64_t)k0;
         k[i] = (int64_t)d < 0 ? -(int64_t)((0 - d) / g) : (int64_t)(d / g);
     }
-    hb_put_byte(out, COL_SCALED);
+    bytes_put_u8(out, COL_SCALED);
     presence_put(out, present, n);
-    hb_put_byte(out, (uint8_t)scale);
-    hb_put_varint(out, num_zigzag(k0));
-    hb_put_varint(out, g);
+    bytes_put_u8(out, (uint8_t)scale);
+    bytes_put_varint(out, num_zigzag(k0));
+    bytes_put_varint(out, g);
     int_series_put(out, k, m);
 }
 
@@ -414,14 +414,14 @@ static void put_integers(gw_buf *out, const uint8_t *present, size_t n, int64_t 
 static void put_doubles(gw_buf *out, const uint8_t *present, size_t n, const double *vals, size_t m)
 {
     gw_buf x = {0}, d = {0};
-    hb_put_byte(&x, COL_XOR);
+    bytes_put_u8(&x, COL_XOR);
     presence_put(&x, present, n);
     xor_put(&x, vals, m);
     int64_t *bits = malloc(m * sizeof *bits);
     if (bits) {
         for (size_t i = 0; i < m; i++)
             bits[i] = (int64_t)num_bits(vals[i]);
-        hb_put_byte(&d, COL_BITS);
+        bytes_put_u8(&d, COL_BITS);
         presence_put(&d, present, n);
         int_series_put(&d, bits, m);
         free(bits);
@@ -458,11 +458,11 @@ void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size
             scale = SCALE_BINARY;
     }
     if (m == 0) {
-        hb_put_byte(out, COL_EMPTY);
+        bytes_put_u8(out, COL_EMPTY);
     } else if (constant) {
-        hb_put_byte(out, COL_CONST);
+        bytes_put_u8(out, COL_CONST);
         presence_put(out, present, n);
-        hb_put_u64(out, num_bits(vals[0]));
+        bytes_put_u64(out, num_bits(vals[0]));
     } else if (scale >= 0) {
         int64_t *k = malloc(m * sizeof *k);
         if (!k) {
@@ -483,25 +483,25 @@ void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size
 
 void codec_put_const_run(gw_buf *out, double v, size_t from, size_t end, size_t n)
 {
-    hb_put_byte(out, COL_CONST);
+    bytes_put_u8(out, COL_CONST);
     if (from == 0 && end == n) {
-        hb_put_byte(out, 0);
+        bytes_put_u8(out, 0);
     } else {
-        hb_put_byte(out, 1); /* runs alternate present/absent, present first */
+        bytes_put_u8(out, 1); /* runs alternate present/absent, present first */
         if (from > 0) {
-            hb_put_varint(out, 0);
-            hb_put_varint(out, from);
+            bytes_put_varint(out, 0);
+            bytes_put_varint(out, from);
         }
-        hb_put_varint(out, end - from);
+        bytes_put_varint(out, end - from);
         if (end < n)
-            hb_put_varint(out, n - end);
+            bytes_put_varint(out, n - end);
     }
-    hb_put_u64(out, num_bits(v));
+    bytes_put_u64(out, num_bits(v));
 }
 
-int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n)
+int codec_get_column(byte_cursor *in, double *v, uint8_t *present, size_t n)
 {
-    uint8_t mode = hrd_byte(in);
+    uint8_t mode = cursor_u8(in);
     if (in->bad)
         return -1;
     if (mode == COL_EMPTY) {
@@ -518,14 +518,14 @@ int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n)
     if (!pres || !vals || presence_get(in, pres, n, &m) != 0 || m == 0)
         goto out;
     if (mode == COL_CONST) {
-        double c = num_double(hrd_u64(in));
+        double c = num_double(cursor_u64(in));
         for (size_t i = 0; i < m; i++)
             vals[i] = c;
         rc = in->bad ? -1 : 0;
     } else if (mode == COL_INT || mode == COL_SCALED) {
-        int d = hrd_byte(in);
-        uint64_t k0 = mode == COL_SCALED ? (uint64_t)num_unzigzag(hrd_varint(in)) : 0;
-        uint64_t g = mode == COL_SCALED ? hrd_varint(in) : 1;
+        int d = cursor_u8(in);
+        uint64_t k0 = mode == COL_SCALED ? (uint64_t)num_unzigzag(cursor_varint(in)) : 0;
+        uint64_t g = mode == COL_SCALED ? cursor_varint(in) : 1;
         int64_t *k = malloc(m * sizeof *k);
         int scale_ok = d <= MAX_DECIMALS || (mode == COL_SCALED && d == SCALE_BINARY);
         if (k && scale_ok && g && int_series_get(in, k, m) == 0) {

@@ -19,9 +19,9 @@ enum { COL_CONST = 0, COL_INT = 1, COL_XOR = 2, COL_EMPTY = 3, COL_SCALED = 4, C
 /* Appends a timestamp column of n values (any int64, usually microseconds). */
 void codec_put_times(gw_buf *out, const int64_t *t, size_t n);
 /* Reads one; *n gets the count (at most max). Returns 0, or -1 on a corrupt or too long column. */
-int codec_get_times(hrd *in, int64_t *t, size_t max, size_t *n);
+int codec_get_times(byte_cursor *in, int64_t *t, size_t max, size_t *n);
 /* The count stored in a timestamp column, without decoding it (the cursor is not moved). */
-size_t codec_peek_count(const hrd *in);
+size_t codec_peek_count(const byte_cursor *in);
 
 /* Appends a value column for n slots; present[i] != 0 marks a value (NULL: all present).
  * Absent slots cost nothing but their share of a run length. Values round-trip bit for bit. */
@@ -30,7 +30,7 @@ void codec_put_column(gw_buf *out, const double *v, const uint8_t *present, size
 void codec_put_const_run(gw_buf *out, double v, size_t from, size_t end, size_t n);
 /* Reads a column of exactly n slots into v[] and present[] (present may be NULL when the caller
  * only wants values; absent slots are then left untouched). Returns 0, or -1 when corrupt. */
-int codec_get_column(hrd *in, double *v, uint8_t *present, size_t n);
+int codec_get_column(byte_cursor *in, double *v, uint8_t *present, size_t n);
 
 /* Mode chosen for the last column that codec_put_column wrote into out (for bench statistics). */
 int codec_column_mode(const uint8_t *col);

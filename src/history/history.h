@@ -96,8 +96,4 @@ char *history_query_range_json(const char *db_path, const char *metric, const ch
 /* Path of the file an open history writes to. */
 const char *history_path(const history *h);
 
-/* The `history` and `events` commands (the history module). */
-int cmd_history(int argc, char **argv);
-int cmd_events(int argc, char **argv);
-
 #endif

@@ -31,7 +31,7 @@ static const char *const table_what[T_NTABLES] = {"sealed chunk groups", "open c
  * returns the count of timestamps, or -1 when corrupt. */
 static long decode_series(const uint8_t *p, size_t len, int ncols)
 {
-    hrd rd = {p, len, 0, 0};
+    byte_cursor rd = {p, len, 0, 0};
     size_t cnt = codec_peek_count(&rd), n = 0;
     if (cnt > CODEC_MAX_COUNT)
         return -1;
@@ -53,7 +53,7 @@ static long decode_chunk(int metric, int64_t n, const uint8_t *p, size_t len)
     if (metric != STORE_BUNDLE) {
         if (metric == STORE_TIMELINE)
             return decode_series(p, len, 0);
-        hrd rd = {p, len, 0, 0};
+        byte_cursor rd = {p, len, 0, 0};
         double *v = n >= 0 && n <= CODEC_MAX_COUNT ? malloc(((size_t)n + 1) * sizeof *v) : NULL;
         int ok = v && codec_get_column(&rd, v, NULL, (size_t)n) == 0;
         free(v);
@@ -68,7 +68,7 @@ static long decode_chunk(int metric, int64_t n, const uint8_t *p, size_t len)
     for (int i = 0; count >= 0 && i < nc; i++) {
         if (cols[i].dbid == STORE_TIMELINE)
             continue;
-        hrd rd = {cols[i].p, cols[i].len, 0, 0};
+        byte_cursor rd = {cols[i].p, cols[i].len, 0, 0};
         double *v = malloc(((size_t)count + 1) * sizeof *v);
         if (!v || codec_get_column(&rd, v, NULL, (size_t)count) != 0)
             count = -1;

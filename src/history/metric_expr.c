@@ -49,10 +49,13 @@ static int field(parser *p)
     snprintf(name, sizeof name, "%.*s", (int)(p->pos - start), p->s + start);
     const metric_def *d = catalog_find(name);
     if (!d || metric_is_string(d->id)) {
-        p->pos = start;
-        char what[MEXPR_MAX_TEXT + 80];
-        snprintf(what, sizeof what, "unknown metric '%s' (numeric catalog field names)", name);
-        return fail(p, what);
+        char best[GW_SUGGEST_LEN] = "";
+        if (!d)
+            catalog_suggest(name, best, sizeof best);
+        snprintf(p->err, p->errlen,
+                 "metric expression '%s': unknown metric '%s' at character %zu (numeric catalog field names)%s%s%s",
+                 p->s, name, start + 1, best[0] ? " \xe2\x80\x94 did you mean '" : "", best, best[0] ? "'?" : "");
+        return -1;
     }
     metric_expr *e = p->e;
     int k = 0;

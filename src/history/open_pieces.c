@@ -137,7 +137,7 @@ typedef struct merge {
 static void take_times(void *arg, int64_t t_start, const void *blob, size_t len)
 {
     merge *x = arg;
-    hrd in = {blob, len, 0, 0};
+    byte_cursor in = {blob, len, 0, 0};
     size_t cnt = codec_peek_count(&in), got = 0;
     if (x->oom || cnt == 0 || cnt > CODEC_MAX_COUNT)
         return;
@@ -188,7 +188,7 @@ static void take_column(void *arg, int64_t t_start, const void *blob, size_t len
             p = &f->x->pc[i];
     if (!p)
         return;
-    hrd in = {blob, len, 0, 0};
+    byte_cursor in = {blob, len, 0, 0};
     if (codec_get_column(&in, f->tv, f->tp, p->n) != 0) {
         f->bad = 1;
         return;
@@ -423,7 +423,7 @@ static void take_proc_piece(void *arg, int64_t t_start, const void *blob, size_t
 {
     (void)t_start;
     procmerge *x = arg;
-    hrd in = {blob, len, 0, 0};
+    byte_cursor in = {blob, len, 0, 0};
     size_t cnt = codec_peek_count(&in), got = 0;
     if (x->oom || cnt == 0 || cnt > CODEC_MAX_COUNT)
         return;

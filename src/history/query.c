@@ -232,16 +232,16 @@ static int fold_raw(store *st, int gpu, metric_id m, int which, folder *f)
     gw_buf tb = {0}, cb = {0};
     int step;
     while ((step = sqlite3_step(q)) == SQLITE_ROW && !f->oom) {
-        hrd tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
-        hrd cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
+        byte_cursor tr = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
+        byte_cursor cr = {sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), 0, 0};
         if (sqlite3_column_type(q, 3) != SQLITE_NULL) { /* a sealed group's bundle */
             int found = read_sealed(store_db(st), &bh, sqlite3_column_int64(q, 3), dbid, &tb, &cb);
             if (found != 1) {
                 f->damaged += found < 0;
                 continue;
             }
-            tr = (hrd){(const uint8_t *)tb.data, tb.len, 0, 0};
-            cr = (hrd){(const uint8_t *)cb.data, cb.len, 0, 0};
+            tr = (byte_cursor){(const uint8_t *)tb.data, tb.len, 0, 0};
+            cr = (byte_cursor){(const uint8_t *)cb.data, cb.len, 0, 0};
         } else if (sqlite3_column_type(q, 1) == SQLITE_NULL) { /* a piece's bundle */
             const void *b = tr.p;
             size_t blen = tr.len;
@@ -398,7 +398,7 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
     sqlite3_bind_int64(q, 5, f->lo);
     int rc = 0, step;
     while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-        hrd rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
+        byte_cursor rd = {sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), 0, 0};
         size_t cnt = codec_peek_count(&rd), n = 0;
         if (cnt > CODEC_MAX_COUNT) {
             f->damaged++;
@@ -422,6 +422,30 @@ static int fold_proc(store *st, int gpu, unsigned pid, metric_id m, folder *f)
         f->damaged++;
     sqlite3_reset(q);
     return rc;
+}
+
+int hq_gpu_names_read(store *st, hq_gpu_names *out)
+{
+    unsigned char sel[HQ_MAX_GPUS];
+    memset(out, 0, HQ_MAX_GPUS * sizeof *out);
+    if (hq_gpus(st, sel) < 0)
+        return -1;
+    int n = 0;
+    for (int g = 0; g < HQ_MAX_GPUS; g++)
+        n = sel[g] ? g + 1 : n;
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(store_db(st), "SELECT idx, uuid, pci_bus_id FROM gpus", -1, &q, NULL) != SQLITE_OK)
+        return n;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        int g = sqlite3_column_int(q, 0);
+        const char *uuid = (const char *)sqlite3_column_text(q, 1), *bus = (const char *)sqlite3_column_text(q, 2);
+        if (g < 0 || g >= HQ_MAX_GPUS)
+            continue;
+        snprintf(out[g].uuid, sizeof out[g].uuid, "%s", uuid ? uuid : "");
+        snprintf(out[g].bus_id, sizeof out[g].bus_id, "%s", bus ? bus : "");
+    }
+    sqlite3_finalize(q);
+    return n;
 }
 
 int hq_gpus(store *st, unsigned char *sel)

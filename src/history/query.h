@@ -74,6 +74,13 @@ void hq_free(hq_result *r);
 /* GPUs recorded in the file (flags in sel[HQ_MAX_GPUS]); returns how many, or -1 when the file
  * could not be read to the end of the list (sel then holds those found). */
 int hq_gpus(store *st, unsigned char *sel);
+/* What names each GPU of the file besides its index (its UUID and PCI bus id, "" when not
+ * recorded), for GPU lists (gpu_list.h). Returns how many indexes the file spans (its highest GPU
+ * recorded + 1; 0 when none), or -1 when it cannot be read. */
+typedef struct hq_gpu_names {
+    char uuid[96], bus_id[32];
+} hq_gpu_names;
+int hq_gpu_names_read(store *st, hq_gpu_names *out);
 /* The warning to print with a result whose damaged count is not 0. */
 void hq_damage_warning(const hq_result *r, char *out, size_t n);
 

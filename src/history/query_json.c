@@ -152,7 +152,7 @@ char *hq_result_json(store *st, const hq_request *rq, const hq_result *r, int fl
     return b.data;
 }
 
-char *hq_error_json(const char *msg)
+static char *hq_error_json(const char *msg)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "status", "error");

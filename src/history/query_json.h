@@ -13,7 +13,5 @@ enum {
 /* {"status":"success","data":{"resultType":"matrix","result":[...]}} (flags: HQ_JSON_*): malloc'd
  * text, NULL on no memory. */
 char *hq_result_json(store *st, const hq_request *rq, const hq_result *r, int flags);
-/* {"status":"error","errorType":"bad_data","error":msg}: malloc'd. */
-char *hq_error_json(const char *msg);
 
 #endif

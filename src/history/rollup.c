@@ -82,7 +82,7 @@ void rollup_encode(gw_buf *out, const rmin *r, size_t n)
 
 int rollup_decode(const uint8_t *p, size_t len, rmin **out, size_t *n)
 {
-    hrd rd = {p, len, 0, 0};
+    byte_cursor rd = {p, len, 0, 0};
     size_t cnt = codec_peek_count(&rd);
     if (cnt > CODEC_MAX_COUNT)
         return -1; /* more minutes than bits: corrupt */

@@ -240,7 +240,7 @@ typedef struct gcols {
 
 static int add_column(store *s, rbatch *b, gcols *g, int gpu, int64_t t_start, int dbid, const void *blob, size_t len)
 {
-    hrd rd = {blob, len, 0, 0};
+    byte_cursor rd = {blob, len, 0, 0};
     if (dbid == STORE_TIMELINE) {
         size_t cnt = codec_peek_count(&rd);
         if (cnt > CODEC_MAX_COUNT || g->t)

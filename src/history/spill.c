@@ -144,7 +144,7 @@ int hist_spill_const(const hgroup *grp, hcol *c)
 
 int hist_unspill_times(const hgroup *grp, int64_t *t)
 {
-    hrd in = {(const uint8_t *)grp->zt.data, grp->zt.len, 0, 0};
+    byte_cursor in = {(const uint8_t *)grp->zt.data, grp->zt.len, 0, 0};
     for (size_t s0 = grp->base; s0 < grp->zn; s0 += HIST_RAW_SLOTS) {
         size_t got;
         if (codec_get_times(&in, t + s0, HIST_RAW_SLOTS, &got) != 0 || got != HIST_RAW_SLOTS)

@@ -23,8 +23,13 @@ static int run_config(int argc, char **argv)
     return config_command(argc, argv, plugins);
 }
 
+static void agent_opts(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    agent_options(plugins, sub, fn, ctx);
+}
+
 const gw_module_command gw_module_commands[] = {
-    {"agent", run_agent},
-    {"config", run_config},
-    {0, 0},
+    {"agent", run_agent, agent_opts},
+    {"config", run_config, config_options},
+    {0},
 };

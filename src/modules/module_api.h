@@ -8,12 +8,16 @@
 #ifndef GPUWATCH_MODULE_API_H
 #define GPUWATCH_MODULE_API_H
 
+#include "args.h"
+
 typedef struct gw_module_command {
     const char *name;
     int (*run)(int argc, char **argv);
+    /* Visits the command's options, or its subcommand sub's (gw_args_each_option): completion. */
+    void (*options)(const char *sub, gw_opt_visit *fn, void *ctx);
 } gw_module_command;
 
-/* Each module defines this table, ended by a {NULL, NULL} row. */
+/* Each module defines this table, ended by a {NULL} row. */
 extern const gw_module_command gw_module_commands[];
 
 #endif

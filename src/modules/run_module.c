@@ -4,7 +4,7 @@
 #include "run.h"
 
 const gw_module_command gw_module_commands[] = {
-    {"run", cmd_run},
-    {"jobs", cmd_jobs},
-    {0, 0},
+    {"run", cmd_run, run_options},
+    {"jobs", cmd_jobs, jobs_options},
+    {0},
 };

@@ -3,6 +3,6 @@
 #include "top_ui.h"
 
 const gw_module_command gw_module_commands[] = {
-    {"top", cmd_top},
-    {0, 0},
+    {"top", cmd_top, top_options},
+    {0},
 };

@@ -20,9 +20,8 @@ typedef struct hist_plugin {
 } hist_plugin;
 
 /* Reads the `history:` section (enabled, path, flush_interval, raw_retention, rollup_retention,
- * max_size) into out, the path into path; problems go to cfg's error list. The environment
- * variable GPUWATCH_HISTORY_DB (set by `gpuwatch agent --db PATH`) overrides history.path.
- * Returns 0, or -1 when the section has errors. */
+ * max_size) into out, the path into path; problems go to cfg's error list. `gpuwatch agent --db PATH`
+ * overrides history.path. Returns 0, or -1 when the section has errors. */
 static int history_settings_read(gw_config *cfg, history_config *out, char *path, size_t n, int *enabled)
 {
     static const char *const keys[] = {"enabled",  "path", "flush_interval", "raw_retention", "rollup_retention",
@@ -52,8 +51,8 @@ static int history_settings_read(gw_config *cfg, history_config *out, char *path
         if (!*file)
             doc_error(d, doc_get(d, sec, "path"), "history.path: empty");
     }
-    const char *env = getenv("GPUWATCH_HISTORY_DB");
-    gw_strlcpy(path, env && *env ? env : file, n);
+    const char *given = config_override(cfg, "history", "path");
+    gw_strlcpy(path, given ? given : file, n);
     out->path = path;
     return cfg->errs.n > errors ? -1 : 0;
 }
@@ -206,8 +205,14 @@ static int start(const agent_view *view, gw_config *cfg, void **ctx)
     return 0;
 }
 
+static const agent_plugin_option options[] = {
+    {"--db", GW_OPT_PATH, "path", "PATH", "history file (overrides history.path; see docs/history.md)"},
+    {0},
+};
+
 const agent_plugin history_plugin = {
     .name = "history",
+    .options = options,
     .check = check,
     .start = start,
     .on_sample = on_sample,

@@ -1,11 +1,13 @@
 /* cmd_jobs.c - `gpuwatch jobs` (the jobs gpuwatch run recorded, newest first) and `gpuwatch jobs show ID`
  * (one job's summary, as printed when it ended, or its JSON). */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cli_common.h"
+#include "args.h"
+#include "history_locate.h"
 #include "history.h"
 #include "jobs.h"
 #include "run.h"
@@ -13,10 +15,10 @@
 #include "summary.h"
 #include "util.h"
 
-static const char *usage_text = "usage: gpuwatch jobs [--db PATH] [-n COUNT]\n"
-                                "       gpuwatch jobs show ID [--json] [--db PATH]\n\n"
-                                "The jobs `gpuwatch run` recorded in the history file, newest first; `show` prints\n"
-                                "one job's summary (ID may be a unique prefix).\n";
+static const char usage_text[] = "usage: gpuwatch jobs [--db PATH] [-n COUNT]\n"
+                                 "       gpuwatch jobs show ID [--json] [--db PATH]\n\n"
+                                 "The jobs `gpuwatch run` recorded in the history file, newest first; `show` prints\n"
+                                 "one job's summary (ID may be a unique prefix).\n";
 
 static void list_row(void *ctx, const history_job *j)
 {
@@ -44,37 +46,43 @@ static void list_row(void *ctx, const history_job *j)
            cmd, j->simulated ? "  (simulated GPUs)" : "");
 }
 
+typedef struct jobs_opts {
+    const char *db;
+    long count;
+    int json;
+} jobs_opts;
+
+static const gw_opt list_rows[] = {
+    {"--db", GW_OPT_PATH, .off = offsetof(jobs_opts, db)},
+    {"-n", GW_OPT_INT, .off = offsetof(jobs_opts, count), .min = 1},
+    {0},
+};
+static const gw_opt show_rows[] = {
+    {"--db", GW_OPT_PATH, .off = offsetof(jobs_opts, db)},
+    {"--json", GW_OPT_FLAG, .off = offsetof(jobs_opts, json)},
+    {0},
+};
+static const gw_cmd show_cmd = {.name = "jobs show",
+                                .opts = show_rows,
+                                .usage = usage_text,
+                                .min_args = 1,
+                                .max_args = 1,
+                                .args_name = "ID (gpuwatch jobs lists them)"};
+static const gw_cmd *const subcommands[] = {&show_cmd, NULL};
+static const gw_cmd jobs_cmd = {.name = "jobs", .opts = list_rows, .usage = usage_text, .subs = subcommands};
+
 int cmd_jobs(int argc, char **argv)
 {
-    const char *db = NULL, *id = NULL;
-    int json = 0, show = 0;
-    long count = 20;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(usage_text, stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
-            db = argv[++i];
-        } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
-            char *end;
-            count = strtol(argv[++i], &end, 10);
-            if (*end || count <= 0) {
-                fprintf(stderr, "gpuwatch jobs: -n: expected a positive count, got '%s'\n", argv[i]);
-                return GW_EXIT_USAGE;
-            }
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (strcmp(argv[i], "show") == 0 && !show) {
-            show = 1;
-        } else if (show && !id && argv[i][0] != '-') {
-            id = argv[i];
-        } else {
-            fprintf(stderr, "gpuwatch jobs: unexpected '%s' (see gpuwatch jobs --help)\n", argv[i]);
-            return GW_EXIT_USAGE;
-        }
-    }
+    jobs_opts o = {.count = 20};
+    gw_args a;
+    int rc = gw_args_parse(&jobs_cmd, argc, argv, &o, &a);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
+    const char *db = o.db, *id = a.npos ? a.pos[0] : NULL;
+    int json = o.json, show = a.cmd == &show_cmd;
+    long count = o.count;
     char path[4096], err[512];
-    hcli_db_path(db, path, sizeof path);
+    history_locate(db, path, sizeof path);
     if (!show) {
         printf("%-20s  %-16s  %-10s  %-12s  %-8s  %-6s  %-10s  %s\n", "ID", "STARTED", "DURATION", "GPUS", "USER",
                "EXIT", "ENERGY", "NAME/COMMAND");
@@ -86,10 +94,6 @@ int cmd_jobs(int argc, char **argv)
         if (n == 0)
             fprintf(stderr, "gpuwatch jobs: no job recorded in %s\n", path);
         return 0;
-    }
-    if (!id) {
-        fprintf(stderr, "gpuwatch jobs show: which job? (gpuwatch jobs lists them)\n");
-        return GW_EXIT_USAGE;
     }
     history_job j;
     int found = history_job_get(path, id, &j, err, sizeof err);
@@ -109,4 +113,9 @@ int cmd_jobs(int argc, char **argv)
         printf("job %s is running (since it started: %s, GPUs %s)\n", j.id, j.command, j.gpus);
     history_job_free(&j);
     return 0;
+}
+
+void jobs_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&jobs_cmd, sub, fn, ctx);
 }

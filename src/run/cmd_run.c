@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "agent_client.h"
 #include "agent_state.h"
-#include "cli_common.h"
+#include "history_locate.h"
 #include "child.h"
 #include "files.h"
 #include "history.h"
@@ -269,21 +269,21 @@ static int place(run_ctx *c)
             char d[32];
             summary_duration(waited_s, d, sizeof d);
             if (c->o.wait)
-                fprintf(stderr, "gpuwatch run: gave up after waiting %s: %d GPU%s wanted, %d eligible:%s\n", d,
+                fprintf(stderr, "gpuwatch run: gave up after waiting %s: %ld GPU%s wanted, %d eligible:%s\n", d,
                         c->o.ngpus, c->o.ngpus == 1 ? "" : "s", c->placed.neligible, why);
             else
-                fprintf(stderr, "gpuwatch run: %d GPU%s wanted, %d eligible (--wait waits for them):%s\n", c->o.ngpus,
+                fprintf(stderr, "gpuwatch run: %ld GPU%s wanted, %d eligible (--wait waits for them):%s\n", c->o.ngpus,
                         c->o.ngpus == 1 ? "" : "s", c->placed.neligible, why);
             return RUN_EXIT_NO_GPUS;
         }
         waited = 1;
         uint64_t now = gw_mono_us();
         if (tty) {
-            fprintf(stderr, "\rgpuwatch run: waiting for %d GPU%s: %d eligible, %.0f s so far%s   ", c->o.ngpus,
+            fprintf(stderr, "\rgpuwatch run: waiting for %ld GPU%s: %d eligible, %.0f s so far%s   ", c->o.ngpus,
                     c->o.ngpus == 1 ? "" : "s", c->placed.neligible, waited_s,
                     c->o.wait_s > 0 ? " (Ctrl-C to give up)" : "");
         } else if (!last_line || now - last_line >= 30000000) {
-            fprintf(stderr, "gpuwatch run: waiting for %d GPU%s: %d eligible, %.0f s so far\n", c->o.ngpus,
+            fprintf(stderr, "gpuwatch run: waiting for %ld GPU%s: %d eligible, %.0f s so far\n", c->o.ngpus,
                     c->o.ngpus == 1 ? "" : "s", c->placed.neligible, waited_s);
             last_line = now;
         }
@@ -351,12 +351,12 @@ static int resolve_lists(run_ctx *c)
 {
     unsigned char sel[RUN_MAX_GPUS * 4];
     if (c->o.only) {
-        if (session_select(&c->s, "run --only", c->o.only, sel) != 0)
+        if (session_select(&c->s, "run", "--only", c->o.only, sel) != 0)
             return GW_EXIT_USAGE;
         memcpy(c->only, sel, (size_t)c->ngpus);
     }
     if (c->o.exclude) {
-        if (session_select(&c->s, "run --exclude", c->o.exclude, sel) != 0)
+        if (session_select(&c->s, "run", "--exclude", c->o.exclude, sel) != 0)
             return GW_EXIT_USAGE;
         memcpy(c->exclude, sel, (size_t)c->ngpus);
     }
@@ -637,18 +637,10 @@ static void release_gpus(run_ctx *c)
         reserve_release(&c->holds[k], lingering);
 }
 
-/* What the job's end needs, checked before any GPU is taken: the report files can be written, the
- * step regex compiles. 0, or an exit status (message printed). */
+/* What the job's end needs, checked before any GPU is taken (the report files can be written: the
+ * parser checked them): the step regex compiles. 0, or an exit status (message printed). */
 static int check_before_start(run_ctx *c)
 {
-    const char *outs[2][2] = {{"--json", c->o.json}, {"--report", c->o.report}};
-    for (int i = 0; i < 2; i++) {
-        char why[512];
-        if (outs[i][1] && gw_check_writable_path(outs[i][1], why, sizeof why) != 0) {
-            fprintf(stderr, "gpuwatch run: %s %s: %s\n", outs[i][0], outs[i][1], why);
-            return GW_EXIT_USAGE;
-        }
-    }
     char err[512];
     c->sp = steps_new(c->o.step_regex, err, sizeof err);
     if (!c->sp) {
@@ -666,9 +658,9 @@ int cmd_run(int argc, char **argv)
         return 1;
     }
     int rc = run_opts_parse(argc, argv, &c->o);
-    if (rc != RUN_OPTS_RUN) {
+    if (rc != GW_ARGS_RUN) {
         free(c);
-        return rc == RUN_OPTS_HELP ? 0 : GW_EXIT_USAGE;
+        return gw_args_exit(rc);
     }
     if (c->o.list) {
         free(c);
@@ -687,7 +679,7 @@ int cmd_run(int argc, char **argv)
         return 1;
     }
     if (!c->o.no_history)
-        hcli_db_path(c->o.db, c->db, sizeof c->db);
+        history_locate(c->o.db, c->db, sizeof c->db);
     rc = session_open(&c->s, "run", 1);
     if (rc != 0) {
         steps_free(c->sp);
@@ -699,7 +691,7 @@ int cmd_run(int argc, char **argv)
     for (int i = 0; i < RUN_MAX_GPUS; i++)
         c->holds[i] = (reserve_hold){-1, -1};
     if (c->o.ngpus > c->ngpus) {
-        fprintf(stderr, "gpuwatch run: --gpus %d: this machine has %d GPU%s\n", c->o.ngpus, c->ngpus,
+        fprintf(stderr, "gpuwatch run: --gpus %ld: this machine has %d GPU%s\n", c->o.ngpus, c->ngpus,
                 c->ngpus == 1 ? "" : "s");
         rc = RUN_EXIT_NO_GPUS;
         goto out;

@@ -17,51 +17,11 @@
 #define PREFIX "gpu-"
 #define SUFFIX ".lock"
 #define OWNER_TAG ".owner-"
-#define SHARED_DIR "/run/gpuwatch"
 #define RECORD_MAX 2048
-
-/* The explicit folder of GPUWATCH_LOCK_DIR: made when missing (1777: it is meant to be shared). */
-static int named_dir_ok(const char *path)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-        if (gw_make_dirs(path, 01777) != 0)
-            return 0;
-        chmod(path, 01777); /* umask may have narrowed it */
-        if (stat(path, &sb) != 0)
-            return 0;
-    }
-    return S_ISDIR(sb.st_mode) && access(path, W_OK | X_OK) == 0;
-}
 
 int reserve_dir(char *out, size_t n, char *err, size_t errlen)
 {
-    const char *env = getenv("GPUWATCH_LOCK_DIR");
-    if (env && *env) {
-        gw_strlcpy(out, env, n);
-        if (named_dir_ok(out))
-            return 0;
-        snprintf(err, errlen, "GPUWATCH_LOCK_DIR=%s: cannot create or write the folder: %s", env, strerror(errno));
-        return -1;
-    }
-    gw_strlcpy(out, SHARED_DIR, n);
-    if (gw_shared_dir(out))
-        return 0;
-    char why[600];
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (xdg && *xdg == '/') {
-        snprintf(out, n, "%s/gpuwatch", xdg);
-        if (gw_private_dir(out, why, sizeof why) == 0)
-            return 0;
-    }
-    snprintf(out, n, "/tmp/gpuwatch-%u", (unsigned)geteuid());
-    if (gw_private_dir(out, why, sizeof why) == 0)
-        return 0;
-    snprintf(err, errlen,
-             "no folder for GPU reservations: %s cannot be used, $XDG_RUNTIME_DIR/gpuwatch neither, and %s; "
-             "set GPUWATCH_LOCK_DIR to a folder of yours",
-             SHARED_DIR, why);
-    return -1;
+    return gw_runtime_dir("GPUWATCH_LOCK_DIR", GW_RUNTIME_SHARED, out, n, err, errlen);
 }
 
 /* flock that retries when a signal interrupts it. */

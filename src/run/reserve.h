@@ -42,10 +42,10 @@ typedef struct reserve_hold {
     int record_fd;
 } reserve_hold;
 
-/* The folder: $GPUWATCH_LOCK_DIR, else /run/gpuwatch (made 1777 by root so that every user's runs
- * share it; used only when it is a real folder owned by root, sticky if others may write), else
- * $XDG_RUNTIME_DIR/gpuwatch, else /tmp/gpuwatch-UID (both only when a real folder of the user's,
- * mode 0700). 0, or -1 with err filled. */
+/* The folder: the runtime folder every user's runs share (gw_runtime_dir with GW_RUNTIME_SHARED):
+ * $GPUWATCH_LOCK_DIR, else /run/gpuwatch (made 1777 by root; used only when it is a real folder
+ * owned by root, sticky if others may write), else $XDG_RUNTIME_DIR/gpuwatch, else
+ * /tmp/gpuwatch-UID (both only when a real folder of the user's, mode 0700). 0, or -1 with err. */
 int reserve_dir(char *out, size_t n, char *err, size_t errlen);
 
 /* Serializes placement between runs: returns a descriptor holding the folder's placement lock, to

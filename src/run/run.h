@@ -3,6 +3,8 @@
 #ifndef GPUWATCH_RUN_H
 #define GPUWATCH_RUN_H
 
+#include "args.h"
+
 /* Exit statuses of gpuwatch run itself (the job's own status passes through otherwise). */
 #define RUN_EXIT_NO_GPUS 75     /* not enough free GPUs (after --wait's TIMEOUT) */
 #define RUN_EXIT_CANNOT_RUN 126 /* the command cannot be run */
@@ -10,5 +12,8 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
+/* Their options, for completion (gw_args_each_option). */
+void run_options(const char *sub, gw_opt_visit *fn, void *ctx);
+void jobs_options(const char *sub, gw_opt_visit *fn, void *ctx);
 
 #endif

@@ -1,13 +1,14 @@
 /* run_opts.c - parsing `gpuwatch run`'s command line (run_opts.h). */
 #include "run_opts.h"
 #include <math.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include "gpu_list.h"
+#include "http_client.h"
 #include "util.h"
 
-static const char *usage_text =
+static const char usage_text[] =
     "usage: gpuwatch run [OPTIONS] -- COMMAND [ARG...]\n"
     "       gpuwatch run --list\n\n"
     "Places COMMAND on free GPUs (reserved against other gpuwatch runs), binds it to their NUMA node, watches\n"
@@ -38,41 +39,59 @@ static const char *usage_text =
     "  --db PATH             history file (default $GPUWATCH_HISTORY_DB or the agent's default)\n"
     "  --no-history          record nothing\n";
 
-/* One line on stderr naming the option; returns RUN_OPTS_USAGE. */
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
+/* --wait [TIMEOUT]: an optional duration; a word that is not one is an error, never the command. */
+static int check_wait(const gw_opt *opt, const char *v, void *out, char *why, size_t n)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "gpuwatch run: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see gpuwatch run --help)\n");
-    va_end(ap);
-    return RUN_OPTS_USAGE;
-}
-
-/* A number within [lo, hi]; 0, or a usage error naming the option. */
-static int parse_number(const char *opt, const char *v, double lo, double hi, double *out)
-{
-    char *end;
-    double x = v ? strtod(v, &end) : NAN;
-    if (!v || end == v || *end || !(x >= lo && x <= hi)) {
-        return usage_error("%s: expected a number from %g to %g, got '%s'", opt, lo, hi, v ? v : "");
+    run_opts *o = out;
+    (void)opt;
+    o->wait = 1;
+    if (v && gw_parse_duration(v, &o->wait_s) != 0) {
+        snprintf(why, n, "expected a duration (30s, 10m, 2h), got '%s'; the command goes after --", v);
+        return -1;
     }
-    *out = x;
     return 0;
 }
 
-static int parse_bind(const char *opt, const char *v, int *out)
+/* --agent HOST:PORT, or none. */
+static int check_agent(const gw_opt *opt, const char *v, void *out, char *why, size_t n)
 {
-    if (v && strcmp(v, "numa") == 0)
-        *out = 1;
-    else if (v && strcmp(v, "none") == 0)
-        *out = 0;
-    else
-        return usage_error("%s: expected numa or none, got '%s'", opt, v ? v : "");
+    if (strcmp(v, "none") == 0) {
+        ((run_opts *)out)->agent = v;
+        return 0;
+    }
+    if (http_client_check_host(opt, v, out, why, n) != 0) {
+        snprintf(why, n, "expected HOST:PORT (gpu1:9400; no http://) or none, got '%s'", v);
+        return -1;
+    }
     return 0;
 }
+
+#define AT(field) .off = offsetof(run_opts, field)
+
+static const gw_opt rows[] = {
+    {"--gpus", GW_OPT_INT, AT(ngpus), .min = 1, .max = RUN_MAX_JOB_GPUS},
+    {"--min-free-mem", GW_OPT_SIZE, AT(min_free_size)},
+    {"--max-util", GW_OPT_NUMBER, AT(max_util), .min = 0, .max = 100},
+    {"--only", GW_OPT_CUSTOM, AT(only), .check = gpu_list_check},
+    {"--exclude", GW_OPT_CUSTOM, AT(exclude), .check = gpu_list_check},
+    {"--wait", GW_OPT_CUSTOM, .check = check_wait, .flags = GW_OPT_OPTIONAL_VALUE},
+    {"--cpu-bind", GW_OPT_CHOICE, AT(cpu_numa), .choices = "none,numa"},
+    {"--mem-bind", GW_OPT_CHOICE, AT(mem_numa), .choices = "none,numa"},
+    {"--list", GW_OPT_FLAG, AT(list)},
+    {"--report", GW_OPT_OUTFILE, AT(report)},
+    {"--json", GW_OPT_OUTFILE, AT(json)},
+    {"--price", GW_OPT_NUMBER, AT(price), .min = 0, .max = 1e6},
+    {"--carbon", GW_OPT_NUMBER, AT(carbon), .min = 0, .max = 1e5},
+    {"--step-regex", GW_OPT_TEXT, AT(step_regex)},
+    {"--name", GW_OPT_TEXT, AT(name)},
+    {"--agent", GW_OPT_CUSTOM, AT(agent), .check = check_agent},
+    {"--db", GW_OPT_PATH, AT(db)},
+    {"--no-history", GW_OPT_FLAG, AT(no_history)},
+    {"--interval", GW_OPT_DURATION, AT(interval_s), .min = 0.05, .max = 3600},
+    {0},
+};
+
+static const gw_cmd run_cmd = {.name = "run", .opts = rows, .usage = usage_text, .max_args = -1, .flags = GW_CMD_REST};
 
 int run_opts_parse(int argc, char **argv, run_opts *o)
 {
@@ -82,125 +101,20 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
     o->cpu_numa = 1;
     o->price = o->carbon = NAN;
     o->interval_s = 1;
-    int i = 1;
-    for (; i < argc; i++) {
-        char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (a[0] != '-')
-            break; /* the command, without -- */
-        char name[64];
-        const char *val = NULL;
-        const char *eq = strchr(a, '=');
-        if (eq && eq - a < (long)sizeof name) {
-            memcpy(name, a, (size_t)(eq - a));
-            name[eq - a] = 0;
-            val = eq + 1;
-        } else {
-            gw_strlcpy(name, a, sizeof name);
-        }
-#define FLAG(s) (strcmp(name, s) == 0)
-#define VALUE()                                               \
-    do {                                                      \
-        if (!val) {                                           \
-            if (i + 1 >= argc)                                \
-                return usage_error("%s needs a value", name); \
-            val = argv[++i];                                  \
-        }                                                     \
-    } while (0)
-        if (FLAG("-h") || FLAG("--help")) {
-            fputs(usage_text, stdout);
-            return RUN_OPTS_HELP;
-        } else if (FLAG("--list")) {
-            o->list = 1;
-        } else if (FLAG("--no-history")) {
-            o->no_history = 1;
-        } else if (FLAG("--wait")) {
-            o->wait = 1;
-            /* an optional TIMEOUT: the next word, unless it is an option or "--"; a word that is
-             * not a duration is an error here, never taken for the command */
-            const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-            if (!val && next && next[0] != '-') {
-                val = next;
-                i++;
-            }
-            if (val && gw_parse_duration(val, &o->wait_s) != 0)
-                return usage_error("--wait: expected a duration (30s, 10m, 2h), got '%s'%s", val,
-                                   eq ? "" : "; the command goes after --");
-        } else if (FLAG("--gpus")) {
-            long n;
-            char *end;
-            VALUE();
-            n = strtol(val, &end, 10);
-            if (end == val || *end || n < 1 || n > RUN_MAX_JOB_GPUS)
-                return usage_error("--gpus: expected a whole number from 1 to %d, got '%s'", RUN_MAX_JOB_GPUS, val);
-            o->ngpus = (int)n;
-        } else if (FLAG("--min-free-mem")) {
-            uint64_t bytes;
-            VALUE();
-            if (gw_parse_size(val, &bytes) != 0)
-                return usage_error("--min-free-mem: expected a size (20GiB, 500MB), got '%s'", val);
-            o->min_free_mib = (double)bytes / 1048576.0;
-        } else if (FLAG("--max-util")) {
-            VALUE();
-            if (parse_number(name, val, 0, 100, &o->max_util))
-                return RUN_OPTS_USAGE;
-        } else if (FLAG("--only")) {
-            VALUE();
-            o->only = val;
-        } else if (FLAG("--exclude")) {
-            VALUE();
-            o->exclude = val;
-        } else if (FLAG("--cpu-bind")) {
-            VALUE();
-            if (parse_bind(name, val, &o->cpu_numa))
-                return RUN_OPTS_USAGE;
-        } else if (FLAG("--mem-bind")) {
-            VALUE();
-            if (parse_bind(name, val, &o->mem_numa))
-                return RUN_OPTS_USAGE;
-        } else if (FLAG("--report")) {
-            VALUE();
-            o->report = val;
-        } else if (FLAG("--json")) {
-            VALUE();
-            o->json = val;
-        } else if (FLAG("--price")) {
-            VALUE();
-            if (parse_number(name, val, 0, 1e6, &o->price))
-                return RUN_OPTS_USAGE;
-        } else if (FLAG("--carbon")) {
-            VALUE();
-            if (parse_number(name, val, 0, 1e5, &o->carbon))
-                return RUN_OPTS_USAGE;
-        } else if (FLAG("--step-regex")) {
-            VALUE();
-            o->step_regex = val;
-        } else if (FLAG("--name")) {
-            VALUE();
-            o->name = val;
-        } else if (FLAG("--agent")) {
-            VALUE();
-            o->agent = val;
-        } else if (FLAG("--db")) {
-            VALUE();
-            o->db = val;
-        } else if (FLAG("--interval")) {
-            VALUE();
-            if (gw_parse_duration(val, &o->interval_s) != 0 || o->interval_s < 0.05 || o->interval_s > 3600)
-                return usage_error("--interval: expected a duration from 50ms to 1h, got '%s'", val);
-        } else {
-            return usage_error("unknown option '%s'", a);
-        }
-#undef FLAG
-#undef VALUE
-    }
+    gw_args a;
+    int rc = gw_args_parse(&run_cmd, argc, argv, o, &a);
+    if (rc != GW_ARGS_RUN)
+        return rc;
+    o->min_free_mib = (double)o->min_free_size / 1048576.0;
     if (o->list)
-        return RUN_OPTS_RUN;
-    if (i >= argc)
-        return usage_error("no command to run: gpuwatch run [OPTIONS] -- COMMAND [ARG...]");
-    o->argv = argv + i;
-    return RUN_OPTS_RUN;
+        return GW_ARGS_RUN;
+    if (a.npos == 0)
+        return gw_usage_error(&run_cmd, "no command to run: gpuwatch run [OPTIONS] -- COMMAND [ARG...]");
+    o->argv = a.pos;
+    return GW_ARGS_RUN;
+}
+
+void run_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&run_cmd, sub, fn, ctx);
 }

@@ -2,17 +2,21 @@
 #ifndef GPUWATCH_RUN_OPTS_H
 #define GPUWATCH_RUN_OPTS_H
 
+#include <stdint.h>
+#include "args.h"
+
 #define RUN_MAX_JOB_GPUS 64 /* --gpus (placement.h's RUN_MAX_GPUS) */
 
 typedef struct run_opts {
-    int ngpus;           /* --gpus N (default 1) */
-    double min_free_mib; /* --min-free-mem SIZE (0 any) */
-    double max_util;     /* --max-util PCT (100 any) */
+    long ngpus;             /* --gpus N (default 1) */
+    uint64_t min_free_size; /* --min-free-mem SIZE in bytes (0 any) */
+    double min_free_mib;    /* the same in MiB */
+    double max_util;        /* --max-util PCT (100 any) */
     const char *only, *exclude;
     int wait;      /* --wait */
     double wait_s; /* its TIMEOUT, 0 = forever */
-    int cpu_numa;  /* --cpu-bind numa (default) | none */
-    int mem_numa;  /* --mem-bind numa | none (default) */
+    int cpu_numa;  /* --cpu-bind numa (default, 1) | none (0) */
+    int mem_numa;  /* --mem-bind numa (1) | none (default, 0) */
     const char *report, *json;
     double price, carbon; /* NAN when not given */
     const char *step_regex;
@@ -25,12 +29,9 @@ typedef struct run_opts {
     char **argv;       /* the job's command (NULL-terminated), NULL with --list */
 } run_opts;
 
-#define RUN_OPTS_RUN 0
-#define RUN_OPTS_HELP 1
-#define RUN_OPTS_USAGE 2
-
-/* Parses argv (argv[0] "run"). Returns RUN_OPTS_RUN, RUN_OPTS_HELP (usage printed) or RUN_OPTS_USAGE
- * (one line on stderr). */
+/* Parses argv (argv[0] "run"): the options, then the job's command, after -- or at the first word
+ * that is no option. Returns GW_ARGS_RUN, GW_ARGS_HELP (usage printed) or GW_ARGS_USAGE (one line on
+ * stderr: an option's value is never taken for the command). */
 int run_opts_parse(int argc, char **argv, run_opts *o);
 
 #endif

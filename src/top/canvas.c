@@ -103,28 +103,9 @@ char *cv_row_text(const canvas *c, int y, char *out, size_t n)
     for (int x = 0; y >= 0 && y < c->rows && x < c->cols; x++) {
         uint32_t cp = c->cells[(size_t)y * (size_t)c->cols + (size_t)x].ch;
         char u[4];
-        size_t len;
         if (cp == CELL_WIDE_TAIL)
             continue;
-        if (cp < 0x80) {
-            u[0] = (char)cp;
-            len = 1;
-        } else if (cp < 0x800) {
-            u[0] = (char)(0xC0 | cp >> 6);
-            u[1] = (char)(0x80 | (cp & 0x3F));
-            len = 2;
-        } else if (cp < 0x10000) {
-            u[0] = (char)(0xE0 | cp >> 12);
-            u[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-            u[2] = (char)(0x80 | (cp & 0x3F));
-            len = 3;
-        } else {
-            u[0] = (char)(0xF0 | cp >> 18);
-            u[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-            u[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-            u[3] = (char)(0x80 | (cp & 0x3F));
-            len = 4;
-        }
+        size_t len = gw_utf8_put(cp, u);
         if (pos + len + 1 > n)
             break;
         memcpy(out + pos, u, len);

@@ -1,8 +1,9 @@
 /* charts.c - charts over the last minutes from the chart history: utilization and memory, power and
  * temperature, for the selected GPU (two charts) or every GPU (a grid of small ones, which says which
- * GPUs it shows when they do not all fit and scrolls to the selected one). Braille dots (2x4 per
- * cell) with Unicode, '*' and '+' in ASCII; x axis in seconds before now, legends, units. */
+ * GPUs it shows when they do not all fit and scrolls to the selected one). The braille plotter's dots
+ * (braille.h) with Unicode, '*' and '+' in ASCII; x axis in seconds before now, legends, units. */
 #include "top_ui.h"
+#include "braille.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,28 +17,15 @@ typedef struct chart_spec {
     double a_max, b_max; /* y ranges start at 0 */
 } chart_spec;
 
-/* The series plotted into a cell grid of dots; each cell remembers which series touched it. */
-typedef struct plot {
-    int w, h; /* cells */
-    unsigned char dots[MAX_H][MAX_W];
-    unsigned char who[MAX_H][MAX_W]; /* bit 0 series a, bit 1 series b */
-} plot;
-
-static void plot_series(plot *pl, const double *v, int n, double vmax, int bit, int ascii)
+/* One sample a dot column, each value scaled to [0, vmax] from the bottom row of dots. */
+static void plot_series(braille *pl, const double *v, int n, double vmax, int series)
 {
-    /* Braille dot bits: column 0 rows 0-2 = 1,2,4 row 3 = 64; column 1 rows 0-2 = 8,16,32 row 3 = 128. */
-    static const unsigned char bits[2][4] = {{1, 2, 4, 64}, {8, 16, 32, 128}};
-    int xres = ascii ? 1 : 2, yres = ascii ? 1 : 4;
-    for (int i = 0; i < n && i < pl->w * xres; i++) {
+    for (int i = 0; i < n && i < pl->dw; i++) {
         if (isnan(v[i]))
             continue;
         double f = vmax > 0 ? v[i] / vmax : 0;
         f = f < 0 ? 0 : f > 1 ? 1 : f;
-        int dy = (int)lround(f * (pl->h * yres - 1)); /* dot row from the bottom */
-        int cy = pl->h - 1 - dy / yres, cx = i / xres;
-        int sub_y = yres - 1 - dy % yres, sub_x = i % xres;
-        pl->dots[cy][cx] |= ascii ? 1 : bits[sub_x][sub_y];
-        pl->who[cy][cx] |= (unsigned char)bit;
+        braille_dot(pl, i, pl->dh - 1 - (int)lround(f * (pl->dh - 1)), series);
     }
 }
 
@@ -58,7 +46,7 @@ static double series_max(series_kind k, const top_gpu *g)
 static void draw_chart(canvas *cv, const top_model *m, const top_ui *u, const chart_spec *c, int y, int x, int h, int w,
                        uint64_t now_us)
 {
-    static plot pl;
+    static braille pl; /* kept from chart to chart: drawn many times a second, allocated once */
     static double va[MAX_W * 2], vb[MAX_W * 2];
     int ascii = cv->ascii, ylab = 5;
     int pw = w - ylab - 1, ph = h - 2;
@@ -76,15 +64,11 @@ static void draw_chart(canvas *cv, const top_model *m, const top_ui *u, const ch
     series_fill(m->hist, c->gpu, c->a, end, bucket, n, va);
     if (two)
         series_fill(m->hist, c->gpu, c->b, end, bucket, n, vb);
-    for (int r = 0; r < ph; r++) {
-        memset(pl.dots[r], 0, (size_t)pw);
-        memset(pl.who[r], 0, (size_t)pw);
-    }
-    pl.w = pw;
-    pl.h = ph;
-    plot_series(&pl, va, n, c->a_max, 1, ascii);
+    if (braille_resize(&pl, pw, ph, ascii) != 0)
+        return;
+    plot_series(&pl, va, n, c->a_max, 0);
     if (two)
-        plot_series(&pl, vb, n, c->b_max, 2, ascii);
+        plot_series(&pl, vb, n, c->b_max, 1);
 
     /* Legend: GPU, then each series in its colour with its latest value; the ranges too when they fit. */
     char legend[2][96], range[2][48];
@@ -117,11 +101,11 @@ static void draw_chart(canvas *cv, const top_model *m, const top_ui *u, const ch
     for (int r = 0; r < ph; r++) {
         cv_text(cv, y + 1 + r, x + ylab - 1, 1, TR_DIM, ascii ? "|" : "│");
         for (int col = 0; col < pw; col++) {
-            unsigned char d = pl.dots[r][col];
-            if (!d)
+            unsigned who = braille_touched(&pl, col, r); /* bit 0 series a, bit 1 series b */
+            if (!who)
                 continue;
-            theme_role role = pl.who[r][col] & 1 ? TR_SERIES_A : TR_SERIES_B;
-            uint32_t ch = ascii ? (pl.who[r][col] == 2 ? '+' : '*') : 0x2800u + d;
+            theme_role role = who & 1 ? TR_SERIES_A : TR_SERIES_B;
+            uint32_t ch = ascii ? (who == 2 ? '+' : '*') : braille_char(&pl, col, r);
             cv_fill(cv, y + 1 + r, x + ylab + col, 1, ch, role);
         }
     }

@@ -1,11 +1,13 @@
 /* cmd_top.c - `gpuwatch top`: the preferences file, then the options (which win over it), the data
  * source with its alert rules and diagnosis, then the live UI, or one plain-text snapshot (--once,
  * or when not on a terminal) with the same information as the screen. */
+#include "http_client.h"
 #include "sampler.h"
+#include "text.h"
 #include "top_ui.h"
 #include "util.h"
-#include <langinfo.h>
 #include <math.h>
+#include <stddef.h>
 #include <locale.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -39,106 +41,44 @@ static void usage(FILE *f)
                "keys: ? or F1 help, q quit (the help screen lists them all)\n");
 }
 
-static int num_arg(const char *opt, const char *v, double lo, double hi, double *out)
-{
-    char *end;
-    double d = v ? strtod(v, &end) : 0;
-    if (!v || end == v || *end || d < lo || d > hi) {
-        fprintf(stderr, "gpuwatch top: %s needs a number from %g to %g (got '%s')\n", opt, lo, hi, v ? v : "");
-        return -1;
-    }
-    *out = d;
-    return 0;
-}
-
 /* Unicode only where the locale is UTF-8 and the terminal is not a plain vt100/dumb one. */
 static int want_ascii(void)
 {
-    const char *cs = nl_langinfo(CODESET);
-    if (!cs || strcmp(cs, "UTF-8") != 0)
-        return 1;
     const char *term = getenv("TERM");
-    return term && (strncmp(term, "vt1", 3) == 0 || strncmp(term, "vt2", 3) == 0 || strcmp(term, "dumb") == 0);
+    return !gw_locale_utf8() ||
+           (term && (strncmp(term, "vt1", 3) == 0 || strncmp(term, "vt2", 3) == 0 || strcmp(term, "dumb") == 0));
 }
 
+#define AT(field) .off = offsetof(top_opts, field)
+
+static const gw_opt rows[] = {
+    {"-d,--interval", GW_OPT_DURATION, AT(interval_s), .min = 0.1, .max = 60},
+    {"--once", GW_OPT_FLAG, AT(once)},
+    {"--layout", GW_OPT_CHOICE, AT(layout), .choices = "auto,full,compact"},
+    {"--temp-warn", GW_OPT_NUMBER, AT(th.temp_warn), .min = 0, .max = 200},
+    {"--temp-crit", GW_OPT_NUMBER, AT(th.temp_crit), .min = 0, .max = 200},
+    {"--hbm-warn", GW_OPT_NUMBER, AT(th.hbm_warn), .min = 0, .max = 200},
+    {"--hbm-crit", GW_OPT_NUMBER, AT(th.hbm_crit), .min = 0, .max = 200},
+    {"--ascii", GW_OPT_FLAG, AT(ascii)},
+    {"--no-color", GW_OPT_FLAG, AT(no_color)},
+    HTTP_CLIENT_ROWS(top_opts, remote),
+    {0},
+};
+
+static const gw_cmd top_cmd = {.name = "top", .opts = rows, .usage_fn = usage};
+
+/* The options, over the preferences already in o. GW_ARGS_RUN, GW_ARGS_HELP or GW_ARGS_USAGE. */
 static int parse(int argc, char **argv, top_opts *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int used = 1;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            exit(0);
-        } else if (!strcmp(a, "--once")) {
-            o->once = 1;
-            used = 0;
-        } else if (!strcmp(a, "--ascii")) {
-            o->ascii = 1;
-            used = 0;
-        } else if (!strcmp(a, "--no-color")) {
-            o->no_color = 1;
-            used = 0;
-        } else if (!strcmp(a, "--tls")) {
-            o->remote.tls = 1;
-            used = 0;
-        } else if (!strcmp(a, "--insecure")) {
-            o->remote.insecure = 1;
-            used = 0;
-        } else if (!v) {
-            fprintf(stderr, "gpuwatch top: unknown option or missing value: '%s'\n", a);
-            return -1;
-        } else if (!strcmp(a, "-d") || !strcmp(a, "--interval")) {
-            if (gw_parse_duration(v, &o->interval_s) != 0 || o->interval_s < 0.1 || o->interval_s > 60) {
-                fprintf(stderr, "gpuwatch top: --interval needs 0.1 to 60 seconds (got '%s')\n", v);
-                return -1;
-            }
-        } else if (!strcmp(a, "--temp-warn")) {
-            if (num_arg(a, v, 0, 200, &o->th.temp_warn))
-                return -1;
-        } else if (!strcmp(a, "--temp-crit")) {
-            if (num_arg(a, v, 0, 200, &o->th.temp_crit))
-                return -1;
-        } else if (!strcmp(a, "--hbm-warn")) {
-            if (num_arg(a, v, 0, 200, &o->th.hbm_warn))
-                return -1;
-        } else if (!strcmp(a, "--hbm-crit")) {
-            if (num_arg(a, v, 0, 200, &o->th.hbm_crit))
-                return -1;
-        } else if (!strcmp(a, "--layout")) {
-            if (!strcmp(v, "auto"))
-                o->layout = LAYOUT_AUTO;
-            else if (!strcmp(v, "full"))
-                o->layout = LAYOUT_FULL;
-            else if (!strcmp(v, "compact"))
-                o->layout = LAYOUT_COMPACT;
-            else {
-                fprintf(stderr, "gpuwatch top: --layout is auto, full or compact (got '%s')\n", v);
-                return -1;
-            }
-        } else if (!strcmp(a, "--host")) {
-            o->remote.host = v;
-            o->remote_on = 1;
-        } else if (!strcmp(a, "--cacert"))
-            o->remote.cacert = v;
-        else if (!strcmp(a, "--user"))
-            o->remote.user = v;
-        else if (!strcmp(a, "--password-file"))
-            o->remote.password_file = v;
-        else {
-            fprintf(stderr, "gpuwatch top: unknown option '%s'\n", a);
-            return -1;
-        }
-        i += used;
-    }
-    if (o->th.temp_warn > o->th.temp_crit || o->th.hbm_warn > o->th.hbm_crit) {
-        fprintf(stderr, "gpuwatch top: a warning temperature is above its critical one\n");
-        return -1;
-    }
-    if ((o->remote.user != NULL) != (o->remote.password_file != NULL)) {
-        fprintf(stderr, "gpuwatch top: --user and --password-file go together\n");
-        return -1;
-    }
-    return 0;
+    gw_args a;
+    int rc = gw_args_parse(&top_cmd, argc, argv, o, &a);
+    if (rc != GW_ARGS_RUN)
+        return rc;
+    o->remote_on = gw_args_given(&a, "--host");
+    if (o->th.temp_warn > o->th.temp_crit || o->th.hbm_warn > o->th.hbm_crit)
+        return gw_usage_error(&top_cmd, "%s: a warning temperature is above its critical one",
+                              o->th.temp_warn > o->th.temp_crit ? "--temp-warn" : "--hbm-warn");
+    return http_client_check_args(&a);
 }
 
 /* ---- the snapshot ---- */
@@ -291,8 +231,9 @@ int cmd_top(int argc, char **argv)
     static char prefs_path[4096];
     static top_opts o;
     read_prefs(&o, &prefs, prefs_path, sizeof prefs_path);
-    if (parse(argc, argv, &o) != 0)
-        return GW_EXIT_USAGE;
+    int parsed = parse(argc, argv, &o);
+    if (parsed != GW_ARGS_RUN)
+        return gw_args_exit(parsed);
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc)
         o.no_color = 1;
@@ -338,4 +279,9 @@ int cmd_top(int argc, char **argv)
     top_source_close(&src);
     top_model_free(&m);
     return rc;
+}
+
+void top_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&top_cmd, sub, fn, ctx);
 }

@@ -13,6 +13,7 @@
  * again. A preference changed by a key is saved at once (prefs.c); colours and ASCII switched by a
  * key remake the theme and send the whole screen. */
 #include "top_ui.h"
+#include "text.h"
 #include "util.h"
 #include <errno.h>
 #include <ncurses.h>
@@ -163,27 +164,7 @@ static int frames_size(frames *f, int ascii)
 static void out_cell(tout *t, uint32_t cp)
 {
     char u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xC0 | cp >> 6);
-        u[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | cp >> 12);
-        u[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        u[0] = (char)(0xF0 | cp >> 18);
-        u[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-        u[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-        u[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    out_add(t, u, n);
+    out_add(t, u, gw_utf8_put(cp, u));
 }
 
 /* v in decimal at out; returns the digits written (at most 10). */

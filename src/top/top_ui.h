@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "args.h"
 #include "buf.h"
 #include "errlist.h"
 #include "top_model.h"
@@ -275,5 +276,7 @@ int top_run(top_source *src, top_model *m, top_opts *o);
 
 /* The `top` command (the top module). */
 int cmd_top(int argc, char **argv);
+/* Its options, for completion (gw_args_each_option). */
+void top_options(const char *sub, gw_opt_visit *fn, void *ctx);
 
 #endif

@@ -103,7 +103,7 @@ check(p.returncode == 0 and p.stdout.isascii() and "|" in p.stdout, "--ascii out
 
 # ---- filters ----
 for args, want in ((["--gpu", "1"], {("memory_full", 1)}), (["--gpu", "0,2"], {("power_cap", 0), ("hw_health", 2)}),
-                   (["--gpu", "3-5"], {("app_fault", 3)}), (["--gpu", "4-5"], set()),
+                   (["--gpu", "2-3"], {("hw_health", 2), ("app_fault", 3)}), (["--gpu", "3"], {("app_fault", 3)}),
                    (["--pid", "2100003"], {("hw_health", 2)}),
                    (["--pid", "2100001", "--gpu", "1"], set()), (["--pid", "4000000"], set())):
     r = ok_json(run("--replay", "2m", "--format", "json", *args), "replay %s" % args)
@@ -134,11 +134,14 @@ check(p.returncode == 0 and "input_stall.p95_util" in p.stdout, "--help-threshol
 for args, needle in ((["--replay", "2m", "--format", "xml"], "--format"), (["--replay", "0s"], "--replay"),
                      (["--replay", "soon"], "--replay"), (["--replay", "2m", "--interval", "5ms"], "--interval"),
                      (["--replay", "2m", "--pid", "abc"], "--pid"), (["--replay", "2m", "--pid", "0"], "--pid"),
-                     (["--replay", "2m", "--gpu", "x"], "--gpu"), (["--replay", "2m", "--live", "1m"], "one source"),
+                     (["--replay", "2m", "--gpu", "x"], "--gpu"),
+                     (["--replay", "2m", "--gpu", "3-5"], "--gpu: no GPU '3-5' (4 GPUs: 0-3)"),
+                     (["--replay", "2m", "--gpu", "GPU-nope"], "--gpu"), (["--replay", "2m", "--live", "1m"], "one source"),
                      (["--replay", "2m", "--since", "1h"], "--since"), (["--db", "x", "--since", "1h", "--from", "0"],
                                                                          "not both"),
                      (["--no-such-option"], "unknown option"), (["--replay", "2m", "extra"], "unexpected argument"),
-                     (["--replay"], "missing value")):
+                     (["--replay"], "--replay: needs a value"), (["--host", "http://x:9400"], "--host"),
+                     (["--host", "x:9400", "--user", "u"], "--password-file")):
     p = run(*args)
     check(p.returncode == 2, "%s: exit %d, expected 2: %s" % (args, p.returncode, p.stderr))
     check(needle in p.stderr and p.stdout == "", "%s: stderr %r" % (args, p.stderr))

@@ -47,6 +47,23 @@ if command -v man >/dev/null 2>&1 || command -v groff >/dev/null 2>&1; then
   for o in $("$GW" --help | sed -n '/nvidia-smi.s options/,$p' | grep -oE -- '--?[a-z][-a-z]*' | sort -u); do
     check 'grep -qF -- "$o" "$TMP/gpuwatch.txt"' "gpuwatch.1 describes the nvidia-smi option $o"
   done
+  # every option the parser takes (each command's table, its subcommands' too) is named in the
+  # command's --help and in gpuwatch.1, as a word of its own (-c is not --count)
+  named() { # option text -> whether text names the option
+    grep -qE -- "(^|[^-A-Za-z0-9.])$(sed 's/\./\\./g' <<<"$1")([^-A-Za-z0-9.]|[.]([^A-Za-z0-9]|\$)|\$)" <<<"$2"
+  }
+  man_text=$(cat "$TMP/gpuwatch.txt")
+  for c in $("$GW" --complete commands); do
+    [ "$c" = help ] && continue
+    for sub in "" $("$GW" --complete options "$c" | grep -v -- '^-'); do
+      help=$("$GW" "$c" $sub --help 2>&1)
+      for o in $("$GW" --complete options "$c" $sub | grep -- '^-'); do
+        case $o in -h | --help | --web.config) continue ;; esac # --web.config: an older spelling kept
+        check 'named "$o" "$help"' "'$c${sub:+ $sub} --help' names its option $o"
+        check 'named "$o" "$man_text"' "gpuwatch.1 names $c${sub:+ $sub}'s option $o"
+      done
+    done
+  done
 else
   skip_part "neither man nor groff is installed (Debian packages man-db, groff): the manual pages" || bad "man"
 fi

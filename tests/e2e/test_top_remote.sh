@@ -18,7 +18,7 @@ YAML
 echo s3cret > "$WORK/pw"
 echo wrong > "$WORK/badpw"
 "$GPUWATCH" --sim "$SCEN/top_thermal.yaml" agent --config "$WORK/agent.yaml" --listen 127.0.0.1:0 \
-  --port-file "$WORK/port" 2>"$WORK/agent.err" &
+  --db "$WORK/history.db" --port-file "$WORK/port" 2>"$WORK/agent.err" &
 agent=$!
 trap 'kill $agent 2>/dev/null; cleanup' EXIT
 for _ in $(seq 200); do [ -s "$WORK/port" ] && break; sleep 0.05; done

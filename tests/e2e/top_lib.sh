@@ -10,7 +10,7 @@ need_command tmux tmux
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 SOCK="gwtest$$"
 WORK=$(mktemp -d)
-export GPUWATCH_HISTORY_DB="$WORK/history.db"   # an agent started here records into the test folder
+export GPUWATCH_HISTORY_DB="$WORK/history.db"   # the commands started here read the test folder's history
 export XDG_CONFIG_HOME="$WORK/config"           # top's preferences: this test's own, never the user's
 export GPUWATCH_RUNTIME_DIR="${GPUWATCH_RUNTIME_DIR:-$WORK/runtime}" # an agent's state file, never the user's
 SCEN="$GW_SOURCE_DIR/tests/scenarios"

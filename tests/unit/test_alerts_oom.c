@@ -30,7 +30,7 @@
 #include "alerts.h"
 #include "notify.h"
 #include "notify_impl.h"
-#include "rules_test.h"
+#include "rules_verify.h"
 #include "synth_source.h"
 #include "template.h"
 #include "util.h"
@@ -768,7 +768,7 @@ static long run_rules_test(long n, int sticky, int *reported)
 {
     clear_file(errf, errtext, sizeof errtext);
     arm(n, sticky);
-    int rc = rules_test_file(test_path, errf, errf);
+    int rc = rules_verify_file(test_path, errf, errf);
     disarm();
     long failed = inj.failed;
     if (!failed || rc == 0) {
@@ -782,10 +782,10 @@ static long run_rules_test(long n, int sticky, int *reported)
     if (rc != -1)
         print_message("%s", errtext);
     assert_int_equal(rc, -1);
-    assert_non_null(strstr(errtext, "out of memory")); /* rules_test_file's own, at least */
+    assert_non_null(strstr(errtext, "out of memory")); /* rules_verify_file's own, at least */
     assert_null(strstr(errtext, "FAILED"));
     clear_file(errf, errtext, sizeof errtext);
-    assert_int_equal(rules_test_file(test_path, errf, errf), 0);
+    assert_int_equal(rules_verify_file(test_path, errf, errf), 0);
     *reported = 1;
     return failed;
 }

@@ -142,7 +142,7 @@ static void run(int64_t step_back_at, int capacity)
         nl = leaves(&rs.groups[0].rules[r].cond, lv, nl);
     engine_window w = {0};
     window_plan(&w, &rs);
-    assert_true(w.ntaps > 5);
+    assert_true(w.noperands > 5);
     assert_int_equal(lv[14]->tap_metric, 0); /* memory.used - processes.memory: read from the source */
     src_ctx c = {ring_new(GPUS, capacity)};
     sample_source src = {&c, c_count, NULL, c_each, c_latest, NULL, NULL};

@@ -183,6 +183,51 @@ static void test_private_dir(void **st)
     }
 }
 
+/* The one runtime folder: a named one made with the mode of its use, refused when relative or a
+ * file; without one, the private fallbacks (XDG_RUNTIME_DIR's, else /tmp's) for a non-shared lookup
+ * of a user other than root, the shared /run/gpuwatch for root or a shared use. */
+static void test_runtime_dir(void **st)
+{
+    (void)st;
+    char out[4096], why[700], named[4096];
+    static const unsigned modes[][2] = {{0, 0755}, {GW_RUNTIME_SHARED, 01777}};
+    for (int i = 0; i < 2; i++) {
+        path_of(named, sizeof named, i ? "shared/deep" : "own/deep");
+        setenv("GW_TEST_RUNTIME", named, 1);
+        assert_int_equal(gw_runtime_dir("GW_TEST_RUNTIME", modes[i][0], out, sizeof out, why, sizeof why), 0);
+        assert_string_equal(out, named);
+        struct stat sb;
+        assert_int_equal(stat(named, &sb), 0);
+        assert_true(S_ISDIR(sb.st_mode));
+        assert_int_equal(sb.st_mode & 07777, modes[i][1]);
+    }
+    path_of(named, sizeof named, "a-file");
+    write_text(named, "x");
+    setenv("GW_TEST_RUNTIME", named, 1);
+    assert_int_equal(gw_runtime_dir("GW_TEST_RUNTIME", 0, out, sizeof out, why, sizeof why), -1);
+    assert_non_null(strstr(why, "GW_TEST_RUNTIME="));
+    setenv("GW_TEST_RUNTIME", "relative/dir", 1);
+    assert_int_equal(gw_runtime_dir("GW_TEST_RUNTIME", 0, out, sizeof out, why, sizeof why), -1);
+    assert_non_null(strstr(why, "not an absolute path"));
+    unsetenv("GW_TEST_RUNTIME");
+    /* where a reader looks, making nothing */
+    char *xdg = getenv("XDG_RUNTIME_DIR") ? strdup(getenv("XDG_RUNTIME_DIR")) : NULL;
+    setenv("XDG_RUNTIME_DIR", "/nonexistent/xdg", 1);
+    assert_int_equal(
+        gw_runtime_dir("GW_TEST_RUNTIME", GW_RUNTIME_LOOKUP | GW_RUNTIME_SHARED, out, sizeof out, why, sizeof why), 0);
+    assert_string_equal(out, GW_RUNTIME_SYSTEM_DIR);
+    assert_int_equal(gw_runtime_dir("GW_TEST_RUNTIME", GW_RUNTIME_LOOKUP, out, sizeof out, why, sizeof why), 0);
+    assert_string_equal(out, geteuid() == 0 ? GW_RUNTIME_SYSTEM_DIR : "/nonexistent/xdg/gpuwatch");
+    unsetenv("XDG_RUNTIME_DIR");
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "/tmp/gpuwatch-%u", (unsigned)geteuid());
+    assert_int_equal(gw_runtime_dir("GW_TEST_RUNTIME", GW_RUNTIME_LOOKUP, out, sizeof out, why, sizeof why), 0);
+    assert_string_equal(out, geteuid() == 0 ? GW_RUNTIME_SYSTEM_DIR : tmp);
+    if (xdg)
+        setenv("XDG_RUNTIME_DIR", xdg, 1);
+    free(xdg);
+}
+
 static void test_clean_text(void **st)
 {
     (void)st;
@@ -229,6 +274,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_links, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_and_owned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_private_dir, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_runtime_dir, setup, teardown),
         cmocka_unit_test(test_clean_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -373,7 +373,7 @@ static void query_csv_line(void **state)
     assert_true(mset_has(&want, M_MEM_USED));
     assert_true(mset_has(&want, M_CER_ACTIVE));
     assert_false(mset_has(&want, M_POWER_DRAW)); /* only what was asked is read */
-    assert_int_equal(qfields_parse("query", "index,bogus", &q), CLI_USAGE);
+    assert_int_equal(qfields_parse("query", "index,bogus", &q), GW_ARGS_USAGE);
     assert_int_equal(qfields_parse("query", "all", &q), 0);
     int gpm = 0;
     for (int id = 0; id < M_COUNT; id++)

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
-#include "chart.h"
+#include "history_chart.h"
 #include "timeparse.h"
 
 #define NOW 1764680000000000ll

@@ -30,7 +30,7 @@ static size_t roundtrip(const double *v, const uint8_t *pres, size_t n)
     assert_false(b.oom);
     double *out = calloc(n + 1, sizeof *out);
     uint8_t *op = calloc(n + 1, 1);
-    hrd rd = {(const uint8_t *)b.data, b.len, 0, 0};
+    byte_cursor rd = {(const uint8_t *)b.data, b.len, 0, 0};
     assert_int_equal(codec_get_column(&rd, out, op, n), 0);
     assert_int_equal(rd.pos, b.len);
     for (size_t i = 0; i < n; i++) {
@@ -188,7 +188,7 @@ static void test_times(void **state)
     gw_buf b = {0};
     codec_put_times(&b, t, 3600);
     assert_true(b.len < 32); /* regular 1 Hz: runs of zero delta-of-deltas */
-    hrd rd = {(const uint8_t *)b.data, b.len, 0, 0};
+    byte_cursor rd = {(const uint8_t *)b.data, b.len, 0, 0};
     size_t n = 0;
     assert_int_equal(codec_peek_count(&rd), 3600);
     assert_int_equal(codec_get_times(&rd, out, 3600, &n), 0);
@@ -201,11 +201,11 @@ static void test_times(void **state)
     t[200] = t[199] - 5;
     buf_clear(&b);
     codec_put_times(&b, t, 3600);
-    rd = (hrd){(const uint8_t *)b.data, b.len, 0, 0};
+    rd = (byte_cursor){(const uint8_t *)b.data, b.len, 0, 0};
     assert_int_equal(codec_get_times(&rd, out, 3600, &n), 0);
     assert_memory_equal(t, out, sizeof t);
     /* too many for the caller's array: refused */
-    rd = (hrd){(const uint8_t *)b.data, b.len, 0, 0};
+    rd = (byte_cursor){(const uint8_t *)b.data, b.len, 0, 0};
     assert_int_equal(codec_get_times(&rd, out, 10, &n), -1);
     buf_release(&b);
 }
@@ -220,14 +220,14 @@ static void test_corrupt(void **state)
     codec_put_column(&b, v, NULL, 200);
     double out[200];
     for (size_t cut = 0; cut < b.len; cut += 7) {
-        hrd rd = {(const uint8_t *)b.data, cut, 0, 0};
+        byte_cursor rd = {(const uint8_t *)b.data, cut, 0, 0};
         assert_int_equal(codec_get_column(&rd, out, NULL, 200), -1);
     }
     for (int i = 0; i < 200; i++) { /* random bytes never crash */
         uint8_t junk[64];
         for (int j = 0; j < 64; j++)
             junk[j] = (uint8_t)next_rand();
-        hrd rd = {junk, sizeof junk, 0, 0};
+        byte_cursor rd = {junk, sizeof junk, 0, 0};
         codec_get_column(&rd, out, NULL, 200);
     }
     buf_release(&b);

@@ -17,6 +17,7 @@
 #include "hfile.h"
 #include "history.h"
 #include "history_check.h"
+#include "history_commands.h"
 #include "hsynth.h"
 #include "query.h"
 #include "util.h"

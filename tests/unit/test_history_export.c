@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "export.h"
+#include "history_export.h"
 #include "history.h"
 #include "hsynth.h"
 #include "model.h"

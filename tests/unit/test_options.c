@@ -58,13 +58,13 @@ static void defaults(void **state)
 {
     (void)state;
     cli_opts o;
-    assert_int_equal(parse(&dmon_like, &o, NULL), CLI_RUN);
+    assert_int_equal(parse(&dmon_like, &o, NULL), GW_ARGS_RUN);
     assert_int_equal(o.format, OUT_PLAIN);
     assert_string_equal(o.select, "puc");
     assert_true(o.delay_s == 1.0);
     assert_int_equal(o.count, 0);
     assert_null(o.ids);
-    assert_int_equal(parse(&query_like, &o, NULL), CLI_RUN);
+    assert_int_equal(parse(&query_like, &o, NULL), GW_ARGS_RUN);
     assert_int_equal(o.format, OUT_TABLE);
     assert_null(o.fields);
 }
@@ -74,7 +74,7 @@ static void values(void **state)
     (void)state;
     cli_opts o;
     assert_int_equal(parse(&dmon_like, &o, "-s", "tpu", "-d", "0.5", "-c", "14", "-i", "0,2", "-o", "DT", NULL),
-                     CLI_RUN);
+                     GW_ARGS_RUN);
     assert_string_equal(o.select, "tpu");
     assert_true(o.delay_s == 0.5);
     assert_int_equal(o.count, 14);
@@ -82,20 +82,20 @@ static void values(void **state)
     assert_true(o.show_date && o.show_time);
     assert_int_equal(
         parse(&dmon_like, &o, "--select=ppuu", "--delay", "100ms", "--count=3", "--id", "GPU-x", "-o", "T", NULL),
-        CLI_RUN);
+        GW_ARGS_RUN);
     assert_string_equal(o.select, "pu"); /* duplicates dropped */
     assert_true(o.delay_s > 0.0999 && o.delay_s < 0.1001);
     assert_false(o.show_date);
     assert_true(o.show_time);
     assert_int_equal(parse(&query_like, &o, "--fields", "index,name", "--format", "csv,noheader,nounits", NULL),
-                     CLI_RUN);
+                     GW_ARGS_RUN);
     assert_string_equal(o.fields, "index,name");
     assert_int_equal(o.format, OUT_CSV);
     assert_true(o.noheader && o.nounits);
-    assert_int_equal(parse(&query_like, &o, "--format=json", "--processes", "--noheader", NULL), CLI_RUN);
+    assert_int_equal(parse(&query_like, &o, "--format=json", "--processes", "--noheader", NULL), GW_ARGS_RUN);
     assert_int_equal(o.format, OUT_JSON);
     assert_true(o.processes && o.noheader && !o.nounits);
-    assert_int_equal(parse(&query_like, &o, "--help-fields", NULL), CLI_RUN);
+    assert_int_equal(parse(&query_like, &o, "--help-fields", NULL), GW_ARGS_RUN);
     assert_true(o.help_fields);
 }
 
@@ -103,23 +103,23 @@ static void usage_errors(void **state)
 {
     (void)state;
     cli_opts o;
-    assert_int_equal(parse(&dmon_like, &o, "--bogus", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "-x", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "-s", "pz", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "-s", "", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "-d", "0.05", NULL), CLI_USAGE); /* below 0.1 s */
-    assert_int_equal(parse(&dmon_like, &o, "-d", "abc", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "-d", "-1", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "-c", "0", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "-c", "3x", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "-o", "X", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "--format", "table", NULL), CLI_USAGE); /* not a dmon format */
-    assert_int_equal(parse(&dmon_like, &o, "-d", NULL), CLI_USAGE);                /* missing value */
-    assert_int_equal(parse(&dmon_like, &o, "extra", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "--fields", "index", NULL), CLI_USAGE); /* not a dmon option */
-    assert_int_equal(parse(&query_like, &o, "-d", "1", NULL), CLI_USAGE);          /* not a query option */
-    assert_int_equal(parse(&query_like, &o, "--format", "csv,bogus", NULL), CLI_USAGE);
-    assert_int_equal(parse(&query_like, &o, "--format", "csv,json", NULL), CLI_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "--bogus", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "-x", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "-s", "pz", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "-s", "", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "-d", "0.05", NULL), GW_ARGS_USAGE); /* below 0.1 s */
+    assert_int_equal(parse(&dmon_like, &o, "-d", "abc", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "-d", "-1", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "-c", "0", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "-c", "3x", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "-o", "X", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "--format", "table", NULL), GW_ARGS_USAGE); /* not a dmon format */
+    assert_int_equal(parse(&dmon_like, &o, "-d", NULL), GW_ARGS_USAGE);                /* missing value */
+    assert_int_equal(parse(&dmon_like, &o, "extra", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "--fields", "index", NULL), GW_ARGS_USAGE); /* not a dmon option */
+    assert_int_equal(parse(&query_like, &o, "-d", "1", NULL), GW_ARGS_USAGE);          /* not a query option */
+    assert_int_equal(parse(&query_like, &o, "--format", "csv,bogus", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&query_like, &o, "--format", "csv,json", NULL), GW_ARGS_USAGE);
 }
 
 /* nvidia-smi's spellings: --query-gpu, --query-compute-apps, -l [SECONDS], -lms, -f, -d of -q */
@@ -127,12 +127,13 @@ static void smi_spellings(void **state)
 {
     (void)state;
     cli_opts o;
-    assert_int_equal(parse(&smi_like, &o, "--query-gpu=index,name", "--format=csv,noheader", "-i", "0", NULL), CLI_RUN);
+    assert_int_equal(parse(&smi_like, &o, "--query-gpu=index,name", "--format=csv,noheader", "-i", "0", NULL),
+                     GW_ARGS_RUN);
     assert_string_equal(o.fields, "index,name");
     assert_true(o.smi_spelling && o.format_given && o.noheader);
-    assert_int_equal(parse(&smi_like, &o, "--fields", "index", NULL), CLI_RUN);
+    assert_int_equal(parse(&smi_like, &o, "--fields", "index", NULL), GW_ARGS_RUN);
     assert_false(o.smi_spelling || o.format_given);
-    assert_int_equal(parse(&smi_like, &o, "--query-compute-apps=pid,used_memory", NULL), CLI_RUN);
+    assert_int_equal(parse(&smi_like, &o, "--query-compute-apps=pid,used_memory", NULL), GW_ARGS_RUN);
     assert_true(o.processes && o.smi_spelling);
     assert_string_equal(o.apps, "pid,used_memory");
     static const struct {
@@ -151,36 +152,37 @@ static void smi_spellings(void **state)
         {"-l", "1500ms", NULL, 1.5}, /* gpuwatch's durations too */
     };
     for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++) {
-        assert_int_equal(parse(&smi_like, &o, "--query-gpu=index", loops[i].a, loops[i].b, loops[i].c, NULL), CLI_RUN);
+        assert_int_equal(parse(&smi_like, &o, "--query-gpu=index", loops[i].a, loops[i].b, loops[i].c, NULL),
+                         GW_ARGS_RUN);
         assert_true(o.loop_s > loops[i].loop_s - 1e-9 && o.loop_s < loops[i].loop_s + 1e-9);
     }
-    assert_int_equal(parse(&smi_like, &o, "--query-gpu=index", NULL), CLI_RUN);
+    assert_int_equal(parse(&smi_like, &o, "--query-gpu=index", NULL), GW_ARGS_RUN);
     assert_true(o.loop_s == 0);
     static const char *const bad[][2] = {{"-lms", "0"},   {"-lms", "0.5"},    {"-l", "-1"},
                                          {"-l", "90000"}, {"--loop-ms", "x"}, {"-f", ""}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(parse(&smi_like, &o, "--query-gpu=index", bad[i][0], bad[i][1], NULL), CLI_USAGE);
-    assert_int_equal(parse(&smi_like, &o, "-f", "/tmp/x.csv", "--query-gpu=index", NULL), CLI_RUN);
+        assert_int_equal(parse(&smi_like, &o, "--query-gpu=index", bad[i][0], bad[i][1], NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&smi_like, &o, "-f", "/tmp/x.csv", "--query-gpu=index", NULL), GW_ARGS_RUN);
     assert_string_equal(o.file, "/tmp/x.csv");
     /* -d is the report's sections there, the delay elsewhere */
-    assert_int_equal(parse(&report_like, &o, "-d", "MEMORY,power", "-i", "1", NULL), CLI_RUN);
+    assert_int_equal(parse(&report_like, &o, "-d", "MEMORY,power", "-i", "1", NULL), GW_ARGS_RUN);
     assert_string_equal(o.display, "MEMORY,power");
-    assert_int_equal(parse(&dmon_like, &o, "-d", "2", NULL), CLI_RUN);
+    assert_int_equal(parse(&dmon_like, &o, "-d", "2", NULL), GW_ARGS_RUN);
     assert_null(o.display);
     assert_true(o.delay_s == 2.0);
     /* the loop words are not rewritten for a command without loops */
-    assert_int_equal(parse(&dmon_like, &o, "-lms", "100", NULL), CLI_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "-lms", "100", NULL), GW_ARGS_USAGE);
 }
 
 static void help(void **state)
 {
     (void)state;
     cli_opts o;
-    assert_int_equal(parse(&dmon_like, &o, "--help", NULL), CLI_HELP);
-    assert_int_equal(parse(&dmon_like, &o, "-h", NULL), CLI_HELP);
+    assert_int_equal(parse(&dmon_like, &o, "--help", NULL), GW_ARGS_HELP);
+    assert_int_equal(parse(&dmon_like, &o, "-h", NULL), GW_ARGS_HELP);
     /* parsing again after an error starts afresh */
-    assert_int_equal(parse(&dmon_like, &o, "--bogus", NULL), CLI_USAGE);
-    assert_int_equal(parse(&dmon_like, &o, "-c", "2", NULL), CLI_RUN);
+    assert_int_equal(parse(&dmon_like, &o, "--bogus", NULL), GW_ARGS_USAGE);
+    assert_int_equal(parse(&dmon_like, &o, "-c", "2", NULL), GW_ARGS_RUN);
     assert_int_equal(o.count, 2);
 }
 
@@ -215,19 +217,19 @@ static void id_selection(void **state)
     gw_gpu gpus[8];
     unsigned char sel[8];
     fake_sampler(&s, gpus, 8);
-    assert_int_equal(session_select(&s, "query", NULL, sel), 0);
+    assert_int_equal(session_select(&s, "query", "--id", NULL, sel), 0);
     assert_true(selected(sel, 8, "11111111"));
-    assert_int_equal(session_select(&s, "query", "0,2,5-7", sel), 0);
+    assert_int_equal(session_select(&s, "query", "--id", "0,2,5-7", sel), 0);
     assert_true(selected(sel, 8, "10100111"));
-    assert_int_equal(session_select(&s, "query", "GPU-00000003-1111-2222-3333-444444444444", sel), 0);
+    assert_int_equal(session_select(&s, "query", "--id", "GPU-00000003-1111-2222-3333-444444444444", sel), 0);
     assert_true(selected(sel, 8, "00010000"));
-    assert_int_equal(session_select(&s, "query", "00000000:1A:00.0,1b:00.0,0000:1C:00.0", sel), 0);
+    assert_int_equal(session_select(&s, "query", "--id", "00000000:1A:00.0,1b:00.0,0000:1C:00.0", sel), 0);
     assert_true(selected(sel, 8, "00111000"));
-    assert_int_equal(session_select(&s, "query", "8", sel), CLI_USAGE);
-    assert_int_equal(session_select(&s, "query", "3-1", sel), CLI_USAGE);
-    assert_int_equal(session_select(&s, "query", "GPU-nope", sel), CLI_USAGE);
-    assert_int_equal(session_select(&s, "query", "", sel), CLI_USAGE);
-    assert_int_equal(session_select(&s, "query", "1:00.0", sel), CLI_USAGE); /* 11:00.0 is not 1:00.0 */
+    assert_int_equal(session_select(&s, "query", "--id", "8", sel), GW_ARGS_USAGE);
+    assert_int_equal(session_select(&s, "query", "--id", "3-1", sel), GW_ARGS_USAGE);
+    assert_int_equal(session_select(&s, "query", "--id", "GPU-nope", sel), GW_ARGS_USAGE);
+    assert_int_equal(session_select(&s, "query", "--id", "", sel), GW_ARGS_USAGE);
+    assert_int_equal(session_select(&s, "query", "--id", "1:00.0", sel), GW_ARGS_USAGE); /* 11:00.0 is not 1:00.0 */
 }
 
 int main(void)

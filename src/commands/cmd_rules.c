@@ -1,9 +1,11 @@
 /* cmd_rules.c - `gpuwatch rules check FILE...` and `gpuwatch rules test FILE...`. */
 #include <stdio.h>
 #include <string.h>
+#include "rules_command.h"
 #include "alerts.h"
 #include "rules.h"
-#include "rules_test.h"
+#include "rules_verify.h"
+#include "args.h"
 #include "util.h"
 
 static void usage(FILE *f)
@@ -38,7 +40,7 @@ static int test_files(int n, char **files)
 {
     int bad = 0;
     for (int i = 0; i < n; i++) {
-        int rc = rules_test_file(files[i], stdout, stderr);
+        int rc = rules_verify_file(files[i], stdout, stderr);
         if (rc != 0) {
             if (rc > 0)
                 printf("%s: %d check%s FAILED\n", files[i], rc, rc == 1 ? "" : "s");
@@ -48,18 +50,25 @@ static int test_files(int n, char **files)
     return bad;
 }
 
+static const gw_cmd check_cmd = {
+    .name = "rules check", .usage_fn = usage, .min_args = 1, .max_args = -1, .args_name = "FILE..."};
+static const gw_cmd test_cmd = {
+    .name = "rules test", .usage_fn = usage, .min_args = 1, .max_args = -1, .args_name = "FILE..."};
+static const gw_cmd *const subcommands[] = {&check_cmd, &test_cmd, NULL};
+static const gw_cmd rules_cmd = {.name = "rules", .usage_fn = usage, .subs = subcommands, .needs_sub = 1};
+
 int cmd_rules(int argc, char **argv)
 {
-    if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        usage(stdout);
-        return 0;
-    }
-    if (argc < 3 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "test") != 0)) {
-        usage(stderr);
-        return 2;
-    }
+    gw_args a;
+    int rc = gw_args_parse(&rules_cmd, argc, argv, NULL, &a);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
     fflush(stdout);
     gw_log_set_level(GW_LOG_ERROR); /* the engine logs each transition; tests print only results */
-    int rc = strcmp(argv[1], "check") == 0 ? check_files(argc - 2, argv + 2) : test_files(argc - 2, argv + 2);
-    return rc;
+    return a.cmd == &check_cmd ? check_files(a.npos, a.pos) : test_files(a.npos, a.pos);
+}
+
+void rules_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&rules_cmd, sub, fn, ctx);
 }

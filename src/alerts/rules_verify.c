@@ -1,6 +1,6 @@
-/* rules_test.c - `gpuwatch rules test`: unit tests for rule files written like `promtool test rules`
+/* rules_verify.c - `gpuwatch rules test`: unit tests for rule files written like `promtool test rules`
  * (input series in the a+bxn notation, eval_time, exp_alerts), run against our engine. */
-#include "rules_test.h"
+#include "rules_verify.h"
 #include "util.h"
 #include "alerts.h"
 #include "rules.h"
@@ -355,7 +355,7 @@ static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int n
     return *oom ? -1 : failed;
 }
 
-int rules_test_file(const char *path, FILE *out, FILE *err)
+int rules_verify_file(const char *path, FILE *out, FILE *err)
 {
     errlist errs = {0};
     gw_doc d;

@@ -1,11 +1,13 @@
 /* cmd_events.c - `gpuwatch events`: the recorded events (XID, GPU lost/back, throttling, alerts). */
 #include "history.h"
-#include "cli_common.h"
+#include "history_commands.h"
+#include "history_args.h"
+#include "query.h"
 #include "timeparse.h"
 #include "sampler.h"
 #include "util.h"
 #include <cjson/cJSON.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,66 +35,42 @@ static int kind_wanted(const char *kinds, const char *k)
     return 0;
 }
 
+typedef struct events_opts {
+    history_args h;
+    const char *kinds;
+    int json;
+} events_opts;
+
+static const gw_opt rows[] = {
+    HISTORY_ARGS_ROWS(events_opts, h),
+    {"--kind", GW_OPT_TEXT, .off = offsetof(events_opts, kinds)},
+    {"--format", GW_OPT_CHOICE, .off = offsetof(events_opts, json), .choices = "table,json"},
+    {0},
+};
+
+static const gw_cmd events_cmd = {.name = "events", .opts = rows, .usage_fn = usage};
+
 int cmd_events(int argc, char **argv)
 {
-    static const struct option opts[] = {{"db", required_argument, 0, 'd'},
-                                         {"since", required_argument, 0, 's'},
-                                         {"from", required_argument, 0, 'f'},
-                                         {"to", required_argument, 0, 't'},
-                                         {"gpu", required_argument, 0, 'g'},
-                                         {"kind", required_argument, 0, 'k'},
-                                         {"format", required_argument, 0, 'F'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *db = NULL, *since = NULL, *from = NULL, *to = NULL, *gpus = NULL, *kinds = NULL;
-    int json = 0;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 's': since = optarg; break;
-        case 'f': from = optarg; break;
-        case 't': to = optarg; break;
-        case 'g': gpus = optarg; break;
-        case 'k': kinds = optarg; break;
-        case 'F':
-            if (strcmp(optarg, "json") == 0)
-                json = 1;
-            else if (strcmp(optarg, "table") == 0)
-                json = 0;
-            else {
-                fprintf(stderr, "gpuwatch: --format is table or json\n");
-                return GW_EXIT_USAGE;
-            }
-            break;
-        case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "gpuwatch: events: bad option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return GW_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "gpuwatch: events: unexpected '%s'\n", argv[optind]);
-        return GW_EXIT_USAGE;
-    }
-    unsigned char sel[64];
-    if (gpus && gw_parse_index_list(gpus, sel, 64) != 0) {
-        fprintf(stderr, "gpuwatch: bad --gpu '%s'\n", gpus);
-        return GW_EXIT_USAGE;
-    }
+    events_opts o = {0};
+    gw_args a;
+    int rc = gw_args_parse(&events_cmd, argc, argv, &o, &a);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
+    int json = o.json;
     int64_t from_us, to_us;
-    if (!since && !from)
-        since = "24h";
-    if (hcli_range(since, from, to, &from_us, &to_us) != 0)
+    if (history_args_range(&a, &o.h, 86400, &from_us, &to_us) != GW_ARGS_RUN)
         return GW_EXIT_USAGE;
     char path[4096];
-    hcli_db_path(db, path, sizeof path);
-    store *st = hcli_open(path);
+    store *st = history_args_open(&o.h, path, sizeof path);
     if (!st)
         return 1;
+    unsigned char sel[HQ_MAX_GPUS];
+    if (history_args_gpus(&a, &o.h, st, sel) != GW_ARGS_RUN) {
+        store_close(st);
+        return GW_EXIT_USAGE;
+    }
+    const char *gpus = o.h.gpus, *kinds = o.kinds;
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(store_db(st), "SELECT t, gpu, kind, detail FROM events WHERE t>=? AND t<=? ORDER BY t, id",
                            -1, &q, NULL) != SQLITE_OK) {
@@ -110,7 +88,7 @@ int cmd_events(int argc, char **argv)
         int64_t t = sqlite3_column_int64(q, 0);
         int gpu = sqlite3_column_int(q, 1);
         const char *kind = (const char *)sqlite3_column_text(q, 2), *detail = (const char *)sqlite3_column_text(q, 3);
-        if (!kind || (gpus && (gpu < 0 || gpu >= 64 || !sel[gpu])) || !kind_wanted(kinds, kind))
+        if (!kind || (gpus && (gpu < 0 || gpu >= HQ_MAX_GPUS || !sel[gpu])) || !kind_wanted(kinds, kind))
             continue;
         char tb[40];
         tp_format_rfc3339(t, tb, sizeof tb);
@@ -142,4 +120,9 @@ int cmd_events(int argc, char **argv)
         printf("(no events in this range)\n");
     }
     return 0;
+}
+
+void events_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&events_cmd, sub, fn, ctx);
 }

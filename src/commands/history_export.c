@@ -1,8 +1,7 @@
-/* export.c - writes a recorded range as a gpusim scenario: per GPU a CSV trace (csv generator) for
+/* history_export.c - writes a recorded range as a gpusim scenario: per GPU a CSV trace (csv generator) for
  * the metrics that vary, constants as numbers, never-seen metrics as unsupported, processes with
  * their own traces, XIDs as events and lost windows as faults. */
-#include "export.h"
-#include "cli_common.h"
+#include "history_export.h"
 #include "codec.h"
 #include "query.h"
 #include "query_json.h"
@@ -11,7 +10,6 @@
 #include "text.h"
 #include "util.h"
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,68 +348,4 @@ int history_export(store *st, int64_t from_us, int64_t to_us, const unsigned cha
     if (rc != 0)
         snprintf(err, n, "writing the scenario into %s failed", dir);
     return rc;
-}
-
-int history_export_cmd(int argc, char **argv)
-{
-    static const struct option opts[] = {{"db", required_argument, 0, 'd'},
-                                         {"since", required_argument, 0, 's'},
-                                         {"from", required_argument, 0, 'f'},
-                                         {"to", required_argument, 0, 't'},
-                                         {"gpu", required_argument, 0, 'g'},
-                                         {"out", required_argument, 0, 'o'},
-                                         {"format", required_argument, 0, 'F'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *db = NULL, *since = NULL, *from = NULL, *to = NULL, *gpus = NULL, *out = NULL;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 's': since = optarg; break;
-        case 'f': from = optarg; break;
-        case 't': to = optarg; break;
-        case 'g': gpus = optarg; break;
-        case 'o': out = optarg; break;
-        case 'F':
-            if (strcmp(optarg, "csv") != 0) {
-                fprintf(stderr, "gpuwatch: history export writes csv traces only\n");
-                return GW_EXIT_USAGE;
-            }
-            break;
-        case 'h':
-            printf(
-                "usage: gpuwatch history export [--db PATH] [--since 1h | --from T --to T] [--gpu LIST] --out DIR\n"
-                "Writes DIR/scenario.yaml and CSV traces that gpusim replays: gpuwatch --sim DIR/scenario.yaml ...\n");
-            return 0;
-        default: fprintf(stderr, "gpuwatch: history export: bad option '%s'\n", argv[optind - 1]); return GW_EXIT_USAGE;
-        }
-    }
-    if (!out || optind < argc) {
-        fprintf(stderr, "gpuwatch: history export needs --out DIR\n");
-        return GW_EXIT_USAGE;
-    }
-    unsigned char sel[HQ_MAX_GPUS];
-    if (gpus && gw_parse_index_list(gpus, sel, HQ_MAX_GPUS) != 0) {
-        fprintf(stderr, "gpuwatch: bad --gpu '%s'\n", gpus);
-        return GW_EXIT_USAGE;
-    }
-    int64_t from_us, to_us;
-    if (hcli_range(since, from, to, &from_us, &to_us) != 0)
-        return GW_EXIT_USAGE;
-    char path[4096], err[512];
-    hcli_db_path(db, path, sizeof path);
-    store *st = hcli_open(path);
-    if (!st)
-        return 1;
-    int rc = history_export(st, from_us, to_us, gpus ? sel : NULL, out, err, sizeof err);
-    store_close(st);
-    if (rc != 0) {
-        fprintf(stderr, "gpuwatch: history export: %s\n", err);
-        return 1;
-    }
-    printf("wrote %s/scenario.yaml\n", out);
-    return 0;
 }

@@ -1,6 +1,6 @@
-/* diag_sampled.c - the window of `gpuwatch diagnose --live` and `--replay`: every GPU and its
+/* diagnose_sampled.c - the window of `gpuwatch diagnose --live` and `--replay`: every GPU and its
  * processes read through the sampler (the real NVML path), now or over a gpusim scenario's time. */
-#include "diag_sources.h"
+#include "diagnose_sources.h"
 #include "session.h"
 #include "ticker.h"
 #include "util.h"
@@ -23,7 +23,7 @@ static void read_round(sampler *s, diag_window *w, uint64_t t_us, gpu_sample *sm
     }
 }
 
-int diag_from_sampler(diag_window *w, double duration_s, double interval_s, int replay)
+int diagnose_from_sampler(diag_window *w, double duration_s, double interval_s, int replay)
 {
     sampler s;
     int rc = session_open(&s, "diagnose", 1);

@@ -1,16 +1,20 @@
 /* cmd_history.c - `gpuwatch history`: range queries on the history file as a table, CSV, JSON or a
- * terminal chart; `history export` is dispatched from here. */
+ * terminal chart; `history export` (a range as a gpusim scenario) and `history check` (what of a
+ * file is intact). */
 #include "history.h"
-#include "chart.h"
-#include "cli_common.h"
-#include "export.h"
+#include "history_commands.h"
+#include "history_chart.h"
+#include "history_locate.h"
+#include "history_export.h"
+#include "history_args.h"
+#include "text.h"
 #include "history_check.h"
 #include "query_json.h"
 #include "timeparse.h"
 #include "sampler.h"
 #include "util.h"
-#include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,7 +230,7 @@ static int print_chart(const hq_result *r, const hq_request *rq, const size_t *s
     snprintf(title, sizeof title, "%s%s, %s", name, who, step);
     chart_opts o = {.width = v->width,
                     .height = v->height,
-                    .utf8 = chart_locale_utf8(),
+                    .utf8 = gw_locale_utf8(),
                     .color = isatty(STDOUT_FILENO),
                     .title = title,
                     .unit = unit,
@@ -279,30 +283,47 @@ static int print_charts(const hq_result *r, const hq_request *rq, const chart_vi
 }
 
 /* The comma separated list into expressions (a field alone is one too). Returns the count, or -1
- * after printing the problem. */
-static int parse_metric_list(const char *list, metric_expr *exprs, metric_id *ids, int max)
+ * with the problem in why. */
+static int parse_metric_list(const char *list, metric_expr *exprs, metric_id *ids, int max, char *why, size_t n)
 {
     char buf[4096];
     if (strlen(list) >= sizeof buf) {
-        fprintf(stderr, "gpuwatch: --metric is too long\n");
+        snprintf(why, n, "too long (at most %zu characters)", sizeof buf - 1);
         return -1;
     }
     gw_strlcpy(buf, list, sizeof buf);
-    int n = 0;
+    int k = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (n == max) {
-            fprintf(stderr, "gpuwatch: history: --metric: at most %d metrics at once\n", max);
+        if (k == max) {
+            snprintf(why, n, "at most %d metrics at once", max);
             return -1;
         }
-        char err[400];
-        if (mexpr_parse(tok, &exprs[n], err, sizeof err) != 0) {
-            fprintf(stderr, "gpuwatch: history: --metric: %s\n", err);
+        if (mexpr_parse(tok, &exprs[k], why, n) != 0)
             return -1;
-        }
-        ids[n] = exprs[n].metrics[0];
-        n++;
+        ids[k] = exprs[k].metrics[0];
+        k++;
     }
-    return n;
+    if (k == 0)
+        snprintf(why, n, "no metric in '%s' (e.g. --metric utilization.gpu)", list);
+    return k ? k : -1;
+}
+
+/* --metric: every name against the catalog (with the closest one for a typo), every expression
+ * parsed, before the file is opened. */
+static int check_metrics(const gw_opt *opt, const char *list, void *out, char *why, size_t n)
+{
+    metric_expr *exprs = calloc(MAX_ITEMS, sizeof *exprs);
+    metric_id ids[MAX_ITEMS];
+    if (!exprs) {
+        snprintf(why, n, "out of memory");
+        return -1;
+    }
+    int k = parse_metric_list(list, exprs, ids, MAX_ITEMS, why, n);
+    free(exprs);
+    if (k < 0)
+        return -1;
+    *(const char **)gw_opt_dst(opt, out) = list;
+    return 0;
 }
 
 /* What was asked, in words, for "no data": "power.draw on GPU 0-3 between T and T in FILE". */
@@ -357,120 +378,177 @@ static int say_rollups_only(const hq_request *rq, const hq_result *res, const ch
     return 1;
 }
 
-/* The query of the parsed command line, printed in fmt. Returns the exit status. */
-static int query_and_print(const char *db, const char *metrics, const char *gpus, const char *since, const char *from,
-                           const char *to, const char *step, out_format fmt, chart_view *view, hq_request *rqp,
-                           metric_expr *exprs, metric_id *ids)
+typedef struct history_opts {
+    history_args h;
+    const char *metrics; /* --metric, checked (check_metrics) */
+    long pid, width, height;
+    double step_s, ymin, ymax;
+    int agg, format, source, panels; /* hq_agg, out_format, hq_source, 0 metric / 1 gpu */
+    const char *out;                 /* history export --out DIR */
+    int export_format;               /* history export --format: csv, the only one */
+} history_opts;
+
+#define AT(field) .off = offsetof(history_opts, field)
+
+static const gw_opt query_rows[] = {
+    HISTORY_ARGS_ROWS(history_opts, h),
+    {"--metric", GW_OPT_CUSTOM, AT(metrics), .check = check_metrics},
+    {"--pid", GW_OPT_INT, AT(pid), .min = 1, .max = 4294967295.0},
+    {"--step", GW_OPT_DURATION, AT(step_s)},
+    {"--agg", GW_OPT_CHOICE, AT(agg), .choices = "avg,min,max,last,p50,p90,p95,p99"},
+    {"--format", GW_OPT_CHOICE, AT(format), .choices = "table,csv,json,chart"},
+    {"--source", GW_OPT_CHOICE, AT(source), .choices = "auto,raw,rollup"},
+    {"--width", GW_OPT_INT, AT(width), .min = CHART_MIN_WIDTH, .max = CHART_MAX_WIDTH},
+    {"--height", GW_OPT_INT, AT(height), .min = CHART_MIN_HEIGHT, .max = CHART_MAX_HEIGHT},
+    {"--ymin", GW_OPT_NUMBER, AT(ymin)},
+    {"--ymax", GW_OPT_NUMBER, AT(ymax)},
+    {"--panels", GW_OPT_CHOICE, AT(panels), .choices = "metric,gpu"},
+    {0},
+};
+
+static const gw_opt export_rows[] = {
+    HISTORY_ARGS_ROWS(history_opts, h),
+    {"--out", GW_OPT_PATH, AT(out)},
+    {"--format", GW_OPT_CHOICE, AT(export_format), .choices = "csv"},
+    {0},
+};
+
+static const gw_opt check_rows[] = {{"--db", GW_OPT_PATH, AT(h.db)}, {0}};
+
+static const gw_cmd export_cmd = {
+    .name = "history export",
+    .opts = export_rows,
+    .usage = "usage: gpuwatch history export [--db PATH] [--since 1h | --from T --to T] [--gpu LIST] --out DIR\n"
+             "                               [--format csv]\n"
+             "Writes DIR/scenario.yaml and CSV traces that gpusim replays: gpuwatch --sim DIR/scenario.yaml ...\n",
+};
+
+static const gw_cmd check_cmd = {
+    .name = "history check",
+    .opts = check_rows,
+    .usage = "usage: gpuwatch history check [FILE | --db FILE]\n"
+             "Reads every part of a history file; prints what is intact and what is damaged.\n"
+             "Exit status 0: whole; 1: damaged (or not a history file).\n",
+    .max_args = 1,
+};
+
+static const gw_cmd *const subcommands[] = {&export_cmd, &check_cmd, NULL};
+
+static const gw_cmd history_cmd = {
+    .name = "history",
+    .opts = query_rows,
+    .usage_fn = usage,
+    .subs = subcommands,
+};
+
+/* The buckets of the query: --step, else about 60 rows for a table and one per column of a chart. */
+static int64_t query_step(const gw_args *a, const history_opts *o, const hq_request *rq, const chart_view *view)
 {
-    hq_request rq = *rqp;
-    if ((rq.nmetrics = parse_metric_list(metrics, exprs, ids, MAX_ITEMS)) < 0)
-        return GW_EXIT_USAGE;
-    if (rq.nmetrics == 0) {
-        fprintf(stderr, "gpuwatch: history: --metric: no metric in '%s' (e.g. --metric utilization.gpu)\n", metrics);
-        return GW_EXIT_USAGE;
-    }
-    rq.metrics = ids;
-    rq.exprs = exprs;
-    int samples = 0;
-    for (int i = 0; i < rq.nmetrics; i++)
-        samples |= hq_item_needs_samples(&rq, i);
-    if (samples && rq.source == HQ_ROLLUP) {
-        fprintf(stderr, "gpuwatch: --source rollup: %s need raw samples; 1-minute roll-ups do not have them\n",
-                hq_agg_needs_samples(rq.agg) ? "percentiles" : "expressions");
-        return GW_EXIT_USAGE;
-    }
-    unsigned char sel[HQ_MAX_GPUS];
-    if (gpus) {
-        if (gw_parse_index_list(gpus, sel, HQ_MAX_GPUS) != 0) {
-            fprintf(stderr, "gpuwatch: bad --gpu '%s'\n", gpus);
-            return GW_EXIT_USAGE;
-        }
-        rq.gpus = sel;
-    }
-    if (hcli_range(since, from, to, &rq.from_us, &rq.to_us) != 0)
-        return GW_EXIT_USAGE;
-    int term_w, term_h;
-    terminal_size(&term_w, &term_h);
-    if (view->width <= 0)
-        view->width = term_w;
-    if (view->height <= 0)
-        view->height = term_h;
-    if (step) {
-        if (gw_parse_duration_us(step, &rq.step_us) != 0) {
-            fprintf(stderr, "gpuwatch: bad --step '%s'\n", step);
-            return GW_EXIT_USAGE;
-        }
-    } else if (fmt == FMT_TABLE) {
-        rq.step_us = nice_step(rq.to_us - rq.from_us, 60);
-    } else if (fmt == FMT_CHART) {
-        rq.step_us = nice_step(rq.to_us - rq.from_us, 2 * (view->width - 11));
-    }
-    char path[4096];
-    hcli_db_path(db, path, sizeof path);
-    store *st = hcli_open(path);
-    if (!st)
-        return 1;
-    hq_result res;
-    char err[300];
-    if (hq_run(st, &rq, &res, err, sizeof err) != 0) {
-        fprintf(stderr, "gpuwatch: %s\n", err);
-        store_close(st);
-        return 1;
-    }
-    int rc = 0, none = !res.n && !res.damaged;
-    if (fmt == FMT_JSON) { /* a document even when empty: what reads it need not tell the cases apart */
-        char *text = hq_result_json(st, &rq, &res, HQ_JSON_PRETTY | HQ_JSON_NUMBERS);
+    if (gw_args_given(a, "--step"))
+        return (int64_t)llround(o->step_s * 1e6);
+    if (o->format == FMT_TABLE)
+        return nice_step(rq->to_us - rq->from_us, 60);
+    if (o->format == FMT_CHART)
+        return nice_step(rq->to_us - rq->from_us, 2 * (view->width - 11));
+    return 0;
+}
+
+/* The result in the format asked; 1 when nothing was shown (with why on stderr). */
+static int print_result(store *st, const history_opts *o, const hq_request *rq, const hq_result *res,
+                        const chart_view *view, const char *path)
+{
+    int rc = 0, none = !res->n && !res->damaged;
+    if (o->format == FMT_JSON) { /* a document even when empty: what reads it need not tell the cases apart */
+        char *text = hq_result_json(st, rq, res, HQ_JSON_PRETTY | HQ_JSON_NUMBERS);
         if (text) {
             puts(text);
             free(text);
         } else
             rc = 1;
     } else if (none) {
-    } else if (fmt == FMT_TABLE) {
-        print_table(&rq, &res);
-    } else if (fmt == FMT_CSV) {
-        print_csv(&rq, &res);
+    } else if (o->format == FMT_TABLE) {
+        print_table(rq, res);
+    } else if (o->format == FMT_CSV) {
+        print_csv(rq, res);
     } else {
-        rc = print_charts(&res, &rq, view) != 0;
+        rc = print_charts(res, rq, view) != 0;
     }
-    if (res.rollups_only)
-        none = say_rollups_only(&rq, &res, gpus, path) || none;
+    if (res->rollups_only)
+        none = say_rollups_only(rq, res, o->h.gpus, path) || none;
     else if (none)
-        say_no_data(&rq, gpus, path, "");
+        say_no_data(rq, o->h.gpus, path, "");
     if (none)
         rc = 1;
-    if (res.damaged) {
+    if (res->damaged) {
         char warn[300];
-        hq_damage_warning(&res, warn, sizeof warn);
+        hq_damage_warning(res, warn, sizeof warn);
         fprintf(stderr, "gpuwatch: warning: %s\n", warn);
         rc = 1;
     }
-    hq_free(&res);
+    return rc;
+}
+
+/* The query of the parsed command line, printed. Returns the exit status. */
+static int query_and_print(const gw_args *a, const history_opts *o, metric_expr *exprs, metric_id *ids)
+{
+    hq_request rq = {.agg = (hq_agg)o->agg, .source = (hq_source)o->source, .pid = (unsigned)o->pid};
+    char why[400];
+    /* --pid alone: that process's memory and SM use */
+    rq.nmetrics = parse_metric_list(o->metrics ? o->metrics : "memory.used,utilization.gpu", exprs, ids, MAX_ITEMS, why,
+                                    sizeof why);
+    if (rq.nmetrics < 0)
+        return gw_args_exit(gw_usage_error(a->cmd, "--metric: %s", why));
+    rq.metrics = ids;
+    rq.exprs = exprs;
+    int samples = 0;
+    for (int i = 0; i < rq.nmetrics; i++)
+        samples |= hq_item_needs_samples(&rq, i);
+    if (samples && rq.source == HQ_ROLLUP)
+        return gw_args_exit(gw_usage_error(a->cmd,
+                                           "--source rollup: %s need raw samples; 1-minute roll-ups do not have them",
+                                           hq_agg_needs_samples(rq.agg) ? "percentiles" : "expressions"));
+    if (history_args_range(a, &o->h, 3600, &rq.from_us, &rq.to_us) != GW_ARGS_RUN)
+        return GW_EXIT_USAGE;
+    chart_view view = {.width = (int)o->width, .height = (int)o->height, .per_gpu = o->panels == 1};
+    view.has_ymin = gw_args_given(a, "--ymin");
+    view.has_ymax = gw_args_given(a, "--ymax");
+    view.ymin = o->ymin;
+    view.ymax = o->ymax;
+    int term_w, term_h;
+    terminal_size(&term_w, &term_h);
+    view.width = view.width > 0 ? view.width : term_w;
+    view.height = view.height > 0 ? view.height : term_h;
+    rq.step_us = query_step(a, o, &rq, &view);
+    char path[4096];
+    store *st = history_args_open(&o->h, path, sizeof path);
+    if (!st)
+        return 1;
+    unsigned char sel[HQ_MAX_GPUS];
+    if (history_args_gpus(a, &o->h, st, sel) != GW_ARGS_RUN) {
+        store_close(st);
+        return GW_EXIT_USAGE;
+    }
+    rq.gpus = o->h.gpus ? sel : NULL;
+    hq_result res;
+    char err[300];
+    int rc = 1;
+    if (hq_run(st, &rq, &res, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuwatch: %s\n", err);
+    } else {
+        rc = print_result(st, o, &rq, &res, &view, path);
+        hq_free(&res);
+    }
     store_close(st);
     return rc;
 }
 
 /* `history check [FILE | --db FILE]`: 0 whole, 1 damaged or unreadable, 2 usage. */
-static int check_cmd(int argc, char **argv)
+static int check_file(const gw_args *a, const history_opts *o)
 {
-    const char *db = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc && !db)
-            db = argv[++i];
-        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: gpuwatch history check [FILE]\n"
-                   "Reads every part of a history file; prints what is intact and what is damaged.\n"
-                   "Exit status 0: whole; 1: damaged (or not a history file).\n");
-            return 0;
-        } else if (argv[i][0] != '-' && !db)
-            db = argv[i];
-        else {
-            fprintf(stderr, "gpuwatch: history check: unexpected '%s'\n", argv[i]);
-            return GW_EXIT_USAGE;
-        }
-    }
+    if (a->npos && o->h.db)
+        return gw_args_exit(gw_usage_error(a->cmd, "give FILE or --db FILE, not both"));
     char path[4096];
-    hcli_db_path(db, path, sizeof path);
+    history_locate(a->npos ? a->pos[0] : o->h.db, path, sizeof path);
     if (access(path, F_OK) != 0) {
         fprintf(stderr, "gpuwatch: no history file at %s\n", path);
         return 1;
@@ -478,149 +556,60 @@ static int check_cmd(int argc, char **argv)
     return history_check(path, stdout) == 0 ? 0 : 1;
 }
 
+/* `history export`: the range as a gpusim scenario in --out. */
+static int export_range(const gw_args *a, const history_opts *o)
+{
+    int64_t from_us, to_us;
+    if (!o->out)
+        return gw_args_exit(gw_usage_error(a->cmd, "needs --out DIR"));
+    if (history_args_range(a, &o->h, 3600, &from_us, &to_us) != GW_ARGS_RUN)
+        return GW_EXIT_USAGE;
+    char path[4096], err[512];
+    store *st = history_args_open(&o->h, path, sizeof path);
+    if (!st)
+        return 1;
+    unsigned char sel[HQ_MAX_GPUS];
+    int rc = history_args_gpus(a, &o->h, st, sel) == GW_ARGS_RUN ? 0 : GW_EXIT_USAGE;
+    if (rc == 0 && history_export(st, from_us, to_us, o->h.gpus ? sel : NULL, o->out, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuwatch: history export: %s\n", err);
+        rc = 1;
+    }
+    store_close(st);
+    if (rc == 0)
+        printf("wrote %s/scenario.yaml\n", o->out);
+    return rc;
+}
+
 int cmd_history(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "export") == 0)
-        return history_export_cmd(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "check") == 0)
-        return check_cmd(argc - 1, argv + 1);
-    static const struct option opts[] = {{"db", required_argument, 0, 'd'},     {"metric", required_argument, 0, 'm'},
-                                         {"gpu", required_argument, 0, 'g'},    {"pid", required_argument, 0, 'p'},
-                                         {"since", required_argument, 0, 's'},  {"from", required_argument, 0, 'f'},
-                                         {"to", required_argument, 0, 't'},     {"step", required_argument, 0, 'S'},
-                                         {"agg", required_argument, 0, 'a'},    {"format", required_argument, 0, 'F'},
-                                         {"source", required_argument, 0, 'r'}, {"width", required_argument, 0, 'W'},
-                                         {"height", required_argument, 0, 'H'}, {"ymin", required_argument, 0, 'y'},
-                                         {"ymax", required_argument, 0, 'Y'},   {"panels", required_argument, 0, 'P'},
-                                         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    const char *db = NULL, *metrics = NULL, *gpus = NULL, *since = NULL, *from = NULL, *to = NULL, *step = NULL;
-    hq_request rq = {.agg = AGG_AVG};
-    out_format fmt = FMT_TABLE;
-    chart_view view = {0};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 'm': metrics = optarg; break;
-        case 'g': gpus = optarg; break;
-        case 'p': {
-            char *end;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (*end || !v || v > 0xFFFFFFFFul) {
-                fprintf(stderr, "gpuwatch: bad --pid '%s'\n", optarg);
-                return GW_EXIT_USAGE;
-            }
-            rq.pid = (unsigned)v;
-            break;
-        }
-        case 's': since = optarg; break;
-        case 'f': from = optarg; break;
-        case 't': to = optarg; break;
-        case 'S': step = optarg; break;
-        case 'a':
-            if (hq_parse_agg(optarg, &rq.agg) != 0) {
-                fprintf(stderr, "gpuwatch: --agg is avg, min, max, last, p50, p90, p95 or p99\n");
-                return GW_EXIT_USAGE;
-            }
-            break;
-        case 'F':
-            if (strcmp(optarg, "table") == 0)
-                fmt = FMT_TABLE;
-            else if (strcmp(optarg, "csv") == 0)
-                fmt = FMT_CSV;
-            else if (strcmp(optarg, "json") == 0)
-                fmt = FMT_JSON;
-            else if (strcmp(optarg, "chart") == 0)
-                fmt = FMT_CHART;
-            else {
-                fprintf(stderr, "gpuwatch: --format is table, csv, json or chart\n");
-                return GW_EXIT_USAGE;
-            }
-            break;
-        case 'r':
-            if (strcmp(optarg, "auto") == 0)
-                rq.source = HQ_AUTO;
-            else if (strcmp(optarg, "raw") == 0)
-                rq.source = HQ_RAW;
-            else if (strcmp(optarg, "rollup") == 0)
-                rq.source = HQ_ROLLUP;
-            else {
-                fprintf(stderr, "gpuwatch: --source is auto, raw or rollup\n");
-                return GW_EXIT_USAGE;
-            }
-            break;
-        case 'W':
-        case 'H': {
-            int w = c == 'W';
-            long lo = w ? CHART_MIN_WIDTH : CHART_MIN_HEIGHT, hi = w ? CHART_MAX_WIDTH : CHART_MAX_HEIGHT;
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < lo || v > hi) {
-                fprintf(stderr, "gpuwatch: history: --%s: expected a whole number from %ld to %ld, got '%s'\n",
-                        w ? "width" : "height", lo, hi, optarg);
-                return GW_EXIT_USAGE;
-            }
-            *(w ? &view.width : &view.height) = (int)v;
-            break;
-        }
-        case 'y':
-        case 'Y': {
-            char *end;
-            double y = strtod(optarg, &end);
-            if (end == optarg || *end || !isfinite(y)) {
-                fprintf(stderr, "gpuwatch: bad --%s '%s' (a number)\n", c == 'y' ? "ymin" : "ymax", optarg);
-                return GW_EXIT_USAGE;
-            }
-            if (c == 'y') {
-                view.has_ymin = 1;
-                view.ymin = y;
-            } else {
-                view.has_ymax = 1;
-                view.ymax = y;
-            }
-            break;
-        }
-        case 'P':
-            if (strcmp(optarg, "metric") == 0)
-                view.per_gpu = 0;
-            else if (strcmp(optarg, "gpu") == 0)
-                view.per_gpu = 1;
-            else {
-                fprintf(stderr, "gpuwatch: --panels is metric or gpu\n");
-                return GW_EXIT_USAGE;
-            }
-            break;
-        case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "gpuwatch: history: bad option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return GW_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "gpuwatch: history: unexpected '%s'\n", argv[optind]);
-        return GW_EXIT_USAGE;
-    }
-    if (view.has_ymin && view.has_ymax && view.ymin >= view.ymax) {
-        fprintf(stderr, "gpuwatch: --ymin must be below --ymax\n");
-        return GW_EXIT_USAGE;
-    }
-    if (!metrics && rq.pid)
-        metrics = "memory.used,utilization.gpu";
-    if (!metrics) {
-        fprintf(stderr, "gpuwatch: history needs --metric (e.g. --metric utilization.gpu)\n");
+    history_opts o = {.agg = AGG_AVG};
+    gw_args a;
+    int rc = gw_args_parse(&history_cmd, argc, argv, &o, &a);
+    if (rc != GW_ARGS_RUN)
+        return gw_args_exit(rc);
+    if (a.cmd == &export_cmd)
+        return export_range(&a, &o);
+    if (a.cmd == &check_cmd)
+        return check_file(&a, &o);
+    if (gw_args_given(&a, "--ymin") && gw_args_given(&a, "--ymax") && o.ymin >= o.ymax)
+        return gw_args_exit(gw_usage_error(a.cmd, "--ymin: must be below --ymax"));
+    if (!o.metrics && !o.pid) {
+        fprintf(stderr, "gpuwatch history: needs --metric (e.g. --metric utilization.gpu)\n");
         usage(stderr);
         return GW_EXIT_USAGE;
     }
     metric_id ids[MAX_ITEMS];
     metric_expr *exprs = calloc(MAX_ITEMS, sizeof *exprs);
     if (!exprs) {
-        fprintf(stderr, "gpuwatch: out of memory\n");
+        fprintf(stderr, "gpuwatch history: out of memory\n");
         return 1;
     }
-    int rc = query_and_print(db, metrics, gpus, since, from, to, step, fmt, &view, &rq, exprs, ids);
+    rc = query_and_print(&a, &o, exprs, ids);
     free(exprs);
     return rc;
+}
+
+void history_options(const char *sub, gw_opt_visit *fn, void *ctx)
+{
+    gw_args_each_option(&history_cmd, sub, fn, ctx);
 }

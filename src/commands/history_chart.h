@@ -1,9 +1,9 @@
-/* chart.h - terminal line charts of time series: Unicode braille (2x4 dots per cell) or plain ASCII,
+/* history_chart.h - terminal line charts of time series: Unicode braille (2x4 dots per cell) or plain ASCII,
  * with y-axis labels and unit, x-axis times and a legend (one series per GPU). Series stay apart
  * without colour: several series and no colour draw each with its own character, named in the
  * legend, so that a chart piped to a file or a mail still says which line is which. */
-#ifndef GPUWATCH_CHART_H
-#define GPUWATCH_CHART_H
+#ifndef GPUWATCH_HISTORY_CHART_H
+#define GPUWATCH_HISTORY_CHART_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -37,7 +37,5 @@ typedef struct chart_opts {
  * (more only when the legend needs more lines than the chart has); NaN values are gaps. NULL when
  * out of memory. */
 char *chart_render(const chart_series *s, int ns, const chart_opts *o);
-/* 1 when LC_ALL / LC_CTYPE / LANG ask for UTF-8. */
-int chart_locale_utf8(void);
 
 #endif

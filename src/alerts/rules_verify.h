@@ -1,6 +1,7 @@
-/* rules_test.h - running promtool-style unit tests of rule files against the engine. */
-#ifndef GPUWATCH_RULES_TEST_H
-#define GPUWATCH_RULES_TEST_H
+/* rules_verify.h - `gpuwatch rules test`: running promtool-style unit tests of rule files against the
+ * engine (named so that tools do not take this production code for a test of its own). */
+#ifndef GPUWATCH_RULES_VERIFY_H
+#define GPUWATCH_RULES_VERIFY_H
 
 #include <stdio.h>
 
@@ -8,6 +9,6 @@
  * what keeps the file from being run (it cannot be read, FILE:LINE:COL errors, "FILE: out of
  * memory") to err. Returns 0 when all pass, the number of failed checks, or -1 when the file has
  * errors or memory ran out. */
-int rules_test_file(const char *path, FILE *out, FILE *err);
+int rules_verify_file(const char *path, FILE *out, FILE *err);
 
 #endif

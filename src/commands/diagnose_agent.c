@@ -1,10 +1,10 @@
-/* diag_agent.c - `gpuwatch diagnose --host`: a running agent's current findings (/api/v1/findings),
+/* diagnose_agent.c - `gpuwatch diagnose --host`: a running agent's current findings (/api/v1/findings),
  * read through the client layer (agent_client.h: bounded and validated). */
-#include "diag_sources.h"
+#include "diagnose_sources.h"
 #include "agent_client.h"
 #include <stdio.h>
 
-int diag_from_agent(const http_client_opts *o, diag_report *out)
+int diagnose_from_agent(const http_client_opts *o, diag_report *out)
 {
     char err[512];
     agent_client *c = agent_client_open(o, err, sizeof err);

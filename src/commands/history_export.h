@@ -1,4 +1,5 @@
-/* export.h - `gpuwatch history export`: a recorded range as a gpusim scenario (YAML + CSV traces). */
+/* history_export.h - a recorded range as a gpusim scenario (YAML + CSV traces), for `gpuwatch history
+ * export`. */
 #ifndef GPUWATCH_HISTORY_EXPORT_H
 #define GPUWATCH_HISTORY_EXPORT_H
 
@@ -9,6 +10,5 @@
  * Returns 0, or -1 with a message in err. */
 int history_export(store *st, int64_t from_us, int64_t to_us, const unsigned char *sel, const char *dir, char *err,
                    size_t n);
-int history_export_cmd(int argc, char **argv);
 
 #endif
