@@ -10,7 +10,6 @@
 #include "history.h"
 #include "notify.h"
 #include "plugin.h"
-#include "template.h"
 #include "util.h"
 #include <pthread.h>
 #include <stdatomic.h>
@@ -60,7 +59,7 @@ static void to_events(const alert_list *l, int64_t now_us, void *arg)
             if (!strcmp(v->annotation_names[k], "summary"))
                 summary = v->annotation_values[k];
         char value[40], detail[768];
-        tmpl_format_value(v->value, value, sizeof value);
+        gw_format_number(v->value, value, sizeof value);
         snprintf(detail, sizeof detail, "alertname=%s state=%s severity=%s value=%s summary=\"%s\"", v->alertname,
                  v->state == ALERT_INACTIVE ? "resolved" : "firing", sev, value, summary);
         agent_event ev = {.t_us = (uint64_t)now_us, .gpu = gpu ? atoi(gpu) : -1, .kind = "alert", .detail = detail};
