@@ -252,3 +252,13 @@ void gw_format_number(double v, char *buf, size_t n)
     int decimals = prec - 1 - exp10;
     snprintf(buf, n, "%.*f", decimals > 0 ? decimals : 0, v);
 }
+
+void gw_format_duration(double s, char *out, size_t n)
+{
+    if (s >= 3600 && fmod(s, 3600) == 0)
+        snprintf(out, n, "%gh", s / 3600);
+    else if (s >= 60 && fmod(s, 60) == 0)
+        snprintf(out, n, "%gm", s / 60);
+    else
+        snprintf(out, n, "%gs", s);
+}
