@@ -3,12 +3,13 @@
 #ifndef GPUWATCH_AGENT_COMMANDS_H
 #define GPUWATCH_AGENT_COMMANDS_H
 
-#include "plugin.h"
+#include "config.h"
+#include "pipeline.h"
 
-int agent_command(int argc, char **argv, const agent_plugin *const *plugins);
-int config_command(int argc, char **argv, const agent_plugin *const *plugins);
+int agent_command(int argc, char **argv, const pipeline_plugin *const *plugins);
+int config_command(int argc, char **argv, const pipeline_plugin *const *plugins);
 
 /* Runs every plugin's check on cfg; returns the config's error count. */
-int plugins_check(const agent_plugin *const *plugins, gw_config *cfg);
+int plugins_check(const pipeline_plugin *const *plugins, gw_config *cfg);
 
 #endif

@@ -79,7 +79,7 @@ static void start_stop_watchdog(void)
 }
 
 typedef struct {
-    const agent_plugin *const *plugins;
+    const pipeline_plugin *const *plugins;
     const char *config;
     int config_explicit;
     const char *port_file;
@@ -196,16 +196,13 @@ static void advertise(agent *a, const options *o)
     else
         snprintf(st.listen, sizeof st.listen, "%.*s:%d", host_len, listen, http_port(a->http));
     gw_strlcpy(st.config, o->config, sizeof st.config);
-    const char *keys[AGENT_MAX_PLUGINS], *values[AGENT_MAX_PLUGINS];
-    for (int i = 0; i < a->nfacts; i++) {
-        keys[i] = a->facts[i].key;
-        values[i] = a->facts[i].value;
-    }
-    if (agent_state_write(&st, keys, values, a->nfacts) != 0)
+    const char *keys[PIPELINE_MAX_PLUGINS], *values[PIPELINE_MAX_PLUGINS];
+    int nfacts = agent_facts(a, keys, values, PIPELINE_MAX_PLUGINS);
+    if (agent_state_write(&st, keys, values, nfacts) != 0)
         gw_log(GW_LOG_WARN, "cannot write the agent's state file (local commands will not find this agent)", NULL);
 }
 
-int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
+int agent_command(int argc, char **argv, const pipeline_plugin *const *plugins)
 {
     options o;
     int code = 0;

@@ -30,6 +30,12 @@ static void mark_job(round_buf *b, int n, const pid_t *tree, int ntree)
         b->in_job[i] = in_tree(tree, ntree, b->procs[i].pid);
 }
 
+/* An event of a GPU's samples (XID, lost, back, throttle) into the job's history. */
+static void record_event(const gw_event *ev, void *arg)
+{
+    history_record_event(arg, ev);
+}
+
 static void local_round(run_watch *w, round_buf *b, int ntree)
 {
     for (int k = 0; k < w->ngpus; k++) {
@@ -43,8 +49,10 @@ static void local_round(run_watch *w, round_buf *b, int ntree)
         if (!rg)
             continue;
         run_data_add_sample(w->data, rg, info, &b->smp, sim_t);
-        if (w->hist)
+        if (w->hist) {
             history_record_sample(w->hist, g, info, &b->smp);
+            event_derive(&w->events[k], g, &b->smp, record_event, w->hist);
+        }
         int n = sampler_read_processes(w->s, g, b->procs, MAX_PROCS);
         if (n < 0)
             continue;

@@ -1,6 +1,7 @@
 /* source_local.c - a top_source reading this machine's GPUs through the sampler: only the metrics
- * top shows or its alert rules and diagnosis read, the processes on the GPUs with what /proc says about them, and
- * the host's CPU and memory. /proc is read sparingly: a process's user, command line and container
+ * top shows or its alert rules and diagnosis read, the processes on the GPUs with what /proc says
+ * about them, and the host's CPU and memory; every refresh's samples and processes go through the
+ * local pipeline (local_plugins.c) to the alerts and diagnosis plugins. /proc is read sparingly: a process's user, command line and container
  * once (procinfo), then only its stat line for CPU and RSS, every 2 s (or every refresh when that is
  * longer), from a file kept open (one pread); a pid not visible here (another pid namespace) is
  * looked for again every 10 s, not at every refresh. NVML's process lists are read at the same pace
@@ -32,6 +33,8 @@ typedef struct pinfo {
 
 typedef struct local_ctx {
     sampler s;
+    pipeline *pl;                 /* NULL: no alerts or findings (it could not start) */
+    unsigned char *identity_sent; /* per GPU: the pipeline has its identity (again after a loss) */
     metric_set want;
     gpu_sample *tmp; /* one per GPU, filled without the model lock */
     gpu_proc *procs;
@@ -224,6 +227,29 @@ static void read_host(local_ctx *c, top_host *h)
     }
 }
 
+/* The round's samples, and the process lists when they were read again, through the pipeline: its
+ * plugins' work for the round is done when this returns (the alerts evaluated when due, the
+ * diagnosis run when due), their results in the model. */
+static void feed(local_ctx *c, int procs_read)
+{
+    for (int i = 0; i < c->s.count; i++) {
+        const gw_gpu *g = &c->s.gpus[i];
+        int send = !c->identity_sent[i] && g->have_info;
+        pipeline_sample(c->pl, i, send ? &g->info : NULL, &c->tmp[i]);
+        c->identity_sent[i] = c->tmp[i].status != GPU_LOST && (c->identity_sent[i] || send);
+    }
+    uint64_t wall = gw_now_us();
+    for (int i = 0, at = 0; procs_read && i < c->s.count; i++) { /* read_procs lists them GPU after GPU */
+        int k = 0;
+        while (at + k < c->nprocs && c->procs[at + k].gpu == i)
+            k++;
+        pipeline_processes(c->pl, i, wall, c->procs + at, k);
+        at += k;
+    }
+    pipeline_tick(c->pl, wall);
+    pipeline_settle(c->pl);
+}
+
 static int local_refresh(void *vctx, top_model *m)
 {
     local_ctx *c = vctx;
@@ -232,7 +258,8 @@ static int local_refresh(void *vctx, top_model *m)
         sampler_read(&c->s, i, &c->want, &c->tmp[i]);
     uint64_t now = gw_mono_us();
     /* the process lists (three NVML calls a GPU) as often as /proc's figures, every 2 s at most */
-    if (!c->procs_us || now - c->procs_us >= PROCS_EVERY_US - 100000u) {
+    int procs_read = !c->procs_us || now - c->procs_us >= PROCS_EVERY_US - 100000u;
+    if (procs_read) {
         c->nprocs = read_procs(c, now);
         c->procs_us = now;
     }
@@ -258,15 +285,19 @@ static int local_refresh(void *vctx, top_model *m)
     m->seq++;
     m->error[0] = 0;
     pthread_mutex_unlock(&m->lock);
+    if (c->pl)
+        feed(c, procs_read);
     return 0;
 }
 
 static void local_close(void *vctx)
 {
     local_ctx *c = vctx;
+    pipeline_free(c->pl); /* its plugins' threads end before the sampler closes */
     for (int i = 0; c->cache && i < c->ncache; i++)
         close_stat(c, &c->cache[i]);
     sampler_close(&c->s);
+    free(c->identity_sent);
     free(c->tmp);
     free(c->procs);
     free(c->cache);
@@ -274,7 +305,8 @@ static void local_close(void *vctx)
     free(c);
 }
 
-int top_source_local(top_source *src, top_model *m, char *err, size_t errlen)
+int top_source_local(top_source *src, top_model *m, const diag_settings *diag, const top_thresholds *th, char *err,
+                     size_t errlen)
 {
     local_ctx *c = calloc(1, sizeof *c);
     if (!c) {
@@ -298,8 +330,9 @@ int top_source_local(top_source *src, top_model *m, char *err, size_t errlen)
     c->procs = calloc(TOP_MAX_PROCS, sizeof *c->procs);
     c->cache = calloc(TOP_MAX_PROCS, sizeof *c->cache);
     c->next = calloc(TOP_MAX_PROCS, sizeof *c->next);
+    c->identity_sent = calloc((size_t)(n ? n : 1), sizeof *c->identity_sent);
     m->hist = history_new(n, TOP_HISTORY);
-    if (!c->tmp || !c->procs || !c->cache || !c->next || !m->hist) {
+    if (!c->tmp || !c->procs || !c->cache || !c->next || !c->identity_sent || !m->hist) {
         gw_strlcpy(err, "out of memory", errlen);
         local_close(c);
         return BK_ERR_OTHER;
@@ -309,6 +342,10 @@ int top_source_local(top_source *src, top_model *m, char *err, size_t errlen)
     m->ngpus = n;
     for (int i = 0; i < n; i++)
         m->gpus[i].info = c->s.gpus[i].info;
+    char why[300];
+    c->pl = top_local_pipeline(m, n, diag, th, why, sizeof why);
+    if (!c->pl)
+        gw_log(GW_LOG_DEBUG, "top: no alerts or findings", "reason=\"%s\"", why);
     src->ctx = c;
     src->refresh = local_refresh;
     src->close = local_close;

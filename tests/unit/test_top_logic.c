@@ -433,46 +433,6 @@ static void test_alert_lines(void **st)
     assert_int_equal(r.level, 2);
 }
 
-static void test_durations_and_rule_fors(void **st)
-{
-    (void)st;
-    int64_t us;
-    assert_int_equal(top_parse_duration("5m", &us), 0);
-    assert_true(us == 300000000);
-    assert_int_equal(top_parse_duration("1h30m", &us), 0);
-    assert_true(us == 5400000000);
-    assert_int_equal(top_parse_duration("500ms", &us), 0);
-    assert_true(us == 500000);
-    assert_int_equal(top_parse_duration("0", &us), 0);
-    assert_true(us == 0);
-    assert_int_equal(top_parse_duration("5x", &us), -1);
-    assert_int_equal(top_parse_duration("", &us), -1);
-    char path[] = "/tmp/top_rules_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    const char *yaml = "groups:\n"
-                       "  - name: a\n"
-                       "    rules:\n"
-                       "      - alert: Hot\n"
-                       "        for: 2m\n"
-                       "      - alert: Now\n"
-                       "  - name: b\n"
-                       "    rules:\n"
-                       "      - alert: Long\n"
-                       "        for: 1h30m\n";
-    assert_true(write(fd, yaml, strlen(yaml)) == (ssize_t)strlen(yaml));
-    close(fd);
-    top_rule_for f[8];
-    assert_int_equal(top_rule_fors_read(path, f, 8), 3);
-    assert_string_equal(f[0].name, "Hot");
-    assert_true(f[0].for_us == 120000000);
-    assert_true(f[1].for_us == 0); /* no `for`: fires at once */
-    assert_string_equal(f[2].name, "Long");
-    assert_true(f[2].for_us == 5400000000);
-    unlink(path);
-    assert_int_equal(top_rule_fors_read("/nonexistent/rules.yaml", f, 8), -1);
-}
-
 static void test_history(void **st)
 {
     (void)st;
@@ -620,7 +580,6 @@ int main(void)
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_signal),
         cmocka_unit_test(test_alert_lines),
-        cmocka_unit_test(test_durations_and_rule_fors),
         cmocka_unit_test(test_history),
         cmocka_unit_test(test_procfs),
     };
