@@ -159,10 +159,13 @@ int watch_start(run_watch *w)
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, &ca);
     pthread_condattr_destroy(&ca);
-    proctree_init(&w->tree);
     w->stop = 0;
-    if (pthread_create(&w->th, NULL, watch_main, w) != 0)
+    if (proctree_init(&w->tree) != 0)
         return -1;
+    if (pthread_create(&w->th, NULL, watch_main, w) != 0) {
+        proctree_free(&w->tree);
+        return -1;
+    }
     w->started = 1;
     return 0;
 }
@@ -176,6 +179,7 @@ void watch_stop(run_watch *w)
     pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->th, NULL);
+    proctree_free(&w->tree);
     w->started = 0;
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->cv);

@@ -1,10 +1,11 @@
 /* source_local.c - a top_source reading this machine's GPUs through the sampler: only the metrics
  * top shows or its alert rules and diagnosis read, the processes on the GPUs with what /proc says
  * about them, and the host's CPU and memory; every refresh's samples and processes go through the
- * local pipeline (local_plugins.c) to the alerts and diagnosis plugins. /proc is read sparingly: a process's user, command line and container
- * once (procinfo), then only its stat line for CPU and RSS, every 2 s (or every refresh when that is
- * longer), from a file kept open (one pread); a pid not visible here (another pid namespace) is
- * looked for again every 10 s, not at every refresh. NVML's process lists are read at the same pace
+ * local pipeline (local_plugins.c) to the alerts and diagnosis plugins. /proc is read sparingly: a
+ * process's user, command line and container once (procinfo), then only its stat line for CPU and
+ * RSS, every 2 s (or every refresh when that is longer), through top's process table with the stat
+ * files kept open (one pread); a pid not visible here (another pid namespace) is looked for again
+ * every 10 s, not at every refresh. NVML's process lists are read at the same pace
  * as the stat lines (every 2 s, or every refresh when that is longer). */
 #include "top_model.h"
 #include "diag_window.h"
@@ -16,7 +17,6 @@
 #include <unistd.h>
 
 #define RETRY_HIDDEN_US 10000000u /* a pid not visible here: look again after this long */
-#define MAX_STAT_FDS 256          /* stat files kept open at most; beyond, each read opens its own */
 #define STAT_EVERY_US 2000000u    /* CPU and RSS of a process: read again after this long (at most) */
 #define PROCS_EVERY_US 2000000u   /* NVML's process lists: read again after this long (at most) */
 
@@ -24,10 +24,9 @@
 typedef struct pinfo {
     unsigned pid;
     int visible;                    /* /proc/PID exists here */
-    int fd;                         /* its stat file, kept open (-1: none) */
     unsigned long long start_ticks; /* tells a reused pid apart */
-    unsigned long long cpu_ticks;   /* utime + stime at read_us */
     uint64_t read_us;               /* last read (monotonic) */
+    int moved;                      /* last round's entry, taken into this round's */
     gpu_proc p;                     /* the /proc fields of the process */
 } pinfo;
 
@@ -38,11 +37,11 @@ typedef struct local_ctx {
     metric_set want;
     gpu_sample *tmp; /* one per GPU, filled without the model lock */
     gpu_proc *procs;
+    proc_table *table;   /* the GPU processes' stat lines, their files kept open */
     pinfo *cache, *next; /* sorted by pid: last round's, this round's */
-    int ncache, nnext, nfds;
+    int ncache, nnext;
     int nprocs;        /* in procs, from the last read of the lists */
     uint64_t procs_us; /* when the lists were read (monotonic; 0 never) */
-    long hz, page;
     host_ticks cpu_prev;
     int have_cpu_prev;
 } local_ctx;
@@ -89,40 +88,19 @@ static int by_pid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void close_stat(local_ctx *c, pinfo *e)
-{
-    if (e->fd >= 0) {
-        close(e->fd);
-        c->nfds--;
-    }
-    e->fd = -1;
-}
-
-/* Everything /proc says (procinfo), and the stat line for the next CPU reading. */
+/* Everything /proc says (procinfo), with the stat line that starts the next CPU reading. */
 static void read_all(local_ctx *c, pinfo *e, const gpu_proc *nv, uint64_t now)
 {
-    close_stat(c, e);
+    proc_entry st = {0};
     e->p = *nv;
-    e->visible = procinfo_fill(&e->p) == 0;
+    e->visible = procinfo_fill(c->table, &e->p, &st) == 0;
+    e->start_ticks = st.start_ticks;
     e->read_us = now;
-    if (!e->visible)
-        return;
-    proc_stat st;
-    int fd = c->nfds < MAX_STAT_FDS ? procfs_open_stat("/proc", e->pid) : -1;
-    if (fd >= 0) {
-        e->fd = fd;
-        c->nfds++;
-    }
-    if ((fd >= 0 ? procfs_pread_stat(fd, &st) : proc_stat_read(NULL, e->pid, &st)) == 0) {
-        e->start_ticks = st.start_ticks;
-        e->cpu_ticks = st.utime + st.stime;
-    }
 }
 
 /* CPU since the last reading and RSS from the stat line; all of it again when the pid was reused. */
 static void read_again(local_ctx *c, pinfo *e, const gpu_proc *nv, uint64_t now)
 {
-    proc_stat st;
     if (!e->visible) {
         if (now - e->read_us >= RETRY_HIDDEN_US)
             read_all(c, e, nv, now);
@@ -130,19 +108,15 @@ static void read_again(local_ctx *c, pinfo *e, const gpu_proc *nv, uint64_t now)
     }
     if (now - e->read_us < STAT_EVERY_US - 100000u)
         return; /* CPU over two seconds at least: half the processes are read at each 1 s refresh */
-    int bad = e->fd >= 0 ? procfs_pread_stat(e->fd, &st) : proc_stat_read(NULL, e->pid, &st);
-    if (bad || st.start_ticks != e->start_ticks) {
+    proc_entry st;
+    if (proc_table_read(c->table, e->pid, &st) != 0 || st.start_ticks != e->start_ticks) {
         read_all(c, e, nv, now); /* gone (NVML will stop listing it), or its pid was reused */
         return;
     }
-    unsigned long long ticks = st.utime + st.stime;
-    if (now > e->read_us && ticks >= e->cpu_ticks) {
-        e->p.cpu_percent = (double)(ticks - e->cpu_ticks) / (double)c->hz / ((double)(now - e->read_us) / 1e6) * 100.0;
-        e->p.has_cpu = 1;
-    }
-    e->p.rss_mib = (double)st.rss_pages * (double)c->page / 1048576.0;
-    e->p.has_rss = st.rss_pages >= 0;
-    e->cpu_ticks = ticks;
+    e->p.cpu_percent = st.cpu_percent;
+    e->p.has_cpu = 1;
+    e->p.rss_mib = st.rss_mib;
+    e->p.has_rss = st.rss_mib >= 0;
     e->read_us = now;
 }
 
@@ -182,12 +156,12 @@ static int read_procs(local_ctx *c, uint64_t now)
                 pinfo *old = find(c->cache, c->ncache, p->pid);
                 if (old) {
                     *e = *old;
-                    old->fd = -1; /* moved to this round */
+                    old->moved = 1;
+                    e->moved = 0;
                     read_again(c, e, p, now);
                 } else {
                     memset(e, 0, sizeof *e);
                     e->pid = p->pid;
-                    e->fd = -1;
                     read_all(c, e, p, now);
                 }
             }
@@ -198,7 +172,8 @@ static int read_procs(local_ctx *c, uint64_t now)
             np += k;
     }
     for (int i = 0; i < c->ncache; i++)
-        close_stat(c, &c->cache[i]); /* the processes that left the GPUs */
+        if (!c->cache[i].moved)
+            proc_table_forget(c->table, c->cache[i].pid); /* the processes that left the GPUs */
     qsort(c->next, (size_t)c->nnext, sizeof *c->next, by_pid);
     pinfo *t = c->cache;
     c->cache = c->next;
@@ -294,8 +269,7 @@ static void local_close(void *vctx)
 {
     local_ctx *c = vctx;
     pipeline_free(c->pl); /* its plugins' threads end before the sampler closes */
-    for (int i = 0; c->cache && i < c->ncache; i++)
-        close_stat(c, &c->cache[i]);
+    proc_table_free(c->table);
     sampler_close(&c->s);
     free(c->identity_sent);
     free(c->tmp);
@@ -320,19 +294,14 @@ int top_source_local(top_source *src, top_model *m, const diag_settings *diag, c
     }
     int n = c->s.count > TOP_MAX_GPUS ? TOP_MAX_GPUS : c->s.count;
     c->s.count = n;
-    c->hz = sysconf(_SC_CLK_TCK);
-    c->page = sysconf(_SC_PAGESIZE);
-    if (c->hz <= 0)
-        c->hz = 100;
-    if (c->page <= 0)
-        c->page = 4096;
+    c->table = proc_table_new(NULL, 1);
     c->tmp = calloc((size_t)(n ? n : 1), sizeof *c->tmp);
     c->procs = calloc(TOP_MAX_PROCS, sizeof *c->procs);
     c->cache = calloc(TOP_MAX_PROCS, sizeof *c->cache);
     c->next = calloc(TOP_MAX_PROCS, sizeof *c->next);
     c->identity_sent = calloc((size_t)(n ? n : 1), sizeof *c->identity_sent);
     m->hist = history_new(n, TOP_HISTORY);
-    if (!c->tmp || !c->procs || !c->cache || !c->next || !c->identity_sent || !m->hist) {
+    if (!c->table || !c->tmp || !c->procs || !c->cache || !c->next || !c->identity_sent || !m->hist) {
         gw_strlcpy(err, "out of memory", errlen);
         local_close(c);
         return BK_ERR_OTHER;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sample.h"
-#include "proc_stat.h"
+#include "proc_table.h"
 #include "backend.h"
 #include "buf.h"
 #include "diag_report.h"
@@ -192,14 +192,7 @@ pipeline *top_local_pipeline(top_model *m, int ngpus, const diag_settings *diag,
 /* The thermal thresholds of cfg from top's (see top_plugin_settings). */
 void top_diag_thresholds(diag_config *cfg, const top_thresholds *th);
 
-/* ---- /proc (a root other than "/proc" for tests) ---- */
-
-/* A stat file kept open: read again with pread, one system call; a read fails once that process
- * has exited (the file stays bound to it, whatever later gets its pid). Returns the fd or -1. */
-int procfs_open_stat(const char *root, unsigned pid);
-int procfs_pread_stat(int fd, proc_stat *out);
-/* The command line of a pid with spaces between its arguments ("" for a kernel thread). */
-int procfs_read_cmdline(const char *root, unsigned pid, char *out, size_t n);
+/* ---- /proc beside the process table (a root other than "/proc" for tests) ---- */
 
 /* Host CPU: busy and total ticks from the first line of /proc/stat. */
 typedef struct host_ticks {
@@ -213,7 +206,7 @@ int procfs_parse_meminfo(const char *text, double *total_mib, double *avail_mib)
 int procfs_read_host(const char *root, host_ticks *cpu, double *total_mib, double *avail_mib);
 
 /* A process's family: its ancestors (the oldest first), itself, then its descendants depth
- * first, at most max entries. */
+ * first, at most max entries, from a process table of its own (one walk of root). */
 typedef struct proc_node {
     unsigned pid, ppid;
     int depth;    /* 0 for the oldest ancestor shown */
