@@ -1,6 +1,6 @@
-/* sample_source.h - where a consumer that looks back over time reads samples: the agent's ring and
- * latest processes, top's own ring, a history file, a gpusim replay or a test's arrays. The alert
- * engine, the diagnosis and the agent's plugins read through it and never know which it is. */
+/* sample_source.h - where a consumer that looks back over time reads samples: a pipeline's ring and
+ * latest processes (the agent's, top's local one) or a test's arrays. The alert engine and the
+ * pipeline's plugins read through it and never know which it is. */
 #ifndef GPUWATCH_SAMPLE_SOURCE_H
 #define GPUWATCH_SAMPLE_SOURCE_H
 

@@ -68,20 +68,17 @@ static void node_fill(const char *root, proc_node *nd, const proc_entry *e, int 
         snprintf(nd->cmd, sizeof nd->cmd, "[%s]", e->comm); /* a kernel thread or a zombie, as ps shows it */
 }
 
+static int by_pid(const void *a, const void *b)
+{
+    unsigned x = ((const proc_entry *)a)->pid, y = ((const proc_entry *)b)->pid;
+    return (x > y) - (x < y);
+}
+
 /* The entry of pid in all (sorted by pid), or NULL. */
 static const proc_entry *entry_of(const proc_entry *all, int n, unsigned pid)
 {
-    int lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (all[mid].pid == pid)
-            return &all[mid];
-        if (all[mid].pid < pid)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return NULL;
+    proc_entry key = {.pid = pid};
+    return n > 0 ? bsearch(&key, all, (size_t)n, sizeof *all, by_pid) : NULL;
 }
 
 /* Appends pid's descendants depth first (children by pid). */

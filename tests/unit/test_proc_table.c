@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "fakeproc.h"
 #include "proc_stat.h"
 #include "proc_table.h"
 
@@ -25,23 +25,13 @@
 
 static char root[] = "/tmp/gw-proc-XXXXXX";
 
-/* root/PID/stat with the fields the table reads (utime, stime, start, rss) and a command line. */
+/* root/PID/stat and cmdline of a process "p PID". */
 static void fake(unsigned pid, unsigned ppid, unsigned long long utime, unsigned long long start, const char *cmd,
                  size_t len)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%u", root, pid);
-    mkdir(path, 0755);
-    snprintf(path, sizeof path, "%s/%u/stat", root, pid);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fprintf(f, "%u (p %u) S %u 1 1 0 -1 4194304 100 0 0 0 %llu 50 0 0 20 0 1 0 %llu 1000000 2560 0\n", pid, pid, ppid,
-            utime, start);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/%u/cmdline", root, pid);
-    f = fopen(path, "w");
-    fwrite(cmd, 1, len, f);
-    fclose(f);
+    char comm[32];
+    snprintf(comm, sizeof comm, "p %u", pid);
+    assert_int_equal(fakeproc_write(root, pid, ppid, comm, utime, start, cmd, len), 0);
 }
 
 static void gone(unsigned pid)

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <ncurses.h>
+#include "fakeproc.h"
 #include "top_ui.h"
 
 static gpu_proc P(int gpu, unsigned pid, const char *user, double mem, int has_mem, const char *cmd)
@@ -469,22 +470,10 @@ static void test_history(void **st)
     history_free(h);
 }
 
-/* Writes root/PID/stat (and cmdline) for a fake /proc. */
+/* A fake /proc's process (fakeproc.h) with 250 ticks of user time, started at tick 12345. */
 static void fake_proc(const char *root, unsigned pid, unsigned ppid, const char *comm, const char *cmdline, size_t len)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%u", root, pid);
-    mkdir(path, 0755);
-    snprintf(path, sizeof path, "%s/%u/stat", root, pid);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fprintf(f, "%u (%s) S %u 1 1 0 -1 4194304 100 0 0 0 250 50 0 0 20 0 1 0 12345 1000000 2560 18446744073709551615\n",
-            pid, comm, ppid);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/%u/cmdline", root, pid);
-    f = fopen(path, "w");
-    fwrite(cmdline, 1, len, f);
-    fclose(f);
+    assert_int_equal(fakeproc_write(root, pid, ppid, comm, 250, 12345, cmdline, len), 0);
 }
 
 static void test_procfs(void **st)
