@@ -2,7 +2,7 @@
  * at absolute deadlines has every GPU and its processes read by the GPUs' reader threads
  * (sampler_pool.h) and waits for them until half an interval, hands the samples and processes to
  * the pipeline (its ring, events and plugins), and publishes the state the HTTP side reads. It never
- * calls the backend itself once open: a GPU whose read is hung is marked hung and the others go on. */
+ * calls the backend itself once open: a GPU whose read hangs is marked hung and the others go on. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
