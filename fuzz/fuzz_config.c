@@ -1,11 +1,9 @@
 /* fuzz_config.c - the agent's config file: config_load_string, the unknown-key check and every
  * plugin's check of its section (history, alerts, diagnosis), as `gpuwatch config check` runs them. */
 #include "common.h"
+#include "plugins.h"
 #include "config.h"
-#include "plugin.h"
 #include <stdlib.h>
-
-extern const agent_plugin history_plugin, alerts_plugin, diagnosis_plugin;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -24,9 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     config_load_string(&c, text, "fuzz.yaml");
     static const char *const sections[] = {"history", "alerts", "diagnosis", NULL};
     config_check_keys(&c, sections);
-    history_plugin.check(&c);
-    alerts_plugin.check(&c);
-    diagnosis_plugin.check(&c);
+    history_plugin.check(&c.doc);
+    alerts_plugin.check(&c.doc);
+    diagnosis_plugin.check(&c.doc);
     config_free(&c);
     free(text);
     return 0;

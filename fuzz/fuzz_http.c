@@ -6,13 +6,12 @@
  * libmicrohttpd decodes them); a first byte 'H' makes it a HEAD, 'P' a POST. */
 #include "agent.h"
 #include "common.h"
+#include "plugins.h"
 #include "http_server.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-extern const agent_plugin history_plugin, alerts_plugin, diagnosis_plugin;
 
 static agent *A;
 

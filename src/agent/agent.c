@@ -1,4 +1,4 @@
-/* agent.c - the agent's lifecycle (init, start, reload, stop), its plugins and view, state snapshots. */
+/* agent.c - the agent's lifecycle (init, start, reload, stop), its pipeline, state snapshots. */
 #include "agent.h"
 #include <stdlib.h>
 #include <string.h>
@@ -7,164 +7,14 @@
 #include "metrics_page.h"
 #include "util.h"
 
-/* ---- the view plugins get: the agent as a sample_source, and its event channel ---- */
-
-static int view_count(void *ctx)
+int agent_add_plugin(agent *a, const pipeline_plugin *p, gw_config *cfg)
 {
-    agent *a = ctx;
-    pthread_mutex_lock(&a->state_lock);
-    int n = a->ring ? a->ngpus : 0;
-    pthread_mutex_unlock(&a->state_lock);
-    return n;
+    return pipeline_add(a->pl, p, &cfg->doc);
 }
 
-static int view_info(void *ctx, int gpu, gpu_info *out)
+int agent_facts(agent *a, const char **keys, const char **values, int max)
 {
-    agent *a = ctx;
-    pthread_mutex_lock(&a->state_lock);
-    int ok = gpu >= 0 && gpu < a->ngpus && a->have_info[gpu];
-    if (ok)
-        *out = a->info[gpu];
-    pthread_mutex_unlock(&a->state_lock);
-    return ok;
-}
-
-static void view_each(void *ctx, int gpu, uint64_t since_us, void (*fn)(const gpu_sample *, void *), void *arg)
-{
-    ring *r = agent_ring(ctx);
-    if (r)
-        ring_each(r, gpu, since_us, fn, arg);
-}
-
-static int view_latest(void *ctx, int gpu, int64_t now_us, gpu_sample *out)
-{
-    (void)now_us;
-    ring *r = agent_ring(ctx);
-    return r ? ring_latest(r, gpu, out) : 0;
-}
-
-static int view_procs(void *ctx, int gpu, int64_t now_us, gpu_proc *out, int max)
-{
-    agent *a = ctx;
-    (void)now_us;
-    pthread_mutex_lock(&a->state_lock);
-    int n = gpu >= 0 && gpu < a->ngpus && a->procs ? a->nprocs[gpu] : 0;
-    if (n > max)
-        n = max;
-    if (n)
-        memcpy(out, a->procs[gpu], (size_t)n * sizeof *out);
-    pthread_mutex_unlock(&a->state_lock);
-    return n;
-}
-
-static int view_capacity(void *ctx)
-{
-    ring *r = agent_ring(ctx);
-    return r ? ring_capacity(r) : 0;
-}
-
-static void event_free(agent_event *ev)
-{
-    free((char *)ev->kind);
-    free((char *)ev->detail);
-    alert_records *alerts = (alert_records *)ev->alerts;
-    if (alerts)
-        alert_records_free(alerts);
-    free(alerts);
-}
-
-/* out becomes a copy of ev (detail "" for none). Returns 0, or -1 when out of memory (nothing kept). */
-static int event_copy(agent_event *out, const agent_event *ev)
-{
-    *out =
-        (agent_event){ev->t_us, ev->gpu, strdup(ev->kind ? ev->kind : ""), strdup(ev->detail ? ev->detail : ""), NULL};
-    alert_records *alerts = ev->alerts ? malloc(sizeof *alerts) : NULL;
-    if (alerts && alert_records_copy(alerts, ev->alerts) != 0) {
-        free(alerts);
-        alerts = NULL;
-    }
-    out->alerts = alerts;
-    if (out->kind && out->detail && (!ev->alerts || alerts))
-        return 0;
-    event_free(out);
-    return -1;
-}
-
-static void view_post_event(const agent_view *v, const agent_event *ev)
-{
-    agent *a = v->agent;
-    agent_event copy;
-    int ok = event_copy(&copy, ev) == 0;
-    pthread_mutex_lock(&a->events_lock);
-    agent_event *grown = ok ? realloc(a->events, (size_t)(a->nevents + 1) * sizeof *grown) : NULL;
-    if (grown) {
-        a->events = grown;
-        grown[a->nevents++] = copy;
-    }
-    pthread_mutex_unlock(&a->events_lock);
-    if (!grown) {
-        if (ok)
-            event_free(&copy);
-        gw_log(GW_LOG_WARN, "event dropped: out of memory", "kind=%s", ev->kind);
-    }
-}
-
-static void view_advertise(const agent_view *v, const char *key, const char *value)
-{
-    agent *a = v->agent;
-    if (a->nfacts == AGENT_MAX_PLUGINS)
-        return;
-    gw_strlcpy(a->facts[a->nfacts].key, key, sizeof a->facts[0].key);
-    gw_strlcpy(a->facts[a->nfacts].value, value, sizeof a->facts[0].value);
-    a->nfacts++;
-}
-
-static const char *view_fact(const agent_view *v, const char *key)
-{
-    agent *a = v->agent;
-    for (int i = 0; i < a->nfacts; i++)
-        if (strcmp(a->facts[i].key, key) == 0)
-            return a->facts[i].value;
-    return NULL;
-}
-
-void agent_deliver_events(agent *a)
-{
-    pthread_mutex_lock(&a->events_lock);
-    agent_event *ev = a->events;
-    int n = a->nevents;
-    a->events = NULL;
-    a->nevents = 0;
-    pthread_mutex_unlock(&a->events_lock);
-    for (int i = 0; i < n; i++) {
-        for (int k = 0; k < a->nplugins; k++)
-            if (a->plugins[k].p->on_event)
-                a->plugins[k].p->on_event(a->plugins[k].ctx, &ev[i]);
-        event_free(&ev[i]);
-    }
-    free(ev);
-}
-
-int agent_add_plugin(agent *a, const agent_plugin *p, gw_config *cfg)
-{
-    if (a->nplugins >= AGENT_MAX_PLUGINS) {
-        gw_log(GW_LOG_ERROR, "too many plugins", "name=%s", p->name);
-        return -1;
-    }
-    void *ctx = NULL;
-    if (p->start && p->start(&a->view, cfg, &ctx) != 0) {
-        gw_log(GW_LOG_ERROR, "plugin failed to start", "name=%s", p->name);
-        return -1;
-    }
-    if (!ctx) {
-        gw_log(GW_LOG_DEBUG, "plugin off", "name=%s", p->name);
-        return 0;
-    }
-    a->plugins[a->nplugins].p = p;
-    a->plugins[a->nplugins].ctx = ctx;
-    a->nplugins++;
-    gw_log(GW_LOG_DEBUG, "plugin started", "name=%s", p->name);
-    return 0;
+    return pipeline_facts(a->pl, keys, values, max);
 }
 
 /* Resolves the config's exporter settings and the command-line overrides. */
@@ -204,17 +54,9 @@ int agent_init(agent *a, gw_config *cfg, const agent_cli *cli)
     apply_settings(a, cfg);
     a->interval_s = cfg->interval;
     gw_strlcpy(a->backend_error, "backend not opened yet", sizeof a->backend_error);
-    pthread_mutex_init(&a->events_lock, NULL);
-    a->view = (agent_view){
-        .source = {a, view_count, view_info, view_each, view_latest, view_procs, view_capacity},
-        .hostname = a->hostname,
-        .advertise = view_advertise,
-        .fact = view_fact,
-        .post_event = view_post_event,
-        .agent = a,
-    };
+    a->pl = pipeline_new(a->hostname);
     a->page = page_cache_new();
-    return a->page ? 0 : -1;
+    return a->page && a->pl ? 0 : -1;
 }
 
 int agent_start(agent *a, char *err, size_t errlen)
@@ -249,9 +91,7 @@ void agent_reload(agent *a, gw_config *cfg)
     pthread_cond_broadcast(&a->wake);
     pthread_mutex_unlock(&a->state_lock);
     http_set_users(a->http, cfg->users, cfg->nusers);
-    for (int k = 0; k < a->nplugins; k++)
-        if (a->plugins[k].p->on_reload)
-            a->plugins[k].p->on_reload(a->plugins[k].ctx, cfg);
+    pipeline_reload(a->pl, &cfg->doc);
     config_free(old);
     free(old);
     gw_log(GW_LOG_INFO, "configuration reloaded", "interval=%g series=%d metrics=%d users=%d", cfg->interval,
@@ -275,14 +115,7 @@ int agent_stop(agent *a)
         gw_log(GW_LOG_ERROR, "sampler thread stuck outside the backend; plugins not stopped", NULL);
         return 1;
     }
-    for (int k = 0; k < a->nplugins; k++)
-        if (a->plugins[k].p->stop)
-            a->plugins[k].p->stop(a->plugins[k].ctx);
-    agent_deliver_events(a); /* what the plugins posted until they stopped (alerts resolved...) */
-    for (int k = a->nplugins - 1; k >= 0; k--)
-        if (a->plugins[k].p->free)
-            a->plugins[k].p->free(a->plugins[k].ctx);
-    a->nplugins = 0;
+    pipeline_stop(a->pl); /* stop, the last events delivered (alerts resolved...), free */
     if (left) {
         /* A thread is still inside a backend call: the backend, the sampler and the agent stay. */
         gw_log(GW_LOG_WARN, "stopped with a backend call in progress", "seconds=%.1f",
@@ -291,19 +124,12 @@ int agent_stop(agent *a)
     }
     if (a->backend_up)
         sampler_close(&a->s);
-    ring_free(a->ring);
-    for (int i = 0; i < a->ngpus; i++)
-        free(a->procs[i]);
-    free(a->procs);
-    free(a->nprocs);
+    pipeline_free(a->pl);
     free(a->mig);
     free(a->nmig);
-    free(a->info);
-    free(a->have_info);
     free(a->hung_since);
     free(a->status);
     page_cache_free(a->page);
-    pthread_mutex_destroy(&a->events_lock);
     config_free(a->cfg);
     free(a->cfg);
     pthread_cond_destroy(&a->wake);
@@ -323,10 +149,7 @@ double agent_interval(agent *a)
 
 ring *agent_ring(agent *a)
 {
-    pthread_mutex_lock(&a->state_lock);
-    ring *r = a->ring;
-    pthread_mutex_unlock(&a->state_lock);
-    return r;
+    return pipeline_ring(a->pl);
 }
 
 void snapshot_free(agent_snapshot *s)
@@ -357,6 +180,9 @@ int agent_snapshot_take(agent *a, agent_snapshot *out)
 {
     memset(out, 0, sizeof *out);
     out->now_us = gw_now_us();
+    const sample_source *src = pipeline_source(a->pl);
+    gpu_proc *procs = NULL;
+    int np = pipeline_processes_all(a->pl, &procs);
     pthread_mutex_lock(&a->state_lock);
     out->gen = a->gen;
     out->backend_up = a->backend_up;
@@ -365,40 +191,35 @@ int agent_snapshot_take(agent *a, agent_snapshot *out)
     gw_strlcpy(out->driver_version, a->driver_version, sizeof out->driver_version);
     out->sampling_duration_s = a->sampling_duration_s;
     out->interval_s = a->interval_s;
-    int n = a->ngpus, np = 0;
-    for (int i = 0; i < n; i++)
-        np += a->nprocs[i];
-    size_t gn = n > 0 ? (size_t)n : 1, pn = np > 0 ? (size_t)np : 1;
-    size_t en = a->nerrors > 0 ? (size_t)a->nerrors : 1;
+    int n = a->ngpus;
+    size_t gn = n > 0 ? (size_t)n : 1, en = a->nerrors > 0 ? (size_t)a->nerrors : 1;
     out->gpus = calloc(gn, sizeof *out->gpus);
-    out->procs = malloc(pn * sizeof *out->procs);
     out->errors = malloc(en * sizeof *out->errors);
-    if (!out->gpus || !out->procs || !out->errors) {
+    if (!out->gpus || !out->errors || np < 0) {
         pthread_mutex_unlock(&a->state_lock);
+        free(procs);
         snapshot_free(out);
         return -1;
     }
     uint64_t mono = gw_mono_us();
     for (int i = 0; i < n; i++) {
-        out->gpus[i].info = a->info[i];
-        out->gpus[i].have_info = a->have_info[i];
         out->gpus[i].hung = a->hung_since[i] != 0;
         out->gpus[i].hung_s = a->hung_since[i] && mono > a->hung_since[i] ? (double)(mono - a->hung_since[i]) / 1e6 : 0;
-        if (a->nprocs[i])
-            memcpy(out->procs + out->nprocs, a->procs[i], (size_t)a->nprocs[i] * sizeof *out->procs);
-        out->nprocs += a->nprocs[i];
         out->gpus[i].nmig = a->nmig[i];
         memcpy(out->gpus[i].mig, &a->mig[(size_t)i * GW_MIG_MAX], (size_t)a->nmig[i] * sizeof *a->mig);
     }
     memcpy(out->errors, a->errors, (size_t)a->nerrors * sizeof *out->errors);
     out->nerrors = a->nerrors;
     out->ngpus = n;
-    ring *r = a->ring;
     pthread_mutex_unlock(&a->state_lock);
-    out->ring_bytes = ring_bytes(r);
+    out->procs = procs;
+    out->nprocs = np;
+    ring *r = pipeline_ring(a->pl);
+    out->ring_bytes = r ? ring_bytes(r) : 0;
     for (int i = 0; i < n; i++) {
         agent_gpu_view *g = &out->gpus[i];
-        g->has_sample = ring_latest(r, i, &g->sample);
+        g->have_info = src->gpu_info(src->ctx, i, &g->info);
+        g->has_sample = r && ring_latest(r, i, &g->sample);
         g->lost = g->has_sample && g->sample.status == GPU_LOST;
     }
     return 0;

@@ -1,5 +1,6 @@
-/* agent.h - the agent's context: config, sampler thread, ring, process lists, HTTP server, and the
- * plugins it was given (plugin.h), which it calls without knowing what they are. */
+/* agent.h - the agent's context: config, sampler thread, HTTP server, and the pipeline (pipeline.h)
+ * its samples go through: the ring, the process lists, the events and the plugins it was given,
+ * which it calls without knowing what they are. */
 #ifndef GPUWATCH_AGENT_H
 #define GPUWATCH_AGENT_H
 
@@ -8,13 +9,11 @@
 #include "buf.h"
 #include "config.h"
 #include "exposition.h"
-#include "plugin.h"
-#include "ring.h"
+#include "pipeline.h"
 #include "sampler.h"
 #include "sampler_pool.h"
 #include "snapshot.h"
 
-#define AGENT_MAX_PLUGINS 8
 #define AGENT_MAX_PROCS 512 /* per GPU, per read */
 #define AGENT_MAX_ERRORS 64
 
@@ -39,20 +38,16 @@ typedef struct agent {
     /* sampling (sampler thread writes, others read under state_lock) */
     sampler s;
     sampler_pool *pool; /* the GPUs' reader threads (sampler thread; set under state_lock) */
-    ring *ring;         /* NULL until the backend is open */
+    pipeline *pl;       /* the ring, identities, processes, events and plugins (its GPUs: at the open) */
     pthread_mutex_t state_lock;
     int backend_up;
     int simulated; /* the backend is gpusim */
     char backend_error[256];
     char driver_version[80];
     int ngpus;
-    gpu_info *info; /* copies of the sampler's, per GPU */
-    int *have_info;
     uint64_t *hung_since; /* per GPU: monotonic us its read began, when it is hung; else 0 */
     gpu_status *status;   /* per GPU: its latest read's status (sampler thread only) */
-    gpu_proc **procs;     /* latest processes, per GPU */
-    int *nprocs;
-    gpu_mig *mig; /* latest MIG devices: GW_MIG_MAX per GPU, nmig[gpu] of them */
+    gpu_mig *mig;         /* latest MIG devices: GW_MIG_MAX per GPU, nmig[gpu] of them */
     int *nmig;
     agent_error_count errors[AGENT_MAX_ERRORS];
     int nerrors;
@@ -71,28 +66,12 @@ typedef struct agent {
     http_server *http;
     page_cache *page;
 
-    /* plugins, in the order they were added; each started with view */
-    agent_view view;
-    struct {
-        const agent_plugin *p;
-        void *ctx;
-    } plugins[AGENT_MAX_PLUGINS];
-    int nplugins;
-    struct {
-        char key[32];
-        char value[4096];
-    } facts[AGENT_MAX_PLUGINS]; /* advertised by plugins (plugin.h), written to the state file */
-    int nfacts;
-    pthread_mutex_t events_lock; /* events posted and not yet delivered */
-    agent_event *events;
-    int nevents;
 } agent;
 
-/* Starts a plugin with the agent's view (call between agent_init and agent_start). Returns 0 (the
- * plugin may have chosen to stay off), or -1: it failed (logged), or the table is full. */
-int agent_add_plugin(agent *a, const agent_plugin *p, gw_config *cfg);
-/* Hands the events posted since the last call to every plugin's on_event (sampler thread). */
-void agent_deliver_events(agent *a);
+/* Starts a plugin in the agent's pipeline with its config (call between agent_init and
+ * agent_start). Returns 0 (the plugin may have chosen to stay off), or -1: it failed (logged), or
+ * the table is full. */
+int agent_add_plugin(agent *a, const pipeline_plugin *p, gw_config *cfg);
 
 /* Lifecycle (cmd_agent.c drives these). cfg is owned by the agent from here on. */
 int agent_init(agent *a, gw_config *cfg, const agent_cli *cli);
@@ -115,6 +94,8 @@ int agent_snapshot_take(agent *a, agent_snapshot *out);
 uint64_t agent_state_gen(agent *a);
 /* The ring of recent samples, or NULL while the backend is not open. */
 ring *agent_ring(agent *a);
+/* What the plugins advertised (pipeline_facts). */
+int agent_facts(agent *a, const char **keys, const char **values, int max);
 
 /* sampler_thread.c */
 int sampler_thread_start(agent *a);

@@ -3,15 +3,16 @@
 #ifndef GPUWATCH_AGENT_COMMANDS_H
 #define GPUWATCH_AGENT_COMMANDS_H
 
-#include "plugin.h"
+#include "config.h"
+#include "pipeline.h"
 
-int agent_command(int argc, char **argv, const agent_plugin *const *plugins);
-int config_command(int argc, char **argv, const agent_plugin *const *plugins);
+int agent_command(int argc, char **argv, const pipeline_plugin *const *plugins);
+int config_command(int argc, char **argv, const pipeline_plugin *const *plugins);
 /* Their options (the agent's with its plugins'), for completion (gw_args_each_option). */
-void agent_options(const agent_plugin *const *plugins, const char *sub, gw_opt_visit *fn, void *ctx);
+void agent_options(const pipeline_plugin *const *plugins, const char *sub, gw_opt_visit *fn, void *ctx);
 void config_options(const char *sub, gw_opt_visit *fn, void *ctx);
 
 /* Runs every plugin's check on cfg; returns the config's error count. */
-int plugins_check(const agent_plugin *const *plugins, gw_config *cfg);
+int plugins_check(const pipeline_plugin *const *plugins, gw_config *cfg);
 
 #endif

@@ -14,7 +14,7 @@
 #include "util.h"
 
 /* The usage, with the options the plugins add (their keys given on the command line). */
-static void usage(FILE *f, const agent_plugin *const *plugins)
+static void usage(FILE *f, const pipeline_plugin *const *plugins)
 {
     fprintf(f,
             "usage: gpuwatch [--sim SCENARIO] agent [OPTIONS]\n"
@@ -28,7 +28,7 @@ static void usage(FILE *f, const agent_plugin *const *plugins)
             "  --port-file FILE     write the bound port to FILE once listening\n",
             GW_DEFAULT_CONFIG);
     for (int i = 0; plugins[i]; i++)
-        for (const agent_plugin_option *po = plugins[i]->options; po && po->names; po++) {
+        for (const pipeline_plugin_option *po = plugins[i]->options; po && po->names; po++) {
             char spelled[64];
             snprintf(spelled, sizeof spelled, "%s %s", po->names, po->meta ? po->meta : "VALUE");
             fprintf(f, "  %-20s %s\n", spelled, po->help ? po->help : "");
@@ -88,7 +88,7 @@ static void start_stop_watchdog(void)
 #define MAX_ROWS 32
 
 typedef struct options {
-    const agent_plugin *const *plugins;
+    const pipeline_plugin *const *plugins;
     const char *config;
     const char *port_file;
     const char *web_config;
@@ -98,9 +98,9 @@ typedef struct options {
     /* the plugins' options: row i of the table (from first_plugin_row) is plugin_opt[i]'s */
     const gw_opt *rows;
     int first_plugin_row;
-    const agent_plugin *plugin_of[MAX_ROWS];
-    const agent_plugin_option *plugin_opt[MAX_ROWS];
-    cfg_override overrides[CFG_MAX_OVERRIDES];
+    const pipeline_plugin *plugin_of[MAX_ROWS];
+    const pipeline_plugin_option *plugin_opt[MAX_ROWS];
+    doc_override overrides[DOC_MAX_OVERRIDES];
     int noverrides;
 } options;
 
@@ -130,7 +130,7 @@ static int check_plugin_option(const gw_opt *opt, const char *value, void *out, 
 {
     options *o = out;
     int i = (int)(opt - o->rows);
-    const agent_plugin_option *po = o->plugin_opt[i];
+    const pipeline_plugin_option *po = o->plugin_opt[i];
     gw_opt typed = {po->names, po->type, .off = 0};
     union {
         double d;
@@ -142,11 +142,11 @@ static int check_plugin_option(const gw_opt *opt, const char *value, void *out, 
     } scratch;
     if (gw_opt_store(&typed, value, &scratch, why, n) != 0)
         return -1;
-    if (o->noverrides == CFG_MAX_OVERRIDES) {
+    if (o->noverrides == DOC_MAX_OVERRIDES) {
         snprintf(why, n, "too many options of the plugins");
         return -1;
     }
-    o->overrides[o->noverrides++] = (cfg_override){o->plugin_of[i]->name, po->key, value};
+    o->overrides[o->noverrides++] = (doc_override){o->plugin_of[i]->name, po->key, value};
     return 0;
 }
 
@@ -172,7 +172,7 @@ static void build_rows(options *o, gw_opt *rows)
         rows[n] = own_rows[n];
     o->first_plugin_row = n;
     for (int i = 0; o->plugins[i]; i++)
-        for (const agent_plugin_option *po = o->plugins[i]->options; po && po->names && n + 1 < MAX_ROWS; po++) {
+        for (const pipeline_plugin_option *po = o->plugins[i]->options; po && po->names && n + 1 < MAX_ROWS; po++) {
             o->plugin_of[n] = o->plugins[i];
             o->plugin_opt[n] = po;
             rows[n++] = (gw_opt){po->names, GW_OPT_CUSTOM, .check = check_plugin_option};
@@ -184,7 +184,7 @@ static void build_rows(options *o, gw_opt *rows)
 /* Returns GW_ARGS_RUN, or the exit status in *exit_code (after --help, --hash-password or a usage error). */
 static int parse_args(int argc, char **argv, options *o, gw_opt *rows, int *exit_code)
 {
-    const agent_plugin *const *plugins = o->plugins;
+    const pipeline_plugin *const *plugins = o->plugins;
     memset(o, 0, sizeof *o);
     o->plugins = plugins;
     o->config = GW_DEFAULT_CONFIG;
@@ -216,9 +216,9 @@ static gw_config *load_config(const options *o)
     if (!cfg)
         return NULL;
     config_init(cfg);
-    memcpy(cfg->overrides, o->overrides, sizeof cfg->overrides);
-    cfg->noverrides = o->noverrides;
     config_load_file(cfg, o->config, o->config_explicit);
+    cfg->doc.overrides = o->overrides; /* the plugins' keys given on the command line */
+    cfg->doc.noverrides = o->noverrides;
     if (cfg->doc.loaded)
         plugins_check(o->plugins, cfg);
     if (o->web_config && cfg->errs.n == 0)
@@ -258,16 +258,13 @@ static void advertise(agent *a, const options *o)
     else
         snprintf(st.listen, sizeof st.listen, "%.*s:%d", host_len, listen, http_port(a->http));
     gw_strlcpy(st.config, o->config, sizeof st.config);
-    const char *keys[AGENT_MAX_PLUGINS], *values[AGENT_MAX_PLUGINS];
-    for (int i = 0; i < a->nfacts; i++) {
-        keys[i] = a->facts[i].key;
-        values[i] = a->facts[i].value;
-    }
-    if (agent_state_write(&st, keys, values, a->nfacts) != 0)
+    const char *keys[PIPELINE_MAX_PLUGINS], *values[PIPELINE_MAX_PLUGINS];
+    int nfacts = agent_facts(a, keys, values, PIPELINE_MAX_PLUGINS);
+    if (agent_state_write(&st, keys, values, nfacts) != 0)
         gw_log(GW_LOG_WARN, "cannot write the agent's state file (local commands will not find this agent)", NULL);
 }
 
-int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
+int agent_command(int argc, char **argv, const pipeline_plugin *const *plugins)
 {
     options o; /* the configuration is loaded again from it at each SIGHUP */
     gw_opt rows[MAX_ROWS];
@@ -341,7 +338,7 @@ int agent_command(int argc, char **argv, const agent_plugin *const *plugins)
     return rc;
 }
 
-void agent_options(const agent_plugin *const *plugins, const char *sub, gw_opt_visit *fn, void *ctx)
+void agent_options(const pipeline_plugin *const *plugins, const char *sub, gw_opt_visit *fn, void *ctx)
 {
     options o = {.plugins = plugins};
     gw_opt rows[MAX_ROWS];

@@ -18,20 +18,20 @@ static const gw_cmd check_cmd = {.name = "config check", .usage_fn = usage, .max
 static const gw_cmd *const subcommands[] = {&check_cmd, NULL};
 static const gw_cmd config_cmd = {.name = "config", .usage_fn = usage, .subs = subcommands, .needs_sub = 1};
 
-int plugins_check(const agent_plugin *const *plugins, gw_config *cfg)
+int plugins_check(const pipeline_plugin *const *plugins, gw_config *cfg)
 {
-    const char *names[AGENT_MAX_PLUGINS + 1];
+    const char *names[PIPELINE_MAX_PLUGINS + 1];
     int n = 0;
-    for (int i = 0; plugins[i] && n < AGENT_MAX_PLUGINS; i++) {
+    for (int i = 0; plugins[i] && n < PIPELINE_MAX_PLUGINS; i++) {
         names[n++] = plugins[i]->name;
         if (plugins[i]->check)
-            plugins[i]->check(cfg);
+            plugins[i]->check(&cfg->doc);
     }
     names[n] = NULL;
     return config_check_keys(cfg, names);
 }
 
-int config_command(int argc, char **argv, const agent_plugin *const *plugins)
+int config_command(int argc, char **argv, const pipeline_plugin *const *plugins)
 {
     gw_args a;
     int rc = gw_args_parse(&config_cmd, argc, argv, NULL, &a);

@@ -402,11 +402,3 @@ int config_load_web_config(gw_config *c, const char *path)
     config_free(&w);
     return c->errs.n;
 }
-
-const char *config_override(const gw_config *c, const char *section, const char *key)
-{
-    for (int i = 0; i < c->noverrides; i++)
-        if (strcmp(c->overrides[i].section, section) == 0 && strcmp(c->overrides[i].key, key) == 0)
-            return c->overrides[i].value;
-    return NULL;
-}

@@ -15,13 +15,6 @@ typedef struct cfg_user {
     char *hash; /* bcrypt ($2y$/$2b$/$2a$) */
 } cfg_user;
 
-/* A key of a plugin's section given on the agent's command line (agent_plugin_option): it wins over
- * the file's. The strings are the command line's. */
-typedef struct cfg_override {
-    const char *section, *key, *value;
-} cfg_override;
-#define CFG_MAX_OVERRIDES 16
-
 typedef struct gw_config {
     char *path;           /* file it came from, or NULL for defaults only */
     char *listen;         /* "[host]:port" */
@@ -43,9 +36,7 @@ typedef struct gw_config {
     cfg_user *users;
     int nusers;
     gw_log_level log_level;
-    gw_doc doc; /* the file, for the plugins' sections (doc_path(&cfg->doc, "history")) */
-    cfg_override overrides[CFG_MAX_OVERRIDES]; /* the command line's values of plugins' keys */
-    int noverrides;
+    gw_doc doc;   /* the file, for the plugins' sections (doc_path(&cfg->doc, "history")) */
     errlist errs; /* every problem, in file order (the web config's after) */
 } gw_config;
 
@@ -60,9 +51,6 @@ void config_free(gw_config *c);
 int config_load_file(gw_config *c, const char *path, int must_exist);
 /* Same, from text (tests); name is used in error messages. */
 int config_load_string(gw_config *c, const char *text, const char *name);
-
-/* The command line's value of section.key (agent_plugin_option), or NULL when it gave none. */
-const char *config_override(const gw_config *c, const char *section, const char *key);
 
 /* The agent's own top-level keys; the others are plugins' sections. */
 extern const char *const config_agent_keys[];

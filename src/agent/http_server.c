@@ -139,10 +139,8 @@ static enum MHD_Result send_metrics(http_server *h, struct MHD_Connection *c)
 /* Routes plugins answer (history, alerts), or 404. */
 static void route_plugins(agent *a, const agent_request *req, agent_response *resp)
 {
-    for (int i = 0; i < a->nplugins; i++)
-        if (a->plugins[i].p->handle_http && a->plugins[i].p->handle_http(a->plugins[i].ctx, req, resp))
-            return;
-    api_error(resp, MHD_HTTP_NOT_FOUND, "not found; see / for the endpoints");
+    if (!pipeline_handle_http(a->pl, req, resp))
+        api_error(resp, MHD_HTTP_NOT_FOUND, "not found; see / for the endpoints");
 }
 
 /* Quick routes (answered from the latest snapshot) run on the HTTP thread; the others run on the

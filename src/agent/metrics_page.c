@@ -54,20 +54,6 @@ void page_cache_free(page_cache *c)
     free(c);
 }
 
-static int versioned(const agent *a, int i)
-{
-    return a->plugins[i].p->write_metrics && a->plugins[i].p->metrics_version;
-}
-
-static uint64_t plugins_version(agent *a)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < a->nplugins; i++)
-        if (versioned(a, i))
-            v += a->plugins[i].p->metrics_version(a->plugins[i].ctx);
-    return v;
-}
-
 /* The shared part: GPU and process series, the round's health and the versioned plugins' series.
  * Versions are read before the text is written: a change meanwhile is seen by the next scrape. */
 static page_ref *build(agent *a, page_cache *c, uint64_t version)
@@ -87,9 +73,7 @@ static page_ref *build(agent *a, page_cache *c, uint64_t version)
     expo_write_gpus(&r->body, &r->snap, &a->expo);
     pthread_rwlock_unlock(&a->cfg_lock);
     expo_write_round_health(&r->body, &r->snap);
-    for (int i = 0; i < a->nplugins; i++)
-        if (versioned(a, i))
-            a->plugins[i].p->write_metrics(a->plugins[i].ctx, &r->body);
+    pipeline_write_metrics(a->pl, &r->body, 1);
     if (r->body.oom) {
         ref_free(r);
         return NULL;
@@ -101,7 +85,7 @@ int metrics_page_get(agent *a, const struct guard_stats *http, metrics_page *out
 {
     uint64_t t0 = gw_mono_us();
     uint64_t gen = agent_state_gen(a);
-    uint64_t version = plugins_version(a);
+    uint64_t version = pipeline_metrics_version(a->pl);
     page_cache *c = a->page;
     pthread_mutex_lock(&c->lock);
     if (!c->cur || c->cur->snap.gen != gen || c->cur->plugins_version != version) {
@@ -122,9 +106,7 @@ int metrics_page_get(agent *a, const struct guard_stats *http, metrics_page *out
     gw_buf tail;
     buf_init(&tail);
     buf_reserve(&tail, 4096);
-    for (int i = 0; i < a->nplugins; i++)
-        if (a->plugins[i].p->write_metrics && !a->plugins[i].p->metrics_version)
-            a->plugins[i].p->write_metrics(a->plugins[i].ctx, &tail);
+    pipeline_write_metrics(a->pl, &tail, 0);
     if (http)
         expo_write_http(&tail, http);
     expo_write_live(&tail, &r->snap, gw_now_us(), (double)(gw_mono_us() - t0) / 1e6);

@@ -1,8 +1,8 @@
 /* sampler_thread.c - the agent's sampler thread: opens the backend (retrying while it fails), then
  * at absolute deadlines has every GPU and its processes read by the GPUs' reader threads
- * (sampler_pool.h) and waits for them until half an interval, pushes the samples into the ring,
- * publishes the state the HTTP side reads, and calls the plugins. It never calls the backend
- * itself once open: a GPU whose read hangs is marked hung and the others go on. */
+ * (sampler_pool.h) and waits for them until half an interval, hands the samples and processes to
+ * the pipeline (its ring, events and plugins), and publishes the state the HTTP side reads. It never
+ * calls the backend itself once open: a GPU whose read hangs is marked hung and the others go on. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -60,34 +60,23 @@ static int open_backend(agent *a)
     pthread_rwlock_unlock(&a->cfg_lock);
     if (capacity < 2)
         capacity = 2;
-    ring *r = ring_new(n, capacity);
-    gpu_info *info = calloc((size_t)(n ? n : 1), sizeof *info);
-    int *have = calloc((size_t)(n ? n : 1), sizeof *have);
-    gpu_proc **procs = calloc((size_t)(n ? n : 1), sizeof *procs);
-    int *nprocs = calloc((size_t)(n ? n : 1), sizeof *nprocs);
     uint64_t *hung = calloc((size_t)(n ? n : 1), sizeof *hung);
     gpu_status *status = calloc((size_t)(n ? n : 1), sizeof *status);
     gpu_mig *mig = calloc((size_t)(n ? n : 1) * GW_MIG_MAX, sizeof *mig);
     int *nmig = calloc((size_t)(n ? n : 1), sizeof *nmig);
-    sampler_pool *pool = r && info && have && procs && nprocs && hung && status && mig && nmig
-                             ? sampler_pool_start(&a->s, AGENT_MAX_PROCS)
-                             : NULL;
+    /* the pipeline's GPUs are set once: a second open (never reached today) keeps them */
+    int opened = pipeline_ring(a->pl) || pipeline_open(a->pl, n, capacity) == 0;
+    sampler_pool *pool = opened && hung && status && mig && nmig ? sampler_pool_start(&a->s, AGENT_MAX_PROCS) : NULL;
     if (!pool) {
-        ring_free(r);
-        free(info), free(have), free(procs), free(nprocs), free(hung), free(status), free(mig), free(nmig);
+        free(hung), free(status), free(mig), free(nmig);
         sampler_close(&a->s);
         gw_log(GW_LOG_ERROR, "cannot start sampling: out of memory or threads", NULL);
         return -1;
     }
     pthread_mutex_lock(&a->state_lock);
     a->pool = pool;
-    a->ring = r;
-    a->info = info;
-    a->have_info = have;
     a->hung_since = hung;
     a->status = status;
-    a->procs = procs;
-    a->nprocs = nprocs;
     a->mig = mig;
     a->nmig = nmig;
     a->ngpus = n;
@@ -104,31 +93,18 @@ static int open_backend(agent *a)
     return 0;
 }
 
-/* Publishes one GPU's read (identity, processes) and hands its processes to the plugins. */
+/* One GPU's read to the pipeline (its sample, identity and processes); the GPU is no longer hung. */
 static void publish_gpu(agent *a, int gpu, const pool_result *r, gpu_proc *buf)
 {
-    int n = r->nprocs > 0 ? r->nprocs : 0;
-    gpu_proc *copy = n ? malloc((size_t)n * sizeof *copy) : NULL;
-    if (n && !copy)
-        n = 0;
-    if (n)
-        memcpy(copy, buf, (size_t)n * sizeof *copy);
     pthread_mutex_lock(&a->state_lock);
-    a->info[gpu] = r->info;
-    a->have_info[gpu] = r->have_info;
     a->hung_since[gpu] = 0;
-    free(a->procs[gpu]);
-    a->procs[gpu] = copy;
-    a->nprocs[gpu] = n;
     if (r->nmig >= 0) { /* read with the processes: the MIG devices as they are now */
         a->nmig[gpu] = r->nmig < GW_MIG_MAX ? r->nmig : GW_MIG_MAX;
         memcpy(&a->mig[(size_t)gpu * GW_MIG_MAX], r->mig, (size_t)a->nmig[gpu] * sizeof *r->mig);
     }
     pthread_mutex_unlock(&a->state_lock);
-    uint64_t t_us = gw_now_us();
-    for (int k = 0; k < a->nplugins; k++)
-        if (a->plugins[k].p->on_processes)
-            a->plugins[k].p->on_processes(a->plugins[k].ctx, gpu, t_us, buf, n);
+    pipeline_sample(a->pl, gpu, r->have_info ? &r->info : NULL, &r->sample);
+    pipeline_processes(a->pl, gpu, gw_now_us(), buf, r->nprocs > 0 ? r->nprocs : 0);
 }
 
 static void publish_round(agent *a, double took_s)
@@ -183,10 +159,6 @@ static void take_results(agent *a, pool_result *res, gpu_proc *procbuf, double i
         if (st != POOL_DONE)
             continue;
         note_done(a, i, res);
-        ring_push(a->ring, i, &res->sample);
-        for (int k = 0; k < a->nplugins; k++)
-            if (a->plugins[k].p->on_sample)
-                a->plugins[k].p->on_sample(a->plugins[k].ctx, i, res->have_info ? &res->info : NULL, &res->sample);
         publish_gpu(a, i, res, procbuf);
     }
 }
@@ -202,11 +174,7 @@ static void sample_round(agent *a, pool_result *res, gpu_proc *procbuf)
     double took_s = (double)(gw_mono_us() - t0) / 1e6;
     take_results(a, res, procbuf, interval);
     publish_round(a, took_s);
-    uint64_t now = gw_now_us();
-    for (int k = 0; k < a->nplugins; k++)
-        if (a->plugins[k].p->on_tick)
-            a->plugins[k].p->on_tick(a->plugins[k].ctx, now);
-    agent_deliver_events(a);
+    pipeline_tick(a->pl, gw_now_us());
 }
 
 static void *sampler_main(void *arg)

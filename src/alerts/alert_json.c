@@ -1,6 +1,7 @@
 /* alert_json.c - building the JSON forms of an alert (see alert_json.h). */
 #include "alert_json.h"
 #include "template.h"
+#include "util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ static int add_common(cJSON *o, const alert_view *v)
 static int add_value(cJSON *o, double v)
 {
     char value[40];
-    tmpl_format_value(v, value, sizeof value);
+    gw_format_number(v, value, sizeof value);
     return cJSON_AddStringToObject(o, "value", value) != NULL;
 }
 

@@ -432,7 +432,7 @@ static int upsert(rule_rt *rt, hit *h, int64_t ts)
 void alert_log_transition(const active_alert *a, const char *what, gw_log_level lvl)
 {
     char value[40];
-    tmpl_format_value(a->value, value, sizeof value);
+    gw_format_number(a->value, value, sizeof value);
     const char *summary = labels_get(&a->annotations, "summary");
     char sum[300] = "";
     if (summary) { /* logfmt: quotes and backslashes escaped */

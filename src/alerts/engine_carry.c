@@ -151,13 +151,34 @@ static char *labels_json(const labels *l)
     return s;
 }
 
-/* Fills o from alert a of the rule whose identity is key. Returns 0, or -1 when out of memory (o
+/* A label's text, copied ("" when absent). */
+static char *label_copy(const labels *l, const char *name)
+{
+    const char *v = labels_get(l, name);
+    return strdup(v ? v : "");
+}
+
+/* The gpu label as an index, -1 when absent or not one. */
+static int gpu_label(const labels *l)
+{
+    const char *v = labels_get(l, "gpu");
+    char *end;
+    long g = v && *v ? strtol(v, &end, 10) : -1;
+    return v && *v && !*end && g >= 0 && g < 4096 ? (int)g : -1;
+}
+
+/* Fills o from alert a of rule ru, whose identity is key. Returns 0, or -1 when out of memory (o
  * holds what was copied). */
-static int record_of(alert_record *o, const active_alert *a, const char *key)
+static int record_of(alert_record *o, const active_alert *a, const rule *ru, const char *key)
 {
     o->rule = strdup(key);
     o->labels = labels_json(&a->labels);
     o->annotations = labels_json(&a->annotations);
+    o->name = label_copy(&a->labels, "alertname");
+    o->severity = label_copy(&a->labels, "severity");
+    o->summary = label_copy(&a->annotations, "summary");
+    o->gpu = gpu_label(&a->labels);
+    o->for_us = ru->for_us;
     o->firing = a->state == ALERT_FIRING;
     o->active_at_us = a->active_at;
     o->fired_at_us = a->fired_at;
@@ -165,7 +186,7 @@ static int record_of(alert_record *o, const active_alert *a, const char *key)
     o->valid_until_us = a->valid_until;
     o->keep_firing_since_us = a->keep_firing_since;
     o->value = a->value;
-    return o->rule && o->labels && o->annotations ? 0 : -1;
+    return o->rule && o->labels && o->annotations && o->name && o->severity && o->summary ? 0 : -1;
 }
 
 int alert_engine_records(alert_engine *e, alert_records *out)
@@ -187,7 +208,7 @@ int alert_engine_records(alert_engine *e, alert_records *out)
                 rule_key(&e->rs.groups[g], &e->rs.groups[g].rules[r], key, sizeof key);
             for (int i = 0; rc == 0 && i < rt->n; i++)
                 if (rt->a[i].state != ALERT_INACTIVE)
-                    rc = record_of(&out->alerts[out->nalerts++], &rt->a[i], key);
+                    rc = record_of(&out->alerts[out->nalerts++], &rt->a[i], &e->rs.groups[g].rules[r], key);
         }
     for (int i = 0; rc == 0 && i < e->findings.n; i++) {
         finding_record *f = &out->findings[out->nfindings++];

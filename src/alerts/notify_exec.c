@@ -53,7 +53,7 @@ static char **alert_env(const alert_view *v)
     char buf[64];
     env_add(&e, "GPUWATCH_ALERT_", "NAME", v->alertname);
     env_add(&e, "GPUWATCH_ALERT_", "STATUS", v->state == ALERT_INACTIVE ? "resolved" : "firing");
-    tmpl_format_value(v->value, buf, sizeof buf);
+    gw_format_number(v->value, buf, sizeof buf);
     env_add(&e, "GPUWATCH_ALERT_", "VALUE", buf);
     alert_time_format(v->active_at_us, buf, sizeof buf);
     env_add(&e, "GPUWATCH_ALERT_", "STARTS_AT", buf);

@@ -1,5 +1,6 @@
 /* template.c - compiling and expanding annotation templates (a small subset of Go templates). */
 #include "template.h"
+#include "util.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -186,34 +187,6 @@ oom:
     return -1;
 }
 
-void tmpl_format_value(double v, char *buf, size_t n)
-{
-    if (isnan(v)) {
-        snprintf(buf, n, "NaN");
-        return;
-    }
-    if (isinf(v)) {
-        snprintf(buf, n, v > 0 ? "+Inf" : "-Inf");
-        return;
-    }
-    int prec = 1;
-    char tmp[64];
-    for (; prec < 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
-        if (strtod(tmp, NULL) == v)
-            break;
-    }
-    double a = fabs(v);
-    if (v != 0 && (a >= 1e21 || a < 1e-4)) {
-        /* Go writes 1e+21, 2.5e-05: mantissa without trailing zeros, exponent at least 2 digits. */
-        snprintf(buf, n, "%.*e", prec - 1, v);
-        return;
-    }
-    int exp10 = v == 0 ? 0 : (int)floor(log10(a));
-    int decimals = prec - 1 - exp10;
-    snprintf(buf, n, "%.*f", decimals > 0 ? decimals : 0, v);
-}
-
 /* Appends s to a growing string. Returns 0, or -1 when out of memory (*out is as it was). */
 static int append(char **out, size_t *len, const char *s)
 {
@@ -277,7 +250,7 @@ static void format_arg(const char *fmt, const char *str, double num, int is_num,
     } else if (*c == 's' || *c == 'v') {
         char v[64];
         if (is_num)
-            tmpl_format_value(num, v, sizeof v);
+            gw_format_number(num, v, sizeof v);
         *c = 's';
         snprintf(buf, n, fmtbuf, is_num ? v : (str ? str : ""));
     } else {
@@ -307,7 +280,7 @@ char *tmpl_expand(const tmpl *t, const labels *l, double value)
         else if (s->fmt)
             format_arg(s->fmt, str, value, s->kind == TS_VALUE, buf, sizeof buf);
         else if (s->kind == TS_VALUE)
-            tmpl_format_value(value, buf, sizeof buf);
+            gw_format_number(value, buf, sizeof buf);
         else
             snprintf(buf, sizeof buf, "%s", str ? str : "");
         if (append(&out, &len, buf) != 0)

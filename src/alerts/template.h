@@ -26,7 +26,4 @@ char *tmpl_expand(const tmpl *t, const labels *l, double value);
 #define TMPL_OOM_MARKER "<out of memory>"
 void tmpl_free(tmpl *t);
 
-/* A number as Go's fmt prints a float64 with %v (what Prometheus shows for $value): 95, 0.25, 1e+21. */
-void tmpl_format_value(double v, char *buf, size_t n);
-
 #endif

@@ -117,22 +117,6 @@ void gw_args_each_option(const gw_cmd *cmd, const char *sub, gw_opt_visit *fn, v
     }
 }
 
-void gw_format_duration(double s, char *out, size_t n)
-{
-    static const struct {
-        const char *unit;
-        double size;
-    } units[] = {{"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}, {"ms", 0.001}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        double k = s / units[i].size;
-        if (s >= units[i].size && fabs(k - round(k)) < 1e-9 * (k > 1 ? k : 1)) {
-            snprintf(out, n, "%.0f%s", round(k), units[i].unit);
-            return;
-        }
-    }
-    snprintf(out, n, "%gs", s);
-}
-
 /* --- values ---------------------------------------------------------------------------------- */
 
 /* Bounds: none (both 0), at least min (max 0), or min to max. */

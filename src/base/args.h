@@ -119,7 +119,4 @@ typedef void gw_opt_visit(const char *name, const gw_opt *opt, void *ctx);
  * none: cmd's), then for the names of its subcommands. */
 void gw_args_each_option(const gw_cmd *cmd, const char *sub, gw_opt_visit *fn, void *ctx);
 
-/* A duration as its shortest spelling in the duration grammar: 0.1 -> "100ms", 86400 -> "1d". */
-void gw_format_duration(double seconds, char *out, size_t n);
-
 #endif

@@ -224,3 +224,47 @@ void gw_strlcpy(char *dst, const char *src, size_t n)
     memcpy(dst, src, len);
     dst[len] = 0;
 }
+
+void gw_format_number(double v, char *buf, size_t n)
+{
+    if (isnan(v)) {
+        snprintf(buf, n, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, n, v > 0 ? "+Inf" : "-Inf");
+        return;
+    }
+    int prec = 1;
+    char tmp[64];
+    for (; prec < 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    double a = fabs(v);
+    if (v != 0 && (a >= 1e21 || a < 1e-4)) {
+        /* Go writes 1e+21, 2.5e-05: mantissa without trailing zeros, exponent at least 2 digits. */
+        snprintf(buf, n, "%.*e", prec - 1, v);
+        return;
+    }
+    int exp10 = v == 0 ? 0 : (int)floor(log10(a));
+    int decimals = prec - 1 - exp10;
+    snprintf(buf, n, "%.*f", decimals > 0 ? decimals : 0, v);
+}
+
+void gw_format_duration(double s, char *out, size_t n)
+{
+    static const struct {
+        const char *unit;
+        double size;
+    } units[] = {{"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}, {"ms", 0.001}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        double k = s / units[i].size;
+        if (s >= units[i].size && fabs(k - round(k)) < 1e-9 * (k > 1 ? k : 1)) {
+            snprintf(out, n, "%.0f%s", round(k), units[i].unit);
+            return;
+        }
+    }
+    snprintf(out, n, "%gs", s);
+}

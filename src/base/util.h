@@ -29,6 +29,14 @@ int gw_parse_size(const char *s, uint64_t *bytes);
 /* "0,2,5-7" -> flags in sel[0..max-1]. Returns 0 on success. */
 int gw_parse_index_list(const char *s, unsigned char *sel, int max);
 
+/* A duration as gw_parse_duration reads it back, in its largest whole unit: "1d", "30m", "100ms", "1500ms". */
+void gw_format_duration(double seconds, char *out, size_t n);
+
+/* A number as Go's fmt prints a float64 with %v, the shortest text that reads back as v (what
+ * Prometheus shows for $value and what the history writes of an alert's value): 95, 0.25, 1e+21,
+ * 2.5e-05, NaN, +Inf. */
+void gw_format_number(double v, char *buf, size_t n);
+
 /* Copies at most n-1 bytes and always terminates. */
 void gw_strlcpy(char *dst, const char *src, size_t n);
 

@@ -31,17 +31,10 @@ static void on_processes(void *ctx, int gpu, uint64_t t_us, const gpu_proc *proc
     diag_window_add_processes(ctx, gpu, t_us, procs, n);
 }
 
-/* XIDs and lost GPUs as the history recorded them (xid: "xid=79"). */
-static void on_event(void *ctx, uint64_t t_us, int gpu, const char *kind, const char *detail)
+/* XIDs and lost GPUs as the history recorded them. */
+static void on_event(void *ctx, const gw_event *ev)
 {
-    if (strcmp(kind, "xid") == 0) {
-        const char *x = strstr(detail, "xid=");
-        diag_window_add_event(ctx, gpu, t_us, DIAG_EV_XID, x ? atoi(x + 4) : 0, 1);
-    } else if (strcmp(kind, "gpu_lost") == 0) {
-        diag_window_add_event(ctx, gpu, t_us, DIAG_EV_GPU_LOST, 0, 1);
-    } else if (strcmp(kind, "gpu_back") == 0) {
-        diag_window_add_event(ctx, gpu, t_us, DIAG_EV_GPU_BACK, 0, 1);
-    }
+    diag_window_note_event(ctx, ev);
 }
 
 int diagnose_from_history(diag_window *w, const char *path, int64_t from_us, int64_t to_us)

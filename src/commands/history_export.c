@@ -3,6 +3,7 @@
  * their own traces, XIDs as events and lost windows as faults. */
 #include "history_export.h"
 #include "codec.h"
+#include "history_read.h"
 #include "query.h"
 #include "query_json.h"
 #include "timeparse.h"
@@ -269,9 +270,9 @@ static void export_events(FILE *y, store *st, int64_t from, int64_t to, int64_t 
         if (gpu < 0 || gpu >= HQ_MAX_GPUS || (sel && !sel[gpu]) || !kind)
             continue;
         double at = (double)(t - t0) / 1e6;
-        unsigned xid;
-        if (strcmp(kind, "xid") == 0 && detail && sscanf(detail, "xid=%u", &xid) == 1) {
-            fprintf(y, "%s  - {at: %.3fs, gpu: %d, xid: %u}\n", ev_first ? "events:\n" : "", at, gpu, xid);
+        gw_event ev;
+        if (history_event_parse((uint64_t)t, gpu, kind, detail, &ev) == 0 && ev.kind == EV_XID && ev.xid.code > 0) {
+            fprintf(y, "%s  - {at: %.3fs, gpu: %d, xid: %d}\n", ev_first ? "events:\n" : "", at, gpu, ev.xid.code);
             ev_first = 0;
         } else if (strcmp(kind, "gpu_lost") == 0) {
             lost_at[gpu] = t;

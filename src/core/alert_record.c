@@ -8,6 +8,9 @@ static void record_free(alert_record *a)
     free(a->rule);
     free(a->labels);
     free(a->annotations);
+    free(a->name);
+    free(a->severity);
+    free(a->summary);
 }
 
 void alert_records_free(alert_records *r)
@@ -40,8 +43,11 @@ int alert_records_copy(alert_records *dst, const alert_records *src)
         d->rule = dup_text(src->alerts[i].rule);
         d->labels = dup_text(src->alerts[i].labels);
         d->annotations = dup_text(src->alerts[i].annotations);
+        d->name = dup_text(src->alerts[i].name);
+        d->severity = dup_text(src->alerts[i].severity);
+        d->summary = dup_text(src->alerts[i].summary);
         dst->nalerts++;
-        if (!d->rule || !d->labels || !d->annotations) {
+        if (!d->rule || !d->labels || !d->annotations || !d->name || !d->severity || !d->summary) {
             alert_records_free(dst);
             return -1;
         }

@@ -2,7 +2,7 @@
  * pending and firing alert, and the diagnosis findings its rules read. The alert engine makes
  * them, the agent's events carry them, the history keeps the latest set in its file, and the engine
  * of a restarted agent takes them back (docs/alerts.md, "Reload and restart"). Only the alert engine
- * reads the strings; the others copy and store them as they are. */
+ * reads the JSON strings; the others copy and store them as they are, or read the display fields. */
 #ifndef GPUWATCH_ALERT_RECORD_H
 #define GPUWATCH_ALERT_RECORD_H
 
@@ -17,6 +17,12 @@ typedef struct alert_record {
     int firing;        /* 1 firing, 0 pending */
     int64_t active_at_us, fired_at_us, last_sent_at_us, valid_until_us, keep_firing_since_us;
     double value;
+    /* What a screen shows of it, read by field (top's alert panel): its alertname, severity label
+     * and summary annotation, its gpu label (-1 none) and its rule's `for`. Filled by the engine;
+     * the history's file does not keep them (a record read back from it has them empty, gpu -1). */
+    char *name, *severity, *summary;
+    int gpu;
+    int64_t for_us;
 } alert_record;
 
 /* A diagnosis finding active on a GPU, as the rules' finding.DETECTOR reads it. */

@@ -19,6 +19,23 @@ void diag_report_free(diag_report *r)
     memset(r, 0, sizeof *r);
 }
 
+int diag_report_copy(diag_report *dst, const diag_report *src)
+{
+    diag_report_init(dst);
+    int cap = src->n > 0 ? src->n : 1;
+    dst->f = malloc((size_t)cap * sizeof *dst->f);
+    if (!dst->f)
+        return -1;
+    if (src->n > 0)
+        memcpy(dst->f, src->f, (size_t)src->n * sizeof *dst->f);
+    dst->n = src->n > 0 ? src->n : 0;
+    dst->cap = cap;
+    dst->from_us = src->from_us;
+    dst->to_us = src->to_us;
+    dst->oom = src->oom;
+    return 0;
+}
+
 void diag_report_clear(diag_report *r)
 {
     r->n = 0;

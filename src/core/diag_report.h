@@ -63,6 +63,9 @@ typedef struct diag_report {
 void diag_report_init(diag_report *r);
 void diag_report_free(diag_report *r);
 void diag_report_clear(diag_report *r);
+/* dst (uninitialised) becomes a copy of src (detector ids are shared: they are the detectors'
+ * constants). Returns 0, or -1 when out of memory (dst is empty). */
+int diag_report_copy(diag_report *dst, const diag_report *src);
 
 /* A new zeroed finding at the end of the report (NULL when out of memory). */
 diag_finding *diag_report_add(diag_report *r, const char *detector, diag_severity sev);

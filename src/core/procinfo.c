@@ -1,13 +1,9 @@
 /* procinfo.c - what /proc says about a GPU process: name, command line, user, RSS, start time, CPU use
- * and its container / Kubernetes pod / Slurm job / systemd unit (from /proc/<pid>/cgroup).
- * CPU percent needs two readings: a small pid -> (CPU ticks, time) table, static here and guarded by a
- * mutex, remembers the previous one (the first reading gives the lifetime average, as ps does). */
+ * (from the caller's process table, proc_table.h) and its container / Kubernetes pod / Slurm job /
+ * systemd unit (from /proc/<pid>/cgroup). */
 #include "procinfo.h"
 #include "files.h"
-#include "proc_stat.h"
 #include <ctype.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,21 +183,6 @@ void procinfo_container_from_cgroup(const char *cgroup_text, char *out, size_t o
 
 /* ---- /proc/<pid> files ---- */
 
-static void read_cmdline(unsigned pid, gpu_proc *p)
-{
-    char path[64], buf[sizeof p->cmdline];
-    snprintf(path, sizeof path, "/proc/%u/cmdline", pid);
-    ssize_t n = gw_read_small(path, buf, sizeof buf);
-    if (n <= 0)
-        return; /* kernel thread or zombie: keep what there is */
-    for (ssize_t i = 0; i < n; i++)
-        if (buf[i] == 0)
-            buf[i] = ' ';
-    while (n > 0 && buf[n - 1] == ' ')
-        buf[--n] = 0;
-    gw_strlcpy(p->cmdline, buf, sizeof p->cmdline);
-}
-
 static void user_name(uid_t uid, char *out, size_t outlen)
 {
     struct passwd pw, *res = NULL;
@@ -212,10 +193,10 @@ static void user_name(uid_t uid, char *out, size_t outlen)
         snprintf(out, outlen, "%u", (unsigned)uid);
 }
 
-static void read_status(unsigned pid, gpu_proc *p)
+static void read_status(const char *root, unsigned pid, gpu_proc *p)
 {
-    char path[64], buf[4096];
-    snprintf(path, sizeof path, "/proc/%u/status", pid);
+    char path[320], buf[4096];
+    snprintf(path, sizeof path, "%s/%u/status", root, pid);
     if (gw_read_small(path, buf, sizeof buf) <= 0)
         return;
     const char *u = strstr(buf, "\nUid:");
@@ -230,70 +211,11 @@ static void read_status(unsigned pid, gpu_proc *p)
     }
 }
 
-static uint64_t boot_time_s(void)
+int procinfo_fill(proc_table *t, gpu_proc *p, proc_entry *reading)
 {
-    static uint64_t btime; /* constant while the machine is up */
-    if (btime)
-        return btime;
-    char buf[8192];
-    if (gw_read_small("/proc/stat", buf, sizeof buf) <= 0)
-        return 0;
-    const char *b = strstr(buf, "\nbtime ");
-    unsigned long long v;
-    if (b && sscanf(b + 7, "%llu", &v) == 1)
-        btime = v;
-    return btime;
-}
-
-/* ---- CPU percent between two readings ---- */
-
-#define CPU_SLOTS 256
-
-static struct cpu_slot {
-    unsigned pid;
-    unsigned long long start_ticks; /* tells a reused pid apart */
-    unsigned long long ticks;       /* utime + stime */
-    uint64_t t_us;                  /* monotonic */
-} cpu_slots[CPU_SLOTS];
-static pthread_mutex_t cpu_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* CPU percent since this pid's previous reading; the first reading: since the process started. */
-static double cpu_percent(unsigned pid, unsigned long long start, unsigned long long ticks, double hz, uint64_t btime)
-{
-    uint64_t now = gw_mono_us();
-    double pct;
-    pthread_mutex_lock(&cpu_lock);
-    struct cpu_slot *s = &cpu_slots[pid % CPU_SLOTS];
-    if (s->pid == pid && s->start_ticks == start && now > s->t_us && ticks >= s->ticks) {
-        pct = (ticks - s->ticks) / hz / ((now - s->t_us) / 1e6) * 100.0;
-    } else {
-        double age = btime ? (double)gw_now_us() / 1e6 - (btime + start / hz) : 0;
-        pct = age > 0 ? ticks / hz / age * 100.0 : 0;
-    }
-    *s = (struct cpu_slot){pid, start, ticks, now};
-    pthread_mutex_unlock(&cpu_lock);
-    return pct;
-}
-
-static void read_stat(unsigned pid, gpu_proc *p)
-{
-    proc_stat st;
-    if (proc_stat_read(NULL, pid, &st) != 0)
-        return;
-    long hz = sysconf(_SC_CLK_TCK);
-    if (hz <= 0)
-        hz = 100;
-    uint64_t btime = boot_time_s();
-    if (btime)
-        p->start_time_s = btime + st.start_ticks / (unsigned long long)hz;
-    p->cpu_percent = cpu_percent(pid, st.start_ticks, st.utime + st.stime, (double)hz, btime);
-    p->has_cpu = 1;
-}
-
-int procinfo_fill(gpu_proc *p)
-{
-    char path[64], buf[4096];
-    snprintf(path, sizeof path, "/proc/%u/comm", p->pid);
+    const char *root = proc_table_root(t);
+    char path[320], buf[4096];
+    snprintf(path, sizeof path, "%s/%u/comm", root, p->pid);
     ssize_t n = p->pid ? gw_read_small(path, buf, sizeof buf) : -1;
     if (n < 0)
         return -1; /* not visible here (another pid namespace) or gone: keep NVML's view */
@@ -301,10 +223,19 @@ int procinfo_fill(gpu_proc *p)
         buf[--n] = 0;
     if (n > 0)
         gw_strlcpy(p->name, buf, sizeof p->name);
-    read_cmdline(p->pid, p);
-    read_status(p->pid, p);
-    read_stat(p->pid, p);
-    snprintf(path, sizeof path, "/proc/%u/cgroup", p->pid);
+    char cmd[sizeof p->cmdline];
+    if (proc_read_cmdline(root, p->pid, cmd, sizeof cmd) == 0 && cmd[0])
+        gw_strlcpy(p->cmdline, cmd, sizeof p->cmdline); /* a kernel thread or zombie: keep what there is */
+    read_status(root, p->pid, p);
+    proc_entry e;
+    if (proc_table_read(t, p->pid, &e) == 0) {
+        p->start_time_s = e.start_time_s;
+        p->cpu_percent = e.cpu_percent;
+        p->has_cpu = 1;
+        if (reading)
+            *reading = e;
+    }
+    snprintf(path, sizeof path, "%s/%u/cgroup", root, p->pid);
     if (gw_read_small(path, buf, sizeof buf) > 0) {
         char c[sizeof p->container];
         procinfo_container_from_cgroup(buf, c, sizeof c);

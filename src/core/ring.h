@@ -1,4 +1,4 @@
-/* ring.h - in-memory ring buffer of recent samples per GPU (the agent's and top's short memory).
+/* ring.h - in-memory ring buffer of recent samples per GPU (a pipeline's short memory: the agent's, top's).
  * One writer (the sampler thread), many readers (HTTP, UI, rules); readers get copies. */
 #ifndef GPUWATCH_RING_H
 #define GPUWATCH_RING_H

@@ -1,7 +1,7 @@
-/* sample_source.h - where the alert engine reads recent samples and processes, never knowing which
- * it is: the agent's ring and latest processes (the view its plugins get), top's own ring (its
- * local alerts), or a rule test's synthetic series (alerts/synth_source.c). The diagnosis fills
- * its window from its own sources instead (diag_window_add_*). */
+/* sample_source.h - where a consumer that looks back over time reads samples: a pipeline's ring and
+ * latest processes (the agent's, top's local one) or a test's arrays. The alert engine and the
+ * pipeline's plugins read through it and never know which it is. The diagnosis fills its window
+ * from its own sources instead (diag_window_add_*). */
 #ifndef GPUWATCH_SAMPLE_SOURCE_H
 #define GPUWATCH_SAMPLE_SOURCE_H
 

@@ -45,7 +45,8 @@ static backend_status open_sampler(sampler *s, int read_info, char *err, size_t 
         return st;
     s->backends[0].ops->versions(s->backends[0].b, &s->versions);
     s->gpus = calloc((size_t)(s->count ? s->count : 1), sizeof *s->gpus);
-    if (!s->gpus) {
+    s->procs = proc_table_new(NULL, 0);
+    if (!s->gpus || !s->procs) {
         gw_strlcpy(err, "out of memory", errlen);
         sampler_close(s);
         return BK_ERR_OTHER;
@@ -85,6 +86,7 @@ void sampler_close(sampler *s)
     for (int k = 0; k < s->nbackends; k++)
         s->backends[k].ops->close(s->backends[k].b);
     free(s->gpus);
+    proc_table_free(s->procs);
     memset(s, 0, sizeof *s);
 }
 
@@ -151,7 +153,7 @@ int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max)
 {
     int n = sampler_read_backend_processes(s, gpu, out, max);
     for (int i = 0; i < n; i++)
-        procinfo_fill(&out[i]);
+        procinfo_fill(s->procs, &out[i], NULL);
     return n;
 }
 

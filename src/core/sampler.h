@@ -6,6 +6,7 @@
 #define GPUWATCH_SAMPLER_H
 
 #include "backend.h"
+#include "proc_table.h"
 
 typedef struct gw_gpu {
     gpu_info info;
@@ -28,6 +29,7 @@ typedef struct sampler {
     int count; /* GPUs of every backend, in backend order */
     gw_gpu *gpus;
     backend_versions versions; /* the first backend's */
+    proc_table *procs;         /* the GPU processes' /proc readings (CPU use between two reads) */
 } sampler;
 
 /* Opens every registered backend. Fails (one clear line in err, the first failure's status) when

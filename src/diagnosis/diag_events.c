@@ -1,8 +1,7 @@
-/* diag_events.c - the window's events: from counters and status of consecutive samples (XIDs,
- * uncorrectable ECC; lost and back; row remapping is read as step signals) or added by a source that keeps them apart,
- * without counting one event twice. */
+/* diag_events.c - the window's events: derived from a GPU's samples (event_derive: XIDs, lost and
+ * back, uncorrectable ECC; row remapping is read as step signals), or handed over by a source that
+ * keeps them apart (the pipeline, the history's events table), without counting one event twice. */
 #include "diag_window_internal.h"
-#include <math.h>
 #include <stdlib.h>
 
 #define EVENT_SAME_US 5000000ull /* an event repeated within 5 s is the same event */
@@ -41,40 +40,28 @@ void diag_window_add_event(diag_window *w, int gpu, uint64_t t_us, diag_event_ki
         diag_window_event(w, gpu, t_us, kind, code, count);
 }
 
-/* A counter that grew since the previous sample (a reset, e.g. a driver reload, is not growth). */
-static int grew(const gpu_sample *s, metric_id id, double *prev, int has_prev, int *by)
+void diag_window_note_event(diag_window *w, const gw_event *ev)
 {
-    double v;
-    if (!sample_get(s, id, &v) || !isfinite(v))
-        return 0;
-    int up = has_prev && !isnan(*prev) && v > *prev;
-    if (up)
-        *by = (int)(v - *prev + 0.5);
-    *prev = v;
-    return up;
+    switch (ev->kind) {
+    case EV_XID: diag_window_add_event(w, ev->gpu, ev->t_us, DIAG_EV_XID, ev->xid.code, ev->xid.count); break;
+    case EV_GPU_LOST: diag_window_add_event(w, ev->gpu, ev->t_us, DIAG_EV_GPU_LOST, 0, 1); break;
+    case EV_GPU_BACK: diag_window_add_event(w, ev->gpu, ev->t_us, DIAG_EV_GPU_BACK, 0, 1); break;
+    case EV_ECC_DBE: diag_window_add_event(w, ev->gpu, ev->t_us, DIAG_EV_ECC_DBE, 0, ev->ecc.count); break;
+    default: break;
+    }
 }
 
-void diag_window_read_events(diag_window *w, diag_gpu *g, int gpu, const gpu_sample *s)
+static void derived(const gw_event *ev, void *arg)
 {
-    uint64_t t = s->t_us;
-    int has_prev = g->has_prev;
-    int n = 0;
-    double last = 0;
-    int have_last = sample_get(s, M_XID_LAST, &last);
-    if (grew(s, M_XID_COUNT, &g->prev_xid_count, has_prev, &n))
-        diag_window_event(w, gpu, t, DIAG_EV_XID, have_last ? (int)last : 0, n);
-    else if (!sample_has(s, M_XID_COUNT) && have_last && has_prev && last != 0 && last != g->prev_xid_last)
-        diag_window_event(w, gpu, t, DIAG_EV_XID, (int)last, 1);
-    if (have_last)
-        g->prev_xid_last = last;
-    metric_id dbe = sample_has(s, M_ECC_DBE_VOL) ? M_ECC_DBE_VOL : M_ECC_DBE_AGG;
-    if (grew(s, dbe, &g->prev_dbe, has_prev, &n))
-        diag_window_event(w, gpu, t, DIAG_EV_ECC_DBE, 0, n);
+    diag_window_note_event(arg, ev);
 }
 
-void diag_window_first_prev(diag_gpu *g)
+void diag_window_derive_events(diag_window *w, diag_gpu *g, int gpu, const gpu_sample *s)
 {
-    g->prev_xid_count = NAN;
-    g->prev_dbe = NAN;
-    g->prev_xid_last = 0;
+    event_derive(&g->events, gpu, s, derived, w);
+}
+
+void diag_window_given_events(diag_window *w)
+{
+    w->events_given = 1;
 }

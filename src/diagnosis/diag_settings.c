@@ -1,5 +1,6 @@
-/* diag_settings.c - reading the `diagnosis:` settings (see diag_settings.h). */
+/* diag_settings.c - reading and writing the `diagnosis:` settings (see diag_settings.h). */
 #include "diag_settings.h"
+#include "util.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -69,4 +70,24 @@ int diag_settings_read(gw_doc *d, const doc_node *section, diag_settings *s)
     if (!doc_is_null(t))
         read_thresholds(d, t, s);
     return d->errs->n > before ? -1 : 0;
+}
+
+int diag_settings_write(const diag_settings *s, gw_buf *b)
+{
+    char window[32], every[32];
+    gw_format_duration(s->window_s, window, sizeof window);
+    gw_format_duration(s->interval_s, every, sizeof every);
+    buf_printf(b, "  enabled: %s\n  window: %s\n  interval: %s\n", s->enabled ? "true" : "false", window, every);
+    int first = 1;
+    for (int i = 0; i < diag_config_count(); i++) {
+        const diag_param *q = diag_config_param(i);
+        double v;
+        if (diag_config_get(&s->cfg, q->name, &v) != 0 || v == q->def)
+            continue; /* only the thresholds set */
+        if (first)
+            buf_puts(b, "  thresholds:\n");
+        first = 0;
+        buf_printf(b, "    %s: %.10g\n", q->name, v);
+    }
+    return b->oom ? -1 : 0;
 }

@@ -1,9 +1,10 @@
 /* diag_settings.h - the `diagnosis:` settings: whether the agent diagnoses, over what window and how
  * often, and every threshold (diag_config) by name, read from YAML through the document layer by the
- * agent's config and by `gpuwatch diagnose --config FILE` alike. */
+ * agent's config, top.yaml and `gpuwatch diagnose --config FILE` alike, and written back (top). */
 #ifndef GPUWATCH_DIAG_SETTINGS_H
 #define GPUWATCH_DIAG_SETTINGS_H
 
+#include "buf.h"
 #include "diag_config.h"
 #include "doc.h"
 
@@ -24,5 +25,9 @@ void diag_settings_defaults(diag_settings *s);
  *     input_stall: {p95_util: 75}     # or, flat: input_stall.p95_util: 75
  * Problems are added to d's error list with their position. Returns 0, or -1 when there were any. */
 int diag_settings_read(gw_doc *d, const doc_node *section, diag_settings *s);
+/* The section's lines as diag_settings_read reads them back (indented by two spaces, without the
+ * "diagnosis:" line): enabled, window, interval, and the thresholds that are not at their default.
+ * Appends to b; 0, or -1 when out of memory. */
+int diag_settings_write(const diag_settings *s, gw_buf *b);
 
 #endif

@@ -156,20 +156,12 @@ void diag_window_add_sample(diag_window *w, int gpu, const gpu_info *info, const
         g->first_us = s->t_us;
     g->last_us = s->t_us;
     g->n_samples++;
-    int lost = s->status == GPU_LOST;
-    if (lost && !g->prev_lost)
-        diag_window_event(w, gpu, s->t_us, DIAG_EV_GPU_LOST, 0, 1);
-    if (!lost && g->prev_lost)
-        diag_window_event(w, gpu, s->t_us, DIAG_EV_GPU_BACK, 0, 1);
-    g->prev_lost = lost;
+    if (!w->events_given)
+        diag_window_derive_events(w, g, gpu, s);
     if (s->status != GPU_OK)
         return;
-    if (!g->has_prev)
-        diag_window_first_prev(g);
     read_limits(g, s);
     read_series(w, g, s);
-    diag_window_read_events(w, g, gpu, s);
-    g->has_prev = 1;
 }
 
 void diag_window_trim(diag_window *w, uint64_t t_us)

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include "event.h"
 #include "sample.h"
 
 /* One signal over time: times in us (increasing) and values. An absent reading is not stored. */
@@ -120,10 +121,7 @@ typedef struct diag_gpu {
     diag_series nproc;    /* process-list observations: time, number of compute processes (graphics-only
                            * processes such as a display server do not hold the GPU for a job) */
     uint64_t last_obs_us; /* last process-list observation */
-    /* previous readings, to turn counters into events */
-    int has_prev;
-    int prev_lost;
-    double prev_xid_count, prev_xid_last, prev_dbe;
+    event_deriver events; /* the samples before, to derive events (event.h) */
 } diag_gpu;
 
 /* What a job's own output said about GPU memory (diag_job_line): the PyTorch allocator's
@@ -155,7 +153,8 @@ typedef struct diag_window {
     diag_job_note *notes; /* time order, as added */
     int n_notes;
     int cap_notes;
-    int oom; /* an allocation failed: some data was dropped */
+    int oom;          /* an allocation failed: some data was dropped */
+    int events_given; /* the source hands over the events of its samples: they are not derived here */
 } diag_window;
 
 diag_window *diag_window_new(void);
@@ -163,8 +162,11 @@ void diag_window_free(diag_window *w);
 
 /* Adds one sample of GPU `gpu` (samples of a GPU in time order). info may be NULL; its name and
  * UUID are kept. Limits come from the sample's static metrics. Counters and status become
- * events: XIDs (xid.count / xid.last), lost and back, uncorrectable ECC. */
+ * events (event_derive: XIDs, lost and back, uncorrectable ECC) unless the source gives them. */
 void diag_window_add_sample(diag_window *w, int gpu, const gpu_info *info, const gpu_sample *s);
+/* The source hands the window the events of its samples itself (diag_window_note_event, e.g. the
+ * pipeline's, derived once for every plugin): add_sample no longer derives them. */
+void diag_window_given_events(diag_window *w);
 
 /* The processes on GPU `gpu` at t_us: the whole list, as read (an empty list says the GPU had
  * none). With gpu = -1 the list covers every GPU and each entry's own .gpu is used. */
@@ -173,6 +175,9 @@ void diag_window_add_processes(diag_window *w, int gpu, uint64_t t_us, const gpu
 /* Adds an event from a source that keeps them apart (the history's event table). An event equal
  * in GPU, kind and code to one already held within 5 s is the same event and is not added. */
 void diag_window_add_event(diag_window *w, int gpu, uint64_t t_us, diag_event_kind kind, int code, int count);
+/* The same from a typed event (event.h): xid, gpu_lost, gpu_back and ecc_dbe; the other kinds are
+ * not the window's. */
+void diag_window_note_event(diag_window *w, const gw_event *ev);
 
 /* A line of a job's output (stdout or stderr): 1 and *out filled when it is one of the memory
  * messages diag_job_note describes, 0 otherwise. Pure: any text is safe. */

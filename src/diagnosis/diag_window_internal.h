@@ -12,8 +12,8 @@ void diag_window_push(diag_window *w, diag_series *s, uint64_t t, float v, int s
 
 /* diag_events.c */
 void diag_window_event(diag_window *w, int gpu, uint64_t t, diag_event_kind kind, int code, int count);
-void diag_window_first_prev(diag_gpu *g);
-void diag_window_read_events(diag_window *w, diag_gpu *g, int gpu, const gpu_sample *s);
+/* The events between the GPU's samples before and s (event_derive), into the window. */
+void diag_window_derive_events(diag_window *w, diag_gpu *g, int gpu, const gpu_sample *s);
 
 /* diag_procs.c */
 void diag_proc_release(diag_proc *p);

@@ -240,6 +240,14 @@ int doc_load_file(gw_doc *d, const char *path, errlist *errs)
     return rc;
 }
 
+const char *doc_overridden(const gw_doc *d, const char *section, const char *key)
+{
+    for (int i = 0; i < d->noverrides; i++)
+        if (strcmp(d->overrides[i].section, section) == 0 && strcmp(d->overrides[i].key, key) == 0)
+            return d->overrides[i].value;
+    return NULL;
+}
+
 void doc_free(gw_doc *d)
 {
     if (d->loaded)

@@ -18,11 +18,20 @@
 
 typedef yaml_node_t doc_node;
 
+/* A value given for section.key outside the file (the agent's command line: --db for history.path),
+ * which wins over the file's. The strings are the giver's. */
+typedef struct doc_override {
+    const char *section, *key, *value;
+} doc_override;
+#define DOC_MAX_OVERRIDES 16
+
 typedef struct gw_doc {
     yaml_document_t y;
     char *name;    /* the file name used in messages */
     errlist *errs; /* where problems go (the caller's) */
     int loaded;
+    const doc_override *overrides; /* set by the loader's caller after a load (a load clears it) */
+    int noverrides;
 } gw_doc;
 
 /* Loads a file. Returns 0, or -1 after adding why to errs (missing, unreadable, too large, not
@@ -31,6 +40,8 @@ int doc_load_file(gw_doc *d, const char *path, errlist *errs);
 /* The same from text in memory; name is used in messages. */
 int doc_load_text(gw_doc *d, const char *name, const char *text, size_t len, errlist *errs);
 void doc_free(gw_doc *d);
+/* The value given for section.key outside the file (doc_override), or NULL when none was. */
+const char *doc_overridden(const gw_doc *d, const char *section, const char *key);
 doc_node *doc_root(gw_doc *d);
 
 /* Adds "FILE:LINE:COL: message" for node n (NULL: "FILE: message"). Returns -1. */

@@ -132,6 +132,7 @@ static int read_alert(sqlite3_stmt *st, alert_record *a)
         *times[i] = sqlite3_column_int64(st, 4 + i);
     a->value = sqlite3_column_double(st, 9);
     a->firing = firing == 1;
+    a->gpu = -1; /* the display fields are not kept in the file */
     if (!a->annotations && !oom)
         a->annotations = strdup("{}");
     int bad = (firing != 0 && firing != 1) || a->active_at_us <= 0 || (a->firing && a->fired_at_us < a->active_at_us);

@@ -1,9 +1,10 @@
-/* hist_internal.h - the in-memory side of a history handle, shared by ingest.c, writer.c and events.c. */
+/* hist_internal.h - the in-memory side of a history handle, shared by ingest.c, writer.c and the others. */
 #ifndef GPUWATCH_HIST_INTERNAL_H
 #define GPUWATCH_HIST_INTERNAL_H
 
 #include <pthread.h>
 #include "alert_record.h"
+#include "event.h"
 #include "history.h"
 #include "store.h"
 
@@ -49,8 +50,6 @@ typedef struct hgpu {
     hgroup g;
     gpu_info info;
     int have_info, info_dirty;
-    gpu_sample prev; /* for events: the last good sample's values, the latest sample's status */
-    int have_prev;
 } hgpu;
 
 /* The open series of one process on one GPU. Slots [0, base) are only in the file (a committed
@@ -144,8 +143,9 @@ int hist_unspill_col(const hgroup *grp, const hcol *c, double *v, uint8_t *pres)
 int hist_write_alert_states(store *st, const alert_records *states);
 void hist_alert_states_free(alert_records *states);
 
-/* events.c: events derived from a GPU's previous and new sample (called under h->mu). */
-void hist_detect_events(history *h, int gpu, const gpu_sample *prev, const gpu_sample *cur);
+/* event_text.c: the kind's detail as the file keeps it (event_kind_name is its kind). 0, or -1 for
+ * a kind the events table does not hold (ecc_dbe, alert_states, diagnosis). */
+int history_event_text(const gw_event *ev, char *detail, size_t n);
 void hist_queue_event(history *h, int64_t t, int gpu, const char *kind, const char *detail);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "alert_record.h"
+#include "event.h"
 #include "sample.h"
 
 typedef struct history_config {
@@ -37,13 +38,15 @@ history *history_open(const history_config *cfg, char *err, size_t n);
 /* Seals everything in memory, writes it (one last try) and closes. */
 void history_close(history *h);
 
-/* Record one sample of a GPU (info: identity strings, may be NULL after the first call).
- * Also derives events from consecutive samples: gpu_lost/gpu_back, xid, throttle_start/end. */
+/* Record one sample of a GPU (info: identity strings, may be NULL after the first call). Events are
+ * not derived here: the caller hands them over (event_derive, or the pipeline's events). */
 void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_sample *s);
 /* Record the processes on a GPU at t_us (GPU memory and SM use per pid, with command/user/container). */
 void history_record_processes(history *h, int gpu, uint64_t t_us, const gpu_proc *procs, int n);
-/* Record an event; kind: xid, gpu_lost, gpu_back, throttle_start, throttle_end, alert, ...; gpu -1 = host. */
-void history_record_event(history *h, uint64_t t_us, int gpu, const char *kind, const char *detail);
+/* Record an event in the events table: xid, gpu_lost, gpu_back, throttle_start, throttle_end, alert
+ * (started firing or resolved), finding (docs/history.md, "Events"); the other kinds are not kept
+ * there (alert_states: history_set_alert_states). */
+void history_record_event(history *h, const gw_event *ev);
 
 /* The alert engine's whole state now (alert_record.h): kept, and written at once (the writer is
  * woken) in place of what the file held, so that a restarted agent picks it up. A newer state

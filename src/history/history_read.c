@@ -205,7 +205,9 @@ static int read_events(store *st, int64_t from, int64_t to, const unsigned char 
         if (sel && gpu >= 0 && (gpu >= HQ_MAX_GPUS || !sel[gpu]))
             continue;
         const char *kind = (const char *)sqlite3_column_text(q, 2), *detail = (const char *)sqlite3_column_text(q, 3);
-        r->on_event(r->ctx, (uint64_t)sqlite3_column_int64(q, 0), gpu, kind ? kind : "", detail ? detail : "");
+        gw_event ev;
+        if (kind && history_event_parse((uint64_t)sqlite3_column_int64(q, 0), gpu, kind, detail, &ev) == 0)
+            r->on_event(r->ctx, &ev);
     }
     sqlite3_finalize(q);
     return 0;

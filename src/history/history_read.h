@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "event.h"
 #include "sample.h"
 
 typedef struct history_reader {
@@ -14,8 +15,9 @@ typedef struct history_reader {
     void (*on_sample)(void *ctx, int gpu, const gpu_info *info, const gpu_sample *s);
     /* The processes recorded on a GPU at t_us (memory, SM use, name, user, container). */
     void (*on_processes)(void *ctx, int gpu, uint64_t t_us, const gpu_proc *procs, int n);
-    /* An event of the range (kind and detail as `gpuwatch events` prints them). */
-    void (*on_event)(void *ctx, uint64_t t_us, int gpu, const char *kind, const char *detail);
+    /* An event of the range derived from samples (xid, gpu_lost, gpu_back, throttle_start/end),
+     * typed; alerts and findings are not handed back. */
+    void (*on_event)(void *ctx, const gw_event *ev);
 } history_reader;
 
 /* Reads [from_us, to_us] of the history file at path (opened read-only) for the selected GPUs
@@ -23,5 +25,10 @@ typedef struct history_reader {
  * -1 with the reason in err. */
 long history_read_range(const char *path, int64_t from_us, int64_t to_us, const unsigned char *sel,
                         const history_reader *r, char *err, size_t n);
+
+/* An event of the file's events table as a typed one: xid (count 1; code 0 for "xid=unknown"),
+ * gpu_lost, gpu_back, throttle_start and throttle_end. 0, or -1 for the other kinds (alert and
+ * finding: their detail is for people) and a throttle reason the catalog does not know. */
+int history_event_parse(uint64_t t_us, int gpu, const char *kind, const char *detail, gw_event *out);
 
 #endif

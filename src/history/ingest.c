@@ -246,15 +246,6 @@ void history_record_sample(history *h, int gpu, const gpu_info *info, const gpu_
     int64_t t = (int64_t)s->t_us;
     if (info)
         note_info(h, gpu, info, t);
-    hist_detect_events(h, gpu, G->have_prev ? &G->prev : NULL, s);
-    /* A sample that read nothing (lost, error) says nothing of the counters: prev keeps the last
-     * good sample's values with the latest status, so that an XID that arrived meanwhile is seen
-     * in the first good sample after it. */
-    if (s->status == GPU_OK || !G->have_prev)
-        G->prev = *s;
-    else
-        G->prev.status = s->status;
-    G->have_prev = 1;
     hgroup *grp = &G->g;
     int64_t window = t / ((int64_t)h->cfg.chunk_span_s * 1000000);
     if (s->status != GPU_OK || (grp->n && t == grp->t_last)) {
@@ -522,12 +513,13 @@ void hist_queue_event(history *h, int64_t t, int gpu, const char *kind, const ch
     hist_queue(h, p);
 }
 
-void history_record_event(history *h, uint64_t t_us, int gpu, const char *kind, const char *detail)
+void history_record_event(history *h, const gw_event *ev)
 {
-    if (!h)
+    char detail[sizeof((pend *)0)->detail];
+    if (!h || history_event_text(ev, detail, sizeof detail) != 0)
         return;
     pthread_mutex_lock(&h->mu);
-    hist_queue_event(h, (int64_t)t_us, gpu, kind, detail);
+    hist_queue_event(h, (int64_t)ev->t_us, ev->gpu, event_kind_name(ev->kind), detail);
     pthread_mutex_unlock(&h->mu);
 }
 

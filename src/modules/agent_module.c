@@ -1,6 +1,6 @@
 /* agent_module.c - the agent module: `agent` and `config check`, assembled here with the plugins the
  * agent runs. The agent knows none of them. To add a plugin, write src/plugins/NAME_plugin.c
- * defining `const agent_plugin NAME_plugin` (src/agent/plugin.h) and add NAME to the list below;
+ * defining `const pipeline_plugin NAME_plugin` (src/pipeline/plugin.h) and add NAME to the list below;
  * plugins start in this order, and their config sections are checked in it. The history comes first:
  * the alerts plugin reads the file it advertises at its start (the alert states of the last run). */
 #include "agent_commands.h"
@@ -8,10 +8,10 @@
 
 #define AGENT_PLUGINS(X) X(history) X(alerts) X(diagnosis)
 
-#define DECLARE(name) extern const agent_plugin name##_plugin;
+#define DECLARE(name) extern const pipeline_plugin name##_plugin;
 #define ENTRY(name) &name##_plugin,
 AGENT_PLUGINS(DECLARE)
-static const agent_plugin *const plugins[] = {AGENT_PLUGINS(ENTRY) NULL};
+static const pipeline_plugin *const plugins[] = {AGENT_PLUGINS(ENTRY) NULL};
 
 static int run_agent(int argc, char **argv)
 {

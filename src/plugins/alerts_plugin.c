@@ -1,16 +1,16 @@
-/* alerts_plugin.c - the alert engine as an agent plugin: its own evaluator thread woken after every
- * sampling round (so evaluation never delays sampling), rules read through the agent's view, series
- * on /metrics, /api/v1/alerts, receivers from the `alerts:` section, a rebuild on SIGHUP that keeps
- * the state of unchanged rules, and every alert that starts firing or resolves posted as an "alert"
- * event (the history records it). The engine's state is posted as an "alert_states" event whenever
- * it changes (the history keeps it) and taken back from the history at a restart. The "finding"
- * events of diagnosis set what finding.DETECTOR reads in rule conditions. */
+/* alerts_plugin.c - the alert engine as a plugin of the pipeline (the agent's and top's): its own
+ * evaluator thread woken after a round when a rule group is due (so evaluation never delays
+ * sampling), rules read through the pipeline's view, series on /metrics, /api/v1/alerts, receivers
+ * from the `alerts:` section, a rebuild on SIGHUP that keeps the state of unchanged rules, and every
+ * alert that starts firing or resolves posted as an "alert" event (the history records it). The
+ * engine's state is posted as an "alert_states" event after every evaluation (top's panel shows it;
+ * the history keeps it when what a restart restores changed) and taken back from the history at a
+ * restart. The "finding" events of diagnosis set what finding.DETECTOR reads in rule conditions. */
 #include "alerts.h"
 #include "alerts_settings.h"
 #include "history.h"
 #include "notify.h"
 #include "plugin.h"
-#include "template.h"
 #include "util.h"
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,12 +18,14 @@
 #include <string.h>
 
 typedef struct alerts_state {
-    const agent_view *view;
-    pthread_mutex_t mu; /* engine/notifier pointers (swapped on reload), tick, stop */
-    pthread_cond_t cv;
+    const pipeline_view *view;
+    pthread_mutex_t mu;               /* engine/notifier pointers (swapped on reload), tick, stop */
+    pthread_cond_t cv;                /* a tick for the evaluator */
+    pthread_cond_t settled;           /* the evaluator is done with a tick */
+    atomic_int_least64_t next_due_us; /* when a group is due next (0: at the next tick) */
     alert_engine *e;
     notifier *n;
-    int64_t tick_us; /* time of the round not yet evaluated, 0 if none */
+    int64_t tick_us; /* time of the round not yet evaluated (or being evaluated), 0 if none */
     int stop;
     pthread_t thread;
     int running;
@@ -59,25 +61,24 @@ static void to_events(const alert_list *l, int64_t now_us, void *arg)
         for (int k = 0; k < v->nannotations; k++)
             if (!strcmp(v->annotation_names[k], "summary"))
                 summary = v->annotation_values[k];
-        char value[40], detail[768];
-        tmpl_format_value(v->value, value, sizeof value);
-        snprintf(detail, sizeof detail, "alertname=%s state=%s severity=%s value=%s summary=\"%s\"", v->alertname,
-                 v->state == ALERT_INACTIVE ? "resolved" : "firing", sev, value, summary);
-        agent_event ev = {.t_us = (uint64_t)now_us, .gpu = gpu ? atoi(gpu) : -1, .kind = "alert", .detail = detail};
+        gw_event ev = {.kind = EV_ALERT,
+                       .t_us = (uint64_t)now_us,
+                       .gpu = gpu ? atoi(gpu) : -1,
+                       .alert = {v->alertname, sev, summary, v->value, v->state != ALERT_INACTIVE}};
         p->view->post_event(p->view, &ev);
     }
 }
 
 /* ---- building the engine and receivers from the config ---- */
 
-static int build(alerts_state *p, gw_config *cfg, alert_engine **pe, notifier **pn)
+static int build(alerts_state *p, gw_doc *cfg, alert_engine **pe, notifier **pn)
 {
     alerts_settings s;
     *pe = NULL;
     *pn = NULL;
     if (alerts_settings_read(cfg, &s) != 0) {
-        for (int i = 0; i < cfg->errs.n; i++)
-            gw_log(GW_LOG_ERROR, "alerts config error", "error=\"%s\"", cfg->errs.msg[i]);
+        for (int i = 0; i < cfg->errs->n; i++)
+            gw_log(GW_LOG_ERROR, "alerts config error", "error=\"%s\"", cfg->errs->msg[i]);
         alerts_settings_free(&s);
         return -1;
     }
@@ -133,16 +134,16 @@ static int build(alerts_state *p, gw_config *cfg, alert_engine **pe, notifier **
 
 /* ---- the state across a restart (docs/alerts.md, "Reload and restart") ---- */
 
-/* The engine's state, for the history to keep (called with p->mu held, after an evaluation that
- * changed it). */
-static void post_states(alerts_state *p, int64_t now_us)
+/* The engine's state after an evaluation, for a screen to show and, when what a restart restores
+ * changed, for the history to keep (called with p->mu held). */
+static void post_states(alerts_state *p, int64_t now_us, int changed)
 {
     alert_records r;
     if (alert_engine_records(p->e, &r) != 0) {
         gw_log(GW_LOG_WARN, "alerts: out of memory, the alert states are not recorded this time", NULL);
         return;
     }
-    agent_event ev = {.t_us = (uint64_t)now_us, .gpu = -1, .kind = "alert_states", .detail = "", .alerts = &r};
+    gw_event ev = {.kind = EV_ALERT_STATES, .t_us = (uint64_t)now_us, .gpu = -1, .alert_states = {&r, changed}};
     p->view->post_event(p->view, &ev);
     alert_records_free(&r);
 }
@@ -210,26 +211,43 @@ static void *evaluator(void *arg)
         if (p->stop)
             break;
         int64_t now = p->tick_us;
-        p->tick_us = 0;
         if (p->e && now >= alert_engine_next_due(p->e) && ready(p, src, now)) {
             if (src->capacity)
                 alert_engine_set_source_capacity(p->e, src->capacity(src->ctx));
-            alert_engine_eval(p->e, src, now, 0); /* under mu: a reload waits for it */
-            if (alert_engine_take_changes(p->e))
-                post_states(p, now);
+            int evaluated = alert_engine_eval(p->e, src, now, 0); /* under mu: a reload waits for it */
+            int changed = alert_engine_take_changes(p->e);
+            if (evaluated != 0 || changed)
+                post_states(p, now, changed);
             atomic_fetch_add(&p->metrics_gen, 1);
         }
+        atomic_store(&p->next_due_us, p->e && p->sampled ? alert_engine_next_due(p->e) : 0);
+        p->tick_us = 0;
+        pthread_cond_broadcast(&p->settled);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
+/* The evaluator is woken only when a group is due (an evaluation every 15 s by default, not every
+ * round). */
 static void on_tick(void *ctx, uint64_t now_us)
 {
     alerts_state *p = ctx;
+    if ((int64_t)now_us < atomic_load(&p->next_due_us))
+        return;
     pthread_mutex_lock(&p->mu);
     p->tick_us = (int64_t)now_us;
     pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Returns once the evaluator is done with the last tick (its events posted). */
+static void settle(void *ctx)
+{
+    alerts_state *p = ctx;
+    pthread_mutex_lock(&p->mu);
+    while (p->tick_us && !p->stop)
+        pthread_cond_wait(&p->settled, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -287,46 +305,23 @@ static int handle_http(void *ctx, const agent_request *req, agent_response *resp
 
 /* ---- findings from diagnosis ---- */
 
-/* The value of key in an event's "k=v k=v" detail (unquoted values only); 0 when absent. */
-static int detail_value(const char *detail, const char *key, char *out, size_t n)
-{
-    size_t klen = strlen(key);
-    for (const char *p = detail; (p = strstr(p, key)) != NULL; p += klen) {
-        if ((p != detail && p[-1] != ' ') || p[klen] != '=')
-            continue;
-        const char *v = p + klen + 1;
-        size_t len = strcspn(v, " ");
-        if (len >= n)
-            return 0;
-        memcpy(out, v, len);
-        out[len] = 0;
-        return 1;
-    }
-    return 0;
-}
-
 /* Sampler thread: a finding that appeared, changed severity or cleared (docs/diagnosis.md). */
-static void on_event(void *ctx, const agent_event *ev)
+static void on_event(void *ctx, const gw_event *ev)
 {
     alerts_state *p = ctx;
-    char detector[64], severity[32], state[32];
-    if (strcmp(ev->kind, "finding") != 0 || !detail_value(ev->detail, "detector", detector, sizeof detector) ||
-        !detail_value(ev->detail, "severity", severity, sizeof severity) ||
-        !detail_value(ev->detail, "state", state, sizeof state))
+    if (ev->kind != EV_FINDING)
         return;
-    int level = !strcmp(severity, "critical") ? 3 : !strcmp(severity, "warning") ? 2 : 1;
-    if (strcmp(state, "active") != 0)
-        level = 0;
+    int level = ev->finding.active ? (int)ev->finding.severity + 1 : 0; /* 1 info, 2 warning, 3 critical */
     pthread_mutex_lock(&p->mu);
-    if (p->e && alert_engine_set_finding(p->e, ev->gpu, detector, level) != 0)
-        gw_log(GW_LOG_WARN, "alerts: out of memory, a finding is not seen by the rules", "detector=%s gpu=%d", detector,
-               ev->gpu);
+    if (p->e && alert_engine_set_finding(p->e, ev->gpu, ev->finding.detector, level) != 0)
+        gw_log(GW_LOG_WARN, "alerts: out of memory, a finding is not seen by the rules", "detector=%s gpu=%d",
+               ev->finding.detector, ev->gpu);
     pthread_mutex_unlock(&p->mu);
 }
 
 /* ---- lifecycle ---- */
 
-static void on_reload(void *ctx, gw_config *cfg)
+static void on_reload(void *ctx, gw_doc *cfg)
 {
     alerts_state *p = ctx;
     alert_engine *e;
@@ -348,6 +343,7 @@ static void on_reload(void *ctx, gw_config *cfg)
     }
     p->e = e;
     p->n = n;
+    atomic_store(&p->next_due_us, 0); /* the new rules: evaluated at the next tick */
     pthread_mutex_unlock(&p->mu);
     atomic_fetch_add(&p->metrics_gen, 1);
     alert_engine_free(old_e);
@@ -368,6 +364,7 @@ static void stop(void *ctx)
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
     pthread_cond_signal(&p->cv);
+    pthread_cond_broadcast(&p->settled);
     pthread_mutex_unlock(&p->mu);
     pthread_join(p->thread, NULL);
     p->running = 0;
@@ -380,18 +377,19 @@ static void release(void *ctx)
     notifier_free(p->n);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
+    pthread_cond_destroy(&p->settled);
     free(p->probe);
     free(p);
 }
 
-static void check(gw_config *cfg)
+static void check(gw_doc *cfg)
 {
     alerts_settings s;
     alerts_settings_read(cfg, &s);
     alerts_settings_free(&s);
 }
 
-static int start(const agent_view *view, gw_config *cfg, void **ctx)
+static int start(const pipeline_view *view, gw_doc *cfg, void **ctx)
 {
     alerts_state *p = calloc(1, sizeof *p);
     if (!p)
@@ -400,6 +398,7 @@ static int start(const agent_view *view, gw_config *cfg, void **ctx)
     p->probe = malloc(sizeof *p->probe); /* none: the first evaluation does not wait */
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
+    pthread_cond_init(&p->settled, NULL);
     if (build(p, cfg, &p->e, &p->n) != 0) {
         release(p);
         return -1;
@@ -416,12 +415,13 @@ static int start(const agent_view *view, gw_config *cfg, void **ctx)
     return 0;
 }
 
-const agent_plugin alerts_plugin = {
+const pipeline_plugin alerts_plugin = {
     .name = "alerts",
     .check = check,
     .start = start,
     .on_tick = on_tick,
     .on_event = on_event,
+    .settle = settle,
     .on_reload = on_reload,
     .write_metrics = write_metrics,
     .metrics_version = metrics_version,

@@ -1,6 +1,7 @@
-/* alerts_settings.c - reading and checking the agent config's `alerts:` section (rule files, default
- * rules, thresholds, external labels, receivers). */
+/* alerts_settings.c - reading and checking the `alerts:` section of the agent's config or top's
+ * settings (rule files, default rules, thresholds, external labels, receivers). */
 #include "alerts_settings.h"
+#include "util.h"
 #include "alerts.h"
 #include "rules.h"
 #include <glob.h>
@@ -176,12 +177,11 @@ static void check_rule_files(gw_doc *d, alerts_settings *s)
     }
 }
 
-int alerts_settings_read(gw_config *c, alerts_settings *s)
+int alerts_settings_read(gw_doc *d, alerts_settings *s)
 {
     static const char *const keys[] = {
         "enabled",         "default_rules", "rule_files",           "evaluation_interval", "thresholds",
         "external_labels", "receivers",     "for_outage_tolerance", "for_grace_period",    NULL};
-    gw_doc *d = &c->doc;
     memset(s, 0, sizeof *s);
     s->enabled = s->default_rules = 1;
     s->interval_s = 15;
@@ -241,7 +241,7 @@ int alerts_settings_read(gw_config *c, alerts_settings *s)
             gw_log(GW_LOG_WARN, "alerts: default rules not found (set GPUWATCH_DEFAULT_RULES)", NULL);
     }
     check_rule_files(d, s);
-    return c->errs.n;
+    return d->errs->n;
 }
 
 void alerts_settings_free(alerts_settings *s)

@@ -1,8 +1,9 @@
-/* alerts_settings.h - the `alerts:` section of the agent's config, read into settings (and checked). */
+/* alerts_settings.h - the `alerts:` section of the agent's config (or top's settings), read into
+ * settings (and checked). */
 #ifndef GPUWATCH_ALERTS_SETTINGS_H
 #define GPUWATCH_ALERTS_SETTINGS_H
 
-#include "config.h"
+#include "doc.h"
 #include "labels.h"
 #include "notify.h"
 
@@ -29,8 +30,8 @@ typedef struct alerts_settings {
     int nreceivers;
 } alerts_settings;
 
-/* Reads the section; problems are added to cfg's error list. Returns cfg's error count. */
-int alerts_settings_read(gw_config *cfg, alerts_settings *out);
+/* Reads the section of d; problems are added to d's error list. Returns the list's error count. */
+int alerts_settings_read(gw_doc *d, alerts_settings *out);
 void alerts_settings_free(alerts_settings *s);
 
 #endif

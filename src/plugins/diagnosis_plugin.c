@@ -1,9 +1,11 @@
-/* diagnosis_plugin.c - the diagnosis as an agent plugin: keeps a sliding window of what the sampler
- * reads (diagnosis.window, 30 minutes by default), runs the detectors over it every
- * diagnosis.interval on the sampler thread, and shows the findings: /api/v1/findings (the report as
- * `gpuwatch diagnose --format json` writes it), gpuwatch_finding{detector,gpu,severity} on /metrics,
- * and a "finding" event when a finding appears or clears (the history records it; the alert
- * engine's finding.<detector> metric reads it). */
+/* diagnosis_plugin.c - the diagnosis as a plugin of the pipeline (the agent's and top's): keeps a
+ * sliding window of what the host reads (diagnosis.window, 30 minutes by default; a GPU's reading and
+ * process list at most every DIAG_STEP_US) and the events of its samples, runs the detectors over
+ * it every diagnosis.interval on the pipeline's thread, and shows the findings: a "diagnosis" event
+ * with the whole report after each run (top's panel), a "finding" event when a finding appears,
+ * changes severity or clears (the history records it; the alert engine's finding.<detector>
+ * reads it), and in the agent /api/v1/findings (the report as `gpuwatch diagnose --format json`
+ * writes it) and gpuwatch_finding{detector,gpu,severity} on /metrics. */
 #include "diag.h"
 #include "diag_settings.h"
 #include "plugin.h"
@@ -14,6 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A GPU's readings and process lists go into the window at most this often: the detectors look
+ * at seconds and minutes, and a host reading ten times a second (top -d 0.1) would fill the window
+ * ten times over. At the agent's default 1 s interval, every reading. */
+#define DIAG_STEP_US 450000u
+
 /* A finding as the events and /metrics name it: one detector on one GPU. */
 typedef struct finding_key {
     const char *detector;
@@ -22,7 +29,7 @@ typedef struct finding_key {
 } finding_key;
 
 typedef struct diag_state {
-    const agent_view *view;
+    const pipeline_view *view;
     diag_window *w;       /* sampler thread only */
     uint64_t next_run_us; /* sampler thread only */
     pthread_mutex_t mu;   /* everything below */
@@ -72,12 +79,20 @@ static const diag_finding *finding_for(const diag_report *r, const finding_key *
     return NULL;
 }
 
-static void post(diag_state *p, uint64_t t_us, const finding_key *k, const char *state, const diag_finding *f)
+static void post(diag_state *p, uint64_t t_us, const finding_key *k, int active, const diag_finding *f)
 {
-    char detail[512];
-    snprintf(detail, sizeof detail, "detector=%s severity=%s state=%s summary=\"%s\"", k->detector,
-             diag_severity_name(k->severity), state, f ? f->summary : "");
-    agent_event ev = {.t_us = t_us, .gpu = k->gpu, .kind = "finding", .detail = detail};
+    gw_event ev = {.kind = EV_FINDING,
+                   .t_us = t_us,
+                   .gpu = k->gpu,
+                   .finding = {k->detector, f ? f->summary : "", k->severity, active}};
+    p->view->post_event(p->view, &ev);
+}
+
+/* The run's whole report (NULL: the run failed), for a host that shows it (top's panel). */
+static void post_report(diag_state *p, uint64_t t_us, const diag_report *r, const diag_settings *set)
+{
+    gw_event ev = {
+        .kind = EV_DIAGNOSIS, .t_us = t_us, .gpu = -1, .diagnosis = {r, t_us + (uint64_t)(set->interval_s * 1e6)}};
     p->view->post_event(p->view, &ev);
 }
 
@@ -93,6 +108,7 @@ static void run(diag_state *p, const diag_settings *set, uint64_t now_us)
     if (diag_run_from(p->w, &set->cfg, &p->report, &r) < 0) {
         gw_log(GW_LOG_WARN, "diagnosis: out of memory, run skipped", NULL);
         diag_report_free(&r);
+        post_report(p, now_us, NULL, set);
         return;
     }
     char *json = diag_report_json(&r, 0);
@@ -104,20 +120,21 @@ static void run(diag_state *p, const diag_settings *set, uint64_t now_us)
         while (j < p->nactive && !same_key(&p->active[j], &keys[i]))
             j++;
         if (j == p->nactive || p->active[j].severity != keys[i].severity)
-            post(p, now_us, &keys[i], "active", finding_for(&r, &keys[i]));
+            post(p, now_us, &keys[i], 1, finding_for(&r, &keys[i]));
     }
     for (int j = 0; keys && j < p->nactive; j++) { /* cleared */
         int still = 0;
         for (int i = 0; i < n && !still; i++)
             still = same_key(&p->active[j], &keys[i]);
         if (!still)
-            post(p, now_us, &p->active[j], "resolved", NULL);
+            post(p, now_us, &p->active[j], 0, NULL);
     }
     if (keys) {
         free(p->active);
         p->active = keys;
         p->nactive = n;
     }
+    post_report(p, now_us, &r, set);
     diag_report_free(&p->report);
     p->report = r;
     if (json) {
@@ -130,14 +147,34 @@ static void run(diag_state *p, const diag_settings *set, uint64_t now_us)
     atomic_fetch_add(&p->version, 1);
 }
 
+/* The window's GPU, when it had a reading (or process list: lists) less than DIAG_STEP_US before t. */
+static int too_soon(const diag_window *w, int gpu, uint64_t t, int lists)
+{
+    if (gpu < 0 || gpu >= w->n_gpus)
+        return 0;
+    const diag_gpu *g = &w->gpus[gpu];
+    uint64_t last = lists ? g->last_obs_us : g->n_samples ? g->last_us : 0;
+    return last && t >= last && t - last < DIAG_STEP_US;
+}
+
 static void on_sample(void *ctx, int gpu, const gpu_info *info, const gpu_sample *s)
 {
-    diag_window_add_sample(((diag_state *)ctx)->w, gpu, info, s);
+    diag_window *w = ((diag_state *)ctx)->w;
+    if (!too_soon(w, gpu, s->t_us, 0))
+        diag_window_add_sample(w, gpu, info, s);
 }
 
 static void on_processes(void *ctx, int gpu, uint64_t t_us, const gpu_proc *procs, int n)
 {
-    diag_window_add_processes(((diag_state *)ctx)->w, gpu, t_us, procs, n);
+    diag_window *w = ((diag_state *)ctx)->w;
+    if (!too_soon(w, gpu, t_us, 1))
+        diag_window_add_processes(w, gpu, t_us, procs, n);
+}
+
+/* The events of the samples (XIDs, lost and back, ECC), derived once by the pipeline. */
+static void on_event(void *ctx, const gw_event *ev)
+{
+    diag_window_note_event(((diag_state *)ctx)->w, ev);
 }
 
 static void on_tick(void *ctx, uint64_t now_us)
@@ -189,18 +226,18 @@ static int handle_http(void *ctx, const agent_request *req, agent_response *resp
     return 1;
 }
 
-static int read_settings(gw_config *cfg, diag_settings *s)
+static int read_settings(gw_doc *cfg, diag_settings *s)
 {
-    return diag_settings_read(&cfg->doc, doc_path(&cfg->doc, "diagnosis"), s);
+    return diag_settings_read(cfg, doc_path(cfg, "diagnosis"), s);
 }
 
-static void check(gw_config *cfg)
+static void check(gw_doc *cfg)
 {
     diag_settings s;
     read_settings(cfg, &s);
 }
 
-static void on_reload(void *ctx, gw_config *cfg)
+static void on_reload(void *ctx, gw_doc *cfg)
 {
     diag_state *p = ctx;
     diag_settings s;
@@ -226,7 +263,7 @@ static void release(void *ctx)
     free(p);
 }
 
-static int start(const agent_view *view, gw_config *cfg, void **ctx)
+static int start(const pipeline_view *view, gw_doc *cfg, void **ctx)
 {
     diag_settings s;
     if (read_settings(cfg, &s) != 0)
@@ -243,6 +280,7 @@ static int start(const agent_view *view, gw_config *cfg, void **ctx)
         free(p);
         return -1;
     }
+    diag_window_given_events(p->w);
     p->view = view;
     p->set = s;
     diag_report_init(&p->report);
@@ -252,13 +290,14 @@ static int start(const agent_view *view, gw_config *cfg, void **ctx)
     return 0;
 }
 
-const agent_plugin diagnosis_plugin = {
+const pipeline_plugin diagnosis_plugin = {
     .name = "diagnosis",
     .check = check,
     .start = start,
     .on_sample = on_sample,
     .on_processes = on_processes,
     .on_tick = on_tick,
+    .on_event = on_event,
     .on_reload = on_reload,
     .write_metrics = write_metrics,
     .metrics_version = metrics_version,

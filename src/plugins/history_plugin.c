@@ -1,7 +1,7 @@
-/* history_plugin.c - the history as an agent plugin: reads the `history:` section, records what the
- * sampler thread hands over and every event (memory only; the history writer thread does the
- * disk), keeps the alert engine's latest state for a restart, serves /api/v1/query_range and adds
- * gpuwatch_history_* series. */
+/* history_plugin.c - the history as a plugin of the agent's pipeline: reads the `history:` section,
+ * records what the sampler thread hands over and the events the file keeps (memory only; the
+ * history writer thread does the disk), keeps the alert engine's latest state for a restart, serves
+ * /api/v1/query_range and adds gpuwatch_history_* series. */
 #include "history.h"
 #include "plugin.h"
 #include "util.h"
@@ -20,14 +20,13 @@ typedef struct hist_plugin {
 } hist_plugin;
 
 /* Reads the `history:` section (enabled, path, flush_interval, raw_retention, rollup_retention,
- * max_size) into out, the path into path; problems go to cfg's error list. `gpuwatch agent --db PATH`
- * overrides history.path. Returns 0, or -1 when the section has errors. */
-static int history_settings_read(gw_config *cfg, history_config *out, char *path, size_t n, int *enabled)
+ * max_size) into out, the path into path; problems go to the document's error list. `gpuwatch agent
+ * --db PATH` overrides history.path. Returns 0, or -1 when the section has errors. */
+static int history_settings_read(gw_doc *d, history_config *out, char *path, size_t n, int *enabled)
 {
     static const char *const keys[] = {"enabled",  "path", "flush_interval", "raw_retention", "rollup_retention",
                                        "max_size", NULL};
-    gw_doc *d = &cfg->doc;
-    int errors = cfg->errs.n;
+    int errors = d->errs->n;
     history_config_defaults(out);
     *enabled = 1;
     char def[4096];
@@ -51,13 +50,13 @@ static int history_settings_read(gw_config *cfg, history_config *out, char *path
         if (!*file)
             doc_error(d, doc_get(d, sec, "path"), "history.path: empty");
     }
-    const char *given = config_override(cfg, "history", "path");
+    const char *given = doc_overridden(d, "history", "path");
     gw_strlcpy(path, given ? given : file, n);
     out->path = path;
-    return cfg->errs.n > errors ? -1 : 0;
+    return d->errs->n > errors ? -1 : 0;
 }
 
-static void check(gw_config *cfg)
+static void check(gw_doc *cfg)
 {
     history_config hc;
     char path[4096];
@@ -77,14 +76,15 @@ static void on_processes(void *ctx, int gpu, uint64_t t_us, const gpu_proc *proc
     history_record_processes(p->h, gpu, t_us, procs, n);
 }
 
-/* An event goes to the events table; the alert engine's state replaces the one the file holds. */
-static void on_event(void *ctx, const agent_event *ev)
+/* An event goes to the events table (the kinds it keeps); the alert engine's state, when what a
+ * restart restores changed, replaces the one the file holds. */
+static void on_event(void *ctx, const gw_event *ev)
 {
     hist_plugin *p = ctx;
-    if (ev->alerts)
-        history_set_alert_states(p->h, ev->alerts);
-    else
-        history_record_event(p->h, ev->t_us, ev->gpu, ev->kind, ev->detail);
+    if (ev->kind != EV_ALERT_STATES)
+        history_record_event(p->h, ev);
+    else if (ev->alert_states.changed && ev->alert_states.records)
+        history_set_alert_states(p->h, ev->alert_states.records);
 }
 
 static void on_tick(void *ctx, uint64_t now_us)
@@ -153,7 +153,7 @@ static int handle_http(void *ctx, const agent_request *req, agent_response *resp
     return 1;
 }
 
-static void on_reload(void *ctx, gw_config *cfg)
+static void on_reload(void *ctx, gw_doc *cfg)
 {
     hist_plugin *p = ctx;
     history_config hc;
@@ -176,7 +176,7 @@ static void release(void *ctx)
     free(p);
 }
 
-static int start(const agent_view *view, gw_config *cfg, void **ctx)
+static int start(const pipeline_view *view, gw_doc *cfg, void **ctx)
 {
     history_config hc;
     char path[4096], err[512];
@@ -205,12 +205,12 @@ static int start(const agent_view *view, gw_config *cfg, void **ctx)
     return 0;
 }
 
-static const agent_plugin_option options[] = {
+static const pipeline_plugin_option options[] = {
     {"--db", GW_OPT_PATH, "path", "PATH", "history file (overrides history.path; see docs/history.md)"},
     {0},
 };
 
-const agent_plugin history_plugin = {
+const pipeline_plugin history_plugin = {
     .name = "history",
     .options = options,
     .check = check,

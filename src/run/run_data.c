@@ -53,6 +53,14 @@ static double dval(const gpu_sample *s, metric_id id)
     return sample_get(s, id, &v) ? v : NAN;
 }
 
+/* An event of a chosen GPU's samples: the XIDs are the summary's. */
+static void note_xid(const gw_event *ev, void *arg)
+{
+    run_gpu *g = arg;
+    if (ev->kind == EV_XID && g->nxids < RUN_MAX_XIDS)
+        g->xids[g->nxids++] = (run_xid){(int64_t)ev->t_us, ev->xid.code};
+}
+
 void run_data_add_sample(run_data *d, run_gpu *g, const gpu_info *info, const gpu_sample *s, double sim_t)
 {
     if (g->n == g->cap) {
@@ -73,9 +81,6 @@ void run_data_add_sample(run_data *d, run_gpu *g, const gpu_info *info, const gp
     p->energy_mj = dval(s, M_ENERGY);
     p->viol_power_us = dval(s, M_VIOL_POWER);
     p->viol_thermal_us = dval(s, M_VIOL_THERMAL);
-    p->xid_count = dval(s, M_XID_COUNT);
-    double xl = dval(s, M_XID_LAST);
-    p->xid_last = isnan(xl) ? 0 : (unsigned short)xl;
     p->util = fval(s, M_UTIL_GPU);
     p->sm_active = fval(s, M_GPM_SM_ACTIVE);
     p->mem_used = fval(s, M_MEM_USED);
@@ -92,6 +97,7 @@ void run_data_add_sample(run_data *d, run_gpu *g, const gpu_info *info, const gp
         p->throttle = (uint32_t)((uint64_t)cer & 0xffffffffu);
         p->has_throttle = 1;
     }
+    event_derive(&g->events, g->index, s, note_xid, g);
     diag_window_add_sample(d->win, g->index, info, s);
 }
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "diag.h"
+#include "event.h"
 #include "placement.h"
 #include "sample.h"
 
@@ -16,13 +17,18 @@ typedef struct run_point {
     double sim_t;                          /* scenario seconds of the reading; -1 when the GPUs are real */
     double energy_mj;                      /* energy counter, NAN absent */
     double viol_power_us, viol_thermal_us; /* throttle time counters, NAN absent */
-    double xid_count;                      /* NAN absent */
     float util, sm_active, mem_used, mem_total, power, power_limit, temp, temp_mem, clock_sm;
     uint32_t throttle; /* clocks_event_reasons.active (low 32 bits) */
     unsigned char has_throttle;
     unsigned char lost;
-    unsigned short xid_last;
 } run_point;
+
+/* An XID a GPU reported while the job ran (event_derive's, as the agent's pipeline sees it). */
+#define RUN_MAX_XIDS 16
+typedef struct run_xid {
+    int64_t t_us;
+    int code; /* 0: not known */
+} run_xid;
 
 typedef struct run_gpu {
     int index;
@@ -31,6 +37,9 @@ typedef struct run_gpu {
     char bus_id[GW_STR_LEN];
     run_point *pts;
     size_t n, cap;
+    event_deriver events; /* the samples before, for the events of the next */
+    run_xid xids[RUN_MAX_XIDS];
+    int nxids;
 } run_gpu;
 
 /* A process seen on a chosen GPU. */

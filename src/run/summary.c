@@ -35,7 +35,6 @@ static void gpu_summary(gpu_stats *st, const run_gpu *g, double interval_s, doub
     st->energy_j = NAN;
     double usum = 0, ssum = 0, psum = 0, e_int = 0;
     int un = 0, sn = 0, pn = 0, e_ok = 0;
-    double prev_xid = NAN;
     for (size_t i = 0; i < g->n; i++) {
         const run_point *p = &g->pts[i];
         if (p->lost) {
@@ -81,13 +80,10 @@ static void gpu_summary(gpu_stats *st, const run_gpu *g, double interval_s, doub
                 e_ok = 1;
             }
         }
-        if (!isnan(p->xid_count)) {
-            if (!isnan(prev_xid) && p->xid_count > prev_xid && st->nxids < SUMMARY_MAX_XIDS) {
-                st->xid_code[st->nxids] = p->xid_last;
-                st->xid_t_us[st->nxids++] = p->t_us;
-            }
-            prev_xid = p->xid_count;
-        }
+    }
+    for (int i = 0; i < g->nxids && st->nxids < SUMMARY_MAX_XIDS; i++) {
+        st->xid_code[st->nxids] = (unsigned)g->xids[i].code;
+        st->xid_t_us[st->nxids++] = g->xids[i].t_us;
     }
     if (un) {
         st->util_avg = usum / un;

@@ -11,7 +11,7 @@
 #include "run_data.h"
 #include "steps.h"
 
-#define SUMMARY_MAX_XIDS 16
+#define SUMMARY_MAX_XIDS RUN_MAX_XIDS
 
 typedef struct gpu_stats {
     int index;

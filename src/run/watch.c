@@ -30,6 +30,12 @@ static void mark_job(round_buf *b, int n, const pid_t *tree, int ntree)
         b->in_job[i] = in_tree(tree, ntree, b->procs[i].pid);
 }
 
+/* An event of a GPU's samples (XID, lost, back, throttle) into the job's history. */
+static void record_event(const gw_event *ev, void *arg)
+{
+    history_record_event(arg, ev);
+}
+
 static void local_round(run_watch *w, round_buf *b, int ntree)
 {
     for (int k = 0; k < w->ngpus; k++) {
@@ -43,8 +49,10 @@ static void local_round(run_watch *w, round_buf *b, int ntree)
         if (!rg)
             continue;
         run_data_add_sample(w->data, rg, info, &b->smp, sim_t);
-        if (w->hist)
+        if (w->hist) {
             history_record_sample(w->hist, g, info, &b->smp);
+            event_derive(&w->events[k], g, &b->smp, record_event, w->hist);
+        }
         int n = sampler_read_processes(w->s, g, b->procs, MAX_PROCS);
         if (n < 0)
             continue;
@@ -151,10 +159,13 @@ int watch_start(run_watch *w)
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, &ca);
     pthread_condattr_destroy(&ca);
-    proctree_init(&w->tree);
     w->stop = 0;
-    if (pthread_create(&w->th, NULL, watch_main, w) != 0)
+    if (proctree_init(&w->tree) != 0)
         return -1;
+    if (pthread_create(&w->th, NULL, watch_main, w) != 0) {
+        proctree_free(&w->tree);
+        return -1;
+    }
     w->started = 1;
     return 0;
 }
@@ -168,6 +179,7 @@ void watch_stop(run_watch *w)
     pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->th, NULL);
+    proctree_free(&w->tree);
     w->started = 0;
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->cv);

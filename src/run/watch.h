@@ -28,7 +28,8 @@ typedef struct run_watch {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int stop;
-    uint64_t last_t[RUN_MAX_GPUS]; /* agent: the newest sample taken per GPU */
+    uint64_t last_t[RUN_MAX_GPUS];      /* agent: the newest sample taken per GPU */
+    event_deriver events[RUN_MAX_GPUS]; /* local: the events of each GPU's samples, for the history */
     proctree tree;
 } run_watch;
 

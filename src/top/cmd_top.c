@@ -250,24 +250,17 @@ int cmd_top(int argc, char **argv)
         fprintf(stderr, "gpuwatch top: out of memory\n");
         return 1;
     }
+    /* Local mode runs the agent's alerts and diagnosis plugins on its own samples; a remote agent
+     * sends its own alerts and findings. */
     top_source src = {0};
     char err[256] = "";
     int st = o.remote_on ? top_source_remote(&src, &m, &o.remote, err, sizeof err)
-                         : top_source_local(&src, &m, err, sizeof err);
+                         : top_source_local(&src, &m, &prefs.diag, &o.th, err, sizeof err);
     if (st != 0) {
         fprintf(stderr, "gpuwatch: %s\n", err);
         top_model_free(&m);
         return o.remote_on ? 1 : GW_EXIT_BACKEND;
     }
-    /* Local mode evaluates the default alert rules and diagnoses the GPUs itself; a remote agent sends
-     * its own alerts and findings. */
-    char why[600] = "";
-    if (!o.remote_on && top_alerts_local_start(&src, &m, &o.th, why, sizeof why) != 0)
-        gw_log(GW_LOG_DEBUG, "top: alerts panel without rules", "reason=\"%s\"", why);
-    diag_settings dset = prefs.diag;
-    top_diag_thresholds(&dset.cfg, &o.th);
-    if (!o.remote_on && top_diag_local_start(&src, &m, &dset) != 0)
-        gw_log(GW_LOG_DEBUG, "top: findings panel without a diagnosis", "reason=\"out of memory\"");
     int rc = 0;
     if (o.once) {
         top_source_round(&src, &m);

@@ -1,6 +1,6 @@
-/* poller.c - the refresh thread: calls a top_source (its refresh, then its hooks: the local alert
- * rules and diagnosis) every interval so reading GPUs (or a slow agent) never freezes the UI, and
- * wakes the UI through a pipe after each round. */
+/* poller.c - the refresh thread: calls a top_source (its refresh: the local one feeds its pipeline,
+ * the alert rules and the diagnosis, there) every interval so reading GPUs (or a slow agent) never
+ * freezes the UI, and wakes the UI through a pipe after each round. */
 #include "top_model.h"
 #include "util.h"
 #include <errno.h>
@@ -20,30 +20,13 @@ struct top_poller {
     int pipefd[2];
 };
 
-int top_source_hook(top_source *src, void (*after)(void *, top_model *), void (*release)(void *), void *ctx)
-{
-    if (src->nhooks >= TOP_MAX_HOOKS) {
-        if (release)
-            release(ctx);
-        return -1;
-    }
-    src->hooks[src->nhooks++] = (top_hook){after, release, ctx};
-    return 0;
-}
-
 void top_source_round(top_source *src, top_model *m)
 {
     src->refresh(src->ctx, m);
-    for (int i = 0; i < src->nhooks; i++)
-        src->hooks[i].after(src->hooks[i].ctx, m);
 }
 
 void top_source_close(top_source *src)
 {
-    for (int i = 0; i < src->nhooks; i++)
-        if (src->hooks[i].release)
-            src->hooks[i].release(src->hooks[i].ctx);
-    src->nhooks = 0;
     if (src->close)
         src->close(src->ctx);
     src->close = NULL;

@@ -7,6 +7,7 @@
 #include "top_ui.h"
 #include "buf.h"
 #include "doc.h"
+#include "util.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -145,48 +146,21 @@ int top_prefs_read(const char *path, top_prefs *p, errlist *errs)
     return 0;
 }
 
-/* A duration as the grammar reads it back: "1s", "0.25s", "30m", "1h". */
-static void put_duration(gw_buf *b, double s)
-{
-    if (s >= 3600 && fmod(s, 3600) == 0)
-        buf_printf(b, "%gh", s / 3600);
-    else if (s >= 60 && fmod(s, 60) == 0)
-        buf_printf(b, "%gm", s / 60);
-    else
-        buf_printf(b, "%gs", s);
-}
-
 int top_prefs_text(const top_prefs *p, gw_buf *b)
 {
-    char sort[16];
+    char sort[16], interval[32];
     buf_puts(b, "# gpuwatch top preferences (docs/top.md). top writes this file when a key changes one;\n"
                 "# command-line options win over it for one run.\n");
-    buf_puts(b, "interval: ");
-    put_duration(b, p->interval_s);
-    buf_printf(b, "\nlayout: %s         # auto, full or compact\n", layout_names[p->layout]);
+    gw_format_duration(p->interval_s, interval, sizeof interval);
+    buf_printf(b, "interval: %s\nlayout: %s         # auto, full or compact\n", interval, layout_names[p->layout]);
     buf_printf(b, "charts: %s       # selected, all or off\n", chart_names[p->chart]);
     buf_printf(b, "sort: %s\nsort_order: %s\n", top_sort_name(p->sort_col, sort, sizeof sort),
                p->sort_desc ? "desc" : "asc");
     buf_printf(b, "temp_warn: %g\ntemp_crit: %g\nhbm_warn: %g\nhbm_crit: %g\n", p->th.temp_warn, p->th.temp_crit,
                p->th.hbm_warn, p->th.hbm_crit);
     buf_printf(b, "ascii: %s\ncolor: %s\n", p->ascii ? "true" : "false", p->color ? "true" : "false");
-    buf_printf(b, "diagnosis:           # top's own diagnosis (docs/diagnosis.md)\n  enabled: %s\n  window: ",
-               p->diag.enabled ? "true" : "false");
-    put_duration(b, p->diag.window_s);
-    buf_puts(b, "\n  interval: ");
-    put_duration(b, p->diag.interval_s);
-    buf_putc(b, '\n');
-    int first = 1;
-    for (int i = 0; i < diag_config_count(); i++) {
-        const diag_param *q = diag_config_param(i);
-        double v;
-        if (diag_config_get(&p->diag.cfg, q->name, &v) != 0 || v == q->def)
-            continue; /* only the thresholds set in the file */
-        if (first)
-            buf_puts(b, "  thresholds:\n");
-        first = 0;
-        buf_printf(b, "    %s: %.10g\n", q->name, v);
-    }
+    buf_puts(b, "diagnosis:           # top's own diagnosis (docs/diagnosis.md)\n");
+    diag_settings_write(&p->diag, b);
     return b->oom ? -1 : 0;
 }
 

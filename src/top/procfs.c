@@ -1,48 +1,11 @@
-/* procfs.c - what top reads from /proc itself (see top_model.h) beside a stat line
- * (core/proc_stat.h): a stat file kept open, a process's command line, the host's CPU and memory
- * use, and a process's family tree. Every reader takes the /proc root as a parameter so that
- * tests can give a fake one. */
+/* procfs.c - what top reads from /proc beside its process table (core/proc_table.h): the host's CPU
+ * and memory use, and a process's family tree (from a process table of its own). Every reader
+ * takes the /proc root as a parameter so that tests can give a fake one. */
 #include "files.h"
 #include "top_model.h"
-#include <ctype.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-int procfs_open_stat(const char *root, unsigned pid)
-{
-    char path[96];
-    snprintf(path, sizeof path, "%s/%u/stat", root, pid);
-    return pid ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-}
-
-int procfs_pread_stat(int fd, proc_stat *out)
-{
-    char buf[1024];
-    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-    if (n <= 0)
-        return -1; /* the process is gone (ESRCH), even if its pid was reused since */
-    buf[n] = 0;
-    return proc_stat_parse(buf, out);
-}
-
-int procfs_read_cmdline(const char *root, unsigned pid, char *out, size_t n)
-{
-    char path[96];
-    snprintf(path, sizeof path, "%s/%u/cmdline", root, pid);
-    ssize_t len = n ? gw_read_small(path, out, n) : -1;
-    if (len < 0)
-        return -1;
-    for (ssize_t i = 0; i < len; i++)
-        if (out[i] == 0)
-            out[i] = ' ';
-    while (len > 0 && out[len - 1] == ' ')
-        out[--len] = 0;
-    return 0;
-}
 
 int procfs_parse_cpu(const char *text, host_ticks *out)
 {
@@ -95,96 +58,74 @@ int procfs_read_host(const char *root, host_ticks *cpu, double *total_mib, doubl
 
 /* ---- family tree ---- */
 
-typedef struct pp {
-    unsigned pid, ppid;
-} pp;
+static void node_fill(const char *root, proc_node *nd, const proc_entry *e, int depth)
+{
+    memset(nd, 0, sizeof *nd);
+    nd->pid = e->pid;
+    nd->ppid = e->ppid;
+    nd->depth = depth;
+    if (proc_read_cmdline(root, e->pid, nd->cmd, sizeof nd->cmd) != 0 || !nd->cmd[0])
+        snprintf(nd->cmd, sizeof nd->cmd, "[%s]", e->comm); /* a kernel thread or a zombie, as ps shows it */
+}
 
 static int by_pid(const void *a, const void *b)
 {
-    unsigned x = ((const pp *)a)->pid, y = ((const pp *)b)->pid;
+    unsigned x = ((const proc_entry *)a)->pid, y = ((const proc_entry *)b)->pid;
     return (x > y) - (x < y);
 }
 
-/* Every visible process's pid and parent, sorted by pid. */
-static int all_parents(const char *root, pp **out)
+/* The entry of pid in all (sorted by pid), or NULL. */
+static const proc_entry *entry_of(const proc_entry *all, int n, unsigned pid)
 {
-    DIR *d = opendir(root);
-    int n = 0, cap = 0;
-    *out = NULL;
-    if (!d)
-        return 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!isdigit((unsigned char)e->d_name[0]))
-            continue;
-        proc_stat st;
-        unsigned pid = (unsigned)strtoul(e->d_name, NULL, 10);
-        if (proc_stat_read(root, pid, &st) != 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 256;
-            pp *p = realloc(*out, (size_t)cap * sizeof *p);
-            if (!p)
-                break;
-            *out = p;
-        }
-        (*out)[n++] = (pp){pid, st.ppid};
-    }
-    closedir(d);
-    if (n)
-        qsort(*out, (size_t)n, sizeof **out, by_pid);
-    return n;
-}
-
-static void node_fill(const char *root, proc_node *nd, unsigned pid, unsigned ppid, int depth)
-{
-    memset(nd, 0, sizeof *nd);
-    nd->pid = pid;
-    nd->ppid = ppid;
-    nd->depth = depth;
-    if (procfs_read_cmdline(root, pid, nd->cmd, sizeof nd->cmd) != 0 || !nd->cmd[0]) {
-        proc_stat st; /* a kernel thread or a zombie: its name in brackets, as ps shows it */
-        if (proc_stat_read(root, pid, &st) == 0)
-            snprintf(nd->cmd, sizeof nd->cmd, "[%s]", st.comm);
-    }
+    proc_entry key = {.pid = pid};
+    return n > 0 ? bsearch(&key, all, (size_t)n, sizeof *all, by_pid) : NULL;
 }
 
 /* Appends pid's descendants depth first (children by pid). */
-static void add_children(const char *root, const pp *all, int nall, unsigned pid, int depth, proc_node *out, int *n,
-                         int max)
+static void add_children(const char *root, const proc_entry *all, int nall, unsigned pid, int depth, proc_node *out,
+                         int *n, int max)
 {
     for (int i = 0; i < nall && *n < max; i++) {
         if (all[i].ppid != pid || all[i].pid == pid)
             continue;
-        node_fill(root, &out[(*n)++], all[i].pid, pid, depth);
+        node_fill(root, &out[(*n)++], &all[i], depth);
         if (depth < 12)
             add_children(root, all, nall, all[i].pid, depth + 1, out, n, max);
     }
 }
 
-int procfs_tree(const char *root, unsigned pid, proc_node *out, int max)
+/* The family of pid among the processes all (sorted by pid). */
+static int family(const char *root, const proc_entry *all, int nall, unsigned pid, proc_node *out, int max)
 {
-    proc_stat st;
-    if (max < 1 || proc_stat_read(root, pid, &st) != 0)
+    const proc_entry *self = entry_of(all, nall, pid);
+    if (max < 1 || !self)
         return 0;
-    unsigned chain[16];
+    const proc_entry *chain[16];
     int nchain = 0;
-    for (unsigned p = st.ppid; p && nchain < (int)(sizeof chain / sizeof chain[0]);) {
-        proc_stat ps;
-        if (proc_stat_read(root, p, &ps) != 0)
-            break;
+    for (const proc_entry *p = entry_of(all, nall, self->ppid); p && nchain < (int)(sizeof chain / sizeof chain[0]);
+         p = entry_of(all, nall, p->ppid))
         chain[nchain++] = p;
-        p = ps.ppid;
-    }
     int n = 0, start = nchain - 1 < max - 2 ? nchain - 1 : max - 2; /* the nearest ancestors when max is small */
     for (int i = start; i >= 0; i--)
-        node_fill(root, &out[n++], chain[i], i + 1 < nchain ? chain[i + 1] : 0, start - i);
+        node_fill(root, &out[n++], chain[i], start - i);
     int depth = n;
-    node_fill(root, &out[n], pid, st.ppid, depth);
+    node_fill(root, &out[n], self, depth);
     out[n++].selected = 1;
-    pp *all;
-    int nall = all_parents(root, &all);
     add_children(root, all, nall, pid, depth + 1, out, &n, max);
+    return n;
+}
+
+int procfs_tree(const char *root, unsigned pid, proc_node *out, int max)
+{
+    proc_table *t = proc_table_new(root, 0);
+    int nall = t ? proc_table_scan(t) : -1;
+    proc_entry *all = nall > 0 ? malloc((size_t)nall * sizeof *all) : NULL;
+    int n = 0;
+    if (all) {
+        proc_table_list(t, all, nall); /* the table is this function's: it holds nall */
+        n = family(root, all, nall, pid, out, max);
+    }
     free(all);
+    proc_table_free(t);
     return n;
 }

@@ -1,9 +1,11 @@
 /* source_local.c - a top_source reading this machine's GPUs through the sampler: only the metrics
- * top shows or its alert rules and diagnosis read, the processes on the GPUs with what /proc says about them, and
- * the host's CPU and memory. /proc is read sparingly: a process's user, command line and container
- * once (procinfo), then only its stat line for CPU and RSS, every 2 s (or every refresh when that is
- * longer), from a file kept open (one pread); a pid not visible here (another pid namespace) is
- * looked for again every 10 s, not at every refresh. NVML's process lists are read at the same pace
+ * top shows or its alert rules and diagnosis read, the processes on the GPUs with what /proc says
+ * about them, and the host's CPU and memory; every refresh's samples and processes go through the
+ * local pipeline (local_plugins.c) to the alerts and diagnosis plugins. /proc is read sparingly: a
+ * process's user, command line and container once (procinfo), then only its stat line for CPU and
+ * RSS, every 2 s (or every refresh when that is longer), through top's process table with the stat
+ * files kept open (one pread); a pid not visible here (another pid namespace) is looked for again
+ * every 10 s, not at every refresh. NVML's process lists are read at the same pace
  * as the stat lines (every 2 s, or every refresh when that is longer). */
 #include "top_model.h"
 #include "diag_window.h"
@@ -15,7 +17,6 @@
 #include <unistd.h>
 
 #define RETRY_HIDDEN_US 10000000u /* a pid not visible here: look again after this long */
-#define MAX_STAT_FDS 256          /* stat files kept open at most; beyond, each read opens its own */
 #define STAT_EVERY_US 2000000u    /* CPU and RSS of a process: read again after this long (at most) */
 #define PROCS_EVERY_US 2000000u   /* NVML's process lists: read again after this long (at most) */
 
@@ -23,25 +24,26 @@
 typedef struct pinfo {
     unsigned pid;
     int visible;                    /* /proc/PID exists here */
-    int fd;                         /* its stat file, kept open (-1: none) */
     unsigned long long start_ticks; /* tells a reused pid apart */
-    unsigned long long cpu_ticks;   /* utime + stime at read_us */
     uint64_t read_us;               /* last read (monotonic) */
+    int moved;                      /* last round's entry, taken into this round's */
     gpu_proc p;                     /* the /proc fields of the process */
 } pinfo;
 
 typedef struct local_ctx {
     sampler s;
+    pipeline *pl;                 /* NULL: no alerts or findings (it could not start) */
+    unsigned char *identity_sent; /* per GPU: the pipeline has its identity (again after a loss) */
     metric_set want;
     gpu_sample *tmp; /* one per GPU, filled without the model lock */
     gpu_mig *mig;    /* GW_MIG_MAX per GPU, nmig[gpu] of them, filled without the model lock */
     int *nmig;
     gpu_proc *procs;
+    proc_table *table;   /* the GPU processes' stat lines, their files kept open */
     pinfo *cache, *next; /* sorted by pid: last round's, this round's */
-    int ncache, nnext, nfds;
+    int ncache, nnext;
     int nprocs;        /* in procs, from the last read of the lists */
     uint64_t procs_us; /* when the lists were read (monotonic; 0 never) */
-    long hz, page;
     host_ticks cpu_prev;
     int have_cpu_prev;
 } local_ctx;
@@ -88,40 +90,19 @@ static int by_pid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void close_stat(local_ctx *c, pinfo *e)
-{
-    if (e->fd >= 0) {
-        close(e->fd);
-        c->nfds--;
-    }
-    e->fd = -1;
-}
-
-/* Everything /proc says (procinfo), and the stat line for the next CPU reading. */
+/* Everything /proc says (procinfo), with the stat line that starts the next CPU reading. */
 static void read_all(local_ctx *c, pinfo *e, const gpu_proc *nv, uint64_t now)
 {
-    close_stat(c, e);
+    proc_entry st = {0};
     e->p = *nv;
-    e->visible = procinfo_fill(&e->p) == 0;
+    e->visible = procinfo_fill(c->table, &e->p, &st) == 0;
+    e->start_ticks = st.start_ticks;
     e->read_us = now;
-    if (!e->visible)
-        return;
-    proc_stat st;
-    int fd = c->nfds < MAX_STAT_FDS ? procfs_open_stat("/proc", e->pid) : -1;
-    if (fd >= 0) {
-        e->fd = fd;
-        c->nfds++;
-    }
-    if ((fd >= 0 ? procfs_pread_stat(fd, &st) : proc_stat_read(NULL, e->pid, &st)) == 0) {
-        e->start_ticks = st.start_ticks;
-        e->cpu_ticks = st.utime + st.stime;
-    }
 }
 
 /* CPU since the last reading and RSS from the stat line; all of it again when the pid was reused. */
 static void read_again(local_ctx *c, pinfo *e, const gpu_proc *nv, uint64_t now)
 {
-    proc_stat st;
     if (!e->visible) {
         if (now - e->read_us >= RETRY_HIDDEN_US)
             read_all(c, e, nv, now);
@@ -129,19 +110,15 @@ static void read_again(local_ctx *c, pinfo *e, const gpu_proc *nv, uint64_t now)
     }
     if (now - e->read_us < STAT_EVERY_US - 100000u)
         return; /* CPU over two seconds at least: half the processes are read at each 1 s refresh */
-    int bad = e->fd >= 0 ? procfs_pread_stat(e->fd, &st) : proc_stat_read(NULL, e->pid, &st);
-    if (bad || st.start_ticks != e->start_ticks) {
+    proc_entry st;
+    if (proc_table_read(c->table, e->pid, &st) != 0 || st.start_ticks != e->start_ticks) {
         read_all(c, e, nv, now); /* gone (NVML will stop listing it), or its pid was reused */
         return;
     }
-    unsigned long long ticks = st.utime + st.stime;
-    if (now > e->read_us && ticks >= e->cpu_ticks) {
-        e->p.cpu_percent = (double)(ticks - e->cpu_ticks) / (double)c->hz / ((double)(now - e->read_us) / 1e6) * 100.0;
-        e->p.has_cpu = 1;
-    }
-    e->p.rss_mib = (double)st.rss_pages * (double)c->page / 1048576.0;
-    e->p.has_rss = st.rss_pages >= 0;
-    e->cpu_ticks = ticks;
+    e->p.cpu_percent = st.cpu_percent;
+    e->p.has_cpu = 1;
+    e->p.rss_mib = st.rss_mib;
+    e->p.has_rss = st.rss_mib >= 0;
     e->read_us = now;
 }
 
@@ -181,12 +158,12 @@ static int read_procs(local_ctx *c, uint64_t now)
                 pinfo *old = find(c->cache, c->ncache, p->pid);
                 if (old) {
                     *e = *old;
-                    old->fd = -1; /* moved to this round */
+                    old->moved = 1;
+                    e->moved = 0;
                     read_again(c, e, p, now);
                 } else {
                     memset(e, 0, sizeof *e);
                     e->pid = p->pid;
-                    e->fd = -1;
                     read_all(c, e, p, now);
                 }
             }
@@ -197,7 +174,8 @@ static int read_procs(local_ctx *c, uint64_t now)
             np += k;
     }
     for (int i = 0; i < c->ncache; i++)
-        close_stat(c, &c->cache[i]); /* the processes that left the GPUs */
+        if (!c->cache[i].moved)
+            proc_table_forget(c->table, c->cache[i].pid); /* the processes that left the GPUs */
     qsort(c->next, (size_t)c->nnext, sizeof *c->next, by_pid);
     pinfo *t = c->cache;
     c->cache = c->next;
@@ -226,6 +204,29 @@ static void read_host(local_ctx *c, top_host *h)
     }
 }
 
+/* The round's samples, and the process lists when they were read again, through the pipeline: its
+ * plugins' work for the round is done when this returns (the alerts evaluated when due, the
+ * diagnosis run when due), their results in the model. */
+static void feed(local_ctx *c, int procs_read)
+{
+    for (int i = 0; i < c->s.count; i++) {
+        const gw_gpu *g = &c->s.gpus[i];
+        int send = !c->identity_sent[i] && g->have_info;
+        pipeline_sample(c->pl, i, send ? &g->info : NULL, &c->tmp[i]);
+        c->identity_sent[i] = c->tmp[i].status != GPU_LOST && (c->identity_sent[i] || send);
+    }
+    uint64_t wall = gw_now_us();
+    for (int i = 0, at = 0; procs_read && i < c->s.count; i++) { /* read_procs lists them GPU after GPU */
+        int k = 0;
+        while (at + k < c->nprocs && c->procs[at + k].gpu == i)
+            k++;
+        pipeline_processes(c->pl, i, wall, c->procs + at, k);
+        at += k;
+    }
+    pipeline_tick(c->pl, wall);
+    pipeline_settle(c->pl);
+}
+
 static int local_refresh(void *vctx, top_model *m)
 {
     local_ctx *c = vctx;
@@ -236,7 +237,8 @@ static int local_refresh(void *vctx, top_model *m)
     }
     uint64_t now = gw_mono_us();
     /* the process lists (three NVML calls a GPU) as often as /proc's figures, every 2 s at most */
-    if (!c->procs_us || now - c->procs_us >= PROCS_EVERY_US - 100000u) {
+    int procs_read = !c->procs_us || now - c->procs_us >= PROCS_EVERY_US - 100000u;
+    if (procs_read) {
         c->nprocs = read_procs(c, now);
         c->procs_us = now;
     }
@@ -264,15 +266,18 @@ static int local_refresh(void *vctx, top_model *m)
     m->seq++;
     m->error[0] = 0;
     pthread_mutex_unlock(&m->lock);
+    if (c->pl)
+        feed(c, procs_read);
     return 0;
 }
 
 static void local_close(void *vctx)
 {
     local_ctx *c = vctx;
-    for (int i = 0; c->cache && i < c->ncache; i++)
-        close_stat(c, &c->cache[i]);
+    pipeline_free(c->pl); /* its plugins' threads end before the sampler closes */
+    proc_table_free(c->table);
     sampler_close(&c->s);
+    free(c->identity_sent);
     free(c->tmp);
     free(c->mig);
     free(c->nmig);
@@ -282,7 +287,8 @@ static void local_close(void *vctx)
     free(c);
 }
 
-int top_source_local(top_source *src, top_model *m, char *err, size_t errlen)
+int top_source_local(top_source *src, top_model *m, const diag_settings *diag, const top_thresholds *th, char *err,
+                     size_t errlen)
 {
     local_ctx *c = calloc(1, sizeof *c);
     if (!c) {
@@ -296,20 +302,17 @@ int top_source_local(top_source *src, top_model *m, char *err, size_t errlen)
     }
     int n = c->s.count > TOP_MAX_GPUS ? TOP_MAX_GPUS : c->s.count;
     c->s.count = n;
-    c->hz = sysconf(_SC_CLK_TCK);
-    c->page = sysconf(_SC_PAGESIZE);
-    if (c->hz <= 0)
-        c->hz = 100;
-    if (c->page <= 0)
-        c->page = 4096;
+    c->table = proc_table_new(NULL, 1);
     c->tmp = calloc((size_t)(n ? n : 1), sizeof *c->tmp);
     c->mig = calloc((size_t)(n ? n : 1) * GW_MIG_MAX, sizeof *c->mig);
     c->nmig = calloc((size_t)(n ? n : 1), sizeof *c->nmig);
     c->procs = calloc(TOP_MAX_PROCS, sizeof *c->procs);
     c->cache = calloc(TOP_MAX_PROCS, sizeof *c->cache);
     c->next = calloc(TOP_MAX_PROCS, sizeof *c->next);
+    c->identity_sent = calloc((size_t)(n ? n : 1), sizeof *c->identity_sent);
     m->hist = history_new(n, TOP_HISTORY);
-    if (!c->tmp || !c->mig || !c->nmig || !c->procs || !c->cache || !c->next || !m->hist) {
+    if (!c->table || !c->tmp || !c->mig || !c->nmig || !c->procs || !c->cache || !c->next || !c->identity_sent ||
+        !m->hist) {
         gw_strlcpy(err, "out of memory", errlen);
         local_close(c);
         return BK_ERR_OTHER;
@@ -319,6 +322,10 @@ int top_source_local(top_source *src, top_model *m, char *err, size_t errlen)
     m->ngpus = n;
     for (int i = 0; i < n; i++)
         m->gpus[i].info = c->s.gpus[i].info;
+    char why[300];
+    c->pl = top_local_pipeline(m, n, diag, th, why, sizeof why);
+    if (!c->pl)
+        gw_log(GW_LOG_DEBUG, "top: no alerts or findings", "reason=\"%s\"", why);
     src->ctx = c;
     src->refresh = local_refresh;
     src->close = local_close;

@@ -1,7 +1,7 @@
 /* top_model.h - what top shows and where it comes from: the model (GPUs and their latest samples,
  * a short history per GPU for charts, processes, host CPU and memory, alerts, findings), the sources
- * that fill it (this machine's GPUs, a remote agent), the refresh thread that calls them, the local
- * alert rules and diagnosis, and the /proc readers they share. No curses here. */
+ * that fill it (this machine's GPUs through the pipeline and its alerts and diagnosis plugins, a
+ * remote agent), the refresh thread that calls them, and the /proc readers. No curses here. */
 #ifndef GPUWATCH_TOP_MODEL_H
 #define GPUWATCH_TOP_MODEL_H
 
@@ -9,14 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sample.h"
-#include "proc_stat.h"
+#include "proc_table.h"
 #include "backend.h"
+#include "buf.h"
 #include "diag_report.h"
 #include "diag_settings.h"
+#include "pipeline.h"
 
 #define TOP_MAX_GPUS 64
 #define TOP_MAX_PROCS 1024
-#define TOP_HISTORY 600 /* samples kept per GPU for charts and for the alert rules' windows */
+#define TOP_HISTORY 600 /* samples kept per GPU for charts, and in the local pipeline's ring */
 
 /* ---- chart history: a few series per GPU, as floats (NaN: no value) ---- */
 
@@ -120,34 +122,30 @@ void top_findings_publish(top_model *m, diag_report *r, find_state st, const cha
 
 /* ---- sources ---- */
 
-/* Work that follows each refresh on the refresh thread (the local alert rules, the diagnosis):
- * after() reads what the refresh stored; release() frees ctx when the source closes. */
-#define TOP_MAX_HOOKS 4
-typedef struct top_hook {
-    void (*after)(void *ctx, top_model *m);
-    void (*release)(void *ctx);
-    void *ctx;
-} top_hook;
-
 /* Where data comes from. refresh() reads one round into the model (taking its lock only to
  * store), returns 0 or -1 with m->error set. */
 typedef struct top_source {
     void *ctx;
     int (*refresh)(void *ctx, top_model *m);
     void (*close)(void *ctx);
-    top_hook hooks[TOP_MAX_HOOKS];
-    int nhooks;
 } top_source;
 
-/* Adds a hook; returns 0, or -1 when there are too many (ctx is then released). */
-int top_source_hook(top_source *src, void (*after)(void *, top_model *), void (*release)(void *), void *ctx);
-/* One round: refresh, then every hook (the refresh thread, or --once). */
+/* One round (the refresh thread, or --once). */
 void top_source_round(top_source *src, top_model *m);
-/* Releases the hooks, then closes the source. */
 void top_source_close(top_source *src);
 
-/* Local GPUs through the sampler. Returns 0, or the backend status with err filled. */
-int top_source_local(top_source *src, top_model *m, char *err, size_t errlen);
+/* Temperature thresholds: the colours, and the alert rules and thermal findings that agree with them. */
+typedef struct top_thresholds {
+    double temp_warn, temp_crit; /* core, °C */
+    double hbm_warn, hbm_crit;   /* HBM, °C */
+} top_thresholds;
+
+/* Local GPUs through the sampler. Each refresh hands their samples and processes to a pipeline
+ * (pipeline.h) running the alerts plugin with gpuwatch's default rules and top's thresholds, and the
+ * diagnosis plugin with diag's settings, as the agent runs them; their alerts and reports reach the
+ * model through local_plugins.c. Returns 0, or the backend status with err filled. */
+int top_source_local(top_source *src, top_model *m, const diag_settings *diag, const top_thresholds *th, char *err,
+                     size_t errlen);
 
 /* A remote agent's JSON API. */
 typedef struct top_remote_opts {
@@ -170,16 +168,6 @@ void top_poller_stop(top_poller *p);
 
 /* ---- alerts ---- */
 
-typedef struct top_thresholds {
-    double temp_warn, temp_crit; /* core, °C */
-    double hbm_warn, hbm_crit;   /* HBM, °C */
-} top_thresholds;
-
-/* Local mode: gpuwatch's default rules (deploy/rules/gpuwatch-default.yaml) evaluated on top's
- * samples after each refresh, with top's temperature thresholds (a hook of src). Returns 0, or -1
- * with the reason in why (no rules file found, rules that do not load). */
-int top_alerts_local_start(top_source *src, top_model *m, const top_thresholds *th, char *why, size_t n);
-
 /* Fills an alert from its fields: level from severity (critical 2, warning 1, else 0), firing
  * unless state is "pending"; NULL strings are empty. */
 void top_alert_set(top_alert *a, const char *name, const char *severity, const char *state, const char *summary,
@@ -189,39 +177,26 @@ void top_alerts_sort(top_alert *a, int n);
 /* "CRIT GPULost: ..." when firing; "pending CRIT GPUTemperatureWarning, would fire in 4m10s: ..."
  * when pending (how long it has been pending when the rule's `for` is unknown). */
 void top_alert_text(const top_alert *a, int64_t now_us, char *out, size_t n);
-/* A rule file's `for` durations by alert name (the engine's API does not give them). Returns how
- * many rules were read, -1 when the file cannot be read. */
-typedef struct top_rule_for {
-    char name[64];
-    int64_t for_us;
-} top_rule_for;
-int top_rule_fors_read(const char *path, top_rule_for *out, int max);
-/* Prometheus durations: "90s", "5m", "1h30m", "500ms". Returns 0 and *us, or -1. */
-int top_parse_duration(const char *s, int64_t *us);
 
-/* ---- findings ---- */
+/* ---- the local pipeline (local_plugins.c) ---- */
 
-/* Local mode: a diagnosis window fed from the samples and process lists of each refresh (a GPU's
- * reading at most every TOP_DIAG_STEP_US), diag_run_from over the last set->window_s every
- * set->interval_s (the previous report given: severities do not flap at a threshold), the report
- * published into m->find (a hook of src: the refresh thread). With
- * set->enabled off, m->find says FIND_OFF and nothing is kept. Returns 0, or -1 when out of memory. */
-#define TOP_DIAG_STEP_US 450000u
-/* The thermal detector's temperatures from top's thresholds (options or top.yaml), so that a finding
- * agrees with the colours: each of thermal.gpu_warn_c, gpu_crit_c, mem_warn_c and mem_crit_c that
- * is still at its default takes temp_warn, temp_crit, hbm_warn or hbm_crit; one set in top.yaml's
- * diagnosis.thresholds stays. */
+/* The settings document of top's plugins, made from its preferences and thresholds: the alerts
+ * plugin's thresholds of the four temperature rules, the diagnosis plugin's section (diag, with the
+ * thermal detector's temperatures still at their defaults taken from th, so that a finding agrees
+ * with the colours: thermal.gpu_warn_c, gpu_crit_c, mem_warn_c and mem_crit_c take temp_warn,
+ * temp_crit, hbm_warn and hbm_crit; one set in top.yaml stays). Appends YAML to out; 0, or -1 when
+ * out of memory. */
+int top_plugin_settings(const diag_settings *diag, const top_thresholds *th, gw_buf *out);
+/* A pipeline for ngpus GPUs with the alerts and diagnosis plugins started from those settings, and
+ * the panels' plugin that takes their events into the model (the alert states, each diagnosis
+ * report). Sets m->find for the diagnosis' settings (waiting, or off). NULL with why filled when it
+ * cannot start. */
+pipeline *top_local_pipeline(top_model *m, int ngpus, const diag_settings *diag, const top_thresholds *th, char *why,
+                             size_t n);
+/* The thermal thresholds of cfg from top's (see top_plugin_settings). */
 void top_diag_thresholds(diag_config *cfg, const top_thresholds *th);
-int top_diag_local_start(top_source *src, top_model *m, const diag_settings *set);
 
-/* ---- /proc (a root other than "/proc" for tests) ---- */
-
-/* A stat file kept open: read again with pread, one system call; a read fails once that process
- * has exited (the file stays bound to it, whatever later gets its pid). Returns the fd or -1. */
-int procfs_open_stat(const char *root, unsigned pid);
-int procfs_pread_stat(int fd, proc_stat *out);
-/* The command line of a pid with spaces between its arguments ("" for a kernel thread). */
-int procfs_read_cmdline(const char *root, unsigned pid, char *out, size_t n);
+/* ---- /proc beside the process table (a root other than "/proc" for tests) ---- */
 
 /* Host CPU: busy and total ticks from the first line of /proc/stat. */
 typedef struct host_ticks {
@@ -235,7 +210,7 @@ int procfs_parse_meminfo(const char *text, double *total_mib, double *avail_mib)
 int procfs_read_host(const char *root, host_ticks *cpu, double *total_mib, double *avail_mib);
 
 /* A process's family: its ancestors (the oldest first), itself, then its descendants depth
- * first, at most max entries. */
+ * first, at most max entries, from a process table of its own (one walk of root). */
 typedef struct proc_node {
     unsigned pid, ppid;
     int depth;    /* 0 for the oldest ancestor shown */

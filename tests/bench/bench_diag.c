@@ -80,6 +80,12 @@ static void second_free(second *x)
     free(x->np);
 }
 
+/* An event of a GPU's samples into the history, as the agent's pipeline records it. */
+static void record_event(const gw_event *ev, void *h)
+{
+    history_record_event(h, ev);
+}
+
 static int bench_history(const char *scenario, int seconds, const char *path)
 {
     sampler s;
@@ -98,6 +104,7 @@ static int bench_history(const char *scenario, int seconds, const char *path)
         goto out;
     }
     uint64_t t0 = gw_now_us() / 1000000 * 1000000 - (uint64_t)seconds * 1000000;
+    event_deriver events[64] = {0};
     for (int k = 0; k <= seconds; k++) {
         uint64_t t_us = t0 + (uint64_t)k * 1000000;
         if (read_second(&s, k, t_us, &x) != 0) {
@@ -106,6 +113,8 @@ static int bench_history(const char *scenario, int seconds, const char *path)
         }
         for (int g = 0; g < s.count; g++) {
             history_record_sample(h, g, s.gpus[g].have_info ? &s.gpus[g].info : NULL, &x.s[g]);
+            if (g < 64)
+                event_derive(&events[g], g, &x.s[g], record_event, h);
             if (x.np[g] >= 0)
                 history_record_processes(h, g, t_us, x.p + (size_t)g * MAX_PROCS, x.np[g]);
         }
@@ -189,6 +198,7 @@ static int bench_agent(const char *scenario, int minutes)
     printf("  trim + diag_run_from + JSON                   %8.3f ms CPU per run (worst %.3f ms)\n", run_ms / minutes,
            worst);
     printf("  extra CPU of the agent                     %8.4f %% of one core\n", per_min / 60000.0 * 100);
+    printf("  the window held (diag_window_bytes)        %8.0f kB\n", (double)diag_window_bytes(w) / 1024.0);
     rc = 0;
     diag_report_free(&prev);
     diag_report_free(&r);

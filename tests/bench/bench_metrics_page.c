@@ -9,8 +9,7 @@
 #include "agent.h"
 #include "metrics_page.h"
 #include "nvml_backend.h"
-
-extern const agent_plugin history_plugin, alerts_plugin;
+#include "plugins.h"
 
 static double now_s(void)
 {

@@ -19,6 +19,11 @@ static void remove_file(const char *path)
     unlink(side);
 }
 
+static void record_event(const gw_event *ev, void *h)
+{
+    history_record_event(h, ev);
+}
+
 static void record(const char *path, int ngpus, int64_t t0_us, int seconds)
 {
     history_config cfg;
@@ -30,6 +35,7 @@ static void record(const char *path, int ngpus, int64_t t0_us, int seconds)
     if (!h)
         _exit(1);
     hsynth_gpu sg[8];
+    event_deriver events[8] = {0}; /* the events of the samples, as the agent's pipeline derives them */
     for (int g = 0; g < ngpus && g < 8; g++)
         hsynth_init(&sg[g], g);
     for (int i = 0; i < seconds; i++) {
@@ -40,6 +46,7 @@ static void record(const char *path, int ngpus, int64_t t0_us, int seconds)
             hsynth_sample(&sg[g], g, t, &s);
             hsynth_info(g, &info);
             history_record_sample(h, g, i == 0 ? &info : NULL, &s);
+            event_derive(&events[g], g, &s, record_event, h);
         }
         if (i % 5 == 0) {
             gpu_proc p = {.gpu = 0, .pid = 4242, .mem_mib = 1000 + i, .has_mem = 1, .sm_util = i % 100, .has_sm = 1};
@@ -48,8 +55,10 @@ static void record(const char *path, int ngpus, int64_t t0_us, int seconds)
             strcpy(p.user, "alice");
             history_record_processes(h, 0, (uint64_t)t, &p, 1);
         }
-        if (i == seconds / 2)
-            history_record_event(h, (uint64_t)t, 0, "xid", "xid=79");
+        if (i == seconds / 2) {
+            gw_event xid = {.kind = EV_XID, .t_us = (uint64_t)t, .gpu = 0, .xid = {79, 1}};
+            history_record_event(h, &xid);
+        }
         if (i % 10 == 9 && history_flush(h) != 0)
             _exit(1);
     }

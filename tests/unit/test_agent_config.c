@@ -121,7 +121,7 @@ static void test_errors(void **st)
     gw_config c;
     config_init(&c);
     config_load_string(&c, text, "bad.yaml");
-    int n = plugins_check((const agent_plugin *const[]){NULL}, &c);
+    int n = plugins_check((const pipeline_plugin *const[]){NULL}, &c);
     assert_true(n >= 10);
     assert_true(has_error(&c, "bad.yaml:1:9: listen"));
     assert_true(has_error(&c, "bad.yaml:2:11: interval"));

@@ -20,13 +20,19 @@
 #include "http_server.h"
 #include "nvml_backend.h"
 
-extern const agent_plugin alerts_plugin;
+#include "plugins.h"
+
+/* An alert event, as its fields said. */
+typedef struct {
+    int gpu, firing;
+    double value;
+    char name[64], severity[32], summary[128];
+} alert_seen;
 
 typedef struct {
     pthread_mutex_t mu;
     int n;
-    int gpu[16];
-    char detail[16][256];
+    alert_seen alert[16];
     int states;       /* alert_states events */
     int state_alerts; /* alerts in the latest one */
     int state_firing; /* of which firing */
@@ -35,35 +41,44 @@ typedef struct {
 static events EV = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* A plugin that records the events it is handed, as the history does. */
-static int recorder_start(const agent_view *view, gw_config *cfg, void **ctx)
+static int recorder_start(const pipeline_view *view, gw_doc *cfg, void **ctx)
 {
     (void)view, (void)cfg;
     *ctx = &EV;
     return 0;
 }
-static void recorder_event(void *ctx, const agent_event *ev)
+static void recorder_event(void *ctx, const gw_event *ev)
 {
     events *e = ctx;
+    if (ev->kind != EV_ALERT && ev->kind != EV_ALERT_STATES)
+        return; /* the events of the samples */
     pthread_mutex_lock(&e->mu);
-    if (ev->alerts) {
-        assert_string_equal(ev->kind, "alert_states");
+    if (ev->kind == EV_ALERT_STATES) {
+        const alert_records *r = ev->alert_states.records;
         e->states++;
-        e->state_alerts = ev->alerts->nalerts;
+        e->state_alerts = r->nalerts;
         e->state_firing = 0;
-        for (int i = 0; i < ev->alerts->nalerts; i++)
-            e->state_firing += ev->alerts->alerts[i].firing;
+        for (int i = 0; i < r->nalerts; i++) {
+            e->state_firing += r->alerts[i].firing;
+            assert_true(!strcmp(r->alerts[i].name, "Warm") || !strcmp(r->alerts[i].name, "BigProcess"));
+            assert_int_equal(r->alerts[i].for_us, 0);
+        }
         pthread_mutex_unlock(&e->mu);
         return;
     }
-    assert_string_equal(ev->kind, "alert");
     if (e->n < 16) {
-        e->gpu[e->n] = ev->gpu;
-        snprintf(e->detail[e->n], sizeof e->detail[0], "%s", ev->detail);
-        e->n++;
+        alert_seen *a = &e->alert[e->n++];
+        a->gpu = ev->gpu;
+        a->firing = ev->alert.firing;
+        a->value = ev->alert.value;
+        snprintf(a->name, sizeof a->name, "%s", ev->alert.name);
+        snprintf(a->severity, sizeof a->severity, "%s", ev->alert.severity);
+        snprintf(a->summary, sizeof a->summary, "%s", ev->alert.summary);
     }
     pthread_mutex_unlock(&e->mu);
 }
-static const agent_plugin recorder_plugin = {.name = "recorder", .start = recorder_start, .on_event = recorder_event};
+static const pipeline_plugin recorder_plugin = {
+    .name = "recorder", .start = recorder_start, .on_event = recorder_event};
 
 static int count(events *e)
 {
@@ -145,7 +160,7 @@ static gw_config *config_with(const char *rules_path, const char *extra)
     gw_config *cfg = malloc(sizeof *cfg);
     config_init(cfg);
     assert_int_equal(config_load_string(cfg, text, "t.yaml"), 0);
-    alerts_plugin.check(cfg);
+    alerts_plugin.check(&cfg->doc);
     for (int i = 0; i < cfg->errs.n; i++)
         fprintf(stderr, "%s\n", cfg->errs.msg[i]);
     assert_int_equal(cfg->errs.n, 0);
@@ -181,9 +196,11 @@ static void test_plugin_in_agent(void **st)
     assert_int_equal(count(ev), 3); /* Warm on gpu 0 and 1, BigProcess on gpu 1 */
     int warm = 0, big = 0;
     for (int i = 0; i < 3; i++) {
-        if (strstr(ev->detail[i], "alertname=Warm state=firing severity=info value=61 summary=\"GPU "))
+        const alert_seen *x = &ev->alert[i];
+        if (!strcmp(x->name, "Warm") && x->firing && !strcmp(x->severity, "info") && x->value == 61 &&
+            !strncmp(x->summary, "GPU ", 4))
             warm++;
-        if (strstr(ev->detail[i], "alertname=BigProcess state=firing") && ev->gpu[i] == 1)
+        if (!strcmp(x->name, "BigProcess") && x->firing && x->gpu == 1)
             big++;
     }
     assert_int_equal(warm, 2);
@@ -217,7 +234,7 @@ static void test_plugin_in_agent(void **st)
     assert_int_equal(count(ev), 5);
     int resolved = 0;
     for (int i = 3; i < 5; i++)
-        resolved += strstr(ev->detail[i], "alertname=Warm state=resolved") != NULL;
+        resolved += !strcmp(ev->alert[i].name, "Warm") && !ev->alert[i].firing;
     assert_int_equal(resolved, 2);
     for (int i = 0; i < 250 && firing_states(ev) != 1; i++)
         usleep(20000);
@@ -269,7 +286,7 @@ static void test_config_check(void **st)
     gw_config cfg;
     config_init(&cfg);
     assert_int_equal(config_load_string(&cfg, text, "c.yaml"), 0);
-    alerts_plugin.check(&cfg);
+    alerts_plugin.check(&cfg.doc);
     assert_true(has_error(&cfg, "c.yaml:2:3:", "unknown key 'colour' in alerts"));
     assert_true(has_error(&cfg, "c.yaml:3:", ":5:25: metric: unknown metric 'nope'"));
     assert_true(has_error(&cfg, "c.yaml:3:", "no file '/nonexistent/rules.yaml'"));

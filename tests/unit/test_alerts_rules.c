@@ -11,6 +11,7 @@
 #include "rules.h"
 #include "series_notation.h"
 #include "template.h"
+#include "util.h"
 
 static int has_error(const errlist *e, const char *prefix, const char *text)
 {
@@ -163,13 +164,13 @@ static void test_templates(void **st)
     expect("no actions", 1, "no actions");
     expect("{{ humanizePercentage $value }} full", 0.9625, "96.25% full");
     char v[40];
-    tmpl_format_value(1e21, v, sizeof v);
+    gw_format_number(1e21, v, sizeof v);
     assert_string_equal(v, "1e+21");
-    tmpl_format_value(123456789, v, sizeof v);
+    gw_format_number(123456789, v, sizeof v);
     assert_string_equal(v, "123456789");
-    tmpl_format_value(0.1 + 0.2, v, sizeof v);
+    gw_format_number(0.1 + 0.2, v, sizeof v);
     assert_string_equal(v, "0.30000000000000004");
-    tmpl_format_value(-2.5e-5, v, sizeof v);
+    gw_format_number(-2.5e-5, v, sizeof v);
     assert_string_equal(v, "-2.5e-05");
     tmpl t;
     char err[200];

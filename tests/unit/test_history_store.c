@@ -68,8 +68,24 @@ static void make_sample(hsynth_gpu *sg, int gpu, int i, gpu_sample *s)
         mset_del(&s->present, M_GPM_NVLINK_TX);
 }
 
+/* Each GPU's events, derived from its samples as the agent's pipeline and gpuwatch run do. */
+static event_deriver derivers[8];
+
+static void record_event(const gw_event *ev, void *h)
+{
+    history_record_event(h, ev);
+}
+
+/* A sample into the history, and the events it gives. */
+static void record(history *h, int gpu, const gpu_info *info, const gpu_sample *s)
+{
+    history_record_sample(h, gpu, info, s);
+    event_derive(&derivers[gpu], gpu, s, record_event, h);
+}
+
 static history *open_hist(double max_buffer)
 {
+    memset(derivers, 0, sizeof derivers);
     history_config cfg;
     history_config_defaults(&cfg);
     cfg.path = path;
@@ -96,7 +112,7 @@ static gpu_sample *record_every(history *h, int every)
             gpu_sample *s = &want[i * GPUS + g];
             make_sample(&sg[g], g, i, s);
             hsynth_info(g, &info);
-            history_record_sample(h, g, &info, s);
+            record(h, g, &info, s);
             if (every && i % every == every - 1 && g == GPUS - 1) {
                 assert_int_equal(history_flush(h), 0);
                 assert_int_equal(history_open_slots(h), 0);
@@ -294,7 +310,11 @@ static void test_events(void **state)
     (void)state;
     history *h = open_hist(0);
     gpu_sample *want = record_all(h);
-    history_record_event(h, (uint64_t)(T0 + 5 * SEC), 0, "alert", "rule=HighTemp state=firing");
+    gw_event alert = {.kind = EV_ALERT,
+                      .t_us = (uint64_t)(T0 + 5 * SEC),
+                      .gpu = 0,
+                      .alert = {"HighTemp", "warning", "GPU 0 at 91.5 C", 91.5, 1}};
+    history_record_event(h, &alert);
     history_close(h);
     char err[256];
     store *st = store_open(path, 1, err, sizeof err);
@@ -332,7 +352,7 @@ static void test_xid_while_lost(void **state)
             sample_set(&s, M_XID_COUNT, seq[i].count);
             sample_set(&s, M_XID_LAST, seq[i].last);
         }
-        history_record_sample(h, 1, NULL, &s);
+        record(h, 1, NULL, &s);
     }
     history_close(h);
     char err[256];
@@ -420,7 +440,7 @@ static void test_checkpoint_lost(void **state)
     for (int i = 0; i < 600; i++) {
         make_sample(&sg, 0, i, &s);
         want[i] = s.v[M_UTIL_GPU];
-        history_record_sample(h, 0, NULL, &s);
+        record(h, 0, NULL, &s);
         if (i % 10 == 9)
             assert_int_equal(history_flush(h), 0);
         if (i == 299) {
@@ -467,7 +487,7 @@ static void test_kill9(void **state)
             int start = 200 * round;
             for (int i = start; i < flushed_until + 7; i++) {
                 make_sample(&sg, 0, i, &s);
-                history_record_sample(h, 0, NULL, &s);
+                record(h, 0, NULL, &s);
                 if (i == flushed_until - 1)
                     history_flush(h);
             }

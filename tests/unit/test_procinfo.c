@@ -110,7 +110,9 @@ static void test_own_process(void **state)
     memset(&p, 0, sizeof p);
     p.pid = (unsigned)getpid();
     snprintf(p.name, sizeof p.name, "from-nvml");
-    assert_int_equal(procinfo_fill(&p), 0);
+    proc_table *t = proc_table_new(NULL, 0);
+    assert_non_null(t);
+    assert_int_equal(procinfo_fill(t, &p, NULL), 0);
     assert_string_equal(p.name, "test_procinfo"); /* comm replaces NVML's name */
     assert_non_null(strstr(p.cmdline, "test_procinfo"));
     struct passwd *pw = getpwuid(getuid());
@@ -134,7 +136,9 @@ static void test_own_process(void **state)
             x += i * 0.5;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     } while ((c1.tv_sec - c0.tv_sec) * 1000000000L + (c1.tv_nsec - c0.tv_nsec) < 200000000L);
-    assert_int_equal(procinfo_fill(&p), 0);
+    proc_entry e;
+    assert_int_equal(procinfo_fill(t, &p, &e), 0);
+    assert_int_equal(e.pid, p.pid);
     clock_gettime(CLOCK_MONOTONIC, &w1);
     double wall = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
     double cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
@@ -143,6 +147,7 @@ static void test_own_process(void **state)
     /* /proc counts in 10 ms ticks over ~200 ms of CPU: allow 15 points either way. */
     if (p.cpu_percent < expected - 15 || p.cpu_percent > expected + 15)
         fail_msg("cpu_percent %.1f, expected about %.1f", p.cpu_percent, expected);
+    proc_table_free(t);
 }
 
 static void test_invisible_pid(void **state)
@@ -153,7 +158,9 @@ static void test_invisible_pid(void **state)
     p.pid = 0x3ffffff0u; /* above pid_max: as a pid from another namespace */
     snprintf(p.name, sizeof p.name, "python3");
     snprintf(p.container, sizeof p.container, "from-backend");
-    assert_int_equal(procinfo_fill(&p), -1);
+    proc_table *t = proc_table_new(NULL, 0);
+    assert_int_equal(procinfo_fill(t, &p, NULL), -1);
+    proc_table_free(t);
     assert_string_equal(p.name, "python3");
     assert_string_equal(p.container, "from-backend");
     assert_string_equal(p.cmdline, "");

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <ncurses.h>
+#include "fakeproc.h"
 #include "top_ui.h"
 
 static gpu_proc P(int gpu, unsigned pid, const char *user, double mem, int has_mem, const char *cmd)
@@ -468,46 +469,6 @@ static void test_alert_lines(void **st)
     assert_int_equal(r.level, 2);
 }
 
-static void test_durations_and_rule_fors(void **st)
-{
-    (void)st;
-    int64_t us;
-    assert_int_equal(top_parse_duration("5m", &us), 0);
-    assert_true(us == 300000000);
-    assert_int_equal(top_parse_duration("1h30m", &us), 0);
-    assert_true(us == 5400000000);
-    assert_int_equal(top_parse_duration("500ms", &us), 0);
-    assert_true(us == 500000);
-    assert_int_equal(top_parse_duration("0", &us), 0);
-    assert_true(us == 0);
-    assert_int_equal(top_parse_duration("5x", &us), -1);
-    assert_int_equal(top_parse_duration("", &us), -1);
-    char path[] = "/tmp/top_rules_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    const char *yaml = "groups:\n"
-                       "  - name: a\n"
-                       "    rules:\n"
-                       "      - alert: Hot\n"
-                       "        for: 2m\n"
-                       "      - alert: Now\n"
-                       "  - name: b\n"
-                       "    rules:\n"
-                       "      - alert: Long\n"
-                       "        for: 1h30m\n";
-    assert_true(write(fd, yaml, strlen(yaml)) == (ssize_t)strlen(yaml));
-    close(fd);
-    top_rule_for f[8];
-    assert_int_equal(top_rule_fors_read(path, f, 8), 3);
-    assert_string_equal(f[0].name, "Hot");
-    assert_true(f[0].for_us == 120000000);
-    assert_true(f[1].for_us == 0); /* no `for`: fires at once */
-    assert_string_equal(f[2].name, "Long");
-    assert_true(f[2].for_us == 5400000000);
-    unlink(path);
-    assert_int_equal(top_rule_fors_read("/nonexistent/rules.yaml", f, 8), -1);
-}
-
 static void test_history(void **st)
 {
     (void)st;
@@ -544,34 +505,15 @@ static void test_history(void **st)
     history_free(h);
 }
 
-/* Writes root/PID/stat (and cmdline) for a fake /proc. */
+/* A fake /proc's process (fakeproc.h) with 250 ticks of user time, started at tick 12345. */
 static void fake_proc(const char *root, unsigned pid, unsigned ppid, const char *comm, const char *cmdline, size_t len)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%u", root, pid);
-    mkdir(path, 0755);
-    snprintf(path, sizeof path, "%s/%u/stat", root, pid);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fprintf(f, "%u (%s) S %u 1 1 0 -1 4194304 100 0 0 0 250 50 0 0 20 0 1 0 12345 1000000 2560 18446744073709551615\n",
-            pid, comm, ppid);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/%u/cmdline", root, pid);
-    f = fopen(path, "w");
-    fwrite(cmdline, 1, len, f);
-    fclose(f);
+    assert_int_equal(fakeproc_write(root, pid, ppid, comm, 250, 12345, cmdline, len), 0);
 }
 
 static void test_procfs(void **st)
 {
     (void)st;
-    proc_stat ps;
-    assert_int_equal(proc_stat_parse("42 (my (odd) name) R 7 1 1 0 -1 0 0 0 0 0 300 45 0 0 20 0 1 0 999 1 128", &ps),
-                     0);
-    assert_string_equal(ps.comm, "my (odd) name");
-    assert_int_equal(ps.ppid, 7);
-    assert_true(ps.utime == 300 && ps.stime == 45 && ps.start_ticks == 999 && ps.rss_pages == 128);
-    assert_int_equal(proc_stat_parse("garbage", &ps), -1);
     host_ticks a, b;
     assert_int_equal(procfs_parse_cpu("cpu  100 0 100 700 100 0 0 0 0 0\ncpu0 1 2 3 4\n", &a), 0);
     assert_int_equal(procfs_parse_cpu("cpu  150 0 150 800 100 0 0 0 0 0\n", &b), 0);
@@ -614,30 +556,6 @@ static void test_procfs(void **st)
     assert_int_equal(procfs_tree(root, 20, nd, 2), 2);  /* cut: the nearest ancestor and the process */
     assert_int_equal(nd[0].pid, 10);
     assert_true(nd[1].selected);
-    char cmd[64];
-    assert_int_equal(procfs_read_cmdline(root, 30, cmd, sizeof cmd), 0);
-    assert_string_equal(cmd, "python -c worker");
-    /* A stat file kept open reads the new values; once that process is gone, it fails. */
-    int fd = procfs_open_stat(root, 30);
-    assert_true(fd >= 0);
-    assert_int_equal(procfs_pread_stat(fd, &ps), 0);
-    assert_true(ps.utime == 250 && ps.rss_pages == 2560);
-    fake_proc(root, 30, 20, "pt_worker", "x", 1);
-    assert_int_equal(procfs_pread_stat(fd, &ps), 0);
-    close(fd);
-    pid_t child = fork();
-    if (child == 0) {
-        pause();
-        _exit(0);
-    }
-    fd = procfs_open_stat("/proc", (unsigned)child);
-    assert_true(fd >= 0);
-    assert_int_equal(procfs_pread_stat(fd, &ps), 0);
-    assert_int_equal(ps.ppid, (unsigned)getpid());
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
-    assert_int_equal(procfs_pread_stat(fd, &ps), -1);
-    close(fd);
     char rm[300];
     snprintf(rm, sizeof rm, "rm -rf %s", root);
     assert_int_equal(system(rm), 0);
@@ -656,7 +574,6 @@ int main(void)
         cmocka_unit_test(test_signal),
         cmocka_unit_test(test_signal_not_permitted),
         cmocka_unit_test(test_alert_lines),
-        cmocka_unit_test(test_durations_and_rule_fors),
         cmocka_unit_test(test_history),
         cmocka_unit_test(test_procfs),
     };

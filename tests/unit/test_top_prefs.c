@@ -102,7 +102,7 @@ static void test_round_trip(void **st)
     buf_init(&b);
     assert_int_equal(top_prefs_text(&back, &b), 0);
     assert_non_null(strstr(b.data, "sort: cpu%\n"));
-    assert_non_null(strstr(b.data, "interval: 0.25s\n"));
+    assert_non_null(strstr(b.data, "interval: 250ms\n"));
     assert_non_null(strstr(b.data, "  window: 10m\n"));
     assert_non_null(strstr(b.data, "    input_stall.min_duration_s: 5\n"));
     assert_null(strstr(b.data, "p95_util")); /* only the thresholds set */
