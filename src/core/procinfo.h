@@ -10,7 +10,8 @@
  * were: the process keeps what the backend knows). Thread-safe. */
 int procinfo_fill(gpu_proc *p);
 
-/* Container / Kubernetes pod / Slurm job / systemd unit from one /proc/<pid>/cgroup text. */
+/* Container / Kubernetes pod / Slurm job / systemd unit from one /proc/<pid>/cgroup text, in
+ * workload_format's text form (workload.h). */
 void procinfo_container_from_cgroup(const char *cgroup_text, char *out, size_t outlen);
 
 #endif
