@@ -122,6 +122,12 @@ static void view_advertise(const agent_view *v, const char *key, const char *val
 static const char *view_fact(const agent_view *v, const char *key)
 {
     agent *a = v->agent;
+    if (strcmp(key, "simulated") == 0) {
+        pthread_mutex_lock(&a->state_lock);
+        int simulated = a->simulated;
+        pthread_mutex_unlock(&a->state_lock);
+        return simulated ? "1" : "0";
+    }
     for (int i = 0; i < a->nfacts; i++)
         if (strcmp(a->facts[i].key, key) == 0)
             return a->facts[i].value;
@@ -300,6 +306,7 @@ int agent_stop(agent *a)
     free(a->have_info);
     free(a->hung_since);
     free(a->status);
+    free(a->xids);
     page_cache_free(a->page);
     pthread_mutex_destroy(&a->events_lock);
     config_free(a->cfg);
@@ -381,6 +388,7 @@ int agent_snapshot_take(agent *a, agent_snapshot *out)
         out->gpus[i].info = a->info[i];
         out->gpus[i].have_info = a->have_info[i];
         out->gpus[i].hung = a->hung_since[i] != 0;
+        out->gpus[i].xids = a->xids[i];
         out->gpus[i].hung_s = a->hung_since[i] && mono > a->hung_since[i] ? (double)(mono - a->hung_since[i]) / 1e6 : 0;
         if (a->nprocs[i])
             memcpy(out->procs + out->nprocs, a->procs[i], (size_t)a->nprocs[i] * sizeof *out->procs);

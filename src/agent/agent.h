@@ -50,6 +50,7 @@ typedef struct agent {
     int *have_info;
     uint64_t *hung_since; /* per GPU: monotonic us its read began, when it is hung; else 0 */
     gpu_status *status;   /* per GPU: its latest read's status (sampler thread only) */
+    xid_tally *xids;      /* per GPU: XIDs per code, from its samples */
     gpu_proc **procs;     /* latest processes, per GPU */
     int *nprocs;
     agent_error_count errors[AGENT_MAX_ERRORS];

@@ -57,7 +57,8 @@ typedef struct agent_view {
      * file) so that `gpuwatch history` reads the file the agent writes. Call it from start. */
     void (*advertise)(const struct agent_view *view, const char *key, const char *value);
     /* What a plugin started before this one advertised (("db", the history file)), or NULL. Call
-     * it from start or later. */
+     * it from start or later, from any thread. The agent's own: "simulated" ("1" while the GPUs are
+     * gpusim's, else "0"). */
     const char *(*fact)(const struct agent_view *view, const char *key);
     /* Posts an event, from any thread; copied. Delivered on the sampler thread after the round. */
     void (*post_event)(const struct agent_view *view, const agent_event *ev);

@@ -67,11 +67,13 @@ static int open_backend(agent *a)
     int *nprocs = calloc((size_t)(n ? n : 1), sizeof *nprocs);
     uint64_t *hung = calloc((size_t)(n ? n : 1), sizeof *hung);
     gpu_status *status = calloc((size_t)(n ? n : 1), sizeof *status);
-    sampler_pool *pool =
-        r && info && have && procs && nprocs && hung && status ? sampler_pool_start(&a->s, AGENT_MAX_PROCS) : NULL;
+    xid_tally *xids = calloc((size_t)(n ? n : 1), sizeof *xids);
+    sampler_pool *pool = r && info && have && procs && nprocs && hung && status && xids
+                             ? sampler_pool_start(&a->s, AGENT_MAX_PROCS)
+                             : NULL;
     if (!pool) {
         ring_free(r);
-        free(info), free(have), free(procs), free(nprocs), free(hung), free(status);
+        free(info), free(have), free(procs), free(nprocs), free(hung), free(status), free(xids);
         sampler_close(&a->s);
         gw_log(GW_LOG_ERROR, "cannot start sampling: out of memory or threads", NULL);
         return -1;
@@ -83,6 +85,7 @@ static int open_backend(agent *a)
     a->have_info = have;
     a->hung_since = hung;
     a->status = status;
+    a->xids = xids;
     a->procs = procs;
     a->nprocs = nprocs;
     a->ngpus = n;
@@ -175,6 +178,9 @@ static void take_results(agent *a, pool_result *res, gpu_proc *procbuf, double i
             continue;
         note_done(a, i, res);
         ring_push(a->ring, i, &res->sample);
+        pthread_mutex_lock(&a->state_lock);
+        xid_tally_add(&a->xids[i], &res->sample);
+        pthread_mutex_unlock(&a->state_lock);
         for (int k = 0; k < a->nplugins; k++)
             if (a->plugins[k].p->on_sample)
                 a->plugins[k].p->on_sample(a->plugins[k].ctx, i, res->have_info ? &res->info : NULL, &res->sample);
