@@ -3,8 +3,10 @@
 # Does nothing when they are all present. Usage: scripts/deps.sh [build|test|bench|fuzz]
 set -eu
 build_pkgs="gcc make cmake pkg-config libyaml-dev libcjson-dev libmicrohttpd-dev zlib1g-dev libsqlite3-dev
-            libncurses-dev libcurl4-openssl-dev libcrypt-dev libgnutls28-dev libhwloc-dev libjs-chart.js clang-format"
-test_pkgs="libcmocka-dev tmux curl prometheus prometheus-alertmanager python3 openssl strace zsh man-db groff chromium"
+            libncurses-dev libcurl4-openssl-dev libcrypt-dev libgnutls28-dev libhwloc-dev libjs-chart.js clang-format
+            libprotobuf-c-dev protobuf-c-compiler libsnappy-dev"
+test_pkgs="libcmocka-dev tmux curl prometheus prometheus-alertmanager python3 openssl strace zsh man-db groff chromium
+           victoria-metrics slurmctld slurmd slurm-client munge"
 fuzz_pkgs="clang libclang-rt-14-dev"
 bench_pkgs="wrk prometheus-node-exporter valgrind hyperfine"
 want="$build_pkgs"
