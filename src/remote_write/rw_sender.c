@@ -46,9 +46,9 @@ struct rw_sender {
     int version;
     int v2_taken; /* a 2.0 request was written: a later 400 is about the samples, not the version */
     int resending;
-    int64_t resend_started_us; /* wall time when the resend began */
-    int64_t cursor_us;         /* resent up to here */
-    rw_converter *conv;        /* the resend's own */
+    int64_t resend_started_us;  /* wall time when the resend began */
+    int64_t cursor_us[RW_GPUS]; /* per GPU: read from the file and sent up to here (0: nothing to resend) */
+    rw_converter *conv;         /* the resend's own */
     entries batch, slice;
     gw_buf body;
     uint64_t warned[WARN_KINDS];
@@ -227,17 +227,19 @@ static void save_progress(rw_sender *s)
         gw_log(GW_LOG_WARN, "remote write: cannot record progress", "remote_name=%s err=\"%s\"", s->ep->name, err);
 }
 
-/* The receiver has e[0..n): each GPU's newest time in it is acknowledged, unless the entry after
- * them (next, may be NULL) is of the same GPU and time: that sample is not whole yet, so only the
- * time before it is. */
+/* The receiver has e[0..n): each GPU's newest time in it is acknowledged, but for the last entry's
+ * sample when it may not be whole: the entry after it (next) is of the same GPU and time, or is not
+ * known (NULL: the ring lost what followed). A sample's entries are contiguous (pushed at once), so
+ * only the last one can be cut. */
 static void acknowledge(rw_sender *s, const rw_entry *e, size_t n, const rw_entry *next)
 {
     int64_t newest[RW_GPUS] = {0};
     for (size_t i = 0; i < n; i++)
         if (e[i].gpu < RW_GPUS && e[i].t_us > newest[e[i].gpu])
             newest[e[i].gpu] = e[i].t_us;
-    if (next && next->gpu < RW_GPUS && newest[next->gpu] == next->t_us)
-        newest[next->gpu] = next->t_us - 1;
+    const rw_entry *last = n ? &e[n - 1] : NULL;
+    if (last && last->gpu < RW_GPUS && (!next || (next->gpu == last->gpu && next->t_us == last->t_us)))
+        newest[last->gpu] = last->t_us - 1;
     for (int g = 0; g < RW_GPUS; g++)
         if (newest[g] > s->acked.acked_us[g])
             s->acked.acked_us[g] = newest[g];
@@ -245,6 +247,30 @@ static void acknowledge(rw_sender *s, const rw_entry *e, size_t n, const rw_entr
 }
 
 /* ---- resending from the history ---- */
+
+/* When the ring overwrote entries from s->seq on, moves s->seq to the oldest kept one and past the
+ * rest of the sample it belongs to (its first entries may be gone: it is resent whole from the
+ * history). Returns how many were lost. */
+static uint64_t skip_lost(rw_sender *s)
+{
+    rw_entry e;
+    uint64_t lost, skipped, seq;
+    rw_ring_read(s->sh->ring, &s->seq, &e, 0, &lost);
+    if (!lost)
+        return 0;
+    seq = s->seq;
+    if (rw_ring_read(s->sh->ring, &seq, &e, 1, &skipped) != 1)
+        return lost;
+    uint16_t gpu = e.gpu;
+    int64_t t = e.t_us;
+    for (;;) {
+        seq = s->seq;
+        if (rw_ring_read(s->sh->ring, &seq, &e, 1, &skipped) != 1 || skipped || e.gpu != gpu || e.t_us != t)
+            break;
+        s->seq = seq;
+    }
+    return lost;
+}
 
 static void begin_resend(rw_sender *s)
 {
@@ -254,7 +280,11 @@ static void begin_resend(rw_sender *s)
     s->conv = rw_converter_new(s->sh->table);
     s->resending = s->conv != NULL;
     s->resend_started_us = (int64_t)gw_now_us();
-    s->cursor_us = 0;
+    int64_t oldest_wanted = s->resend_started_us - (int64_t)(s->sh->settings->resend_max_age_s * 1e6);
+    for (int g = 0; g < RW_GPUS; g++) /* a GPU the receiver never had a sample of is not resent */
+        s->cursor_us[g] = s->acked.acked_us[g] > oldest_wanted ? s->acked.acked_us[g]
+                          : s->acked.acked_us[g]               ? oldest_wanted
+                                                               : 0;
     if (s->resending)
         set_state(s, RW_STATE_RESENDING);
 }
@@ -274,85 +304,38 @@ static int send_slice(rw_sender *s)
     return SENT;
 }
 
-/* One step of resending: the next slice of what the receiver misses, per GPU newer than what it
- * acknowledged and older than the GPU's first sample the ring still holds for this endpoint. The
- * step is over when the file holds everything up to there. */
-static void resend_step(rw_sender *s)
+/* The GPUs' identity as sampled now, for what is resent (NULL when out of memory; caller frees). */
+static gpu_info *live_infos(const rw_shared *sh, rw_backfill_range *range)
+{
+    gpu_info *infos = malloc(RW_GPUS * sizeof *infos);
+    pthread_mutex_lock(sh->mu);
+    for (int g = 0; infos && g < RW_GPUS; g++) {
+        infos[g] = sh->infos[g];
+        range->live[g] = sh->have_info[g] ? &infos[g] : NULL;
+    }
+    pthread_mutex_unlock(sh->mu);
+    return infos;
+}
+
+/* Reads range from the file into s->slice, this endpoint's series only. 0, or -1 (logged). */
+static int read_slice(rw_sender *s, rw_backfill_range *range)
 {
     const rw_shared *sh = s->sh;
-    rw_entry none;
-    uint64_t lost;
-    rw_ring_read(sh->ring, &s->seq, &none, 0, &lost); /* the ring went on meanwhile: from its oldest */
-    int64_t first[RW_GPUS];
-    rw_ring_first_times(sh->ring, s->seq, first, RW_GPUS);
-    int64_t now = (int64_t)gw_now_us(), oldest_wanted = now - (int64_t)(sh->settings->resend_max_age_s * 1e6);
-    rw_backfill_range range;
-    memset(&range, 0, sizeof range);
-    int64_t upper = 0, lower = INT64_MAX;
-    for (int g = 0; g < RW_GPUS; g++) {
-        range.before_us[g] = first[g] != INT64_MAX ? first[g] : s->resend_started_us + FILE_MARGIN_US;
-        range.after_us[g] = s->acked.acked_us[g]
-                                ? (s->acked.acked_us[g] > oldest_wanted ? s->acked.acked_us[g] : oldest_wanted)
-                                : INT64_MAX;
-        if (range.after_us[g] == INT64_MAX)
-            continue;
-        upper = range.before_us[g] > upper ? range.before_us[g] : upper;
-        lower = range.after_us[g] < lower ? range.after_us[g] : lower;
-    }
-    if (!s->cursor_us)
-        s->cursor_us = lower;
-    int64_t file_newest = 0;
-    char err[256];
-    if (history_newest_sample_us(sh->db, &file_newest, err, sizeof err) != 0) {
-        if (may_warn(s, WARN_RESEND))
-            gw_log(GW_LOG_WARN, "remote write: cannot read the history to resend", "remote_name=%s err=\"%s\"",
-                   s->ep->name, err);
-        nap(s, 1);
-        return;
-    }
-    if (lower == INT64_MAX || s->cursor_us >= upper) {
-        if (file_newest >= upper || lower == INT64_MAX) {
-            s->resending = 0;
-            set_state(s, RW_STATE_SENDING);
-        } else {
-            nap(s, 1); /* the file has not got that far yet */
-        }
-        return;
-    }
-    int64_t to = s->cursor_us + RESEND_SLICE_US < upper - 1 ? s->cursor_us + RESEND_SLICE_US : upper - 1;
-    if (file_newest - FILE_MARGIN_US < to) {
-        if (file_newest - FILE_MARGIN_US <= s->cursor_us) {
-            nap(s, 1);
-            return;
-        }
-        to = file_newest - FILE_MARGIN_US;
-    }
-    range.from_us = s->cursor_us + 1;
-    range.to_us = to;
-    pthread_mutex_lock(sh->mu);
-    gpu_info *infos = malloc(RW_GPUS * sizeof *infos);
-    if (infos)
-        for (int g = 0; g < RW_GPUS; g++) {
-            infos[g] = sh->infos[g];
-            range.live[g] = sh->have_info[g] ? &infos[g] : NULL;
-        }
-    pthread_mutex_unlock(sh->mu);
+    char err[256] = "out of memory";
+    gpu_info *infos = live_infos(sh, range);
     rw_walk_context ctx = {.expo = sh->expo, .simulated = sh->simulated(sh->simulated_ctx)};
     int64_t newest[RW_GPUS] = {0};
     s->slice.n = 0;
-    uint64_t t0 = gw_mono_us();
-    long got = infos ? rw_backfill_read(sh->db, s->conv, &ctx, &range, newest, &s->slice.e, &s->slice.n, &s->slice.cap,
+    long got = infos ? rw_backfill_read(sh->db, s->conv, &ctx, range, newest, &s->slice.e, &s->slice.n, &s->slice.cap,
                                         err, sizeof err)
                      : -1;
     free(infos);
     if (got < 0) {
         if (may_warn(s, WARN_RESEND))
             gw_log(GW_LOG_WARN, "remote write: cannot read the history to resend", "remote_name=%s err=\"%s\"",
-                   s->ep->name, infos ? err : "out of memory");
-        nap(s, 1);
-        return;
+                   s->ep->name, err);
+        return -1;
     }
-    /* this endpoint's series only */
     size_t k = 0;
     rw_table_lock(sh->table);
     for (size_t i = 0; i < s->slice.n; i++) {
@@ -362,13 +345,69 @@ static void resend_step(rw_sender *s)
     }
     rw_table_unlock(sh->table);
     s->slice.n = k;
+    return 0;
+}
+
+/* One step of resending: the next slice of what the receiver misses, each GPU from its cursor (what
+ * it acknowledged, then what was resent) up to its first sample the ring still holds for this
+ * endpoint (while the ring overwrites, that bound moves on; the cursors keep the place). Reads only
+ * what the file holds for sure (FILE_MARGIN_US behind its newest sample); done when every GPU's
+ * cursor reached its bound. */
+static void resend_step(rw_sender *s)
+{
+    const rw_shared *sh = s->sh;
+    skip_lost(s); /* the ring went on meanwhile: from its oldest whole sample */
+    int64_t first[RW_GPUS];
+    rw_ring_first_times(sh->ring, s->seq, first, RW_GPUS);
+    rw_backfill_range range;
+    memset(&range, 0, sizeof range);
+    int64_t lower = INT64_MAX, upper = 0;
+    for (int g = 0; g < RW_GPUS; g++) {
+        range.before_us[g] = first[g] != INT64_MAX ? first[g] : s->resend_started_us + FILE_MARGIN_US;
+        range.after_us[g] = INT64_MAX;
+        if (!s->cursor_us[g] || s->cursor_us[g] >= range.before_us[g] - 1)
+            continue; /* nothing (left) to resend for it */
+        range.after_us[g] = s->cursor_us[g];
+        lower = s->cursor_us[g] < lower ? s->cursor_us[g] : lower;
+        upper = range.before_us[g] - 1 > upper ? range.before_us[g] - 1 : upper;
+    }
+    if (lower == INT64_MAX) {
+        s->resending = 0;
+        set_state(s, RW_STATE_SENDING);
+        return;
+    }
+    int64_t file_newest = 0;
+    char err[256];
+    if (history_newest_sample_us(sh->db, &file_newest, err, sizeof err) != 0) {
+        if (may_warn(s, WARN_RESEND))
+            gw_log(GW_LOG_WARN, "remote write: cannot read the history to resend", "remote_name=%s err=\"%s\"",
+                   s->ep->name, err);
+        nap(s, 1);
+        return;
+    }
+    int64_t to = lower + RESEND_SLICE_US < upper ? lower + RESEND_SLICE_US : upper;
+    if (file_newest - FILE_MARGIN_US < to)
+        to = file_newest - FILE_MARGIN_US;
+    if (to <= lower) {
+        nap(s, 1); /* the file has not got that far yet */
+        return;
+    }
+    range.from_us = lower + 1;
+    range.to_us = to;
+    uint64_t t0 = gw_mono_us();
+    if (read_slice(s, &range) != 0) {
+        nap(s, 1);
+        return;
+    }
     pthread_mutex_lock(&s->mu);
-    s->holds_from = s->cursor_us;
+    s->holds_from = lower;
     pthread_mutex_unlock(&s->mu);
     if (send_slice(s) == ABORTED)
         return;
-    s->cursor_us = to;
-    double took = (double)(gw_mono_us() - t0) / 1e6, budget = (double)k / sh->settings->resend_rate;
+    for (int g = 0; g < RW_GPUS; g++)
+        if (range.after_us[g] != INT64_MAX)
+            s->cursor_us[g] = to < range.before_us[g] - 1 ? to : range.before_us[g] - 1;
+    double took = (double)(gw_mono_us() - t0) / 1e6, budget = (double)s->slice.n / sh->settings->resend_rate;
     if (budget > took)
         nap(s, budget - took); /* at most resend_rate samples a second */
 }
@@ -385,11 +424,11 @@ static int fill_batch(rw_sender *s, uint64_t *deadline)
     while (!s->stop && s->batch.n < max) {
         uint64_t lost;
         size_t room = max - s->batch.n < 256 ? max - s->batch.n : 256;
+        if (s->persist && skip_lost(s))
+            return 1;
         rw_entry none;
         rw_ring_read(sh->ring, &s->seq, &none, 0, &lost);
         if (lost) {
-            if (s->persist)
-                return 1;
             pthread_mutex_lock(&s->mu);
             s->st.samples_dropped += lost;
             pthread_mutex_unlock(&s->mu);
@@ -434,7 +473,9 @@ static void send_live(rw_sender *s)
         rw_entry next;
         uint64_t seq = s->seq, skipped;
         int have_next = rw_ring_read(s->sh->ring, &seq, &next, 1, &skipped) == 1 && !skipped;
-        acknowledge(s, s->batch.e, s->batch.n, have_next ? &next : NULL);
+        if (!have_next && !lost) /* nothing after it yet: the ring holds whole samples only */
+            next = (rw_entry){.gpu = UINT16_MAX};
+        acknowledge(s, s->batch.e, s->batch.n, have_next || !lost ? &next : NULL);
         s->batch.n = 0;
         set_state(s, RW_STATE_SENDING);
     }
@@ -448,7 +489,7 @@ static void *sender_main(void *arg)
     while (!s->stop) {
         pthread_mutex_lock(&s->mu);
         s->st.pending = rw_ring_pending(s->sh->ring, s->seq);
-        s->holds_from = s->resending && s->cursor_us ? s->cursor_us : INT64_MAX;
+        s->holds_from = INT64_MAX;
         pthread_mutex_unlock(&s->mu);
         if (s->resending)
             resend_step(s);
