@@ -13,10 +13,15 @@
 #include "summary.h"
 #include "util.h"
 
-static const char *usage_text = "usage: gpuwatch jobs [--db PATH] [-n COUNT]\n"
-                                "       gpuwatch jobs show ID [--json] [--db PATH]\n\n"
-                                "The jobs `gpuwatch run` recorded in the history file, newest first; `show` prints\n"
-                                "one job's summary (ID may be a unique prefix).\n";
+static const char *usage_text =
+    "usage: gpuwatch jobs [--db PATH] [-n COUNT]\n"
+    "       gpuwatch jobs show ID [--json] [--db PATH]\n"
+    "       gpuwatch jobs start ID [--name NAME] [--user USER] [--gpus LIST] [--command TEXT] [--db PATH]\n"
+    "       gpuwatch jobs finish ID [--exit STATUS] [--slurm-job N] [--report FILE.html] [--json FILE] [--db PATH]\n\n"
+    "The jobs `gpuwatch run` recorded in the history file, newest first; `show` prints\n"
+    "one job's summary (ID may be a unique prefix). `start` and `finish` record a job gpuwatch run\n"
+    "did not start (a Slurm job's prolog and epilog: deploy/slurm/): the finish computes its summary\n"
+    "from the history's samples of its GPUs over its time (--slurm-job: that job's processes are its).\n";
 
 static void list_row(void *ctx, const history_job *j)
 {
@@ -46,6 +51,10 @@ static void list_row(void *ctx, const history_job *j)
 
 int cmd_jobs(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "start") == 0)
+        return cmd_jobs_start(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "finish") == 0)
+        return cmd_jobs_finish(argc - 1, argv + 1);
     const char *db = NULL, *id = NULL;
     int json = 0, show = 0;
     long count = 20;

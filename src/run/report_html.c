@@ -3,9 +3,11 @@
  * page marks itself when it is done (body data-charts, data-charts-drawn: canvases with ink;
  * data-errors: script errors), which the browser test reads. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "files.h"
 #include "summary.h"
 
@@ -169,11 +171,16 @@ int summary_html(const run_summary *s, const run_data *d, const step_parser *sp,
         snprintf(err, n, "out of memory");
         rc = -1;
     } else {
-        FILE *f = fopen(path, "w");
+        /* never through a link: the epilog writes reports as root (deploy/slurm/epilog.sh) */
+        char why[128];
+        int fd = gw_open_file(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, GW_OPEN_NOFOLLOW, why, sizeof why);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (!f || fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0) {
-            snprintf(err, n, "%s: %s", path, strerror(errno));
+            snprintf(err, n, "%s: %s", path, fd < 0 ? why : strerror(errno));
             if (f)
                 fclose(f);
+            else if (fd >= 0)
+                close(fd);
             rc = -1;
         }
     }

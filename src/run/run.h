@@ -10,5 +10,8 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
+/* `gpuwatch jobs start` / `jobs finish` (argv[0] is "start" / "finish"): job_record.c. */
+int cmd_jobs_start(int argc, char **argv);
+int cmd_jobs_finish(int argc, char **argv);
 
 #endif

@@ -1,0 +1,33 @@
+#!/bin/sh
+# epilog.sh - Slurm Epilog: ends the gpuwatch record the prolog started (`gpuwatch jobs finish
+# slurm-JOBID`): the summary of the job's GPUs over its time (utilization, memory, power, energy,
+# throttling, XIDs, the diagnosis findings) from the agent's history, kept in the history file
+# (`gpuwatch jobs show slurm-JOBID`) and, with GPUWATCH_REPORT_DIR set, as an HTML report
+# there (slurm-JOBID.html). In slurm.conf: Epilog=/path/to/epilog.sh. Settings as prolog.sh's
+# (GPUWATCH, GPUWATCH_DB, GPUWATCH_REPORT_DIR). It never fails: a problem is logged, exit 0.
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+for f in "$(dirname "${SLURM_CONF:-/etc/slurm/slurm.conf}")/gpuwatch.env" /etc/gpuwatch/slurm.env; do
+    if [ -r "$f" ]; then . "$f"; break; fi
+done
+GPUWATCH=${GPUWATCH:-gpuwatch}
+
+log() { logger -t gpuwatch-slurm "$*" 2>/dev/null || echo "gpuwatch-slurm: $*" >&2; }
+
+case "${SLURM_JOB_ID:-}" in
+    ''|*[!0-9]*) log "epilog: no SLURM_JOB_ID"; exit 0 ;;
+esac
+# the job script's status: SLURM_JOB_EXIT_CODE2 is "exit:signal"; a signal gives 128+N, as a shell does
+status=0
+case "${SLURM_JOB_EXIT_CODE2:-}" in
+    *[!0-9:]*|'') ;;
+    *:0) status=${SLURM_JOB_EXIT_CODE2%%:*} ;;
+    *:*) status=$((128 + ${SLURM_JOB_EXIT_CODE2##*:})) ;;
+esac
+[ "$status" -gt 255 ] 2>/dev/null && status=255
+set -- jobs finish "slurm-$SLURM_JOB_ID" --exit "$status" --slurm-job "$SLURM_JOB_ID"
+[ -n "${GPUWATCH_DB:-}" ] && set -- "$@" --db "$GPUWATCH_DB"
+if [ -n "${GPUWATCH_REPORT_DIR:-}" ] && [ -d "$GPUWATCH_REPORT_DIR" ] && [ ! -L "$GPUWATCH_REPORT_DIR" ]; then
+    set -- "$@" --report "$GPUWATCH_REPORT_DIR/slurm-$SLURM_JOB_ID.html"
+fi
+out=$("$GPUWATCH" "$@" 2>&1) || log "epilog: job $SLURM_JOB_ID: $out"
+exit 0

@@ -1,0 +1,297 @@
+/* job_record.c - `gpuwatch jobs start` and `gpuwatch jobs finish`: the record of a job that gpuwatch
+ * run did not start, such as a Slurm job (deploy/slurm/ calls them from the prolog and epilog). The
+ * start writes the job's row (running); the finish reads the history's samples of the job's GPUs
+ * over its time (the agent records them), computes the summary as gpuwatch run does, writes it into
+ * the row and, when asked, the HTML report and the JSON. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include "cli_common.h"
+#include "files.h"
+#include "history_read.h"
+#include "jobs.h"
+#include "run.h"
+#include "run_data.h"
+#include "sampler.h"
+#include "summary.h"
+#include "util.h"
+#include "workload.h"
+
+#define CHARTJS_DEFAULT "/usr/share/javascript/chart.js/chart.min.js"
+
+typedef struct record_opts {
+    const char *id, *name, *user, *gpus, *command, *db, *report, *json, *slurm_job;
+    long exit_status;
+} record_opts;
+
+static int id_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= sizeof((history_job *)0)->id)
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("._-", *s))
+            return 0;
+    return 1;
+}
+
+/* Options of both; positional: the id. Returns 0, or GW_EXIT_USAGE (said why). */
+static int parse(const char *cmd, int argc, char **argv, record_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->exit_status = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **target = NULL;
+        if (!strcmp(a, "--name"))
+            target = &o->name;
+        else if (!strcmp(a, "--user"))
+            target = &o->user;
+        else if (!strcmp(a, "--gpus"))
+            target = &o->gpus;
+        else if (!strcmp(a, "--command"))
+            target = &o->command;
+        else if (!strcmp(a, "--db"))
+            target = &o->db;
+        else if (!strcmp(a, "--report"))
+            target = &o->report;
+        else if (!strcmp(a, "--json"))
+            target = &o->json;
+        else if (!strcmp(a, "--slurm-job"))
+            target = &o->slurm_job;
+        if (target && i + 1 < argc) {
+            *target = argv[++i];
+            continue;
+        }
+        if (!strcmp(a, "--exit") && i + 1 < argc) {
+            char *end;
+            o->exit_status = strtol(argv[++i], &end, 10);
+            if (*end || o->exit_status < 0 || o->exit_status > 255) {
+                fprintf(stderr, "gpuwatch jobs %s: --exit: expected 0 to 255, got '%s'\n", cmd, argv[i]);
+                return GW_EXIT_USAGE;
+            }
+        } else if (a[0] != '-' && !o->id) {
+            o->id = a;
+        } else {
+            fprintf(stderr, "gpuwatch jobs %s: unexpected '%s' (see gpuwatch jobs --help)\n", cmd, a);
+            return GW_EXIT_USAGE;
+        }
+    }
+    if (!o->id || !id_ok(o->id)) {
+        fprintf(stderr, "gpuwatch jobs %s: a job id of letters, digits, '.', '_' or '-' is needed\n", cmd);
+        return GW_EXIT_USAGE;
+    }
+    unsigned char sel[RUN_MAX_GPUS];
+    if (o->gpus && *o->gpus && gw_parse_index_list(o->gpus, sel, RUN_MAX_GPUS) != 0) {
+        fprintf(stderr, "gpuwatch jobs %s: --gpus: expected indexes such as 0,2-3, got '%s'\n", cmd, o->gpus);
+        return GW_EXIT_USAGE;
+    }
+    if (o->slurm_job && (!*o->slurm_job || strspn(o->slurm_job, "0123456789") != strlen(o->slurm_job))) {
+        fprintf(stderr, "gpuwatch jobs %s: --slurm-job: expected a job id (digits), got '%s'\n", cmd, o->slurm_job);
+        return GW_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int cmd_jobs_start(int argc, char **argv)
+{
+    record_opts o;
+    int rc = parse("start", argc, argv, &o);
+    if (rc)
+        return rc;
+    char path[4096], err[512], host[128] = "";
+    hcli_db_path(o.db, path, sizeof path);
+    gethostname(host, sizeof host - 1);
+    history_job j;
+    memset(&j, 0, sizeof j);
+    gw_strlcpy(j.id, o.id, sizeof j.id);
+    gw_strlcpy(j.name, o.name ? o.name : "", sizeof j.name);
+    gw_strlcpy(j.command, o.command ? o.command : "", sizeof j.command);
+    gw_strlcpy(j.user, o.user ? o.user : "", sizeof j.user);
+    gw_strlcpy(j.host, host, sizeof j.host);
+    gw_strlcpy(j.gpus, o.gpus ? o.gpus : "", sizeof j.gpus);
+    j.t_start_us = (int64_t)gw_now_us();
+    j.exit_status = -1;
+    j.energy_j = NAN;
+    if (history_job_save(path, &j, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuwatch jobs start: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- the finish: the history's samples into run_data ---- */
+
+typedef struct reading {
+    run_data *d;
+    const char *slurm_job; /* the processes of this Slurm job are the job's; NULL: all are */
+    int64_t first_us, last_us;
+    long samples;
+} reading;
+
+static void on_sample(void *ctx, int gpu, const gpu_info *info, const gpu_sample *s)
+{
+    reading *r = ctx;
+    run_gpu *g = run_data_gpu(r->d, gpu, info);
+    if (!g)
+        return;
+    run_data_add_sample(r->d, g, info, s, -1);
+    r->samples++;
+    if (!r->first_us || (int64_t)s->t_us < r->first_us)
+        r->first_us = (int64_t)s->t_us;
+    if ((int64_t)s->t_us > r->last_us)
+        r->last_us = (int64_t)s->t_us;
+}
+
+static void on_processes(void *ctx, int gpu, uint64_t t_us, const gpu_proc *procs, int n)
+{
+    reading *r = ctx;
+    int *in_job = calloc((size_t)(n ? n : 1), sizeof *in_job);
+    if (!in_job)
+        return;
+    for (int i = 0; i < n; i++) {
+        workload w;
+        in_job[i] = !r->slurm_job ||
+                    (workload_parse(procs[i].container, &w) == WL_SLURM && strcmp(w.slurm_job, r->slurm_job) == 0);
+    }
+    run_data_add_procs(r->d, gpu, (int64_t)t_us, procs, n, in_job);
+    free(in_job);
+}
+
+/* Writes text to path, never through a link (the epilog runs as root). 0, or -1 with why in err. */
+static int write_text(const char *path, const char *text, char *err, size_t n)
+{
+    char why[128];
+    int fd = text ? gw_open_file(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, GW_OPEN_NOFOLLOW, why, sizeof why) : -1;
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0) {
+        snprintf(err, n, "%s: %s", path, !text ? "out of memory" : fd < 0 ? why : strerror(errno));
+        if (f)
+            fclose(f);
+        else if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (fclose(f) != 0) {
+        snprintf(err, n, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void meta_of(const history_job *j, const record_opts *o, const reading *r, run_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    gw_strlcpy(m->id, j->id, sizeof m->id);
+    gw_strlcpy(m->name, j->name, sizeof m->name);
+    gw_strlcpy(m->command, j->command, sizeof m->command);
+    gw_strlcpy(m->user, j->user, sizeof m->user);
+    gw_strlcpy(m->host, j->host, sizeof m->host);
+    m->t_start_us = j->t_start_us;
+    m->t_end_us = j->t_end_us;
+    m->exit_status = o->exit_status < 0 ? 0 : (int)o->exit_status;
+    m->price_per_kwh = m->carbon_g_per_kwh = NAN;
+    long per_gpu = r->d->ngpus ? r->samples / r->d->ngpus : 0;
+    m->interval_s = per_gpu > 1 ? (double)(r->last_us - r->first_us) / 1e6 / (double)(per_gpu - 1) : 1;
+    snprintf(m->binding, sizeof m->binding, "as its scheduler placed it");
+}
+
+/* The summary of j's time from the history at path, into the row (and the report and JSON). */
+static int summarize(const char *path, history_job *j, const record_opts *o)
+{
+    run_data *d = malloc(sizeof *d);
+    run_summary *s = malloc(sizeof *s);
+    int rc = 1;
+    if (!d || !s || run_data_init(d) != 0) {
+        fprintf(stderr, "gpuwatch jobs finish: out of memory\n");
+        free(d);
+        free(s);
+        return 1;
+    }
+    snprintf(d->source, sizeof d->source, "the agent's history (%.*s)", (int)(sizeof d->source - 24), path);
+    unsigned char sel[64] = {0};
+    int any = j->gpus[0] && gw_parse_index_list(j->gpus, sel, (int)sizeof sel) == 0;
+    reading r = {.d = d, .slurm_job = o->slurm_job};
+    history_reader hr = {.ctx = &r, .on_sample = on_sample, .on_processes = on_processes};
+    char err[512];
+    gw_buf text;
+    buf_init(&text);
+    char *json = NULL, *summary_only = NULL;
+    if (any && history_read_range(path, j->t_start_us, j->t_end_us, sel, &hr, err, sizeof err) < 0) {
+        fprintf(stderr, "gpuwatch jobs finish: %s (the job is recorded without its summary)\n", err);
+    } else {
+        run_meta m;
+        meta_of(j, o, &r, &m);
+        if (summary_compute(s, &m, d, NULL) != 0) {
+            fprintf(stderr, "gpuwatch jobs finish: out of memory for the summary\n");
+            goto out;
+        }
+        summary_text(s, d, &text);
+        json = summary_json(s, d, NULL, 1);
+        summary_only = summary_json(s, d, NULL, 0);
+        j->energy_j = s->energy_j;
+        j->summary_text = text.data;
+        j->summary_json = summary_only;
+        rc = 0;
+        if (o->json && write_text(o->json, json, err, sizeof err) != 0) {
+            fprintf(stderr, "gpuwatch jobs finish: --json %s\n", err);
+            rc = 1;
+        }
+        const char *cj = getenv("GPUWATCH_CHARTJS");
+        if (o->report && summary_html(s, d, NULL, o->report, cj && *cj ? cj : CHARTJS_DEFAULT, err, sizeof err) != 0) {
+            fprintf(stderr, "gpuwatch jobs finish: --report %s: %s\n", o->report, err);
+            rc = 1;
+        }
+        summary_free(s);
+    }
+    if (history_job_save(path, j, err, sizeof err) != 0) {
+        fprintf(stderr, "gpuwatch jobs finish: %s\n", err);
+        rc = 1;
+    }
+    if (rc == 0 && text.data)
+        fputs(text.data, stdout);
+out:
+    j->summary_text = NULL;
+    j->summary_json = NULL;
+    free(json);
+    free(summary_only);
+    buf_release(&text);
+    run_data_free(d);
+    free(d);
+    free(s);
+    return rc;
+}
+
+int cmd_jobs_finish(int argc, char **argv)
+{
+    record_opts o;
+    int rc = parse("finish", argc, argv, &o);
+    if (rc)
+        return rc;
+    char path[4096], err[512];
+    hcli_db_path(o.db, path, sizeof path);
+    history_job j;
+    int found = history_job_get(path, o.id, &j, err, sizeof err);
+    if (found <= 0) {
+        fprintf(stderr, "gpuwatch jobs finish: %s\n", found < 0 ? err : "no such job (was gpuwatch jobs start run?)");
+        return 1;
+    }
+    if (strcmp(j.id, o.id) != 0) { /* history_job_get takes a prefix: the finish needs the job itself */
+        fprintf(stderr, "gpuwatch jobs finish: no job '%s' (did you mean %s?)\n", o.id, j.id);
+        history_job_free(&j);
+        return 1;
+    }
+    free(j.summary_text);
+    free(j.summary_json);
+    j.summary_text = j.summary_json = NULL;
+    j.t_end_us = (int64_t)gw_now_us();
+    j.exit_status = o.exit_status < 0 ? 0 : (int)o.exit_status;
+    rc = summarize(path, &j, &o);
+    history_job_free(&j);
+    return rc;
+}
