@@ -1,4 +1,5 @@
-/* rw_client.c - one endpoint's HTTP POSTs with libcurl (see rw_client.h). */
+/* rw_client.c - one endpoint's POSTs (see rw_client.h): the request's headers, built once for both
+ * transports; http:// over rw_http.c, https:// over libcurl. */
 #include "rw_client.h"
 #include <ctype.h>
 #include <stdio.h>
@@ -6,17 +7,21 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include "buf.h"
 #include "files.h"
 #include "lazy_curl.h"
+#include "rw_http.h"
 #include "text.h"
 #include "util.h"
 
 #define SECRET_MAX (64u << 10)
+#define MAX_LINES (RW_MAX_HEADERS + 8)
 
 struct rw_client {
     const rw_endpoint_settings *ep;
     const volatile int *abort;
-    CURL *h;
+    rw_http *plain; /* http:// */
+    CURL *h;        /* https:// */
 };
 
 rw_client *rw_client_new(const rw_endpoint_settings *ep, const volatile int *abort, char *err, size_t n)
@@ -28,9 +33,11 @@ rw_client *rw_client_new(const rw_endpoint_settings *ep, const volatile int *abo
     }
     c->ep = ep;
     c->abort = abort;
-    c->h = curl_easy_init();
-    if (!c->h) {
+    if (strncmp(ep->url, "http://", 7) == 0)
+        c->plain = rw_http_new(ep->url, ep->timeout_s, abort, err, n);
+    else if (!(c->h = curl_easy_init()))
         snprintf(err, n, "%s", curl_easy_strerror(CURLE_FAILED_INIT));
+    if (!c->plain && !c->h) {
         free(c);
         return NULL;
     }
@@ -41,7 +48,9 @@ void rw_client_free(rw_client *c)
 {
     if (!c)
         return;
-    curl_easy_cleanup(c->h);
+    rw_http_free(c->plain);
+    if (c->h)
+        curl_easy_cleanup(c->h);
     free(c);
 }
 
@@ -65,7 +74,95 @@ double rw_parse_retry_after(const char *value, double now_s)
     return d > 0 ? d : 0;
 }
 
-/* Collects what the answer's headers say. */
+/* ---- the request's headers ---- */
+
+/* A secret from its file: the first line, without its line end. NULL (why in err) when it cannot be
+ * read or holds a control character (it would end up in a header). */
+static char *read_secret(const char *path, char *err, size_t n)
+{
+    char why[128];
+    char *s = gw_read_file(path, SECRET_MAX, NULL, why, sizeof why);
+    if (!s) {
+        snprintf(err, n, "%s: %s", path, why);
+        return NULL;
+    }
+    s[strcspn(s, "\r\n")] = 0;
+    if (!gw_text_is_clean(s) || strchr(s, '\t')) {
+        snprintf(err, n, "%s: holds a control character", path);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void base64(const unsigned char *in, size_t n, gw_buf *out)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+        char q[4] = {tab[v >> 18 & 63], tab[v >> 12 & 63], i + 1 < n ? tab[v >> 6 & 63] : '=',
+                     i + 2 < n ? tab[v & 63] : '='};
+        buf_append(out, q, 4);
+    }
+}
+
+/* The credentials' header line into out ("" when none). 0, or -1 with why in err. */
+static int authorization(const rw_endpoint_settings *ep, gw_buf *out, char *err, size_t n)
+{
+    buf_clear(out);
+    if (ep->bearer_file) {
+        char *token = read_secret(ep->bearer_file, err, n);
+        if (!token)
+            return -1;
+        buf_puts(out, "Authorization: Bearer ");
+        buf_puts(out, token);
+        memset(token, 0, strlen(token));
+        free(token);
+    } else if (ep->username) {
+        char *password = ep->password_file ? read_secret(ep->password_file, err, n) : NULL;
+        if (ep->password_file && !password)
+            return -1;
+        gw_buf plain;
+        buf_init(&plain);
+        buf_puts(&plain, ep->username);
+        buf_putc(&plain, ':');
+        buf_puts(&plain, password ? password : ep->password ? ep->password : "");
+        buf_puts(out, "Authorization: Basic ");
+        if (plain.data)
+            base64((const unsigned char *)plain.data, plain.len, out);
+        if (plain.data)
+            memset(plain.data, 0, plain.len);
+        buf_release(&plain);
+        if (password) {
+            memset(password, 0, strlen(password));
+            free(password);
+        }
+    }
+    if (out->oom) {
+        snprintf(err, n, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* Every header line of a request of version: the protocol's, the endpoint's, the credentials. */
+static int header_lines(const rw_endpoint_settings *ep, int version, const gw_buf *auth, const char **lines)
+{
+    int k = 0;
+    lines[k++] = "Content-Encoding: snappy";
+    lines[k++] = version == 2 ? "Content-Type: application/x-protobuf;proto=io.prometheus.write.v2.Request"
+                              : "Content-Type: application/x-protobuf";
+    lines[k++] = version == 2 ? "X-Prometheus-Remote-Write-Version: 2.0.0" : "X-Prometheus-Remote-Write-Version: 0.1.0";
+    lines[k++] = "User-Agent: gpuwatch-remote-write";
+    for (int i = 0; i < ep->nheaders; i++)
+        lines[k++] = ep->headers[i];
+    if (auth->len)
+        lines[k++] = auth->data;
+    return k;
+}
+
+/* ---- https:// with libcurl ---- */
+
 static size_t on_header(char *data, size_t size, size_t n, void *arg)
 {
     rw_response *r = arg;
@@ -108,79 +205,19 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
     return *c->abort ? 1 : 0;
 }
 
-/* A secret from its file: the first line, without its line end. NULL (why in err) when it cannot be
- * read or holds a control character (it would end up in a header). */
-static char *read_secret(const char *path, char *err, size_t n)
-{
-    char why[128];
-    char *s = gw_read_file(path, SECRET_MAX, NULL, why, sizeof why);
-    if (!s) {
-        snprintf(err, n, "%s: %s", path, why);
-        return NULL;
-    }
-    s[strcspn(s, "\r\n")] = 0;
-    if (!gw_text_is_clean(s) || strchr(s, '\t')) {
-        snprintf(err, n, "%s: holds a control character", path);
-        free(s);
-        return NULL;
-    }
-    return s;
-}
-
-/* The request's headers; NULL with err filled when a secret cannot be read or memory ran out. */
-static struct curl_slist *headers(const rw_client *c, int version, char *err, size_t n)
+static int post_curl(rw_client *c, const char **lines, int nlines, const void *body, size_t len, rw_response *r)
 {
     const rw_endpoint_settings *ep = c->ep;
-    struct curl_slist *h = NULL, *next;
-    const char *fixed[] = {"Content-Encoding: snappy",
-                           version == 2 ? "Content-Type: application/x-protobuf;proto=io.prometheus.write.v2.Request"
-                                        : "Content-Type: application/x-protobuf",
-                           version == 2 ? "X-Prometheus-Remote-Write-Version: 2.0.0"
-                                        : "X-Prometheus-Remote-Write-Version: 0.1.0",
-                           "Expect:"};
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
-        if (!(next = curl_slist_append(h, fixed[i])))
-            goto oom;
-        h = next;
-    }
-    for (int i = 0; i < ep->nheaders; i++) {
-        if (!(next = curl_slist_append(h, ep->headers[i])))
-            goto oom;
-        h = next;
-    }
-    if (ep->bearer_file) {
-        char *token = read_secret(ep->bearer_file, err, n);
-        if (!token) {
-            curl_slist_free_all(h);
-            return NULL;
+    struct curl_slist *hdr = curl_slist_append(NULL, "Expect:"), *next;
+    for (int i = 0; hdr && i < nlines; i++) {
+        if (!(next = curl_slist_append(hdr, lines[i]))) {
+            curl_slist_free_all(hdr);
+            hdr = NULL;
         }
-        char *line = NULL;
-        int ok = asprintf(&line, "Authorization: Bearer %s", token) > 0 && (next = curl_slist_append(h, line));
-        free(token);
-        free(line);
-        if (!ok)
-            goto oom;
-        h = next;
+        hdr = next;
     }
-    return h;
-oom:
-    curl_slist_free_all(h);
-    snprintf(err, n, "out of memory");
-    return NULL;
-}
-
-int rw_client_post(rw_client *c, const void *body, size_t len, int version, rw_response *r)
-{
-    const rw_endpoint_settings *ep = c->ep;
-    memset(r, 0, sizeof *r);
-    r->retry_after_s = -1;
-    r->written = -1;
-    struct curl_slist *hdr = headers(c, version, r->error, sizeof r->error);
-    if (!hdr)
-        return -1;
-    char *password = NULL;
-    if (ep->password_file && !(password = read_secret(ep->password_file, r->error, sizeof r->error))) {
-        curl_slist_free_all(hdr);
+    if (!hdr) {
+        snprintf(r->error, sizeof r->error, "out of memory");
         return -1;
     }
     CURL *h = c->h;
@@ -189,11 +226,10 @@ int rw_client_post(rw_client *c, const void *body, size_t len, int version, rw_r
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "gpuwatch-remote-write");
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(ep->timeout_s * 1000));
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(ep->timeout_s * 1000));
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https");
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
@@ -201,11 +237,6 @@ int rw_client_post(rw_client *c, const void *body, size_t len, int version, rw_r
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    if (ep->username) {
-        curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-        curl_easy_setopt(h, CURLOPT_USERNAME, ep->username);
-        curl_easy_setopt(h, CURLOPT_PASSWORD, password ? password : ep->password ? ep->password : "");
-    }
     if (ep->ca_file)
         curl_easy_setopt(h, CURLOPT_CAINFO, ep->ca_file);
     if (ep->cert_file)
@@ -221,10 +252,6 @@ int rw_client_post(rw_client *c, const void *body, size_t len, int version, rw_r
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
     curl_slist_free_all(hdr);
-    if (password) {
-        memset(password, 0, strlen(password));
-        free(password);
-    }
     gw_clean_text(r->body);
     if (rc != CURLE_OK || status == 0) {
         snprintf(r->error, sizeof r->error, "%s", rc != CURLE_OK ? curl_easy_strerror(rc) : "no HTTP status");
@@ -232,4 +259,36 @@ int rw_client_post(rw_client *c, const void *body, size_t len, int version, rw_r
     }
     r->status = status;
     return 0;
+}
+
+static int post_plain(rw_client *c, const char **lines, int nlines, const void *body, size_t len, rw_response *r)
+{
+    rw_http_answer a;
+    int rc = rw_http_post(c->plain, lines, nlines, body, len, &a);
+    r->status = a.status;
+    r->written = a.written;
+    r->written_headers = a.written_headers;
+    r->retry_after_s = a.retry_after[0] ? rw_parse_retry_after(a.retry_after, (double)gw_now_us() / 1e6) : -1;
+    snprintf(r->body, sizeof r->body, "%s", a.body);
+    snprintf(r->error, sizeof r->error, "%s", a.error);
+    return rc;
+}
+
+int rw_client_post(rw_client *c, const void *body, size_t len, int version, rw_response *r)
+{
+    memset(r, 0, sizeof *r);
+    r->retry_after_s = -1;
+    r->written = -1;
+    gw_buf auth;
+    buf_init(&auth);
+    const char *lines[MAX_LINES];
+    int rc = -1;
+    if (authorization(c->ep, &auth, r->error, sizeof r->error) == 0) {
+        int n = header_lines(c->ep, version, &auth, lines);
+        rc = c->plain ? post_plain(c, lines, n, body, len, r) : post_curl(c, lines, n, body, len, r);
+    }
+    if (auth.data)
+        memset(auth.data, 0, auth.len);
+    buf_release(&auth);
+    return rc;
 }

@@ -2,8 +2,9 @@
  * requires (Content-Encoding, Content-Type, X-Prometheus-Remote-Write-Version, User-Agent), the
  * endpoint's own headers, basic auth or a bearer token read from its file at each request (so a
  * rotated secret is picked up), its TLS files; and reads what the answer says (status, Retry-After,
- * the 2.0 Written headers, an excerpt of the body for the log). libcurl, loaded lazily; the
- * connection is kept between requests. */
+ * the 2.0 Written headers, an excerpt of the body for the log). https:// goes through libcurl
+ * (loaded lazily), http:// through rw_http.c (no TLS library loaded); the connection is kept
+ * between requests. */
 #ifndef GPUWATCH_RW_CLIENT_H
 #define GPUWATCH_RW_CLIENT_H
 

@@ -382,7 +382,7 @@ int rw_settings_read(gw_config *cfg, rw_settings *out)
     int errors = cfg->errs.n;
     memset(out, 0, sizeof *out);
     out->series = cfg->series;
-    out->queue_capacity = 100000;
+    out->queue_capacity = 25000;
     out->resend_max_age_s = 3600;
     out->resend_rate = 20000;
     doc_node *sec = doc_path(d, "remote_write"), *eps = NULL;

@@ -53,7 +53,7 @@ typedef struct rw_settings {
     int series; /* EXPO_DCGM | EXPO_NATIVE (default: exporter.series) */
     rw_label_value external[RW_MAX_EXTERNAL];
     int nexternal;
-    long queue_capacity;     /* samples kept in memory for the endpoints (100000) */
+    long queue_capacity;     /* samples kept in memory for the endpoints (25000) */
     double resend_max_age_s; /* what is older is not resent from the history (1 h) */
     double resend_rate;      /* samples per second at most while resending (20000) */
     rw_endpoint_settings ep[RW_MAX_ENDPOINTS];

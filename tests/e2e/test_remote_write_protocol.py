@@ -60,9 +60,10 @@ try:
     n_before = len(requests_of(rcv))
     wait_for("a request with the new token", lambda: any(r["headers"].get("Authorization") == "Bearer second-token"
                                                          for r in requests_of(rcv)[n_before:]), timeout=30)
-    wait_for("the Slurm process's stale marker (it ends at 3 s)", lambda: any(
-        bits == rwlib.STALE for r in requests_of(rcv) for l, s, _ in r["decoded"] if ("user", "bob") in l
-        and ("__name__", "gpuwatch_process_memory_bytes") in l for _, _, bits in s), timeout=60)
+    wait_for("the Slurm processes' stale markers (they end at 3 s)", lambda: len({
+        dict(l)["gpu"] for r in requests_of(rcv) for l, s, _ in r["decoded"] if ("user", "bob") in l
+        and ("__name__", "gpuwatch_process_memory_bytes") in l for _, _, bits in s if bits == rwlib.STALE}) == 8,
+        timeout=60)
     for r in requests_of(rcv):
         h = r["headers"]
         check(r["version"] == 2, "a 1.0 request to a 2.0 receiver")
@@ -77,9 +78,13 @@ try:
             check(help_text, "%s: no help" % name)
             check(mtype in (1, 2) and (mtype == 1 or not name.endswith("_total")), "%s: type %d" % (name, mtype))
     check(value(a, "gpuwatch_remote_write_protocol_version", remote_name="r") == 2, "version 2 in use")
-    stale_ok = [bits for r in requests_of(rcv) for l, s, _ in r["decoded"] if ("user", "bob") in l
-                for _, _, bits in s]
-    check(stale_ok[-1] == rwlib.STALE and stale_ok.count(rwlib.STALE) >= 1, "stale marker last")
+    bob = {}  # each of the ended process's series: its samples in order, the stale marker last
+    for r in requests_of(rcv):
+        for l, s, _ in r["decoded"]:
+            if ("user", "bob") in l and ("__name__", "gpuwatch_process_memory_bytes") in l:
+                bob.setdefault(tuple(l), []).extend(bits for _, _, bits in s)
+    check(bob and all(b[-1] == rwlib.STALE and b.count(rwlib.STALE) == 1 for b in bob.values()),
+          "stale markers: %r" % {dict(k)["gpu"]: [hex(x) for x in v[-2:]] for k, v in bob.items()})
     a.stop()
     agents.remove(a)
     pw = os.path.join(tmp.name, "pw")
