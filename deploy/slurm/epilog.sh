@@ -5,17 +5,8 @@
 # (`gpuwatch jobs show slurm-JOBID`) and, with GPUWATCH_REPORT_DIR set, as an HTML report
 # there (slurm-JOBID.html). In slurm.conf: Epilog=/path/to/epilog.sh. Settings as prolog.sh's
 # (GPUWATCH, GPUWATCH_DB, GPUWATCH_REPORT_DIR). It never fails: a problem is logged, exit 0.
-PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-for f in "$(dirname "${SLURM_CONF:-/etc/slurm/slurm.conf}")/gpuwatch.env" /etc/gpuwatch/slurm.env; do
-    if [ -r "$f" ]; then . "$f"; break; fi
-done
-GPUWATCH=${GPUWATCH:-gpuwatch}
-
-log() { logger -t gpuwatch-slurm "$*" 2>/dev/null || echo "gpuwatch-slurm: $*" >&2; }
-
-case "${SLURM_JOB_ID:-}" in
-    ''|*[!0-9]*) log "epilog: no SLURM_JOB_ID"; exit 0 ;;
-esac
+SLURM_SCRIPT=epilog
+. "$(dirname "$0")/common.sh"
 # the job script's status: SLURM_JOB_EXIT_CODE2 is "exit:signal"; a signal gives 128+N, as a shell does
 status=0
 case "${SLURM_JOB_EXIT_CODE2:-}" in

@@ -4,19 +4,10 @@
 # records meanwhile. In slurm.conf: Prolog=/path/to/prolog.sh (with PrologFlags=Alloc it runs when
 # the job is allocated, before any step). slurmd runs it as root with Slurm's own environment
 # (SLURM_JOB_ID, SLURM_JOB_USER, SLURM_JOB_GPUS, SLURM_ARRAY_*); settings come from gpuwatch.env
-# beside slurm.conf, else /etc/gpuwatch/slurm.env (shell assignments: GPUWATCH, GPUWATCH_DB). It
-# never fails the job: a problem is logged (syslog, tag gpuwatch-slurm) and the prolog exits 0.
-PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-for f in "$(dirname "${SLURM_CONF:-/etc/slurm/slurm.conf}")/gpuwatch.env" /etc/gpuwatch/slurm.env; do
-    if [ -r "$f" ]; then . "$f"; break; fi
-done
-GPUWATCH=${GPUWATCH:-gpuwatch}
-
-log() { logger -t gpuwatch-slurm "$*" 2>/dev/null || echo "gpuwatch-slurm: $*" >&2; }
-
-case "${SLURM_JOB_ID:-}" in
-    ''|*[!0-9]*) log "prolog: no SLURM_JOB_ID"; exit 0 ;;
-esac
+# beside slurm.conf, else /etc/gpuwatch/slurm.env (common.sh). It never fails the job: a problem is
+# logged (syslog, tag gpuwatch-slurm) and the prolog exits 0.
+SLURM_SCRIPT=prolog
+. "$(dirname "$0")/common.sh"
 name="slurm job $SLURM_JOB_ID"
 case "${SLURM_ARRAY_JOB_ID:-}:${SLURM_ARRAY_TASK_ID:-}" in
     *[!0-9:]*|:*|*:) ;;

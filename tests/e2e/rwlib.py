@@ -8,13 +8,14 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import struct
 import subprocess
 import threading
 import time
 import urllib.parse
 import urllib.request
-from agentlib import GPUWATCH, fail
+from agentlib import GPUWATCH, fail, parse_metrics, series
 
 BUILD = os.environ.get("GW_BUILD_DIR", "build")
 STALE = 0x7ff0000000000002
@@ -189,7 +190,7 @@ class Receiver:
     samples of those it answers 2xx, and answers from a script: a list of (status, headers) taken
     one per request, then `then`. v2: whether it takes 2.0 (else 415 for 2.0 requests)."""
 
-    def __init__(self, v2=True, script=(), then=204, written_headers=True):
+    def __init__(self, v2=True, script=(), then=204, written_headers=True, tls=None):
         self.v2 = v2
         self.script = list(script)
         self.then = then
@@ -210,7 +211,13 @@ class Receiver:
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
-        self.url = "http://127.0.0.1:%d/api/v1/write" % self.port
+        scheme = "http"
+        if tls:  # (certificate, key): HTTPS
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(tls[0], tls[1])
+            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+            scheme = "https"
+        self.url = "%s://127.0.0.1:%d/api/v1/write" % (scheme, self.port)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -260,28 +267,23 @@ class Receiver:
 
 # ---- real receivers ----
 
-class Prometheus:
-    """Prometheus with its remote-write receiver (no scraping), on an ephemeral port; stop() and
-    start() keep its data."""
+class Store:
+    """A receiver daemon on an ephemeral port (subclasses say how to start it); stop() and start()
+    keep its data."""
+    name, ready_path = "", ""
 
     def __init__(self, tmp):
-        self.bin = shutil.which("prometheus")
         self.dir = tmp
-        self.cfg = os.path.join(tmp, "prometheus.yml")
-        with open(self.cfg, "w") as f:
-            f.write("global:\n  scrape_interval: 1m\n")
         self.port = free_port()
         self.url = "http://127.0.0.1:%d/api/v1/write" % self.port
         self.proc = None
+        self.logfile = os.path.join(tmp, self.name + ".log")
         self.start()
 
     def start(self):
-        log = open(os.path.join(self.dir, "prometheus.log"), "a")
-        self.proc = subprocess.Popen([self.bin, "--config.file=" + self.cfg,
-                                      "--storage.tsdb.path=" + os.path.join(self.dir, "data"),
-                                      "--web.listen-address=127.0.0.1:%d" % self.port,
-                                      "--web.enable-remote-write-receiver"], stdout=log, stderr=subprocess.STDOUT)
-        wait_http("Prometheus ready", "http://127.0.0.1:%d/-/ready" % self.port, self)
+        log = open(self.logfile, "a")
+        self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT)
+        wait_http(self.name + " ready", "http://127.0.0.1:%d%s" % (self.port, self.ready_path), self)
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
@@ -293,12 +295,21 @@ class Prometheus:
                 self.proc.wait()
         self.proc = None
 
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
     def log(self):
-        with open(os.path.join(self.dir, "prometheus.log")) as f:
+        with open(self.logfile) as f:
             return f.read()
+
+
+class Prometheus(Store):
+    """Prometheus with its remote-write receiver (no scraping)."""
+    name, ready_path = "prometheus", "/-/ready"
+
+    def command(self):
+        cfg = os.path.join(self.dir, "prometheus.yml")
+        with open(cfg, "w") as f:
+            f.write("global:\n  scrape_interval: 1m\n")
+        return [shutil.which("prometheus"), "--config.file=" + cfg, "--storage.tsdb.path=" + os.path.join(self.dir, "data"),
+                "--web.listen-address=127.0.0.1:%d" % self.port, "--web.enable-remote-write-receiver"]
 
     def raw(self, selector, start, end):
         """Every raw sample of the matching series in [start, end] (seconds): {labels tuple: {ms: value}}."""
@@ -313,41 +324,14 @@ class Prometheus:
         return out
 
 
-class Victoria:
-    """VictoriaMetrics single-node (/api/v1/write), on an ephemeral port."""
+class Victoria(Store):
+    """VictoriaMetrics single-node (/api/v1/write)."""
+    name, ready_path = "victoria", "/health"
 
-    def __init__(self, tmp):
-        self.bin = shutil.which("victoria-metrics")
-        self.dir = tmp
-        self.port = free_port()
-        self.url = "http://127.0.0.1:%d/api/v1/write" % self.port
-        self.proc = None
-        self.start()
-
-    def start(self):
-        log = open(os.path.join(self.dir, "victoria.log"), "a")
-        self.proc = subprocess.Popen([self.bin, "-httpListenAddr=127.0.0.1:%d" % self.port,
-                                      "-storageDataPath=" + os.path.join(self.dir, "vmdata"),
-                                      "-retentionPeriod=1", "-search.latencyOffset=0s",
-                                      "-search.disableCache"], stdout=log, stderr=subprocess.STDOUT)
-        wait_http("VictoriaMetrics ready", "http://127.0.0.1:%d/health" % self.port, self)
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
-
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def log(self):
-        with open(os.path.join(self.dir, "victoria.log")) as f:
-            return f.read()
+    def command(self):
+        return [shutil.which("victoria-metrics"), "-httpListenAddr=127.0.0.1:%d" % self.port,
+                "-storageDataPath=" + os.path.join(self.dir, "vmdata"), "-retentionPeriod=1",
+                "-search.latencyOffset=0s", "-search.disableCache"]
 
     def raw(self, selector, start, end):
         urllib.request.urlopen("http://127.0.0.1:%d/internal/force_flush" % self.port, timeout=10).read()
@@ -387,6 +371,41 @@ def wait_http(what, url, owner, timeout=60):
 
 
 # ---- the agent's side ----
+
+def agent_value(a, name, **labels):
+    """A series' value on the agent's /metrics, or None."""
+    st, _, body = a.request("/metrics")
+    if st != 200:
+        fail("/metrics: %d" % st)
+    s = series(parse_metrics(body), name, **labels)
+    return s[0][2] if s else None
+
+
+def readings_since(a, since):
+    """Readings of GPU 0 taken since `since` (seconds), from the agent's ring."""
+    d = a.get_json("/api/v1/samples?metric=temperature.gpu&gpu=0&since=%.3f" % since)
+    return len(d["series"][0]["samples"]) if d["series"] else 0
+
+
+def delivered(a, remote_name, t):
+    """The endpoint's receiver took every sample up to time t."""
+    hs = agent_value(a, "gpuwatch_remote_write_queue_highest_sent_timestamp_seconds", remote_name=remote_name)
+    return hs is not None and hs >= t
+
+
+def compare_store(store, db, cat, selector, start, end, need):
+    """compare() for native and dcgm series between a store and the history file db, each needing at
+    least `need` history samples. Returns [(which, total, found, bad)]."""
+    fields = sorted(f for f, (p, _, d, _) in cat.items() if p or d)
+    hist = history_values(db, fields, start, end)
+    raw = store.raw(selector, start - 1, end + 1)
+    out = []
+    for which in ("native", "dcgm"):
+        total, found, bad = compare(raw, hist, cat, which)
+        if total < need:
+            fail("%s: only %d history samples in the range" % (which, total))
+        out.append((which, total, found, bad))
+    return out, raw
 
 def catalog():
     """field -> (native name, native scale, dcgm name, dcgm scale) for every numeric metric."""

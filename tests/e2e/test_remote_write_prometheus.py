@@ -18,7 +18,7 @@ import shutil
 import sys
 import tempfile
 import time
-from agentlib import Agent, check, fail, need_gpusim, parse_metrics, scenario, series, wait_for
+from agentlib import Agent, check, need_gpusim, scenario, wait_for
 import rwlib
 
 need_gpusim()
@@ -48,39 +48,12 @@ def start_agent():
     return a
 
 
-def metrics(a):
-    st, _, body = a.request("/metrics")
-    check(st == 200, "/metrics: %d" % st)
-    return parse_metrics(body)
-
-
 def value(a, name, **labels):
-    s = series(metrics(a), name, **labels)
-    return s[0][2] if s else None
-
-
-def count_samples(a, since):
-    """Readings of GPU 0 taken since `since` (seconds), from the agent's ring."""
-    d = a.get_json("/api/v1/samples?metric=temperature.gpu&gpu=0&since=%.3f" % since)
-    return len(d["series"][0]["samples"]) if d["series"] else 0
-
-
-def delivered(a, t):
-    """The receiver took every sample up to time t, and the history file holds them."""
-    hs = value(a, "gpuwatch_remote_write_queue_highest_sent_timestamp_seconds", remote_name="prom")
-    return hs is not None and hs >= t
+    return rwlib.agent_value(a, name, **labels)
 
 
 def compare_all(cat, start, end, need):
-    fields = sorted(f for f, (p, _, d, _) in cat.items() if p or d)
-    hist = rwlib.history_values(db, fields, start, end)
-    raw = prom.raw('{job="gpuwatch",cluster="e2e"}', start - 1, end + 1)
-    out = []
-    for which in ("native", "dcgm"):
-        total, found, bad = rwlib.compare(raw, hist, cat, which)
-        check(total >= need, "%s: only %d history samples in the range" % (which, total))
-        out.append((which, total, found, bad))
-    return out, raw
+    return rwlib.compare_store(prom, db, cat, '{job="gpuwatch",cluster="e2e"}', start, end, need)
 
 
 try:
@@ -89,9 +62,9 @@ try:
     a.wait_sampled(ngpus=8)
     t0 = time.time()
     # 1. a minute's worth of samples
-    wait_for("60 readings", lambda: count_samples(a, t0) >= 60, timeout=120, step=0.25)
+    wait_for("60 readings", lambda: rwlib.readings_since(a, t0) >= 60, timeout=120, step=0.25)
     t1 = time.time()
-    wait_for("the receiver to take them", lambda: delivered(a, t1), timeout=60, step=0.25)
+    wait_for("the receiver to take them", lambda: rwlib.delivered(a, "prom", t1), timeout=60, step=0.25)
     wait_for("the history file to hold them", lambda: rwlib.history_values(db, ["temperature.gpu"], t1 - 1, t1 + 5)
              .get(("temperature.gpu", 0)), timeout=60, step=0.5)
     results, raw = compare_all(cat, t0, t1, need=8 * 20 * 55)
@@ -123,16 +96,16 @@ try:
     prom.stop()
     wait_for("the agent to retry", lambda: value(a, "gpuwatch_remote_write_queue_state", remote_name="prom",
                                                  state="retrying") == 1, timeout=60, step=0.25)
-    wait_for("60 readings into the outage", lambda: count_samples(a, out0) >= 60, timeout=120, step=0.25)
+    wait_for("60 readings into the outage", lambda: rwlib.readings_since(a, out0) >= 60, timeout=120, step=0.25)
     a.proc.send_signal(signal.SIGKILL)
     a.proc.wait()
     killed = time.time()
     a = start_agent()
     a.wait_sampled(ngpus=8)
-    wait_for("120 readings of the outage", lambda: count_samples(a, out0) + 60 >= 120, timeout=120, step=0.25)
+    wait_for("120 readings of the outage", lambda: rwlib.readings_since(a, out0) + 60 >= 120, timeout=120, step=0.25)
     out1 = time.time()
     prom.start()
-    wait_for("the agent to catch up", lambda: delivered(a, out1 + 1) and
+    wait_for("the agent to catch up", lambda: rwlib.delivered(a, "prom", out1 + 1) and
              value(a, "gpuwatch_remote_write_queue_state", remote_name="prom", state="sending") == 1,
              timeout=180, step=0.5)
     resent = value(a, "gpuwatch_remote_write_samples_resent_total", remote_name="prom")

@@ -5,7 +5,8 @@ receiver of our own that decodes every request with its own snappy and protobuf 
 1. 2.0 to a receiver that takes it: the required headers, the tenant header, a bearer token read
    from its file at each request (a rotated token is used from then on), the symbol table, each
    series' type and help, sorted unique labels, samples in time order, a stale marker when a
-   process ends; basic auth with a password file.
+   process ends; basic auth with a password file; https:// with the receiver's certificate checked
+   against tls_config.ca_file, and nothing sent to one whose certificate cannot be checked.
 2. Fallback to 1.0: on 415, and on a 2xx without the Written headers (a 1.x receiver that read the
    2.0 request as empty); the refused samples are sent again as 1.0.
 3. Retries: 5xx (500, 502, 503, 504) and 429 are retried with the same request, with exponential
@@ -13,6 +14,8 @@ receiver of our own that decodes every request with its own snappy and protobuf 
    other 4xx (400, 401, 403, 404, 413) are never retried, are counted and logged."""
 import base64
 import os
+import shutil
+import subprocess
 import tempfile
 import time
 from agentlib import Agent, check, need_gpusim, parse_metrics, scenario, series, wait_for
@@ -100,6 +103,34 @@ try:
     check(requests_of(rcv2)[0]["headers"].get("Authorization") == want, "basic auth %r" % requests_of(rcv2)[0]["headers"])
     a.stop()
     agents.remove(a)
+    # TLS: an https:// receiver whose certificate the agent checks against the CA file it is given
+    if shutil.which("openssl"):
+        cert, key = os.path.join(tmp.name, "cert.pem"), os.path.join(tmp.name, "key.pem")
+        p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                            "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                           capture_output=True, text=True)
+        check(p.returncode == 0, "openssl req: " + p.stderr)
+        rcv3 = rwlib.Receiver(v2=True, tls=(cert, key))
+        receivers.append(rcv3)
+        a = agent_for("url: %s\n      name: s\n      tls_config: {ca_file: %s}\n"
+                      "      queue_config: {batch_send_deadline: 250ms}\n" % (rcv3.url, cert))
+        agents.append(a)
+        wait_for("an https request", lambda: requests_of(rcv3, lambda r: r["status"] == 204 and not r["problem"]),
+                 timeout=60)
+        a.stop()
+        agents.remove(a)
+        # a receiver whose certificate the agent cannot check: nothing is taken, the agent retries
+        rcv4 = rwlib.Receiver(v2=True, tls=(cert, key))
+        receivers.append(rcv4)
+        a = agent_for("url: %s\n      name: u\n      queue_config: {batch_send_deadline: 250ms}\n" % rcv4.url)
+        agents.append(a)
+        wait_for("failed TLS attempts", lambda: (value(a, "gpuwatch_remote_write_requests_total", remote_name="u",
+                                                       code="none") or 0) >= 2, timeout=60)
+        check(not requests_of(rcv4), "a request passed an unchecked certificate")
+        a.stop()
+        agents.remove(a)
+    else:
+        print("SKIP: the TLS part: openssl is not installed (scripts/deps.sh test installs it)")
 
     # 2. fallback to 1.0: on 415, and on a 2xx without the Written headers
     for kind, rcv in (("415", rwlib.Receiver(v2=False)), ("no Written headers", rwlib.Receiver(written_headers=False))):

@@ -12,7 +12,7 @@ import shutil
 import sys
 import tempfile
 import time
-from agentlib import Agent, check, need_gpusim, parse_metrics, scenario, series, wait_for
+from agentlib import Agent, check, need_gpusim, scenario, wait_for
 import rwlib
 
 need_gpusim()
@@ -37,32 +37,7 @@ a = None
 
 
 def value(name, **labels):
-    st, _, body = a.request("/metrics")
-    check(st == 200, "/metrics: %d" % st)
-    s = series(parse_metrics(body), name, **labels)
-    return s[0][2] if s else None
-
-
-def count_samples(since):
-    d = a.get_json("/api/v1/samples?metric=temperature.gpu&gpu=0&since=%.3f" % since)
-    return len(d["series"][0]["samples"]) if d["series"] else 0
-
-
-def delivered(t):
-    hs = value("gpuwatch_remote_write_queue_highest_sent_timestamp_seconds", remote_name="vm")
-    return hs is not None and hs >= t
-
-
-def compare_all(cat, start, end, need):
-    fields = sorted(f for f, (p, _, d, _) in cat.items() if p or d)
-    hist = rwlib.history_values(db, fields, start, end)
-    raw = vm.raw('{job="gpuwatch"}', start - 1, end + 1)
-    out = []
-    for which in ("native", "dcgm"):
-        total, found, bad = rwlib.compare(raw, hist, cat, which)
-        check(total >= need, "%s: only %d history samples in the range" % (which, total))
-        out.append((which, total, found, bad))
-    return out
+    return rwlib.agent_value(a, name, **labels)
 
 
 try:
@@ -70,12 +45,12 @@ try:
     a = Agent(scenario("rw_8gpu.yaml"), config, args=["--db", db])
     a.wait_sampled(ngpus=8)
     t0 = time.time()
-    wait_for("60 readings", lambda: count_samples(t0) >= 60, timeout=120, step=0.25)
+    wait_for("60 readings", lambda: rwlib.readings_since(a, t0) >= 60, timeout=120, step=0.25)
     t1 = time.time()
-    wait_for("the receiver to take them", lambda: delivered(t1), timeout=60, step=0.25)
+    wait_for("the receiver to take them", lambda: rwlib.delivered(a, "vm", t1), timeout=60, step=0.25)
     wait_for("the history file to hold them", lambda: rwlib.history_values(db, ["temperature.gpu"], t1 - 1, t1 + 5)
              .get(("temperature.gpu", 0)), timeout=60, step=0.5)
-    for which, total, found, bad in compare_all(cat, t0, t1, need=8 * 20 * 55):
+    for which, total, found, bad in rwlib.compare_store(vm, db, cat, '{job="gpuwatch"}', t0, t1, need=8 * 20 * 55)[0]:
         print("part 1: %s: %d of %d samples" % (which, found, total))
         check(found == total, "%s: %d of %d history samples in VictoriaMetrics with the same value; e.g. %s"
               % (which, found, total, "; ".join(bad)))
@@ -84,16 +59,16 @@ try:
     vm.stop()
     wait_for("the agent to retry", lambda: value("gpuwatch_remote_write_queue_state", remote_name="vm",
                                                  state="retrying") == 1, timeout=60, step=0.25)
-    wait_for("60 readings of the outage", lambda: count_samples(out0) >= 60, timeout=120, step=0.25)
+    wait_for("60 readings of the outage", lambda: rwlib.readings_since(a, out0) >= 60, timeout=120, step=0.25)
     out1 = time.time()
     vm.start()
-    wait_for("the agent to catch up", lambda: delivered(out1 + 1) and
+    wait_for("the agent to catch up", lambda: rwlib.delivered(a, "vm", out1 + 1) and
              value("gpuwatch_remote_write_queue_state", remote_name="vm", state="sending") == 1, timeout=180, step=0.5)
     check(value("gpuwatch_remote_write_samples_resent_total", remote_name="vm") > 0, "nothing resent from the history")
     check(value("gpuwatch_remote_write_samples_dropped_total", remote_name="vm") == 0, "samples dropped")
     a.stop()
     a = None
-    for which, total, found, bad in compare_all(cat, out0, out1, need=8 * 20 * 50):
+    for which, total, found, bad in rwlib.compare_store(vm, db, cat, '{job="gpuwatch"}', out0, out1, need=8 * 20 * 50)[0]:
         share = found / total
         print("part 2: %s: %d of %d outage samples (%.4f %%)" % (which, found, total, 100 * share))
         check(share >= 0.999, "%s: %d of %d outage samples; e.g. %s" % (which, found, total, "; ".join(bad)))

@@ -17,7 +17,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from agentlib import Agent, GPUWATCH, SOURCE, check, fail, need_gpusim, scenario, wait_for
+from agentlib import Agent, GPUWATCH, SOURCE, check, need_gpusim, scenario, wait_for
+from rwlib import free_port
 
 need_gpusim()
 PROLOG = os.path.join(SOURCE, "deploy", "slurm", "prolog.sh")
@@ -54,14 +55,6 @@ def jobs_list():
 def samples_since(a, t):
     d = a.get_json("/api/v1/samples?metric=power.draw&gpu=0&since=%.3f" % t)
     return len(d["series"][0]["samples"]) if d["series"] else 0
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 a = Agent(scenario("rw_8gpu.yaml"), "interval: 250ms\nhistory: {flush_interval: 1s}\n", args=["--db", db])
