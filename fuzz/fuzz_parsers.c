@@ -4,6 +4,7 @@
  * (series_expand), the aggregate names of range queries and /proc/PID/stat lines
  * (proc_stat_parse). Each gets the whole input as text. */
 #include "common.h"
+#include "diag.h"
 #include "proc_stat.h"
 #include "query.h"
 #include "series_notation.h"
@@ -59,6 +60,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     proc_stat ps;
     if (proc_stat_parse(s, &ps) == 0)
         require(strlen(ps.comm) < sizeof ps.comm);
+    diag_job_note note;
+    if (diag_job_line(s, &note)) {
+        const double sizes[] = {note.tried_mib,     note.capacity_mib, note.free_mib,
+                                note.allocated_mib, note.reserved_mib, note.unallocated_mib};
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            require(isnan(sizes[i]) || (sizes[i] >= 0 && sizes[i] <= 2e9));
+        require(note.flushes >= 0);
+    }
     free(s);
     return 0;
 }

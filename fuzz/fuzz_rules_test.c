@@ -42,6 +42,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const char *path = fuzz_file("test.yaml", data, test_len);
     if (path)
-        rules_test_file(path, devnull);
+        rules_test_file(path, devnull, devnull);
     return 0;
 }

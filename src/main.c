@@ -38,6 +38,7 @@ static const command commands[] = {
     {"query", cmd_query, NULL, "a snapshot of chosen metrics (table, csv, json); --processes for apps"},
     {"dmon", cmd_dmon, NULL, "device monitoring stream, as nvidia-smi dmon"},
     {"pmon", cmd_pmon, NULL, "process monitoring stream, as nvidia-smi pmon"},
+    {"topo", cmd_topo, NULL, "GPU connection matrix with CPU and NUMA affinity, as nvidia-smi topo -m"},
     {"top", NULL, "top", "live terminal UI"},
     {"agent", NULL, "agent", "sampling agent: Prometheus /metrics, JSON API, history, alerts"},
     {"history", NULL, "history", "range queries on the recorded history"},
@@ -56,7 +57,8 @@ static const char *const global_options[] = {"--sim", "--help", "-h", "--version
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuwatch [--sim SCENARIO] COMMAND [OPTIONS]\n"
-               "       gpuwatch [--sim SCENARIO] NVIDIA-SMI-OPTIONS\n\ncommands:\n");
+               "       gpuwatch [--sim SCENARIO] [NVIDIA-SMI-OPTIONS]   (alone: nvidia-smi's summary table)\n"
+               "\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nglobal options:\n"
@@ -64,13 +66,20 @@ static void usage(FILE *f)
                "                  --complete scenarios lists them) or a scenario file path\n"
                "  -h, --help      this help; COMMAND --help for a command's options\n"
                "\nnvidia-smi's options, with their meanings (scripts run unchanged):\n"
+               "  (none), -i LIST                                       the summary table\n"
                "  --query-gpu=F,... --format=csv[,noheader][,nounits]   as query --query-gpu\n"
                "  --query-compute-apps=F,... --format=csv[,...]         compute processes\n"
+               "  --query-remapped-rows=F,...  --query-retired-pages=F,...  their csv\n"
                "  -L, --list-gpus                                       as list\n"
-               "  -q, --query [-d SECTION,...]                          nvidia-smi -q's text report\n"
+               "  -q, --query [-d SECTION,...] [-x, --xml-format]       nvidia-smi -q's report, or its XML\n"
+               "  topo -m                                               the GPU connection matrix\n"
                "  -i, --id LIST   -l, --loop SECONDS   -lms, --loop-ms MS   -f, --filename FILE\n"
-               "  --help-query-gpu, --help-query-compute-apps           the fields\n"
-               "See gpuwatch(1), docs/cli.md and docs/nvidia-smi.md.\n");
+               "  --help-query-gpu, --help-query-compute-apps, --help-query-remapped-rows,\n"
+               "  --help-query-retired-pages                            the fields\n"
+               "Not answered (one line, status 2): options that change settings (-pm, -pl, -c, -e, -ac,\n"
+               "-r, -mig, ...: gpuwatch only reads), --query-accounted-apps, --query-supported-clocks, --dtd,\n"
+               "and nvidia-smi's other subcommands (nvlink, mig, clocks, ...); the MIG devices table is not\n"
+               "drawn. See gpuwatch(1), docs/cli.md and docs/nvidia-smi.md.\n");
 }
 
 /* --- where --sim finds gpusim's library and the scenarios ---------------------------------------- */
@@ -135,7 +144,20 @@ static int scenario_dirs(char dirs[][PATH_MAX], const char *where[], int max)
 
 #define MAX_DIRS 5
 
-/* Calls fn for each scenario name (file name without .yaml) of every scenario directory. */
+/* Whether file is in one of the first n directories (then that one is what --sim uses: the name is
+ * offered once, whichever directories hold it, the same one under two paths included). */
+static int in_earlier_dir(char dirs[][PATH_MAX], int n, const char *file)
+{
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%.*s/%.256s", PATH_MAX - 1, dirs[i], file);
+        if (access(path, R_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Calls fn for each scenario name (file name without .yaml) of the scenario directories, once. */
 static void each_scenario(void (*fn)(const char *name, void *ctx), void *ctx)
 {
     char dirs[MAX_DIRS][PATH_MAX];
@@ -146,7 +168,7 @@ static void each_scenario(void (*fn)(const char *name, void *ctx), void *ctx)
         struct dirent *e;
         while (d && (e = readdir(d)) != NULL) {
             size_t len = strlen(e->d_name);
-            if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0) {
+            if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0 && !in_earlier_dir(dirs, i, e->d_name)) {
                 char name[256];
                 snprintf(name, sizeof name, "%.*s", (int)(len - 5), e->d_name);
                 fn(name, ctx);
@@ -165,7 +187,7 @@ static void offer_scenario(const char *name, void *ctx)
 static void print_scenario(const char *name, void *ctx)
 {
     (void)ctx;
-    printf("%s\n", name); /* a name in two directories prints twice: shells drop duplicates */
+    printf("%s\n", name);
 }
 
 /* The first readable "<dir>/<file>"; -1 when none. */
@@ -314,10 +336,8 @@ int main(int argc, char **argv)
             return unknown_option(argv[i]);
         }
     }
-    if (i >= argc) {
-        usage(stderr);
-        return GW_EXIT_USAGE;
-    }
+    if (i >= argc) /* as nvidia-smi alone: the summary table */
+        return cmd_smi(0, argv + i);
     for (size_t c = 0; c < NCOMMANDS; c++)
         if (strcmp(argv[i], commands[c].name) == 0)
             return commands[c].run ? commands[c].run(argc - i, argv + i)

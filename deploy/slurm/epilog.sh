@@ -2,7 +2,8 @@
 # epilog.sh - Slurm Epilog: ends the gpuwatch record the prolog started (`gpuwatch jobs finish
 # slurm-JOBID`): the summary of the job's GPUs over its time (utilization, memory, power, energy,
 # throttling, XIDs, the diagnosis findings) from the agent's history, kept in the history file
-# (`gpuwatch jobs show slurm-JOBID`) and, with GPUWATCH_REPORT_DIR set, as an HTML report
+# (`gpuwatch jobs show slurm-JOBID`) and, with GPUWATCH_REPORT_DIR set (a folder of root's that
+# others cannot write to), as an HTML report
 # there (slurm-JOBID.html). In slurm.conf: Epilog=/path/to/epilog.sh. Settings as prolog.sh's
 # (GPUWATCH, GPUWATCH_DB, GPUWATCH_REPORT_DIR). It never fails: a problem is logged, exit 0.
 SLURM_SCRIPT=epilog
@@ -17,8 +18,15 @@ esac
 [ "$status" -gt 255 ] 2>/dev/null && status=255
 set -- jobs finish "slurm-$SLURM_JOB_ID" --exit "$status" --slurm-job "$SLURM_JOB_ID"
 [ -n "${GPUWATCH_DB:-}" ] && set -- "$@" --db "$GPUWATCH_DB"
-if [ -n "${GPUWATCH_REPORT_DIR:-}" ] && [ -d "$GPUWATCH_REPORT_DIR" ] && [ ! -L "$GPUWATCH_REPORT_DIR" ]; then
-    set -- "$@" --report "$GPUWATCH_REPORT_DIR/slurm-$SLURM_JOB_ID.html"
+# reports only into a real folder of ours that no one else may write to: they are written as root
+dir=${GPUWATCH_REPORT_DIR:-}
+if [ -n "$dir" ]; then
+    if [ -d "$dir" ] && [ ! -L "$dir" ] && [ "$(stat -c %u "$dir")" = "$(id -u)" ] &&
+        [ $((0$(stat -c %a "$dir") & 022)) -eq 0 ]; then
+        set -- "$@" --report "$dir/slurm-$SLURM_JOB_ID.html"
+    else
+        log "epilog: job $SLURM_JOB_ID: no report: $dir is not a folder of uid $(id -u) closed to others"
+    fi
 fi
 out=$("$GPUWATCH" "$@" 2>&1) || log "epilog: job $SLURM_JOB_ID: $out"
 exit 0

@@ -6,6 +6,7 @@
 #include "model.h"
 #include "model_phys.h"
 #include "model_window.h"
+#include "topology.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,18 +68,17 @@ static double pcie_rate(const double *v, double baseline, double gbs, double pct
 
 static void xid_at(const scenario *sc, int gpu, double t, double *last, double *count)
 {
-    double best = -1;
-    *last = *count = 0;
-    for (int i = 0; i < sc->nevents; i++) {
-        const sim_event *e = &sc->events[i];
-        if (e->gpu != gpu || e->at > t)
-            continue;
-        *count += 1;
-        if (e->at >= best) {
-            best = e->at;
-            *last = e->xid;
-        }
+    const sim_event *e;
+    int lo = 0, hi = scenario_gpu_events(sc, gpu, &e);
+    while (lo < hi) { /* the events at or before t: the first lo */
+        int mid = lo + (hi - lo) / 2;
+        if (e[mid].at <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    *count = lo;
+    *last = lo ? e[lo - 1].xid : 0;
 }
 
 static void fill_static(const scenario *sc, const sim_gpu *g, double *v)
@@ -123,6 +123,31 @@ static void fill_static(const scenario *sc, const sim_gpu *g, double *v)
     v[M_REMAP_HIST_MAX] = p->remap_banks > 0 ? p->remap_banks : 2560;
 }
 
+/* NVLink links: up where the topology connects them, no errors (a scenario's generators for
+ * nvlink.linkN.state / .errors.* override these). */
+static void fill_nvlink(const scenario *sc, const sim_gpu *g, double *v)
+{
+    for (int l = 0; l < g->spec->p.nvlinks && l < NVLINK_NLINKS; l++) {
+        topo_link tl;
+        v[nvlink_id(l, NVL_STATE)] = topo_link_at(sc, g->index, (unsigned)l, &tl) == 0 && tl.active;
+    }
+}
+
+/* The active links and the counters summed over the links, after the generators. */
+static void nvlink_totals(const sim_gpu *g, double *v)
+{
+    static const metric_id total[NVL_NKINDS] = {M_NVLINK_ACTIVE, M_NVLINK_CRC_TOTAL, M_NVLINK_REPLAY_TOTAL,
+                                                M_NVLINK_RECOVERY_TOTAL};
+    for (int k = 0; k < NVL_NKINDS; k++) {
+        if (g->spec->metric[total[k]])
+            continue;
+        double sum = 0;
+        for (int l = 0; l < g->spec->p.nvlinks && l < NVLINK_NLINKS; l++)
+            sum += k == NVL_STATE ? v[nvlink_id(l, NVL_STATE)] >= 0.5 : v[nvlink_id(l, (nvlink_kind)k)];
+        v[total[k]] = sum;
+    }
+}
+
 static void fill_clocks(const sim_gpu *g, const sim_inst *in, double *v)
 {
     const sim_preset *p = &g->spec->p;
@@ -155,12 +180,16 @@ static void fill_dynamic(const scenario *sc, const sim_gpu *g, double t, const s
     v[M_VIOL_SW_THERMAL] = st->viol_ns[1] / 1000.0;
     v[M_VIOL_POWER_BRAKE] = st->viol_ns[3] / 1000.0;
     xid_at(sc, g->index, t, &v[M_XID_LAST], &v[M_XID_COUNT]);
+    fill_nvlink(sc, g, v);
     v[M_GPM_GR_ACTIVE] = in->util;
     v[M_GPM_SM_ACTIVE] = in->smact;
     v[M_GPM_SM_OCCUPANCY] = in->smact * 0.45;
     v[M_GPM_TENSOR_ACTIVE] = in->smact * 0.35;
     v[M_GPM_DRAM_ACTIVE] = in->memutil * 0.9;
     fill_clocks(g, in, v);
+    /* an idle link trains down to save power (where the scenario says so) */
+    if (g->spec->pcie_idle_gen > 0 && !in->busy)
+        v[M_PCIE_GEN_CUR] = fmin(v[M_PCIE_GEN_CUR], g->spec->pcie_idle_gen);
 }
 
 /* The scenario's generators override every metric they give (physical inputs and the
@@ -208,6 +237,7 @@ static void fill_derived(const sim_gpu *g, const sim_inst *in, const proc_sums *
             for (int loc = 0; loc < 2; loc++)
                 if (!g->spec->metric[ecc_loc_id(unc, agg, loc)])
                     v[ecc_loc_id(unc, agg, loc)] = v[totals[unc][agg]];
+    nvlink_totals(g, v);
     uint64_t bits = (uint64_t)v[M_CER_ACTIVE];
     for (int m = M_CER_GPU_IDLE; m <= M_CER_HW_POWER_BRAKE; m++)
         v[m] = (bits & metric_catalog[m].bit) ? 1 : 0;

@@ -41,6 +41,9 @@ typedef enum { PF_MEMORY, PF_SM, PF_MEM, PF_ENC, PF_DEC, PF_PCIE_RX, PF_PCIE_TX 
 const sim_gen *sim_proc_gen(const sim_proc *p, sim_proc_field f);
 /* Process `proc` of g's entry: that curve's value at t (>= 0), or -1 when not given. */
 double sim_proc_value(const scenario *sc, const sim_gpu *g, int proc, sim_proc_field f, double t);
+/* The SM activity a hung process (`hang:`) keeps on the GPU at t (the least of several), -1 when none
+ * is hung. */
+double sim_proc_hang_sm(const sim_gpu *g, double t);
 /* Sum of the active processes' instantaneous sm (each at most 100): the GPU's default activity. */
 double sim_proc_activity(const scenario *sc, const sim_gpu *g, double t);
 

@@ -35,6 +35,8 @@ double phys_act_mem(const scenario *sc, const sim_gpu *g, double t)
 {
     if (g->spec->metric[M_UTIL_MEMORY])
         return clamp(phys_gen(sc, g, M_UTIL_MEMORY, t, 0), 0, 100);
+    if (!g->spec->metric[M_UTIL_GPU] && sim_proc_hang_sm(g, t) >= 0)
+        return 0; /* a kernel spinning on a flag reads and writes no memory */
     return 0.4 * phys_act_gpu(sc, g, t);
 }
 
@@ -52,13 +54,33 @@ static uint64_t forced_bits(const scenario *sc, const sim_gpu *g, double t, uint
     return bits;
 }
 
+/* The share of its maximum clock the GPU may run at when busy: 1, or less where the clocks are
+ * locked (nvidia-smi -lgc), the applications clock is set lower, or a pstate generator holds it in a
+ * lower P-state than the board's busy one (then its idle clock). None sets a clock event reason
+ * (NVML's ApplicationsClocksSetting reason is no longer used). */
+static double clock_ceiling(const scenario *sc, const sim_gpu *g, double t)
+{
+    const sim_preset *p = &g->spec->p;
+    double max = p->clk_max_sm, c = max;
+    if (g->spec->locked_clock_mhz > 0)
+        c = fmin(c, g->spec->locked_clock_mhz);
+    if (g->spec->metric[M_CLOCK_APP_GR])
+        c = fmin(c, phys_gen(sc, g, M_CLOCK_APP_GR, t, max));
+    if (g->spec->metric[M_PSTATE] && phys_gen(sc, g, M_PSTATE, t, p->pstate_busy) > p->pstate_busy)
+        c = fmin(c, p->clk_idle_gr);
+    return max > 0 ? clamp(c / max, 0.01, 1) : 1;
+}
+
 void phys_instant(const scenario *sc, const sim_gpu *g, double t, const sim_state *st, sim_inst *o)
 {
     const sim_preset *p = &g->spec->p;
     int hbm = (p->flags & PRESET_HBM) != 0;
     o->util = phys_act_gpu(sc, g, t);
-    o->memutil = g->spec->metric[M_UTIL_MEMORY] ? phys_act_mem(sc, g, t) : 0.4 * o->util;
-    o->smact = clamp(phys_gen(sc, g, M_GPM_SM_ACTIVE, t, 0.9 * o->util), 0, 100);
+    o->memutil = phys_act_mem(sc, g, t);
+    /* a hung process keeps the GPU "busy" in one kernel that spins on a few SMs (phys_act_mem: touching
+     * no memory) */
+    double hung_sm = g->spec->metric[M_UTIL_GPU] ? -1 : sim_proc_hang_sm(g, t);
+    o->smact = clamp(phys_gen(sc, g, M_GPM_SM_ACTIVE, t, hung_sm >= 0 ? hung_sm : 0.9 * o->util), 0, 100);
     o->temp = phys_gen(sc, g, M_TEMP_GPU, t, st->temp);
     o->temp_mem = hbm ? phys_gen(sc, g, M_TEMP_MEMORY, t, st->temp_mem) : 0;
     o->limit = phys_gen(sc, g, M_POWER_ENFORCED_LIMIT, t, phys_gen(sc, g, M_POWER_LIMIT, t, p->power_limit_w));
@@ -68,6 +90,9 @@ void phys_instant(const scenario *sc, const sim_gpu *g, double t, const sim_stat
     int hw = o->temp >= p->t_slowdown || (hbm && o->temp_mem >= p->t_mem_shutdown);
     int sw = o->temp >= p->t_gpu_max || (hbm && o->temp_mem >= p->t_mem_max);
     double fth = hw ? 0.5 : sw ? 0.85 : 1.0, fpw = 1.0, idle = p->power_idle_w;
+    if (!hw && (forced_bits(sc, g, t, 0) & BIT_HW_SLOWDOWN))
+        fth *= 0.5; /* HW slowdown asserted from outside (a power brake, the PSU): clocks halve */
+    double fclk = clock_ceiling(sc, g, t); /* lower clocks draw less power for the same work */
     int cap;
     if (g->spec->metric[M_POWER_DRAW]) {
         o->power = fmax(0, phys_gen(sc, g, M_POWER_DRAW, t, 0));
@@ -76,13 +101,13 @@ void phys_instant(const scenario *sc, const sim_gpu *g, double t, const sim_stat
     } else {
         double peak = 1.05 * g->spec->power_default_w;
         double load = clamp(0.85 * o->smact / 90.0 + 0.15 * o->memutil / 100.0, 0, 1.25);
-        double demand = idle + (peak - idle) * load * fth;
+        double demand = idle + (peak - idle) * load * fth * fclk;
         cap = demand > o->limit;
         o->power = cap ? o->limit : demand;
         if (cap)
             fpw = o->limit > idle ? clamp((o->limit - idle) / (demand - idle), 0.3, 1) : 0.3;
     }
-    o->clk_factor = fth * fpw;
+    o->clk_factor = fmin(fth * fpw, fth * fclk);
     uint64_t bits = 0;
     if (!o->busy)
         bits |= BIT_IDLE;

@@ -31,7 +31,10 @@ const sim_gen *sim_proc_gen(const sim_proc *p, sim_proc_field f)
 
 double sim_proc_value(const scenario *sc, const sim_gpu *g, int proc, sim_proc_field f, double t)
 {
-    const sim_gen *gen = sim_proc_gen(&g->spec->procs[proc], f);
+    const sim_proc *p = &g->spec->procs[proc];
+    if (t >= p->hang_from && (f == PF_SM || f == PF_MEM))
+        return f == PF_SM ? 100 : 0; /* hung: one kernel that never ends, no memory traffic */
+    const sim_gen *gen = sim_proc_gen(p, f);
     if (!gen)
         return -1;
     /* noise keyed by gpu, process and field */
@@ -39,12 +42,23 @@ double sim_proc_value(const scenario *sc, const sim_gpu *g, int proc, sim_proc_f
     return v > 0 ? v : 0; /* negative or NaN */
 }
 
+double sim_proc_hang_sm(const sim_gpu *g, double t)
+{
+    double sm = -1;
+    for (int i = 0; i < g->spec->nprocs; i++) {
+        const sim_proc *p = &g->spec->procs[i];
+        if (t >= p->start && t < p->end && t >= p->hang_from && (sm < 0 || p->hang_sm < sm))
+            sm = p->hang_sm;
+    }
+    return sm;
+}
+
 double sim_proc_activity(const scenario *sc, const sim_gpu *g, double t)
 {
     double sum = 0;
     for (int i = 0; i < g->spec->nprocs; i++) {
         const sim_proc *p = &g->spec->procs[i];
-        if (p->sm && t >= p->start && t < p->end)
+        if ((p->sm || t >= p->hang_from) && t >= p->start && t < p->end)
             sum += fmin(sim_proc_value(sc, g, i, PF_SM, t), 100);
     }
     return sum;
@@ -72,7 +86,7 @@ int sim_processes(const scenario *sc, int gpu, double t, sim_proc_sample *out, i
             v = sim_proc_value(sc, g, i, PF_MEMORY, t);
             s->mem_mib = v < 0 ? 0 : round(fmin(v, 1e9)); /* whole MiB, at most 1 PiB */
             /* sm and mem as NVML reports them: averaged over the GPU's utilization period */
-            s->has_sm = p->sm != NULL;
+            s->has_sm = p->sm != NULL || t >= p->hang_from;
             s->sm = s->has_sm ? pct(win_proc(sc, g, i, PF_SM, t)) : 0;
             s->has_mem = p->mem != NULL;
             s->mem = s->has_mem ? pct(win_proc(sc, g, i, PF_MEM, t)) : 0;

@@ -48,10 +48,13 @@ static int proc_breaks(const win_curve *c, int proc, sim_proc_field f, double a,
 {
     const sim_proc *p = &c->g->spec->procs[proc];
     const sim_gen *gen = sim_proc_gen(p, f);
-    if (!gen)
+    if (!gen && !(p->hang_from < b))
         return n;
     n = add_time(br, n, a, b, p->start);
     n = add_time(br, n, a, b, p->end);
+    n = add_time(br, n, a, b, p->hang_from);
+    if (!gen)
+        return n;
     if (n >= 0)
         n = gen_breaks(gen, a, b, br, n, WIN_MAX_BREAKS);
     *stepwise &= gen_is_stepwise(gen);
@@ -126,9 +129,18 @@ double win_gpu_util(const scenario *sc, const sim_gpu *g, double t)
     return window_mean(&c, t);
 }
 
+/* A process of the GPU hangs at some time (`hang:`): its memory activity is not 0.4 x the GPU's. */
+static int any_hang(const sim_gpu *g)
+{
+    for (int i = 0; i < g->spec->nprocs; i++)
+        if (g->spec->procs[i].hang_from < INFINITY)
+            return 1;
+    return 0;
+}
+
 double win_mem_util(const scenario *sc, const sim_gpu *g, double t)
 {
-    if (!g->spec->metric[M_UTIL_MEMORY])
+    if (!g->spec->metric[M_UTIL_MEMORY] && (g->spec->metric[M_UTIL_GPU] || !any_hang(g)))
         return 0.4 * win_gpu_util(sc, g, t); /* the mean of 0.4 x the GPU's activity */
     win_curve c = {.sc = sc, .g = g, .metric = M_UTIL_MEMORY, .proc = -1};
     return window_mean(&c, t);

@@ -6,8 +6,10 @@
 #include "preset.h"
 #include <string.h>
 
+#define BRAND_TESLA 2
 #define BRAND_GEFORCE 5
 #define BRAND_NVIDIA 14
+#define ARCH_VOLTA 5
 #define ARCH_AMPERE 7
 #define ARCH_ADA 8
 #define ARCH_HOPPER 9
@@ -217,6 +219,50 @@ static const sim_preset presets[] = {
      .pstate_idle = 8,
      .pstate_busy = 0,
      .flags = PRESET_ECC | PRESET_SERIAL},
+    /* Volta: the published specification (32 GB HBM2, 300 W, 1530 MHz boost, 877 MHz memory, PCIe
+     * Gen3 x16, six NVLinks); thresholds, idle values and the VBIOS are model values. Its ECC
+     * errors retire pages: no row remapper. */
+    {.id = "v100-sxm2",
+     .name = "Tesla V100-SXM2-32GB",
+     .brand = BRAND_TESLA,
+     .arch = ARCH_VOLTA,
+     .cc_major = 7,
+     .cc_minor = 0,
+     .vbios = "88.00.80.00.01",
+     .pci_device_id = 0x1DB510DE,
+     .pci_subsys_id = 0x124910DE,
+     .mem_total_mib = 32768,
+     .mem_reserved_mib = 258,
+     .bar1_total_mib = 32768,
+     .power_limit_w = 300,
+     .power_min_w = 150,
+     .power_max_w = 300,
+     .power_idle_w = 42,
+     .clk_max_gr = 1530,
+     .clk_max_sm = 1530,
+     .clk_max_mem = 877,
+     .clk_max_video = 1372,
+     .clk_idle_gr = 135,
+     .clk_idle_mem = 877,
+     .clk_idle_video = 555,
+     .t_shutdown = 90,
+     .t_slowdown = 87,
+     .t_gpu_max = 83,
+     .t_mem_max = 85,
+     .t_idle = 35,
+     .t_load = 70,
+     .t_mem_idle = 38,
+     .thermal_tau_s = 30,
+     .t_mem_load = 64,
+     .t_mem_tau_s = 30,
+     .t_mem_shutdown = 95,
+     .util_period_s = 0.167,
+     .pcie_gen = 3,
+     .pcie_width = 16,
+     .pstate_idle = 0,
+     .pstate_busy = 0,
+     .nvlinks = 6,
+     .flags = PRESET_HBM | PRESET_ECC | PRESET_SERIAL | PRESET_RETIRE},
 };
 
 const sim_preset *preset_find(const char *id)
@@ -229,5 +275,5 @@ const sim_preset *preset_find(const char *id)
 
 const char *preset_names(void)
 {
-    return "h100-sxm, h200-sxm, a100-sxm, rtx4080, l4";
+    return "h100-sxm, h200-sxm, a100-sxm, rtx4080, l4, v100-sxm2";
 }

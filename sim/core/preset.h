@@ -8,7 +8,8 @@ enum {
     PRESET_ECC = 1u << 2,    /* ECC, row remapping supported */
     PRESET_SERIAL = 1u << 3, /* board serial readable (not on GeForce) */
     PRESET_GPM = 1u << 4,    /* GPM profiling metrics (Hopper+) */
-    PRESET_MIG = 1u << 5     /* MIG capable (mig.mode readable) */
+    PRESET_MIG = 1u << 5,    /* MIG capable (mig.mode readable) */
+    PRESET_RETIRE = 1u << 6  /* ECC pages are retired (Volta and older) instead of rows remapped */
 };
 
 typedef struct sim_preset {

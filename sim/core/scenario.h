@@ -19,11 +19,15 @@ typedef struct sim_proc {
     sim_pid_kind pid_kind;
     unsigned pid, pid_stride; /* copy k of a `count: N` entry gets pid + k * pid_stride */
     char name[64], user[32], container[SIM_NAME_LEN];
+    char command[256];                          /* the command line ("" = none); {copy} stands for the copy's number */
     unsigned type;                              /* SIM_PROC_* bits */
     sim_gen *memory_mib, *sm, *mem, *enc, *dec; /* NULL: memory 0, utilizations absent */
     sim_gen *pcie_rx, *pcie_tx;                 /* host->device / device->host, GB/s (NULL: none) */
     int pcie_rx_pct, pcie_tx_pct;               /* 1: that rate is a percentage of the link instead */
     double start, end;                          /* active in [start, end) */
+    double hang_from;                           /* from then a kernel that never ends (a collective
+                                                 * waiting for a peer): INFINITY = never */
+    double hang_sm;                             /* while hung: the SM activity it keeps, % */
 } sim_proc;
 
 /* One entry of `gpus:` (count copies share it). */
@@ -34,6 +38,8 @@ typedef struct sim_gpu_spec {
     double power_default_w;                              /* the preset's (hardware) default power limit */
     int count;
     int numa_node;            /* -1 = derived from the index */
+    int pcie_idle_gen;        /* > 0: the link trains down to this generation while the GPU idles */
+    double locked_clock_mhz;  /* > 0: graphics and SM clocks locked at most this (nvidia-smi -lgc) */
     sim_gen *metric[M_COUNT]; /* NULL = physical default */
     metric_set unsupported;   /* NOT_SUPPORTED metrics (listed and preset-implied) */
     sim_proc *procs;
@@ -65,6 +71,7 @@ typedef struct sim_event {
     double at;
     int gpu;
     unsigned xid;
+    int seq; /* its place in the scenario's list (the list is kept sorted by GPU, then time) */
 } sim_event;
 
 typedef enum {
@@ -120,13 +127,17 @@ typedef struct scenario {
     int nspecs;
     sim_gpu gpus[SIM_MAX_GPUS];
     int ngpus;
-    sim_event *events;
+    sim_event *events; /* sorted by GPU, then time, then seq */
     int nevents;
     sim_fault *faults;
     int nfaults;
     double quantum[M_COUNT]; /* values are rounded to 1/quantum (1 = integers, 0 = not rounded) */
     sim_topology topo;
 } scenario;
+
+/* The XID events of one GPU, in time order (then the order the scenario lists them): their count,
+ * with *first the first of them. O(log n). */
+int scenario_gpu_events(const scenario *sc, int gpu, const sim_event **first);
 
 /* Loads a scenario file. NULL on error, with "FILE:LINE:COL: what was expected" in err. */
 scenario *scenario_load(const char *path, char *err, size_t errlen);

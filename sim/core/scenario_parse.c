@@ -23,6 +23,8 @@ static const char *const GPU_KEYS[] = {"count",
                                        "idle_power_w",
                                        "numa_node",
                                        "utilization_period",
+                                       "pcie_idle_gen",
+                                       "locked_clocks_mhz",
                                        "thermal",
                                        "unsupported",
                                        "metrics",
@@ -59,11 +61,19 @@ static void preset_unsupported(const sim_preset *p, metric_set *s)
             for (int loc = 0; loc < ECC_NLOC; loc++)
                 if (!(p->flags & PRESET_ECC) || (loc != 0 && loc != 1 && loc != 7))
                     mset_add(s, (metric_id)ecc_loc_id(unc, agg, loc));
-    /* what no simulated board has: page retirement (replaced by row remapping on Ampere), Windows
-     * driver models, GPU operation modes, DRAM encryption, the InfoROM power object */
-    static const metric_id never[] = {M_RETIRED_SBE,       M_RETIRED_DBE, M_RETIRED_PENDING, M_DRIVER_MODEL_CUR,
-                                      M_DRIVER_MODEL_PEND, M_GOM_CUR,     M_GOM_PEND,        M_DRAM_ENC_CUR,
-                                      M_DRAM_ENC_PEND,     M_INFOROM_PWR};
+    /* page retirement (Volta and older) or row remapping (Ampere and later), not both */
+    static const metric_id retire[] = {M_RETIRED_SBE, M_RETIRED_DBE, M_RETIRED_PENDING};
+    static const metric_id remap[] = {M_REMAP_COR,          M_REMAP_UNC,          M_REMAP_PENDING,  M_REMAP_FAILURE,
+                                      M_REMAP_COR_INACTIVE, M_REMAP_UNC_INACTIVE, M_REMAP_HIST_MAX, M_REMAP_HIST_HIGH,
+                                      M_REMAP_HIST_PARTIAL, M_REMAP_HIST_LOW,     M_REMAP_HIST_NONE};
+    for (size_t i = 0; i < sizeof retire / sizeof retire[0] && !(p->flags & PRESET_RETIRE); i++)
+        mset_add(s, retire[i]);
+    for (size_t i = 0; i < sizeof remap / sizeof remap[0] && (p->flags & PRESET_RETIRE); i++)
+        mset_add(s, remap[i]);
+    /* what no simulated board has: Windows driver models, GPU operation modes, DRAM encryption, the
+     * InfoROM power object */
+    static const metric_id never[] = {M_DRIVER_MODEL_CUR, M_DRIVER_MODEL_PEND, M_GOM_CUR,    M_GOM_PEND,
+                                      M_DRAM_ENC_CUR,     M_DRAM_ENC_PEND,     M_INFOROM_PWR};
     for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
         mset_add(s, never[i]);
     if (!p->inforom_img)
@@ -78,6 +88,13 @@ static void preset_unsupported(const sim_preset *p, metric_set *s)
     }
     if (!(p->flags & PRESET_GPM))
         for (int m = M_GPM_GR_ACTIVE; m <= M_GPM_NVLINK_RX; m++)
+            mset_add(s, (metric_id)m);
+    /* NVLink: only the links the board has */
+    for (int l = p->nvlinks > 0 ? p->nvlinks : 0; l < NVLINK_NLINKS; l++)
+        for (int k = 0; k < NVL_NKINDS; k++)
+            mset_add(s, nvlink_id(l, (nvlink_kind)k));
+    if (p->nvlinks <= 0)
+        for (int m = M_NVLINK_ACTIVE; m <= M_NVLINK_RECOVERY_TOTAL; m++)
             mset_add(s, (metric_id)m);
 }
 
@@ -221,6 +238,13 @@ static int parse_gpu_scalars(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g)
         if (g->p.util_period_s < 0.001 || g->p.util_period_s > 10)
             return doc_error(d, v, "expected a utilization period from 1ms to 10s");
     }
+    if ((v = doc_get(d, n, "pcie_idle_gen"))) {
+        if (doc_int(d, v, NULL, 1, 6, &l))
+            return -1;
+        g->pcie_idle_gen = (int)l;
+    }
+    if (positive(d, doc_get(d, n, "locked_clocks_mhz"), &g->locked_clock_mhz))
+        return -1;
     if ((v = doc_get(d, n, "thermal")) && parse_thermal(d, v, g))
         return -1;
     if (g->p.mem_reserved_mib >= g->p.mem_total_mib)

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const PROC_KEYS[] = {"pid", "pid_stride", "name", "user", "container", "type", "memory_mib", "sm",
-                                        "mem", "enc",        "dec",  "pcie", "start",     "end",  NULL};
+static const char *const PROC_KEYS[] = {"pid",  "pid_stride", "name", "user", "container", "command",
+                                        "type", "memory_mib", "sm",   "mem",  "enc",       "dec",
+                                        "pcie", "start",      "end",  "hang", NULL};
 
 void proc_free(sim_proc *p)
 {
@@ -113,6 +114,27 @@ static int parse_pcie(gw_doc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx
     return 0;
 }
 
+/* `hang: 20m` or `hang: {from: 20m, sm_active: 3}`: from then the process sits in a kernel that
+ * never ends (utilization 100 %), keeping only a few SMs busy. */
+static int parse_hang(gw_doc *d, const yaml_node_t *v, sim_proc *p)
+{
+    static const char *const keys[] = {"from", "sm_active", NULL};
+    if (!doc_is_map(v))
+        return doc_duration(d, v, NULL, &p->hang_from);
+    if (doc_check_map(d, v, "hang", keys))
+        return -1;
+    yaml_node_t *x = doc_get(d, v, "from");
+    if (!x)
+        return doc_error(d, v, "missing key 'from' (when the process hangs)");
+    if (doc_duration(d, x, NULL, &p->hang_from))
+        return -1;
+    if ((x = doc_get(d, v, "sm_active")) && doc_number(d, x, NULL, &p->hang_sm))
+        return -1;
+    if (!(p->hang_sm >= 0 && p->hang_sm <= 100))
+        return doc_error(d, doc_get(d, v, "sm_active"), "expected a share of SMs from 0 to 100");
+    return 0;
+}
+
 static int parse_proc(gw_doc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx)
 {
     if (doc_check_map(d, n, "process", PROC_KEYS))
@@ -121,6 +143,8 @@ static int parse_proc(gw_doc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx
     long l;
     p->type = SIM_PROC_COMPUTE;
     p->end = INFINITY;
+    p->hang_from = INFINITY;
+    p->hang_sm = 3;
     if (!(v = doc_get(d, n, "pid")))
         return doc_error(d, n, "missing key 'pid' (a number, 'self' or 'parent')");
     if (parse_pid(d, v, p))
@@ -136,6 +160,8 @@ static int parse_proc(gw_doc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx
         return -1;
     if ((v = doc_get(d, n, "container")) && doc_copy(d, v, NULL, p->container, sizeof p->container))
         return -1;
+    if ((v = doc_get(d, n, "command")) && doc_copy(d, v, NULL, p->command, sizeof p->command))
+        return -1;
     if ((v = doc_get(d, n, "type")) && parse_type(d, v, p))
         return -1;
     if ((v = doc_get(d, n, "start")) && doc_duration(d, v, NULL, &p->start))
@@ -148,6 +174,8 @@ static int parse_proc(gw_doc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx
         gen_key(d, n, "mem", ctx, &p->mem) || gen_key(d, n, "enc", ctx, &p->enc) || gen_key(d, n, "dec", ctx, &p->dec))
         return -1;
     if ((v = doc_get(d, n, "pcie")) && parse_pcie(d, v, p, ctx))
+        return -1;
+    if ((v = doc_get(d, n, "hang")) && parse_hang(d, v, p))
         return -1;
     if (!p->name[0])
         snprintf(p->name, sizeof p->name, "%s", "python3");

@@ -115,3 +115,53 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyTyp
     }
     return gs_leave(rc);
 }
+
+/* Supported clocks: the preset's maximum memory clock (and its idle one when lower); with each, the
+ * graphics clocks from the maximum down to the idle clock in 15 MHz steps (the step the captures'
+ * boards use; the idle memory clock allows only the lower half). The two-call protocol: a count too
+ * small gets INSUFFICIENT_SIZE and the count needed. */
+#define GS_CLOCK_STEP 15.0
+#define GS_MAX_CLOCKS 512
+
+static nvmlReturn_t give_clocks(const double *mhz, unsigned n, unsigned int *count, unsigned int *out)
+{
+    if (!count)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (*count < n || !out) {
+        *count = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    for (unsigned i = 0; i < n; i++)
+        out[i] = (unsigned)mhz[i];
+    *count = n;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *mhz)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    const sim_preset *p = &gs.sc->gpus[c.gpu].spec->p;
+    double v[2] = {p->clk_max_mem, p->clk_idle_mem};
+    return gs_leave(give_clocks(v, p->clk_idle_mem < p->clk_max_mem ? 2 : 1, count, mhz));
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memMHz, unsigned int *count,
+                                                  unsigned int *mhz)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    const sim_preset *p = &gs.sc->gpus[c.gpu].spec->p;
+    if (memMHz != (unsigned)p->clk_max_mem && memMHz != (unsigned)p->clk_idle_mem)
+        return gs_leave(NVML_ERROR_NOT_FOUND);
+    double top = memMHz == (unsigned)p->clk_max_mem ? p->clk_max_gr : (p->clk_max_gr + p->clk_idle_gr) / 2;
+    double v[GS_MAX_CLOCKS];
+    unsigned n = 0;
+    for (double f = top; f >= p->clk_idle_gr && n < GS_MAX_CLOCKS; f -= GS_CLOCK_STEP)
+        v[n++] = f;
+    return gs_leave(give_clocks(v, n, count, mhz));
+}

@@ -73,6 +73,21 @@ nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessio
     return gs_leave(rc);
 }
 
+nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *stats)
+{
+    gs_call c;
+    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
+    if (rc == NVML_SUCCESS && !stats)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_FBC_SESSIONS, 1, &stats->sessionsCount);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_FBC_FPS, 1, &stats->averageFPS);
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, M_FBC_LATENCY, 1, &stats->averageLatency);
+    return gs_leave(rc);
+}
+
 nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode)
 {
     gs_call c;

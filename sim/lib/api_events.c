@@ -15,7 +15,7 @@ struct nvmlEventSet_st {
     unsigned magic;
     unsigned generation;                    /* gs.generation when it was made */
     unsigned long long types[SIM_MAX_GPUS]; /* registered event types per GPU */
-    unsigned char *delivered;               /* per scenario event */
+    int next[SIM_MAX_GPUS];                 /* per GPU: how many of its XIDs were delivered */
 };
 
 static int set_ok(const struct nvmlEventSet_st *s)
@@ -32,15 +32,10 @@ nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
     if (rc != NVML_SUCCESS)
         return gs_leave(rc);
     struct nvmlEventSet_st *s = calloc(1, sizeof *s);
-    unsigned char *d = calloc((size_t)gs.sc->nevents + 1, 1);
-    if (!s || !d) {
-        free(s);
-        free(d);
+    if (!s)
         return gs_leave(NVML_ERROR_MEMORY);
-    }
     s->magic = SET_MAGIC;
     s->generation = gs.generation;
-    s->delivered = d;
     *set = s;
     return gs_leave(NVML_SUCCESS);
 }
@@ -54,7 +49,6 @@ nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
         rc = NVML_ERROR_INVALID_ARGUMENT;
     if (rc == NVML_SUCCESS) {
         set->magic = 0;
-        free(set->delivered);
         free(set);
     }
     return gs_leave(rc);
@@ -95,18 +89,23 @@ nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long ty
     return gs_leave(NVML_SUCCESS);
 }
 
-/* Index of the earliest undelivered XID registered on set; due = its time has passed. */
-static int next_event(const struct nvmlEventSet_st *set, double t, int *due)
+/* The earliest undelivered XID registered on set (the first listed among equal times), or NULL;
+ * *gpu its GPU, due = its time has passed. One look per GPU: each GPU's XIDs are in time order. */
+static const sim_event *next_event(const struct nvmlEventSet_st *set, double t, int *gpu, int *due)
 {
-    int best = -1;
-    for (int i = 0; i < gs.sc->nevents; i++) {
-        const sim_event *e = &gs.sc->events[i];
-        if (set->delivered[i] || !(set->types[e->gpu] & XID_EVENT))
+    const sim_event *best = NULL;
+    for (int g = 0; g < gs.sc->ngpus && g < SIM_MAX_GPUS; g++) {
+        const sim_event *e;
+        int n = scenario_gpu_events(gs.sc, g, &e);
+        if (!(set->types[g] & XID_EVENT) || set->next[g] >= n)
             continue;
-        if (best < 0 || e->at < gs.sc->events[best].at)
-            best = i;
+        e += set->next[g];
+        if (!best || e->at < best->at || (e->at == best->at && e->seq < best->seq)) {
+            best = e;
+            *gpu = g;
+        }
     }
-    *due = best >= 0 && gs.sc->events[best].at <= t;
+    *due = best && best->at <= t;
     return best;
 }
 
@@ -125,12 +124,13 @@ static nvmlReturn_t wait_event(const char *fn, nvmlEventSet_t set, nvmlEventData
     if (rc == NVML_SUCCESS && (!set_ok(set) || !data))
         rc = NVML_ERROR_INVALID_ARGUMENT;
     for (unsigned waited = 0; rc == NVML_SUCCESS; waited += WAIT_SLICE_MS) {
-        int due, i = next_event(set, gs_now(), &due);
+        int due, gpu = 0;
+        const sim_event *e = next_event(set, gs_now(), &gpu, &due);
         if (due) {
-            set->delivered[i] = 1;
-            data->device = &gs.devs[gs.sc->events[i].gpu];
+            set->next[gpu]++;
+            data->device = &gs.devs[gpu];
             data->eventType = XID_EVENT;
-            data->eventData = gs.sc->events[i].xid;
+            data->eventData = e->xid;
             if (v2)
                 data->gpuInstanceId = data->computeInstanceId = 0xFFFFFFFFu;
             break;

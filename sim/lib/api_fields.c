@@ -1,18 +1,17 @@
-/* api_fields.c - nvmlDeviceGetFieldValues for the field ids gpuwatch and the common tools
- * read; any other id is answered per field with NOT_SUPPORTED. */
+/* api_fields.c - nvmlDeviceGetFieldValues for every field id whose value gpusim models (ECC mode,
+ * totals and locations, retired pages, violations, temperatures, energy, PCIe replays, remapped rows,
+ * power readings and limits, NVLink count); any other id is answered per field with NOT_SUPPORTED. */
 #include "nvml_exports.h"
 #include <math.h>
 #include <time.h>
 
 #ifndef GPUSIM_MINIMAL
 
-#define FI_ECC_CURRENT 1
-#define FI_POWER_AVERAGE 185
-#define FI_POWER_MIN_LIMIT 187
-#define FI_POWER_MAX_LIMIT 188
-#define FI_POWER_DEFAULT_LIMIT 189
-#define FI_POWER_CURRENT_LIMIT 190
-#define FI_ENERGY 191
+#define ULL NVML_VALUE_TYPE_UNSIGNED_LONG_LONG
+#define ECC(fid, unc, agg, loc)                                                          \
+    {                                                                                    \
+        fid, (metric_id)(M_ECC_LOC_FIRST + ((unc)*2 + (agg)) * ECC_NLOC + (loc)), 1, ULL \
+    }
 
 typedef struct {
     unsigned id;
@@ -22,7 +21,33 @@ typedef struct {
 } field_map;
 
 static const field_map fields[] = {
-    {FI_ECC_CURRENT, M_ECC_MODE, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_ECC_CURRENT, M_ECC_MODE, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_ECC_PENDING, M_ECC_MODE_PEND, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
+    ECC(NVML_FI_DEV_ECC_SBE_VOL_L1, 0, 0, 3),
+    ECC(NVML_FI_DEV_ECC_DBE_VOL_L1, 1, 0, 3),
+    ECC(NVML_FI_DEV_ECC_SBE_VOL_L2, 0, 0, 4),
+    ECC(NVML_FI_DEV_ECC_DBE_VOL_L2, 1, 0, 4),
+    ECC(NVML_FI_DEV_ECC_SBE_VOL_DEV, 0, 0, 0),
+    ECC(NVML_FI_DEV_ECC_DBE_VOL_DEV, 1, 0, 0),
+    ECC(NVML_FI_DEV_ECC_SBE_VOL_REG, 0, 0, 2),
+    ECC(NVML_FI_DEV_ECC_DBE_VOL_REG, 1, 0, 2),
+    ECC(NVML_FI_DEV_ECC_SBE_VOL_TEX, 0, 0, 5),
+    ECC(NVML_FI_DEV_ECC_DBE_VOL_TEX, 1, 0, 5),
+    ECC(NVML_FI_DEV_ECC_DBE_VOL_CBU, 1, 0, 6),
+    ECC(NVML_FI_DEV_ECC_SBE_AGG_L1, 0, 1, 3),
+    ECC(NVML_FI_DEV_ECC_DBE_AGG_L1, 1, 1, 3),
+    ECC(NVML_FI_DEV_ECC_SBE_AGG_L2, 0, 1, 4),
+    ECC(NVML_FI_DEV_ECC_DBE_AGG_L2, 1, 1, 4),
+    ECC(NVML_FI_DEV_ECC_SBE_AGG_DEV, 0, 1, 0),
+    ECC(NVML_FI_DEV_ECC_DBE_AGG_DEV, 1, 1, 0),
+    ECC(NVML_FI_DEV_ECC_SBE_AGG_REG, 0, 1, 2),
+    ECC(NVML_FI_DEV_ECC_DBE_AGG_REG, 1, 1, 2),
+    ECC(NVML_FI_DEV_ECC_SBE_AGG_TEX, 0, 1, 5),
+    ECC(NVML_FI_DEV_ECC_DBE_AGG_TEX, 1, 1, 5),
+    ECC(NVML_FI_DEV_ECC_DBE_AGG_CBU, 1, 1, 6),
+    {NVML_FI_DEV_RETIRED_SBE, M_RETIRED_SBE, 1, ULL},
+    {NVML_FI_DEV_RETIRED_DBE, M_RETIRED_DBE, 1, ULL},
+    {NVML_FI_DEV_RETIRED_PENDING, M_RETIRED_PENDING, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
     {NVML_FI_DEV_ECC_SBE_VOL_TOTAL, M_ECC_SBE_VOL, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
     {NVML_FI_DEV_ECC_DBE_VOL_TOTAL, M_ECC_DBE_VOL, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
     {NVML_FI_DEV_ECC_SBE_AGG_TOTAL, M_ECC_SBE_AGG, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
@@ -38,14 +63,15 @@ static const field_map fields[] = {
     {NVML_FI_DEV_REMAPPED_FAILURE, M_REMAP_FAILURE, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
     {NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE, M_REMAP_COR_INACTIVE, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
     {NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE, M_REMAP_UNC_INACTIVE, 1, NVML_VALUE_TYPE_UNSIGNED_INT},
-    {FI_POWER_AVERAGE, M_POWER_DRAW_AVERAGE, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_POWER_AVERAGE, M_POWER_DRAW_AVERAGE, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
     {NVML_FI_DEV_PERF_POLICY_SYNC_BOOST, M_VIOL_SYNC_BOOST, 1000.0, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
     {NVML_FI_DEV_POWER_INSTANT, M_POWER_DRAW_INSTANT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
-    {FI_POWER_MIN_LIMIT, M_POWER_MIN_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
-    {FI_POWER_MAX_LIMIT, M_POWER_MAX_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
-    {FI_POWER_DEFAULT_LIMIT, M_POWER_DEFAULT_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
-    {FI_POWER_CURRENT_LIMIT, M_POWER_ENFORCED_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
-    {FI_ENERGY, M_ENERGY, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+    {NVML_FI_DEV_POWER_MIN_LIMIT, M_POWER_MIN_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_POWER_MAX_LIMIT, M_POWER_MAX_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_POWER_DEFAULT_LIMIT, M_POWER_DEFAULT_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_POWER_CURRENT_LIMIT, M_POWER_ENFORCED_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_POWER_REQUESTED_LIMIT, M_POWER_LIMIT, 1000.0, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_ENERGY, M_ENERGY, 1, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
 };
 
 static void set_value(nvmlFieldValue_t *f, nvmlValueType_t type, double v)
@@ -84,7 +110,7 @@ static void one_field(const gs_call *c, nvmlFieldValue_t *f, long long now_us)
     f->timestamp = now_us;
     f->latencyUsec = 0;
     f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
-    if (counter_field(c, f))
+    if (counter_field(c, f) || gs_nvlink_field(c, f))
         return;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (fields[i].id != f->fieldId)

@@ -91,24 +91,41 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corr, 
     return gs_leave(rc);
 }
 
-/* Row remapping replaced page retirement on Ampere and later. */
+/* Pages retired for cause 0 (multiple single-bit errors) or 1 (a double-bit error): the count from
+ * the retired_pages metrics (NOT_SUPPORTED where the board remaps rows instead); a count of 0 or a
+ * short buffer gets INSUFFICIENT_SIZE with the count, a buffer synthetic page addresses. */
 nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, unsigned int cause, unsigned int *count,
                                        unsigned long long *addresses)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    (void)cause;
-    (void)count;
-    (void)addresses;
-    return gs_leave(rc == NVML_SUCCESS ? NVML_ERROR_NOT_SUPPORTED : rc);
+    if (rc == NVML_SUCCESS && (!count || cause > 1))
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    unsigned n = 0;
+    if (rc == NVML_SUCCESS)
+        rc = gs_metric_u(&c, cause ? M_RETIRED_DBE : M_RETIRED_SBE, 1, &n);
+    if (rc != NVML_SUCCESS)
+        return gs_leave(rc);
+    if (!addresses || *count < n) {
+        *count = n;
+        return gs_leave(n ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS);
+    }
+    for (unsigned i = 0; i < n; i++)
+        addresses[i] = 0x100000ull * (unsigned long long)(c.gpu + 1) + 0x40ull * i + cause;
+    *count = n;
+    return gs_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *pending)
 {
     gs_call c;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    (void)pending;
-    return gs_leave(rc == NVML_SUCCESS ? NVML_ERROR_NOT_SUPPORTED : rc);
+    unsigned v = 0;
+    if (rc == NVML_SUCCESS && !pending)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc == NVML_SUCCESS && (rc = gs_metric_u(&c, M_RETIRED_PENDING, 1, &v)) == NVML_SUCCESS)
+        *pending = v ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    return gs_leave(rc);
 }
 
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current, unsigned int *pending)

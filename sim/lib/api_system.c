@@ -26,6 +26,7 @@ static double env_number(const char *name, double dflt)
 static nvmlReturn_t do_init(const char *fn)
 {
     pthread_mutex_lock(&gs.mu);
+    gs_count_call(fn);
     if (gs.refcount > 0) {
         gs.refcount++;
         return gs_leave(NVML_SUCCESS);
@@ -72,6 +73,7 @@ nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
 nvmlReturn_t nvmlShutdown(void)
 {
     pthread_mutex_lock(&gs.mu);
+    gs_count_call(__func__);
     if (gs.refcount == 0)
         return gs_leave(NVML_ERROR_UNINITIALIZED);
     if (--gs.refcount == 0) {
@@ -160,15 +162,24 @@ nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v)
 }
 
 /* The scenario process with that pid (first found), or NULL. */
-static const sim_proc *find_proc(unsigned pid)
+/* The scenario process with that pid, and which copy of its gpu entry it is (copy may be NULL). */
+static const sim_proc *find_proc_copy(unsigned pid, int *copy)
 {
     for (int g = 0; g < gs.sc->ngpus; g++) {
         const sim_gpu *gpu = &gs.sc->gpus[g];
         for (int i = 0; i < gpu->spec->nprocs; i++)
-            if (sim_proc_pid(&gpu->spec->procs[i], gpu->copy) == pid)
+            if (sim_proc_pid(&gpu->spec->procs[i], gpu->copy) == pid) {
+                if (copy)
+                    *copy = gpu->copy;
                 return &gpu->spec->procs[i];
+            }
     }
     return NULL;
+}
+
+static const sim_proc *find_proc(unsigned pid)
+{
+    return find_proc_copy(pid, NULL);
 }
 
 nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)
@@ -217,18 +228,49 @@ const char *gpusimVersion(void)
     return GPUSIM_VERSION;
 }
 
+/* s with its first {copy} replaced by the copy's number (a count-N entry's k-th copy). */
+static nvmlReturn_t copy_expanded(const char *s, int copy, char *buf, unsigned len)
+{
+    char line[512];
+    const char *at = strstr(s, "{copy}");
+    if (at)
+        snprintf(line, sizeof line, "%.*s%d%s", (int)(at - s), s, copy, at + 6);
+    else
+        snprintf(line, sizeof line, "%s", s);
+    return gs_copy_string(line, buf, len);
+}
+
+/* Enters fn and finds the scenario's process pid (and which copy of its GPU entry holds it). */
+static nvmlReturn_t enter_proc(gs_call *c, const char *fn, unsigned pid, const sim_proc **p, int *copy)
+{
+    nvmlReturn_t rc = gs_enter(c, fn);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *p = find_proc_copy(pid, copy);
+    return *p ? NVML_SUCCESS : NVML_ERROR_NOT_FOUND;
+}
+
 nvmlReturn_t gpusimGetProcessOwner(unsigned int pid, char *user, unsigned int userLen, char *container,
                                    unsigned int containerLen)
 {
     gs_call c;
-    nvmlReturn_t rc = gs_enter(&c, __func__);
-    if (rc != NVML_SUCCESS)
-        return gs_leave(rc);
-    const sim_proc *p = find_proc(pid);
-    if (!p)
-        return gs_leave(NVML_ERROR_NOT_FOUND);
-    rc = gs_copy_string(p->user, user, userLen);
+    const sim_proc *p = NULL;
+    int copy = 0;
+    nvmlReturn_t rc = enter_proc(&c, __func__, pid, &p, &copy);
     if (rc == NVML_SUCCESS)
-        rc = gs_copy_string(p->container, container, containerLen);
+        rc = gs_copy_string(p->user, user, userLen);
+    if (rc == NVML_SUCCESS)
+        rc = copy_expanded(p->container, copy, container, containerLen);
+    return gs_leave(rc);
+}
+
+nvmlReturn_t gpusimGetProcessCommand(unsigned int pid, char *command, unsigned int length)
+{
+    gs_call c;
+    const sim_proc *p = NULL;
+    int copy = 0;
+    nvmlReturn_t rc = enter_proc(&c, __func__, pid, &p, &copy);
+    if (rc == NVML_SUCCESS)
+        rc = p->command[0] ? copy_expanded(p->command, copy, command, length) : NVML_ERROR_NOT_FOUND;
     return gs_leave(rc);
 }

@@ -144,6 +144,7 @@ int gs_count_fault(const gs_call *c, const char *fn, unsigned asked, unsigned *c
 nvmlReturn_t gs_enter(gs_call *c, const char *fn)
 {
     pthread_mutex_lock(&gs.mu);
+    gs_count_call(fn);
     c->gpu = -1;
     if (gs.refcount == 0 || !gs.sc)
         return NVML_ERROR_UNINITIALIZED;
@@ -157,6 +158,7 @@ nvmlReturn_t gs_enter(gs_call *c, const char *fn)
 nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev)
 {
     pthread_mutex_lock(&gs.mu);
+    gs_count_call(fn);
     c->gpu = -1;
     if (gs.refcount == 0 || !gs.sc)
         return NVML_ERROR_UNINITIALIZED;

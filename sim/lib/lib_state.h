@@ -51,6 +51,8 @@ nvmlReturn_t gs_apply_faults(const char *fn, int gpu, double t);
 int gs_count_fault(const gs_call *c, const char *fn, unsigned asked, unsigned *count, nvmlReturn_t *rc);
 /* Sets up handles and the clock after a scenario is loaded. */
 void gs_init_devices(void);
+/* Counts one call of fn for GPUSIM_CALLS (call_count.c); lock held. */
+void gs_count_call(const char *fn);
 /* Unlocks (whatever gs_enter* returned) and passes rc through. */
 nvmlReturn_t gs_leave(nvmlReturn_t rc);
 
@@ -72,6 +74,9 @@ nvmlReturn_t gs_copy_string(const char *s, char *buf, unsigned int len);
  * older nvmlPciInfo layouts). */
 void gs_fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned device, unsigned device_id,
                  unsigned subsys_id, int full);
+/* A field value about NVLink (link state, data-link error counters; scopeId = the link), answered
+ * into f: 1 when f->fieldId is one of those, 0 otherwise (api_nvlink.c). */
+int gs_nvlink_field(const gs_call *c, nvmlFieldValue_t *f);
 /* The PCI info of a GPU (api_device.c). */
 void gs_gpu_pci(int gpu, nvmlPciInfo_t *pci, int full);
 

@@ -22,6 +22,7 @@ GS_EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, un
 GS_EXPORT const char *gpusimVersion(void);
 GS_EXPORT nvmlReturn_t gpusimGetProcessOwner(unsigned int pid, char *user, unsigned int userLen, char *container,
                                              unsigned int containerLen);
+GS_EXPORT nvmlReturn_t gpusimGetProcessCommand(unsigned int pid, char *command, unsigned int length);
 GS_EXPORT nvmlReturn_t gpusimSetTime(double seconds);
 GS_EXPORT double gpusimGetTime(void);
 GS_EXPORT nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount);
@@ -94,6 +95,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvm
 GS_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2,
                                               nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus);
 GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive);
+GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, unsigned int counter,
+                                                       unsigned long long *counterValue);
 GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci);
 GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci);
 GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link,
@@ -209,6 +212,10 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device
 /* events */
 GS_EXPORT nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set);
 GS_EXPORT nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set);
+GS_EXPORT nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *stats);
+GS_EXPORT nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *mhz);
+GS_EXPORT nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memMHz,
+                                                            unsigned int *count, unsigned int *mhz);
 GS_EXPORT nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);
 GS_EXPORT nvmlReturn_t nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
 GS_EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);

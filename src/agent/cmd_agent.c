@@ -113,6 +113,12 @@ static int parse_args(int argc, char **argv, options *o, int *exit_code)
             o->config = val;
             o->config_explicit = 1;
         } else if (!strcmp(arg, "--listen")) {
+            char why[128];
+            if (config_check_listen(val, why, sizeof why) != 0) {
+                fprintf(stderr, "gpuwatch agent: --listen '%s': %s\n", val, why);
+                *exit_code = GW_EXIT_USAGE;
+                return -1;
+            }
             o->cli.listen = val;
         } else if (!strcmp(arg, "--web.config.file") || !strcmp(arg, "--web.config")) {
             o->web_config = val;

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "exposition.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -271,6 +272,28 @@ static void parse_seconds(gw_config *c, const doc_node *root, const char *key, d
         *out = s;
 }
 
+int config_check_listen(const char *listen, char *why, size_t n)
+{
+    const char *colon = strrchr(listen, ':');
+    if (!colon) {
+        snprintf(why, n, "expected [host]:port");
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    long port = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || errno || port < 0 || port > 65535) {
+        snprintf(why, n, "the port must be a whole number from 0 to 65535 (0: any free port)");
+        return -1;
+    }
+    size_t hl = (size_t)(colon - listen);
+    if (hl >= 256 || (hl && (listen[0] == '[') != (listen[hl - 1] == ']'))) {
+        snprintf(why, n, "expected [host]:port (an IPv6 host in brackets)");
+        return -1;
+    }
+    return 0;
+}
+
 const char *const config_agent_keys[] = {"listen", "interval", "ring_duration",    "exporter", "tls",
                                          "http",   "log",      "basic_auth_users", NULL};
 
@@ -287,8 +310,9 @@ static void parse_root(gw_config *c)
     doc_node *v;
     if ((v = value(d, root, "listen"))) {
         const char *s = doc_string(d, v, "listen");
-        if (s && !strrchr(s, ':'))
-            doc_error(d, v, "listen: '%s' is not [host]:port", s);
+        char why[128];
+        if (s && config_check_listen(s, why, sizeof why) != 0)
+            doc_error(d, v, "listen: '%s': %s", s, why);
         else if (s)
             set_str(&c->listen, s);
     }

@@ -41,6 +41,9 @@ typedef struct gw_config {
 } gw_config;
 
 void config_init(gw_config *c); /* defaults */
+/* An address to listen on, "[host]:port" with a port from 0 to 65535 (the host is resolved when the
+ * agent starts). 0, or -1 with why filled. */
+int config_check_listen(const char *listen, char *why, size_t n);
 void config_free(gw_config *c);
 /* Reads a file. must_exist=0: a missing file leaves the defaults without error.
  * Returns the number of errors (0 = fine); they are in c->errs. Plugins add theirs to the same list

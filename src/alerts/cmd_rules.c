@@ -38,7 +38,7 @@ static int test_files(int n, char **files)
 {
     int bad = 0;
     for (int i = 0; i < n; i++) {
-        int rc = rules_test_file(files[i], stdout);
+        int rc = rules_test_file(files[i], stdout, stderr);
         if (rc != 0) {
             if (rc > 0)
                 printf("%s: %d check%s FAILED\n", files[i], rc, rc == 1 ? "" : "s");

@@ -355,7 +355,7 @@ static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int n
     return *oom ? -1 : failed;
 }
 
-int rules_test_file(const char *path, FILE *out)
+int rules_test_file(const char *path, FILE *out, FILE *err)
 {
     errlist errs = {0};
     gw_doc d;
@@ -402,10 +402,10 @@ int rules_test_file(const char *path, FILE *out)
     }
     doc_free(&d); /* after a failed load too: one that fails before parsing keeps the name */
     for (int i = 0; i < errs.n; i++)
-        fprintf(out, "%s\n", errs.msg[i]);
+        fprintf(err, "%s\n", errs.msg[i]);
     oom = oom || (!loaded && errs.n == 0); /* not loaded, and even the message could not be kept */
     if (oom)
-        fprintf(out, "%s: out of memory\n", path);
+        fprintf(err, "%s: out of memory\n", path);
     int rc = oom || errors || errs.n ? -1 : failed;
     if (rc == 0)
         fprintf(out, "%s: %d test%s SUCCESS\n", path, ntests, ntests == 1 ? "" : "s");

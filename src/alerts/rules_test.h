@@ -4,9 +4,10 @@
 
 #include <stdio.h>
 
-/* Runs every test in the file, writing failures (with expected/got) and errors to out.
- * Returns 0 when all pass, the number of failed checks, or -1 when the file has errors or memory ran
- * out ("FILE: out of memory"). */
-int rules_test_file(const char *path, FILE *out);
+/* Runs every test in the file, writing the results and failures (with expected/got) to out, and
+ * what keeps the file from being run (it cannot be read, FILE:LINE:COL errors, "FILE: out of
+ * memory") to err. Returns 0 when all pass, the number of failed checks, or -1 when the file has
+ * errors or memory ran out. */
+int rules_test_file(const char *path, FILE *out, FILE *err);
 
 #endif

@@ -256,3 +256,85 @@ int gw_make_parent_dirs(const char *path)
     *slash = 0;
     return gw_make_dirs(dir, 0755);
 }
+
+int gw_write_file(const char *path, const void *data, size_t len, char *why, size_t whylen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(why, whylen, "%s", strerror(errno));
+        return -1;
+    }
+    const char *p = data;
+    int e = 0;
+    while (len > 0 && !e) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            e = w < 0 ? errno : EIO;
+            break;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    /* closed once, whatever happened; a failing close (NFS, a full disk) is a failed write too */
+    if (close(fd) != 0 && !e && errno != EINTR)
+        e = errno;
+    if (e) {
+        snprintf(why, whylen, "%s", strerror(e));
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int gw_check_writable_path(const char *path, char *why, size_t whylen)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) {
+            snprintf(why, whylen, "is a folder");
+            return -1;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(why, whylen, "%s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (stat(dir, &sb) != 0) {
+        snprintf(why, whylen, "no folder %s (%s)", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        snprintf(why, whylen, "%s is not a folder", dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(why, whylen, "cannot write in %s (%s)", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int gw_regular_or_missing(const char *path, char *why, size_t whylen)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode))
+        return 0;
+    const char *what = S_ISFIFO(sb.st_mode)                         ? "a FIFO"
+                       : S_ISDIR(sb.st_mode)                        ? "a folder"
+                       : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device"
+                       : S_ISSOCK(sb.st_mode)                       ? "a socket"
+                                                                    : "not a regular file";
+    snprintf(why, whylen, "%s, not a regular file", what);
+    return -1;
+}

@@ -35,6 +35,18 @@ char *gw_read_file(const char *path, size_t max, size_t *len, char *why, size_t 
 /* Reads up to n-1 bytes of a small file (a /proc entry) into buf, NUL-terminated, without
  * allocating. Returns the length, or -1 when it cannot be opened. */
 long gw_read_small(const char *path, char *buf, size_t n);
+/* Writes len bytes of data into path (created 0666 less the umask, or truncated; a link is
+ * followed: the user named it), checking every write and the one close. 0, or -1 with why filled
+ * ("No space left on device") and errno set. */
+int gw_write_file(const char *path, const void *data, size_t len, char *why, size_t whylen);
+/* Whether path can be written later (an output named on a command line, checked before the work
+ * that fills it): an existing file we may write, or a missing one in a folder we may write in.
+ * 0, or -1 with why filled ("no folder out (No such file or directory)", "is a folder"). */
+int gw_check_writable_path(const char *path, char *why, size_t whylen);
+/* Whether path may be handed to a library that opens it itself (SQLite): 0 when it is missing or a
+ * regular file, -1 with why filled ("a FIFO, not a regular file") when opening it could block or
+ * read a device. Never opens it. */
+int gw_regular_or_missing(const char *path, char *why, size_t whylen);
 /* mkdir -p of the folder holding path (nothing for a bare file name); 0, or -1 with errno. */
 int gw_make_parent_dirs(const char *path);
 /* mkdir -p: makes dir and the folders above it that are missing (mode for the ones it makes).

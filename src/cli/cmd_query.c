@@ -13,6 +13,7 @@
 #include "options.h"
 #include "query_fields.h"
 #include "query_procs.h"
+#include "query_rows.h"
 #include "session.h"
 #include "table.h"
 #include "ticker.h"
@@ -25,6 +26,7 @@ static const char usage[] =
     "                      [-l SECONDS | -lms MS] [-f FILE]\n"
     "       gpuwatch query --processes [-i LIST] [--format table|csv|json] [--noheader] [--nounits]\n"
     "       gpuwatch query --query-compute-apps=F,F,... [-i LIST] [--format=csv[,noheader][,nounits]]\n"
+    "       gpuwatch query --query-remapped-rows=F,... | --query-retired-pages=F,... [-i LIST]\n"
     "       gpuwatch query --help-fields\n"
     "\n"
     "A snapshot of GPU metrics. csv is that of nvidia-smi --query-gpu=F,... --format=csv for the same\n"
@@ -50,13 +52,17 @@ static const char usage[] =
     "                      header is printed once\n"
     "  -lms, --loop-ms MS  repeat every MS milliseconds\n"
     "  -f, --filename FILE write to FILE (overwritten) instead of stdout\n"
+    "      --query-remapped-rows=LIST  one csv row per GPU: timestamp, gpu_name, gpu_bus_id, gpu_serial,\n"
+    "                      gpu_uuid, remapped_rows.correctable, .uncorrectable, .pending, .failure\n"
+    "      --query-retired-pages=LIST  one csv row per retired page: the GPU's fields,\n"
+    "                      retired_pages.address, retired_pages.timestamp, retired_pages.cause\n"
     "      --help-fields   list every field with its unit and description\n"
     "  -h, --help          this help\n";
 
 static const cli_spec spec = {
     .cmd = "query",
     .allowed = OPT_FIELDS | OPT_ID | OPT_FORMAT | OPT_NOHEADER | OPT_NOUNITS | OPT_HELP_FIELDS | OPT_PROCESSES |
-               OPT_QUERY_GPU | OPT_QUERY_APPS | OPT_LOOP | OPT_FILE,
+               OPT_QUERY_GPU | OPT_QUERY_APPS | OPT_QUERY_ROWS | OPT_LOOP | OPT_FILE,
     .formats = "table,csv,json",
     .usage = usage,
 };
@@ -187,7 +193,9 @@ static int query_gpus(sampler *s, const unsigned char *sel, const cli_opts *o, q
 static int query_once(sampler *s, const unsigned char *sel, const cli_opts *o, qfields *fields, const proc_fields *pf,
                       FILE *out, int first)
 {
-    int rc = o->processes ? query_processes(s, sel, o, pf, out, first) : query_gpus(s, sel, o, fields, out, first);
+    int rc = o->rows_kind   ? query_rows(s, sel, o, out, first)
+             : o->processes ? query_processes(s, sel, o, pf, out, first)
+                            : query_gpus(s, sel, o, fields, out, first);
     if (fflush(out) != 0)
         rc = 1;
     return rc;
@@ -225,6 +233,13 @@ int cmd_query(int argc, char **argv)
         help_fields_print(stdout);
         return 0;
     }
+    if (o.rows_kind && (o.processes || o.fields)) {
+        cli_usage_error(spec.cmd, "%s goes alone (one list a run)",
+                        o.rows_kind == 'r' ? "--query-remapped-rows" : "--query-retired-pages");
+        return GW_EXIT_USAGE;
+    }
+    if (o.rows_kind && query_rows_check(spec.cmd, &o) != 0)
+        return GW_EXIT_USAGE;
     if (o.processes && o.fields) {
         if (o.apps)
             cli_usage_error(spec.cmd, "--query-gpu and --query-compute-apps do not go together (one list a run)");
@@ -237,7 +252,7 @@ int cmd_query(int argc, char **argv)
         o.format = OUT_CSV;
     static qfields fields;
     static proc_fields pf;
-    if (!o.processes && qfields_parse(spec.cmd, o.fields ? o.fields : QF_DEFAULT, &fields) != 0)
+    if (!o.processes && !o.rows_kind && qfields_parse(spec.cmd, o.fields ? o.fields : QF_DEFAULT, &fields) != 0)
         return GW_EXIT_USAGE;
     if (o.processes && proc_fields_parse(spec.cmd, o.apps ? o.apps : PROC_FIELDS_DEFAULT, &pf) != 0)
         return GW_EXIT_USAGE;

@@ -10,8 +10,10 @@
 #include "help_fields.h"
 #include "options.h"
 #include "query_procs.h"
+#include "query_rows.h"
 #include "sampler.h"
 #include "smi_report.h"
+#include "smi_table.h"
 #include "suggest.h"
 
 /* The options of the nvidia-smi form, for recognition and "did you mean". */
@@ -35,6 +37,12 @@ static const char *const smi_options[] = {"--query-gpu",
                                           "--display",
                                           "--help-query-gpu",
                                           "--help-query-compute-apps",
+                                          "--query-remapped-rows",
+                                          "--query-retired-pages",
+                                          "--help-query-remapped-rows",
+                                          "--help-query-retired-pages",
+                                          "-x",
+                                          "--xml-format",
                                           NULL};
 
 /* nvidia-smi options that change GPU settings, and reports gpuwatch does not produce. */
@@ -131,25 +139,24 @@ int cmd_smi(int argc, char **argv)
         if (in_list(refused, a))
             return usage_error("'%s' changes GPU settings, which gpuwatch does not do (it only reads: use nvidia-smi)",
                                a);
-        if (strcmp(a, "-x") == 0 || strcmp(a, "--xml-format") == 0)
-            return usage_error("'%s': XML output is not produced; use --query-gpu=... --format=csv or "
-                               "'gpuwatch query --format json'",
-                               a);
         if (strcmp(a, "--help-query-gpu") == 0) {
-            help_fields_print(stdout);
+            help_fields_print_smi(stdout);
             return 0;
         }
         if (strcmp(a, "--help-query-compute-apps") == 0) {
-            proc_fields_help(stdout);
+            proc_fields_help_smi(stdout);
             return 0;
         }
-        if (strncmp(a, "--query-", 8) == 0 && strncmp(a, "--query-gpu", 11) != 0 &&
-            strncmp(a, "--query-compute-apps", 20) != 0)
+        if (strcmp(a, "--help-query-remapped-rows") == 0 || strcmp(a, "--help-query-retired-pages") == 0) {
+            query_rows_help(stdout, strstr(a, "remapped") ? 'r' : 'p');
+            return 0;
+        }
+        if (strncmp(a, "--query-", 8) == 0 && !in_list(smi_options, a))
             return usage_error("'%.*s' is not answered (gpuwatch answers --query-gpu and --query-compute-apps)",
                                (int)opt_len(a), a);
         list |= in_list(list_flags, a);
-        report |= in_list(report_flags, a);
-        query |= strncmp(a, "--query-gpu", 11) == 0 || strncmp(a, "--query-compute-apps", 20) == 0;
+        report |= in_list(report_flags, a) || strcmp(a, "-x") == 0 || strcmp(a, "--xml-format") == 0;
+        query |= strncmp(a, "--query-", 8) == 0;
     }
     if (list + report + query > 1)
         return usage_error("%s", "-L, -q, --query-gpu and --query-compute-apps do not go together");
@@ -159,6 +166,5 @@ int cmd_smi(int argc, char **argv)
         return hand_to(smi_report_run, "-q", argc, argv, report_flags);
     if (query)
         return hand_to(cmd_query, "query", argc, argv, NULL);
-    return usage_error("%s", "an nvidia-smi style command line needs -L, -q, --query-gpu=... or "
-                             "--query-compute-apps=... (gpuwatch COMMAND for the rest)");
+    return hand_to(smi_table_run, "", argc, argv, NULL); /* nvidia-smi with no query: the summary table */
 }

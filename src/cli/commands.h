@@ -8,6 +8,7 @@ int cmd_query(int argc, char **argv);
 int cmd_dmon(int argc, char **argv);
 int cmd_pmon(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
 
 /* The nvidia-smi form (cmd_smi.c): argv holds the options only (no program or command name). */
 int cmd_smi(int argc, char **argv);

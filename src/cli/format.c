@@ -136,6 +136,14 @@ cJSON *fmt_json(const metric_def *d, const gpu_info *info, const gpu_sample *s)
     }
 }
 
+void fmt_smi_date(char *buf, size_t n)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(buf, n, "%a %b %e %H:%M:%S %Y", &tm);
+}
+
 void fmt_timestamp(char *buf, size_t n, uint64_t t_us)
 {
     time_t sec = (time_t)(t_us / 1000000u);

@@ -29,5 +29,7 @@ int fmt_int(char *buf, long long v);
 
 /* "YYYY/MM/DD HH:MM:SS.mmm" in local time, as nvidia-smi's timestamp field. */
 void fmt_timestamp(char *buf, size_t n, uint64_t t_us);
+/* Now as nvidia-smi's reports date themselves: "Tue Jul 14 08:12:53 2026" (local time). */
+void fmt_smi_date(char *buf, size_t n);
 
 #endif

@@ -1,4 +1,6 @@
-/* help_fields.c - prints the metric catalog for --help-fields, grouped by field prefix. */
+/* help_fields.c - prints the metric catalog: for `query --help-fields` grouped by field prefix, and
+ * for --help-query-gpu in nvidia-smi's layout (each field in quotes with its aliases, then its
+ * description). */
 #include "help_fields.h"
 #include <string.h>
 #include "catalog.h"
@@ -61,5 +63,38 @@ void help_fields_print(FILE *f)
             fprintf(f, "  %-46s [%s]\n", name, n->unit);
         else
             fprintf(f, "  %s\n", name);
+    }
+}
+
+/* "name" or "alias" or ... (the catalog's aliases are comma separated). */
+static void quoted_names(FILE *f, const char *name, const char *aliases)
+{
+    fprintf(f, "\"%s\"", name);
+    for (const char *a = aliases; a && *a;) {
+        const char *end = strchr(a, ',');
+        int len = end ? (int)(end - a) : (int)strlen(a);
+        fprintf(f, " or \"%.*s\"", len, a);
+        a = end ? end + 1 : a + len;
+    }
+    fputc('\n', f);
+}
+
+void help_fields_print_smi(FILE *f)
+{
+    fprintf(f, "List of valid properties to query for the switch \"--query-gpu\":\n\n");
+    for (size_t i = 0; i < sizeof qfield_pseudo / sizeof qfield_pseudo[0]; i++) {
+        quoted_names(f, qfield_pseudo[i].name, NULL);
+        fprintf(f, "%s\n\n", qfield_pseudo[i].help);
+    }
+    for (int id = 0; id < M_COUNT; id++) {
+        const metric_def *d = &metric_catalog[id];
+        quoted_names(f, d->field, d->aliases);
+        fprintf(f, "%s\n\n", d->help);
+    }
+    fprintf(f, "Section about nvidia-smi fields gpuwatch does not read properties\n"
+               "They resolve and print nvidia-smi's header (with its unit) and the value [N/A].\n\n");
+    for (int i = 0; i < smi_na_count; i++) {
+        quoted_names(f, smi_na_fields[i].name, smi_na_fields[i].alias);
+        fprintf(f, "Not read by gpuwatch: [N/A].\n\n");
     }
 }

@@ -19,6 +19,8 @@ enum {
     LONG_PROCESSES,
     LONG_QUERY_GPU,
     LONG_QUERY_APPS,
+    LONG_QUERY_REMAP,
+    LONG_QUERY_PAGES,
     LONG_LOOP_MS
 };
 
@@ -42,12 +44,28 @@ static const opt_def all_opts[] = {
     {OPT_DATETIME, {"options", required_argument, NULL, 'o'}, 'o'},
     {OPT_QUERY_GPU, {"query-gpu", required_argument, NULL, LONG_QUERY_GPU}, 0},
     {OPT_QUERY_APPS, {"query-compute-apps", required_argument, NULL, LONG_QUERY_APPS}, 0},
+    {OPT_QUERY_ROWS, {"query-remapped-rows", required_argument, NULL, LONG_QUERY_REMAP}, 0},
+    {OPT_QUERY_ROWS, {"query-retired-pages", required_argument, NULL, LONG_QUERY_PAGES}, 0},
     {OPT_LOOP, {"loop", required_argument, NULL, 'l'}, 'l'},
     {OPT_LOOP, {"loop-ms", required_argument, NULL, LONG_LOOP_MS}, 0},
     {OPT_FILE, {"filename", required_argument, NULL, 'f'}, 'f'},
     {OPT_DISPLAY, {"display", required_argument, NULL, 'd'}, 'd'},
 };
 #define N_OPTS (sizeof all_opts / sizeof all_opts[0])
+
+const char *cli_list_item(const char **p, size_t *len)
+{
+    const char *s = *p;
+    while (*s == ' ')
+        s++;
+    const char *end = strchr(s, ',');
+    size_t n = end ? (size_t)(end - s) : strlen(s);
+    *p = end ? end + 1 : s + n;
+    while (n && s[n - 1] == ' ')
+        n--;
+    *len = n;
+    return s;
+}
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -56,7 +74,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "gpuwatch %s: %s\nTry 'gpuwatch %s --help'.\n", cmd, msg, cmd);
+    if (!*cmd) /* the nvidia-smi form's summary table: no command name */
+        fprintf(stderr, "gpuwatch: %s\nTry 'gpuwatch --help'.\n", msg);
+    else
+        fprintf(stderr, "gpuwatch %s: %s\nTry 'gpuwatch %s --help'.\n", cmd, msg, cmd);
     return CLI_USAGE;
 }
 
@@ -305,6 +326,12 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, cli_opts *o)
         case LONG_QUERY_APPS:
             o->apps = optarg;
             o->processes = 1;
+            o->smi_spelling = 1;
+            break;
+        case LONG_QUERY_REMAP:
+        case LONG_QUERY_PAGES:
+            o->rows = optarg;
+            o->rows_kind = c == LONG_QUERY_REMAP ? 'r' : 'p';
             o->smi_spelling = 1;
             break;
         case 'l': rc = parse_loop(spec, "-l", optarg, 1, o); break;

@@ -3,6 +3,8 @@
 #ifndef GPUWATCH_OPTIONS_H
 #define GPUWATCH_OPTIONS_H
 
+#include <stddef.h>
+
 enum {
     OPT_FIELDS = 1u << 0,      /* --fields F,F,...|all */
     OPT_ID = 1u << 1,          /* -i, --id LIST */
@@ -19,7 +21,8 @@ enum {
     OPT_QUERY_APPS = 1u << 12, /* --query-compute-apps F,F,... (compute processes, chosen fields) */
     OPT_LOOP = 1u << 13,       /* -l, --loop [SECONDS]; -lms, --loop-ms MILLISECONDS: repeat */
     OPT_FILE = 1u << 14,       /* -f, --filename FILE: write there instead of stdout */
-    OPT_DISPLAY = 1u << 15     /* -d, --display SECTIONS (the -q report; not with OPT_DELAY) */
+    OPT_DISPLAY = 1u << 15,    /* -d, --display SECTIONS (the -q report; not with OPT_DELAY) */
+    OPT_QUERY_ROWS = 1u << 16  /* --query-remapped-rows F,... / --query-retired-pages F,... */
 };
 
 typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_PLAIN } out_format;
@@ -36,6 +39,8 @@ typedef struct cli_spec {
 typedef struct cli_opts {
     const char *fields;  /* NULL = the command's default */
     const char *apps;    /* --query-compute-apps fields, NULL = the default columns */
+    const char *rows;    /* --query-remapped-rows / --query-retired-pages fields */
+    int rows_kind;       /* 'r' remapped rows, 'p' retired pages, 0 neither */
     const char *file;    /* -f: output file, NULL = stdout */
     const char *display; /* -d of the -q report, NULL = every section */
     double loop_s;       /* -l / -lms: repeat every loop_s seconds; 0 = once */
@@ -64,6 +69,11 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, cli_opts *o);
  * becomes "--loop-ms", and "-l" / "--loop" with no number after it "--loop=5" (nvidia-smi's default).
  * cli_parse does this for commands that take OPT_LOOP. */
 void cli_normalize_loop(int argc, char **argv);
+
+/* The next name of a comma separated list ("a, b,c"): returns where it starts (leading spaces
+ * skipped), sets *len to its length (trailing spaces left out) and moves *p past its comma. Loop
+ * while **p. */
+const char *cli_list_item(const char **p, size_t *len);
 
 /* Prints "gpuwatch CMD: <message>" and the --help hint on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -55,13 +55,9 @@ int qfields_parse(const char *cmd, const char *list, qfields *out)
                 add(out, (qfield){QF_METRIC, catalog_get((metric_id)id), NULL});
         return 0;
     }
-    for (const char *p = list; *p;) {
-        while (*p == ' ')
-            p++;
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        while (len && p[len - 1] == ' ')
-            len--;
+    for (const char *next = list; *next;) {
+        size_t len;
+        const char *p = cli_list_item(&next, &len);
         char name[128];
         if (len == 0 || len >= sizeof name)
             return cli_usage_error(cmd, "--fields: empty or too long field name in '%s'", list);
@@ -80,7 +76,6 @@ int qfields_parse(const char *cmd, const char *list, qfields *out)
         }
         if (add(out, f) != 0)
             return cli_usage_error(cmd, "--fields: more than %d fields", QF_MAX);
-        p = end ? end + 1 : p + strlen(p);
     }
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "format.h"
 #include "jsonout.h"
+#include "smi_report.h"
 #include "table.h"
 #include "util.h"
 
@@ -60,6 +61,19 @@ void proc_fields_names(FILE *f)
     }
 }
 
+void proc_fields_help_smi(FILE *f)
+{
+    fprintf(f, "List of valid properties to query for the switch \"--query-compute-apps\":\n\n"
+               "Section about Active Compute Processes properties\n"
+               "List of processes having compute context on the device (and gpuwatch's user and container).\n\n");
+    for (int c = 0; c < P_N; c++) {
+        fprintf(f, "\"%s\"", cols[c].name);
+        if (cols[c].alias)
+            fprintf(f, " or \"%s\"", cols[c].alias);
+        fprintf(f, "\n%s\n\n", cols[c].help);
+    }
+}
+
 void proc_fields_help(FILE *f)
 {
     fprintf(f, "Fields for `--query-compute-apps=F,F,...` (compute processes; nvidia-smi's names and\n"
@@ -88,13 +102,9 @@ int proc_fields_parse(const char *cmd, const char *list, proc_fields *out)
     out->n = 0;
     if (!list || !*list)
         return cli_usage_error(cmd, "--query-compute-apps: empty field list");
-    for (const char *p = list; *p;) {
-        while (*p == ' ')
-            p++;
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        while (len && p[len - 1] == ' ')
-            len--;
+    for (const char *next = list; *next;) {
+        size_t len;
+        const char *p = cli_list_item(&next, &len);
         int c = col_by_name(p, len);
         if (c < 0) {
             char word[GW_SUGGEST_LEN], hint[GW_SUGGEST_LEN + 32];
@@ -108,22 +118,14 @@ int proc_fields_parse(const char *cmd, const char *list, proc_fields *out)
         if (out->n >= PROC_FIELDS_MAX)
             return cli_usage_error(cmd, "--query-compute-apps: more than %d fields", PROC_FIELDS_MAX);
         out->col[out->n++] = c;
-        p = end ? end + 1 : p + strlen(p);
     }
     return 0;
 }
 
-/* process_name as nvidia-smi shows it: argv[0] (often a path), else the short name. */
 static void process_name(char *buf, size_t n, const gpu_proc *p)
 {
-    if (p->cmdline[0]) {
-        snprintf(buf, n, "%s", p->cmdline);
-        char *space = strchr(buf, ' ');
-        if (space)
-            *space = 0;
-    } else {
-        snprintf(buf, n, "%s", p->name[0] ? p->name : FMT_NA);
-    }
+    if (!smi_process_name(p, buf, n))
+        snprintf(buf, n, "%s", FMT_NA);
 }
 
 /* What one row is made of: the process, its GPU's identity and when it was read. */

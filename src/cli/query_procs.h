@@ -22,6 +22,8 @@ typedef struct proc_fields {
 int proc_fields_parse(const char *cmd, const char *list, proc_fields *out);
 /* The accepted names, one a line, with a description (for --help-query-compute-apps). */
 void proc_fields_help(FILE *f);
+/* The same in nvidia-smi --help-query-compute-apps's layout. */
+void proc_fields_help_smi(FILE *f);
 /* Every accepted name (and alias), one a line (shell completion). */
 void proc_fields_names(FILE *f);
 /* Offers every accepted name to a "did you mean". */

@@ -12,6 +12,11 @@ int smi_report_run(int argc, char **argv);
  * err (naming the closest section for a typo). */
 int smi_report_parse_display(const char *list, unsigned *out, char *err, size_t errlen);
 
+/* A process's name as nvidia-smi prints it: argv[0] of its command line, else its short name.
+ * Returns 0 (and N/A in out) when there is neither. */
+struct gpu_proc;
+int smi_process_name(const struct gpu_proc *p, char *out, size_t n);
+
 /* The sections -d takes, one a line (shell completion). */
 void smi_report_sections(FILE *f);
 

@@ -38,6 +38,7 @@ typedef struct backend_error_count {
 typedef enum {
     TOPO_PATH_UNKNOWN = 0,
     TOPO_PATH_SWITCH,     /* behind one PCIe switch (or on one board) */
+    TOPO_PATH_BRIDGES,    /* behind several PCIe bridges, not through the host bridge */
     TOPO_PATH_HOSTBRIDGE, /* under one host bridge */
     TOPO_PATH_NODE,       /* on one NUMA node */
     TOPO_PATH_SYSTEM      /* across NUMA nodes (SMP interconnect) */
@@ -48,8 +49,31 @@ typedef struct gpu_topology {
     uint64_t cpus[GW_TOPO_MAX_CPUS / 64];   /* the CPUs near the GPU (its NUMA node's), bit per CPU */
     int numa_node;                          /* -1 unknown */
     unsigned char path[GW_TOPO_MAX_GPUS];   /* topo_path to each peer (UNKNOWN for itself) */
-    unsigned char nvlink[GW_TOPO_MAX_GPUS]; /* 1: peer-to-peer over NVLink with that peer */
+    unsigned char nvlink[GW_TOPO_MAX_GPUS]; /* NVLinks to that peer (through NVSwitches too); 0: none */
 } gpu_topology;
+
+/* A GPU's lists that are no metric (the -q report's blocks): its retired pages (value: the address,
+ * t_us: when), the driver's buffers of recent samples (value in the catalog's unit of the matching
+ * metric, t_us: when), its supported memory clocks, and the graphics clocks supported with memory
+ * clock arg (MHz). */
+typedef enum {
+    GPU_LIST_RETIRED_SBE, /* pages retired for multiple single-bit errors */
+    GPU_LIST_RETIRED_DBE, /* ... for a double-bit error */
+    GPU_LIST_SAMPLES_POWER,
+    GPU_LIST_SAMPLES_GPU_UTIL,
+    GPU_LIST_SAMPLES_MEM_UTIL,
+    GPU_LIST_SAMPLES_ENC_UTIL,
+    GPU_LIST_SAMPLES_DEC_UTIL,
+    GPU_LIST_SAMPLES_SM_CLOCK,
+    GPU_LIST_SAMPLES_MEM_CLOCK,
+    GPU_LIST_MEM_CLOCKS,
+    GPU_LIST_GR_CLOCKS
+} gpu_list_kind;
+
+typedef struct gpu_list_item {
+    double value;
+    uint64_t t_us; /* 0 when the list has no times */
+} gpu_list_item;
 
 typedef struct backend backend;
 typedef struct backend_ops {
@@ -76,6 +100,9 @@ typedef struct backend_ops {
     /* Simulated backends only (NULL otherwise): the simulation's clock, seconds of scenario time
      * (what a caller relates its readings to when it checks them against a scenario); -1 unknown. */
     double (*get_time)(backend *b);
+    /* Optional (NULL: none): one of the GPU's lists (gpu_list_kind), oldest first, at most max items.
+     * Returns how many, or -1 when the GPU does not keep that list (or cannot be read). */
+    int (*read_list)(backend *b, int gpu, gpu_list_kind kind, double arg, gpu_list_item *out, int max);
 } backend_ops;
 
 /* The registry, as nvtop's vendor table: the program registers its backends where it is assembled

@@ -3,6 +3,8 @@
 #include <string.h>
 #include "util.h"
 
+_Static_assert(M_NVLINK_LAST - M_NVLINK_FIRST + 1 == NVLINK_NLINKS * NVL_NKINDS, "one block of rows per NVLink link");
+
 #define DCGM(name, help) .dcgm = name, .dcgm_unit_help = help
 #define DMON(g, pos, col, unit) .dmon_group = g, .dmon_pos = pos, .dmon_col = col, .dmon_unit = unit
 
@@ -146,7 +148,7 @@ const metric_def metric_catalog[M_COUNT] = {
     [M_CLOCK_SM] = {M_CLOCK_SM, "clocks.current.sm", "clocks.sm", "MHz", MK_GAUGE, MF_INT, 0, "Current SM clock.",
                     DCGM("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz)."), .prom = "gpuwatch_clock_sm_hertz",
                     .prom_scale = 1e6},
-    [M_CLOCK_MEM] = {M_CLOCK_MEM, "clocks.current.memory", "clocks.mem", "MHz", MK_GAUGE, MF_INT, 0,
+    [M_CLOCK_MEM] = {M_CLOCK_MEM, "clocks.current.memory", "clocks.mem", "MHz", MK_GAUGE, MF_INT, MF_SLOW,
                      "Current memory clock.", DMON('c', 1, "mclk", "MHz"),
                      DCGM("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz)."),
                      .prom = "gpuwatch_clock_memory_hertz", .prom_scale = 1e6},
@@ -204,11 +206,11 @@ const metric_def metric_catalog[M_COUNT] = {
                         .prom = "gpuwatch_thermal_violation_seconds_total", .prom_scale = 1e-6},
 
     /* ---- PCIe ---- */
-    [M_PCIE_GEN_CUR] = {M_PCIE_GEN_CUR, "pcie.link.gen.current", NULL, NULL, MK_GAUGE, MF_INT, 0,
+    [M_PCIE_GEN_CUR] = {M_PCIE_GEN_CUR, "pcie.link.gen.current", NULL, NULL, MK_GAUGE, MF_INT, MF_SLOW,
                         "Current PCIe link generation.", .prom = "gpuwatch_pcie_link_generation"},
     [M_PCIE_GEN_MAX] = {M_PCIE_GEN_MAX, "pcie.link.gen.max", NULL, NULL, MK_GAUGE, MF_INT, MF_STATIC,
                         "Maximum PCIe link generation.", .prom = "gpuwatch_pcie_link_generation_max"},
-    [M_PCIE_WIDTH_CUR] = {M_PCIE_WIDTH_CUR, "pcie.link.width.current", NULL, NULL, MK_GAUGE, MF_INT, 0,
+    [M_PCIE_WIDTH_CUR] = {M_PCIE_WIDTH_CUR, "pcie.link.width.current", NULL, NULL, MK_GAUGE, MF_INT, MF_SLOW,
                           "Current PCIe link width (lanes).", .prom = "gpuwatch_pcie_link_width"},
     [M_PCIE_WIDTH_MAX] = {M_PCIE_WIDTH_MAX, "pcie.link.width.max", NULL, NULL, MK_GAUGE, MF_INT, MF_STATIC,
                           "Maximum PCIe link width (lanes).", .prom = "gpuwatch_pcie_link_width_max"},
@@ -267,8 +269,8 @@ const metric_def metric_catalog[M_COUNT] = {
                      "XID errors seen since gpuwatch started.", .prom = "gpuwatch_xid_errors_total"},
 
     /* ---- MIG ---- */
-    [M_MIG_MODE] = {M_MIG_MODE, "mig.mode.current", NULL, NULL, MK_INFO, MF_ENABLED, 0, "Whether MIG mode is enabled.",
-                    .prom = "gpuwatch_mig_enabled"},
+    [M_MIG_MODE] = {M_MIG_MODE, "mig.mode.current", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
+                    "Whether MIG mode is enabled.", .prom = "gpuwatch_mig_enabled"},
 
 /* ---- GPM profiling metrics (Hopper+), percent ---- */
 #define GPM(ID, NAME, HELP, DC, DCHELP, PROM) \
@@ -345,23 +347,23 @@ const metric_def metric_catalog[M_COUNT] = {
                        "Version of the InfoROM's ECC object."},
     [M_INFOROM_PWR] = {M_INFOROM_PWR, "inforom.pwr", "inforom.power", NULL, MK_INFO, MF_STRING, MF_STATIC,
                        "Version of the InfoROM's power management object."},
-    [M_COMPUTE_MODE] = {M_COMPUTE_MODE, "compute_mode", NULL, NULL, MK_INFO, MF_ENUM, 0,
+    [M_COMPUTE_MODE] = {M_COMPUTE_MODE, "compute_mode", NULL, NULL, MK_INFO, MF_ENUM, MF_SLOW,
                         "Who may create CUDA contexts: Default (any number of processes), Exclusive_Process (one), "
                         "Prohibited (none).",
                         .names = (const char *const[]){"Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process",
                                                        NULL}},
-    [M_PERSISTENCE_MODE] = {M_PERSISTENCE_MODE, "persistence_mode", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+    [M_PERSISTENCE_MODE] = {M_PERSISTENCE_MODE, "persistence_mode", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
                             "Whether the driver stays loaded with no client (persistence mode)."},
-    [M_DISPLAY_MODE] = {M_DISPLAY_MODE, "display_mode", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+    [M_DISPLAY_MODE] = {M_DISPLAY_MODE, "display_mode", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
                         "Whether a display is connected to the GPU (deprecated by nvidia-smi: see display_attached)."},
-    [M_DISPLAY_ATTACHED] = {M_DISPLAY_ATTACHED, "display_attached", NULL, NULL, MK_INFO, MF_YESNO, 0,
+    [M_DISPLAY_ATTACHED] = {M_DISPLAY_ATTACHED, "display_attached", NULL, NULL, MK_INFO, MF_YESNO, MF_SLOW,
                             "Whether a physical display is connected to one of the GPU's connectors."},
-    [M_DISPLAY_ACTIVE] = {M_DISPLAY_ACTIVE, "display_active", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+    [M_DISPLAY_ACTIVE] = {M_DISPLAY_ACTIVE, "display_active", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
                           "Whether a display is initialized on the GPU (memory set aside for it)."},
     [M_ADDRESSING_MODE] = {M_ADDRESSING_MODE, "addressing_mode", NULL, NULL, MK_INFO, MF_ENUM, MF_STATIC,
                            "How the GPU reaches system allocated memory: HMM, ATS or None.",
                            .names = (const char *const[]){"None", "HMM", "ATS", NULL}},
-    [M_ACCOUNTING_MODE] = {M_ACCOUNTING_MODE, "accounting.mode", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+    [M_ACCOUNTING_MODE] = {M_ACCOUNTING_MODE, "accounting.mode", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
                            "Whether per-process accounting is on."},
     [M_ACCOUNTING_BUFFER] = {M_ACCOUNTING_BUFFER, "accounting.buffer_size", NULL, NULL, MK_INFO, MF_INT, MF_STATIC,
                              "How many processes the accounting buffer keeps before it wraps."},
@@ -391,6 +393,12 @@ const metric_def metric_catalog[M_COUNT] = {
                    "Average frames per second of the encoder sessions."},
     [M_ENC_LATENCY] = {M_ENC_LATENCY, "encoder.stats.averageLatency", NULL, NULL, MK_GAUGE, MF_INT, 0,
                        "Average encode latency of the sessions, in microseconds."},
+    [M_FBC_SESSIONS] = {M_FBC_SESSIONS, "fbc.stats.sessionCount", NULL, NULL, MK_GAUGE, MF_INT, 0,
+                        "Active frame buffer capture sessions (NVIDIA FBC: remote desktops, game streaming)."},
+    [M_FBC_FPS] = {M_FBC_FPS, "fbc.stats.averageFps", NULL, NULL, MK_GAUGE, MF_INT, 0,
+                   "Average frames per second of the frame buffer capture sessions."},
+    [M_FBC_LATENCY] = {M_FBC_LATENCY, "fbc.stats.averageLatency", NULL, NULL, MK_GAUGE, MF_INT, 0,
+                       "Average latency of the frame buffer capture sessions, in microseconds."},
     [M_PROTECTED_MEM_TOTAL] = {M_PROTECTED_MEM_TOTAL, "protected_memory.total", NULL, "MiB", MK_GAUGE, MF_FLOOR, 0,
                                "Confidential-compute protected memory size; absent unless CC mode is on."},
     [M_PROTECTED_MEM_FREE] = {M_PROTECTED_MEM_FREE, "protected_memory.free", NULL, "MiB", MK_GAUGE, MF_FLOOR, 0,
@@ -400,9 +408,9 @@ const metric_def metric_catalog[M_COUNT] = {
     [M_POWER_MANAGEMENT] = {M_POWER_MANAGEMENT, "power.management", NULL, NULL, MK_INFO, MF_ENABLED, MF_STATIC,
                             "Whether power management (power readings and limits) is enabled."},
     [M_CLOCK_APP_GR] = {M_CLOCK_APP_GR, "clocks.applications.graphics", "clocks.applications.gr", "MHz", MK_GAUGE,
-                        MF_INT, 0, "Applications clock of graphics set by the administrator."},
+                        MF_INT, MF_SLOW, "Applications clock of graphics set by the administrator."},
     [M_CLOCK_APP_MEM] = {M_CLOCK_APP_MEM, "clocks.applications.memory", "clocks.applications.mem", "MHz", MK_GAUGE,
-                         MF_INT, 0, "Applications clock of memory set by the administrator."},
+                         MF_INT, MF_SLOW, "Applications clock of memory set by the administrator."},
     [M_CLOCK_DEF_APP_GR] = {M_CLOCK_DEF_APP_GR, "clocks.default_applications.graphics",
                             "clocks.default_applications.gr", "MHz", MK_GAUGE, MF_INT, MF_STATIC,
                             "Default applications clock of graphics."},
@@ -417,7 +425,7 @@ const metric_def metric_catalog[M_COUNT] = {
     [M_VIOL_POWER_BRAKE] = {M_VIOL_POWER_BRAKE, "clocks_event_reasons_counters.hw_power_brake_slowdown", NULL, "us",
                             MK_COUNTER, MF_INT, 0,
                             "Time clocks were lowered by the hardware power brake, in microseconds."},
-    [M_PCIE_GEN_GPUCUR] = {M_PCIE_GEN_GPUCUR, "pcie.link.gen.gpucurrent", NULL, NULL, MK_GAUGE, MF_INT, 0,
+    [M_PCIE_GEN_GPUCUR] = {M_PCIE_GEN_GPUCUR, "pcie.link.gen.gpucurrent", NULL, NULL, MK_GAUGE, MF_INT, MF_SLOW,
                            "Current PCIe link generation of the GPU (lower when idle)."},
     [M_PCIE_GEN_GPUMAX] =
         {M_PCIE_GEN_GPUMAX, "pcie.link.gen.gpumax", NULL, NULL, MK_GAUGE, MF_INT, MF_STATIC,
@@ -470,8 +478,37 @@ const metric_def metric_catalog[M_COUNT] = {
     HIST(M_REMAP_HIST_LOW, "low", "Memory banks with few spare rows left."),
     HIST(M_REMAP_HIST_NONE, "none", "Memory banks with no spare row left."),
 #undef HIST
-    [M_MIG_MODE_PEND] = {M_MIG_MODE_PEND, "mig.mode.pending", NULL, NULL, MK_INFO, MF_ENABLED, 0,
+    [M_MIG_MODE_PEND] = {M_MIG_MODE_PEND, "mig.mode.pending", NULL, NULL, MK_INFO, MF_ENABLED, MF_SLOW,
                          "Whether MIG mode will be enabled after the next GPU reset."},
+
+    /* ---- NVLink: active links and data-link errors, over all links and per link ---- */
+    [M_NVLINK_ACTIVE] = {M_NVLINK_ACTIVE, "nvlink.links.active", NULL, NULL, MK_GAUGE, MF_INT, 0,
+                         "NVLink links up (active); absent without NVLink.", .prom = "gpuwatch_nvlink_links_active"},
+    [M_NVLINK_CRC_TOTAL] = {M_NVLINK_CRC_TOTAL, "nvlink.errors.crc", NULL, NULL, MK_COUNTER, MF_INT, 0,
+                            "NVLink data-link CRC errors (flow-control digits and data), all links.",
+                            .prom = "gpuwatch_nvlink_crc_errors_total"},
+    [M_NVLINK_REPLAY_TOTAL] = {M_NVLINK_REPLAY_TOTAL, "nvlink.errors.replay", NULL, NULL, MK_COUNTER, MF_INT, 0,
+                               "NVLink data-link replays (retransmissions), all links.",
+                               DCGM("DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "Total number of NVLink retries."),
+                               .prom = "gpuwatch_nvlink_replay_errors_total"},
+    [M_NVLINK_RECOVERY_TOTAL] = {M_NVLINK_RECOVERY_TOTAL, "nvlink.errors.recovery", NULL, NULL, MK_COUNTER, MF_INT, 0,
+                                 "NVLink data-link recoveries (link retrained), all links.",
+                                 DCGM("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL",
+                                      "Total number of NVLink recovery errors."),
+                                 .prom = "gpuwatch_nvlink_recovery_errors_total"},
+#define NVL_ROW(L, K, NAME, KIND, HELP) \
+    [M_NVLINK_FIRST + (L)*NVL_NKINDS +  \
+        (K)] = {M_NVLINK_FIRST + (L)*NVL_NKINDS + (K), "nvlink.link" #L NAME, NULL, NULL, KIND, MF_INT, 0, HELP},
+#define NVL_LINK(L)                                                                                \
+    NVL_ROW(L, NVL_STATE, ".state", MK_GAUGE, "NVLink link " #L ": 1 active (up), 0 inactive.")    \
+    NVL_ROW(L, NVL_CRC, ".errors.crc", MK_COUNTER, "NVLink link " #L ": data-link CRC errors.")    \
+    NVL_ROW(L, NVL_REPLAY, ".errors.replay", MK_COUNTER, "NVLink link " #L ": data-link replays.") \
+    NVL_ROW(L, NVL_RECOVERY, ".errors.recovery", MK_COUNTER, "NVLink link " #L ": data-link recoveries.")
+    NVL_LINK(0) NVL_LINK(1) NVL_LINK(2) NVL_LINK(3) NVL_LINK(4) NVL_LINK(5) NVL_LINK(6) NVL_LINK(7) NVL_LINK(8)
+        NVL_LINK(9) NVL_LINK(10) NVL_LINK(11) NVL_LINK(12) NVL_LINK(13) NVL_LINK(14) NVL_LINK(15) NVL_LINK(16)
+            NVL_LINK(17)
+#undef NVL_LINK
+#undef NVL_ROW
 };
 
 static int alias_matches(const char *aliases, const char *name)

@@ -160,6 +160,17 @@ typedef enum {
     M_GPM_PCIE_RX,
     M_GPM_NVLINK_TX,
     M_GPM_NVLINK_RX,
+    M_FBC_SESSIONS,
+    M_FBC_FPS,
+    M_FBC_LATENCY,
+    /* NVLink: the active links and the data-link error counters over all links, then per link
+     * (NVLINK_NLINKS blocks of NVL_NKINDS: state, crc, replay, recovery; see nvlink_id) */
+    M_NVLINK_ACTIVE,
+    M_NVLINK_CRC_TOTAL,
+    M_NVLINK_REPLAY_TOTAL,
+    M_NVLINK_RECOVERY_TOTAL,
+    M_NVLINK_FIRST,
+    M_NVLINK_LAST = M_NVLINK_FIRST + 18 * 4 - 1,
     M_COUNT
 } metric_id;
 
@@ -198,11 +209,23 @@ static inline int ecc_loc_id(int uncorrected, int aggregate, int location)
     return M_ECC_LOC_FIRST + (uncorrected * 2 + aggregate) * ECC_NLOC + location;
 }
 
+/* NVLink per link: NVLINK_NLINKS links (NVML_NVLINK_MAX_LINKS), each with its state (1 active, 0
+ * not) and three data-link error counters, as `nvidia-smi nvlink -s` / `-e` show them. */
+#define NVLINK_NLINKS 18
+typedef enum { NVL_STATE, NVL_CRC, NVL_REPLAY, NVL_RECOVERY, NVL_NKINDS } nvlink_kind;
+static inline metric_id nvlink_id(int link, nvlink_kind kind)
+{
+    return (metric_id)(M_NVLINK_FIRST + link * NVL_NKINDS + (int)kind);
+}
+
 enum {
     MF_STATIC = 1u << 0, /* read once per GPU (identity, limits, maxima) */
     MF_GPM = 1u << 1,    /* needs two GPM samples >= 100 ms apart (Hopper+) */
     MF_BIT = 1u << 2,    /* one bit of another metric (parent, bit) */
-    MF_RATE = 1u << 3    /* value is a rate over the last interval */
+    MF_RATE = 1u << 3,   /* value is a rate over the last interval */
+    MF_SLOW = 1u << 4    /* changes with an administrator's setting or with the performance state
+                          * (modes, applications clocks, memory clock, PCIe link): a backend that is
+                          * read often may keep it until the pstate changes, at most NV_SLOW_US */
 };
 
 typedef struct metric_def {

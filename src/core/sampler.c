@@ -202,6 +202,15 @@ int sampler_read_topology(sampler *s, int gpu, gpu_topology *out)
     return 0;
 }
 
+int sampler_read_list(sampler *s, int gpu, gpu_list_kind kind, double arg, gpu_list_item *out, int max)
+{
+    if (gpu < 0 || gpu >= s->count || max < 0)
+        return -1;
+    gw_gpu *g = &s->gpus[gpu];
+    sampler_backend *sb = &s->backends[g->backend];
+    return sb->ops->read_list ? sb->ops->read_list(sb->b, g->local, kind, arg, out, max) : -1;
+}
+
 double sampler_sim_time(sampler *s)
 {
     for (int k = 0; k < s->nbackends; k++) {

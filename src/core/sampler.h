@@ -60,6 +60,9 @@ int sampler_set_time(sampler *s, double t_s);
  * gives none. 0, or -1 when the backend has no topology or cannot read it. */
 int sampler_read_topology(sampler *s, int gpu, gpu_topology *out);
 
+/* One of a GPU's lists (backend_ops.read_list): how many items, or -1 when it has none to give. */
+int sampler_read_list(sampler *s, int gpu, gpu_list_kind kind, double arg, gpu_list_item *out, int max);
+
 /* The scenario time of a simulated backend (backend_ops.get_time), or -1. */
 double sampler_sim_time(sampler *s);
 

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#define REPLAY_MAX_S (7 * 86400.0)
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuwatch [--sim SCENARIO] diagnose [SOURCE] [OPTIONS]\n"
@@ -121,8 +123,9 @@ static int parse(int argc, char **argv, options *o)
                 return bad("--live '%s': a duration of at least 1s", v);
             break;
         case O_REPLAY:
-            if (gw_parse_duration(v, &o->replay_s) != 0 || o->replay_s < 1)
-                return bad("--replay '%s': a duration of at least 1s", v);
+            /* a scenario's time ends after a week (docs/gpusim.md): refused before replaying, not after */
+            if (gw_parse_duration(v, &o->replay_s) != 0 || o->replay_s < 1 || o->replay_s > REPLAY_MAX_S)
+                return bad("--replay '%s': a duration from 1s to 7d (a gpusim scenario's time ends after a week)", v);
             break;
         case O_SINCE: o->since = v; break;
         case O_FROM: o->from = v; break;

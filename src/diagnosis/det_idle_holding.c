@@ -85,8 +85,8 @@ void det_idle_holding(diag_ctx *c)
 {
     for (int i = 0; i < c->n_views; i++) {
         const diag_gpu_view *v = &c->views[i];
-        if (!v->procs_known || v->n < 2)
-            continue;
+        if (!v->procs_known || v->n < 2 || (v->flags & VIEW_HANG))
+            continue; /* the idle rank of a hung job is collective_hang's odd one out */
         dstat_run best;
         double total = idle_runs(v, c->cfg, &best);
         if (best.n > 0)

@@ -1,9 +1,12 @@
 /* det_imbalance.c - imbalance: the GPUs of one job (same user, container and command on several
- * GPUs) are not used alike. Over the time they run together, each GPU's utilization histogram is
- * compared with the job's most typical GPU (Jensen-Shannon distance); a GPU far from it (> 0.2)
- * whose p10, p50 or p90 also differs from it by 15 points or more is named: one straggler, or a
- * group that does less. Only jobs that keep their typical GPU busy (p10 >= 40 %) are judged:
- * independent bursty replicas (inference) are not expected to match. */
+ * GPUs), or the replicas of one service (same user and command line, one container each, behind a
+ * balancer), are not used alike. Over the time they run together, each GPU's utilization
+ * histogram is compared with the group's most typical GPU (Jensen-Shannon distance); a GPU far
+ * from it (> 0.2) whose p10, p50 or p90 also differs from it by 15 points or more is named: one
+ * straggler, or a group that does less. A job is judged when it keeps its typical GPU busy (p10
+ * >= 40 %: synchronous work); replicas serve bursts on their own, and are judged when the busiest
+ * is used at all (mean >= 20 %): a fair balancer spreads the same load, so replicas that differ
+ * only by noise stay close, and a skewed one shows. */
 #include "diag_internal.h"
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@ typedef struct {
     char key[512];
     member m[MAX_JOB_GPUS];
     int n;
+    int replicas; /* a service's replicas (one container each), not one job's ranks */
 } job;
 
 static int find_member(const job *j, int gpu)
@@ -39,16 +43,38 @@ static int find_member(const job *j, int gpu)
     return -1;
 }
 
-/* Groups the processes into jobs; returns the number of jobs in out. */
-static int group(const diag_ctx *c, job *out, int max)
+/* The replicas of one service share this key: user and command line (without a rank), whatever
+ * their containers. Only a visible command line tells a service's replicas from a user's other jobs. */
+static void replica_key(const diag_proc *p, char *out, size_t n)
+{
+    diag_proc q = *p;
+    q.container[0] = 0;
+    diag_job_key(&q, out, n);
+}
+
+/* Members in more than one container: replicas (in one, the group is a job, judged as such). */
+static int several_containers(const job *j)
+{
+    for (int i = 1; i < j->n; i++)
+        if (strcmp(j->m[i].proc->container, j->m[0].proc->container) != 0)
+            return 1;
+    return 0;
+}
+
+/* Groups the processes into jobs (replicas: into services); returns the number of groups in out. */
+static int group(const diag_ctx *c, job *out, int max, int replicas)
 {
     int n = 0;
     char key[512];
     for (int i = 0; i < c->w->n_procs; i++) {
         const diag_proc *p = &c->w->procs[i];
-        if (p->n_spans == 0 || p->gpu < 0 || p->gpu >= c->n_views || c->views[p->gpu].n == 0)
+        if (p->n_spans == 0 || p->gpu < 0 || p->gpu >= c->n_views || c->views[p->gpu].n == 0 ||
+            (replicas && !p->cmdline[0]))
             continue;
-        diag_job_key(p, key, sizeof key);
+        if (replicas)
+            replica_key(p, key, sizeof key);
+        else
+            diag_job_key(p, key, sizeof key);
         int k = 0;
         while (k < n && strcmp(out[k].key, key) != 0)
             k++;
@@ -73,7 +99,16 @@ static int group(const diag_ctx *c, job *out, int max)
             m->to = p->spans[p->n_spans - 1].to_us > m->to ? p->spans[p->n_spans - 1].to_us : m->to;
         }
     }
-    return n;
+    if (!replicas)
+        return n;
+    int kept = 0;
+    for (int k = 0; k < n; k++)
+        if (several_containers(&out[k])) {
+            if (kept != k)
+                out[kept] = out[k];
+            out[kept++].replicas = 1;
+        }
+    return kept;
 }
 
 /* Each member's histogram and quantiles over [from, to]. */
@@ -188,16 +223,28 @@ static void report(diag_ctx *c, const job *j, const int *out, int n_out, uint64_
         diag_finding_str(f, "user", "%s", p->user);
     if (p->cmdline[0])
         diag_finding_str(f, "command", "%s", p->cmdline);
+    const char *what = j->replicas ? "Replicas" : "Job";
+    diag_finding_str(f, "group", "%s", j->replicas ? "replicas" : "job");
     if (isnan(peer_med))
-        diag_finding_summary(f, "Job of %s on GPUs %s is unbalanced: %s", p->user[0] ? p->user : p->name, all, list);
+        diag_finding_summary(f, "%s of %s on GPUs %s %s unbalanced: %s", what, p->user[0] ? p->user : p->name, all,
+                             j->replicas ? "are" : "is", list);
     else
-        diag_finding_summary(f, "Job of %s on GPUs %s is unbalanced: %s while the other GPUs run at %.0f %%",
-                             p->user[0] ? p->user : p->name, all, list, peer_med);
-    diag_finding_advice(f, "Check the data sharding: shards of unequal size or sample length (bucket by length, "
-                           "drop_last, a DistributedSampler per rank)");
-    diag_finding_advice(f, "Check the pipeline or model-parallel split: uneven stages leave some GPUs waiting");
-    diag_finding_advice(f, "Check for a slow or throttled GPU (power cap, thermal, PCIe link) and for a data loader "
-                           "on the wrong NUMA node");
+        diag_finding_summary(f, "%s of %s on GPUs %s %s unbalanced: %s while the other GPUs run at %.0f %%", what,
+                             p->user[0] ? p->user : p->name, all, j->replicas ? "are" : "is", list, peer_med);
+    if (j->replicas) {
+        diag_finding_advice(f, "Check the load balancer: session affinity (sticky sessions), uneven weights, or a "
+                               "replica taken out by a slow health check send more requests to some replicas");
+        diag_finding_advice(f, "Balance on load, not on turns: least outstanding requests or power-of-two choices; "
+                               "for LLM serving, prefix- or KV-cache-aware routing spreads long prompts");
+        diag_finding_advice(f, "Check for a slow or throttled GPU (power cap, thermal, PCIe link): a slower replica "
+                               "may get fewer requests from a latency-aware balancer");
+    } else {
+        diag_finding_advice(f, "Check the data sharding: shards of unequal size or sample length (bucket by length, "
+                               "drop_last, a DistributedSampler per rank)");
+        diag_finding_advice(f, "Check the pipeline or model-parallel split: uneven stages leave some GPUs waiting");
+        diag_finding_advice(f, "Check for a slow or throttled GPU (power cap, thermal, PCIe link) and for a data "
+                               "loader on the wrong NUMA node");
+    }
     const member *m0 = &j->m[out[0]];
     diag_chart_series(f, &c->views[m0->gpu].g->s[DS_UTIL], m0->gpu, "utilization.gpu", "%", from, to, 1);
 }
@@ -207,6 +254,9 @@ static void judge(diag_ctx *c, job *j)
     const diag_config *cfg = c->cfg;
     if (j->n < 2)
         return;
+    for (int i = 0; i < j->n; i++)
+        if (c->views[j->m[i].gpu].flags & VIEW_HANG)
+            return; /* a hung job: collective_hang names its odd GPU */
     uint64_t from = j->m[0].from, to = j->m[0].to;
     for (int i = 1; i < j->n; i++) {
         from = j->m[i].from > from ? j->m[i].from : from;
@@ -217,10 +267,17 @@ static void judge(diag_ctx *c, job *j)
     if (describe(c, j, from, to) != 0)
         return;
     int typical = compare(j);
-    if (j->n > 2 && j->m[typical].q[0] < cfg->imbalance.min_busy_util)
+    if (j->replicas) {
+        double busiest = 0;
+        for (int i = 0; i < j->n; i++)
+            busiest = fmax(busiest, j->m[i].mean);
+        if (busiest < cfg->imbalance.replica_min_util)
+            return; /* idle replicas: nothing to balance */
+    } else if (j->n > 2 && j->m[typical].q[0] < cfg->imbalance.min_busy_util) {
         return; /* the job does not keep its GPUs busy: bursty or idle work is not synchronous */
-    if (j->n == 2 && fmax(j->m[0].q[0], j->m[1].q[0]) < cfg->imbalance.min_busy_util)
+    } else if (j->n == 2 && fmax(j->m[0].q[0], j->m[1].q[0]) < cfg->imbalance.min_busy_util) {
         return;
+    }
     int out[MAX_JOB_GPUS], n_out = 0;
     for (int i = 0; i < j->n; i++)
         if (j->m[i].dist > cfg->imbalance.js_max && j->m[i].gap >= cfg->imbalance.min_gap)
@@ -235,8 +292,10 @@ void det_imbalance(diag_ctx *c)
     job *jobs = malloc(MAX_JOBS * sizeof *jobs);
     if (!jobs)
         return;
-    int n = group(c, jobs, MAX_JOBS);
-    for (int i = 0; i < n; i++)
-        judge(c, &jobs[i]);
+    for (int replicas = 0; replicas < 2; replicas++) {
+        int n = group(c, jobs, MAX_JOBS, replicas);
+        for (int i = 0; i < n; i++)
+            judge(c, &jobs[i]);
+    }
     free(jobs);
 }

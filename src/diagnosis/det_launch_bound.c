@@ -17,27 +17,6 @@ typedef struct {
     float *power_frac;
 } tally;
 
-/* Idle power: observed when the GPU idled in the window, else a share of its default limit. */
-static double idle_power(const diag_gpu_view *v, double frac)
-{
-    const diag_series *pw = &v->g->s[DS_POWER];
-    float *idle = malloc((size_t)(v->n + 1) * sizeof *idle);
-    int k = 0, hint = 0;
-    for (int i = 0; idle && i < v->n; i++) {
-        if (v->u[i] >= 1)
-            continue;
-        double p = diag_at(pw, v->t[i], v->step_us, &hint);
-        if (!isnan(p))
-            idle[k++] = (float)p;
-    }
-    double observed = k >= 10 ? dstat_percentile(idle, k, 10) : NAN;
-    free(idle);
-    double assumed = isnan(v->g->power_default_w) ? NAN : frac * v->g->power_default_w;
-    if (isnan(observed))
-        return assumed;
-    return isnan(assumed) || observed < assumed ? observed : assumed;
-}
-
 /* Without GPM: low power for a busy GPU, not throttled, memory not busy. */
 static int low_power_busy(const diag_gpu_view *v, const diag_config *cfg, uint64_t t, double idle, int *hints,
                           float *frac_out)
@@ -63,7 +42,7 @@ static int low_power_busy(const diag_gpu_view *v, const diag_config *cfg, uint64
 
 static void count(const diag_gpu_view *v, const diag_config *cfg, int gpm, tally *tl)
 {
-    double idle = gpm ? NAN : idle_power(v, cfg->launch_bound.idle_power_frac);
+    double idle = gpm ? NAN : diag_idle_power(v, cfg->launch_bound.idle_power_frac);
     int hints[6] = {0};
     for (int i = 0; i < v->n; i++) {
         if (v->held[i] == 0 || v->u[i] < cfg->launch_bound.util)
@@ -138,8 +117,9 @@ void det_launch_bound(diag_ctx *c)
     const diag_config *cfg = c->cfg;
     for (int i = 0; i < c->n_views; i++) {
         diag_gpu_view *v = &c->views[i];
-        if (v->n_act == 0 || (v->flags & VIEW_STALL) || (v->g->s[DS_POWER].n == 0 && v->g->s[DS_SM_ACTIVE].n == 0))
-            continue; /* a stalled GPU's busy phases are explained by the stall */
+        if (v->n_act == 0 || (v->flags & (VIEW_STALL | VIEW_HANG)) ||
+            (v->g->s[DS_POWER].n == 0 && v->g->s[DS_SM_ACTIVE].n == 0))
+            continue; /* a stalled GPU's busy phases are explained by the stall, a hung one's by the hang */
         int gpm = v->g->s[DS_SM_ACTIVE].n > 0;
         tally tl = {0};
         tl.util = malloc((size_t)v->n * sizeof(float));

@@ -143,7 +143,8 @@ void det_low_util(diag_ctx *c)
     const diag_config *cfg = c->cfg;
     for (int i = 0; i < c->n_views; i++) {
         diag_gpu_view *v = &c->views[i];
-        if (!v->procs_known || v->n == 0 || (v->flags & (VIEW_STALL | VIEW_IMBALANCED | VIEW_LAUNCH | VIEW_PCIE)))
+        if (!v->procs_known || v->n == 0 ||
+            (v->flags & (VIEW_STALL | VIEW_IMBALANCED | VIEW_LAUNCH | VIEW_PCIE | VIEW_HANG)))
             continue;
         const diag_cycles *cy = diag_view_cycles(c, v);
         if (cy->periodic && diag_cycles_reach_idle(cy, cfg))

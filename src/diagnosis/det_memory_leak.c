@@ -1,24 +1,87 @@
 /* det_memory_leak.c - memory_leak: a process's GPU memory keeps rising after its warm-up: a line
- * fits it well (R² >= 0.8), the rise is material for the GPU, and it has not levelled off (no
- * plateau at the end: step-wise allocator growth that keeps stepping up is a leak, a rise that
- * flattens is not). Projects when the GPU runs out. GPUs without process lists are judged on
- * their memory.used as a whole. */
+ * fits it well (R² >= 0.8), the rise is material for the GPU, and it has not levelled off. A
+ * smooth rise has levelled off when the last part of the window rises much slower than the whole;
+ * a rise in steps (a cache or a list appended every N iterations) when its last step is overdue
+ * (older than a few of its own step intervals): between two steps it is flat whatever the window.
+ * Projects when the GPU runs out from the trend (the fitted rate), not from the last step. GPUs
+ * without process lists are judged on their memory.used as a whole. */
 #include "diag_internal.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MIN_POINTS 10
 #define TAIL_SHARE 0.25 /* a tail rising slower than a quarter of the average has levelled off */
 
 typedef struct {
-    int i0;            /* first reading after warm-up */
+    int steps;              /* jumps above the readings' noise (0: a smooth rise) */
+    double step_interval_s; /* median time between them */
+    double step_mib;        /* median jump */
+    double since_last_s;    /* from the last jump to the last reading */
+} staircase;
+
+typedef struct {
+    int i0; /* first reading after warm-up */
+    staircase st;
     dstat_fit fit;     /* MiB per second */
     double span_s;     /* fitted time */
     double rise_mib;   /* slope * span */
     double tail_slope; /* MiB per second over the last plateau_frac of the span */
     double now_mib;
 } leak;
+
+#define STEP_NOISE 6     /* a jump is a step when above this many times the median change between readings */
+#define STEP_MIN_MIB 16  /* ... and at least this (the allocator's smallest growth is 2 MiB blocks of 20 MiB) */
+#define STEP_SHARE 0.6   /* a staircase when its steps make at least this share of the rise */
+#define STEP_MIN_COUNT 3 /* and there are at least this many of them (an interval needs two) */
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The jumps of s from i0 on, when they make most of the rise; st->steps = 0 otherwise. */
+static void find_steps(const diag_series *s, int i0, staircase *st)
+{
+    memset(st, 0, sizeof *st);
+    int m = s->n - i0;
+    float *d = malloc((size_t)m * sizeof *d), *gap = malloc((size_t)m * sizeof *gap),
+          *jump = malloc((size_t)m * sizeof *jump);
+    if (!d || !gap || !jump || m < 3)
+        goto out;
+    for (int i = 1; i < m; i++)
+        d[i - 1] = fabsf(s->v[i0 + i] - s->v[i0 + i - 1]);
+    qsort(d, (size_t)(m - 1), sizeof *d, cmp_float);
+    double noise = d[(m - 1) / 2], thr = fmax(STEP_MIN_MIB, STEP_NOISE * noise), up = 0;
+    int k = 0;
+    uint64_t last = 0;
+    for (int i = i0 + 1; i < s->n; i++) {
+        double dv = s->v[i] - s->v[i - 1];
+        if (dv < thr)
+            continue;
+        up += dv;
+        jump[k] = (float)dv;
+        if (k > 0)
+            gap[k - 1] = (float)((double)(s->t[i] - last) / 1e6);
+        last = s->t[i];
+        k++;
+    }
+    double rise = s->v[s->n - 1] - s->v[i0];
+    if (k < STEP_MIN_COUNT || !(rise > 0) || up < STEP_SHARE * rise)
+        goto out;
+    qsort(gap, (size_t)(k - 1), sizeof *gap, cmp_float);
+    qsort(jump, (size_t)k, sizeof *jump, cmp_float);
+    st->steps = k;
+    st->step_interval_s = gap[(k - 1) / 2];
+    st->step_mib = jump[k / 2];
+    st->since_last_s = (double)(s->t[s->n - 1] - last) / 1e6;
+out:
+    free(d);
+    free(gap);
+    free(jump);
+}
 
 /* 1 when s (after skip_until) rises steadily and has not levelled off. */
 static int analyze(const diag_series *s, uint64_t skip_until, double total, const diag_config *cfg, leak *out)
@@ -49,13 +112,17 @@ static int analyze(const diag_series *s, uint64_t skip_until, double total, cons
         need = cfg->memory_leak.min_rise_frac * total;
     if (out->rise_mib < need || out->fit.r2 < cfg->memory_leak.min_r2)
         return 0;
-    /* still rising at the end: the last plateau_frac of the span keeps at least a quarter of the
-     * average rate (a rise that flattened has a flat tail; noise averages out in the fit) */
+    /* a staircase is still rising while its last step is not overdue */
+    find_steps(s, i0, &out->st);
+    out->tail_slope = 0;
+    if (out->st.steps)
+        return out->st.since_last_s <= cfg->memory_leak.step_overdue * out->st.step_interval_s;
+    /* a smooth rise still rises at the end: the last plateau_frac of the span keeps at least a quarter
+     * of the average rate (a rise that flattened has a flat tail; noise averages out in the fit) */
     uint64_t tail_from = s->t[s->n - 1] - (uint64_t)(cfg->memory_leak.plateau_frac * out->span_s * 1e6);
     int j0 = i0;
     while (j0 < s->n && s->t[j0] < tail_from)
         j0++;
-    out->tail_slope = 0;
     if (s->n - j0 >= 5) {
         double *xt = malloc((size_t)(s->n - j0) * sizeof *xt);
         dstat_fit tail;
@@ -106,7 +173,13 @@ static void report(diag_ctx *c, const diag_gpu_view *v, const diag_series *s, co
     double per_min = lk->fit.slope * 60;
     diag_finding_num(f, "slope_mib_per_min", per_min, "MiB/min");
     diag_finding_num(f, "r2", lk->fit.r2, "");
-    diag_finding_num(f, "recent_slope_mib_per_min", lk->tail_slope * 60, "MiB/min");
+    if (lk->st.steps) {
+        diag_finding_num(f, "steps", lk->st.steps, "");
+        diag_finding_num(f, "step_mib", lk->st.step_mib, "MiB");
+        diag_finding_num(f, "step_interval_s", lk->st.step_interval_s, "s");
+    } else {
+        diag_finding_num(f, "recent_slope_mib_per_min", lk->tail_slope * 60, "MiB/min");
+    }
     diag_finding_num(f, "rise_mib", lk->rise_mib, "MiB");
     diag_finding_num(f, "fit_span_s", lk->span_s, "s");
     diag_finding_num(f, "memory_mib", lk->now_mib, "MiB");
@@ -117,10 +190,13 @@ static void report(diag_ctx *c, const diag_gpu_view *v, const diag_series *s, co
     char eta[80] = "";
     if (!isnan(tte_s))
         snprintf(eta, sizeof eta, "; at this rate GPU %d is full in %.0f min", v->gpu, tte_s / 60);
+    char how[96] = "steadily";
+    if (lk->st.steps)
+        snprintf(how, sizeof how, "in steps of %.0f MiB every %.0f s", lk->st.step_mib, lk->st.step_interval_s);
     diag_finding_summary(f,
-                         "Memory of %s on GPU %d grows steadily by %.0f MiB/min (R^2 %.2f over %.0f min, now %.0f "
-                         "MiB)%s",
-                         who, v->gpu, per_min, lk->fit.r2, lk->span_s / 60, lk->now_mib, eta);
+                         "Memory of %s on GPU %d grows %s, %.0f MiB/min on the trend (R^2 %.2f over %.0f min, now "
+                         "%.0f MiB)%s",
+                         who, v->gpu, how, per_min, lk->fit.r2, lk->span_s / 60, lk->now_mib, eta);
     diag_finding_advice(f, "Look for tensors kept across steps: a loss or output accumulated without .item() or "
                            ".detach(), lists of batches, growing caches");
     diag_finding_advice(f, "Print torch.cuda.memory_summary() every N steps, or record a snapshot "

@@ -9,18 +9,6 @@
 #define ASSUMED_GEN 4
 #define ASSUMED_WIDTH 16
 
-/* Usable bandwidth of one lane, one direction, in KB/s (10^3 bytes), by generation: 2.5, 5 GT/s
- * with 8b/10b; 8, 16, 32 GT/s with 128b/130b; 64 GT/s PAM4 with FLIT mode. */
-static double lane_kbs(int gen)
-{
-    static const double mbs[] = {0, 250, 500, 984.6, 1969.2, 3938.5, 7563.0};
-    if (gen < 1)
-        gen = 1;
-    if (gen > 6)
-        gen = 6;
-    return mbs[gen] * 1000.0;
-}
-
 typedef struct {
     double held_s, match_s;
     uint64_t from, to;
@@ -38,7 +26,7 @@ static void link_at(const diag_gpu_view *v, uint64_t t, int *hints, tally *tl)
     tl->assumed = isnan(gen) || isnan(width) || gen < 1 || width < 1;
     tl->gen = tl->assumed ? ASSUMED_GEN : (int)gen;
     tl->width = tl->assumed ? ASSUMED_WIDTH : (int)width;
-    tl->cap_kbs = lane_kbs(tl->gen) * tl->width;
+    tl->cap_kbs = diag_pcie_lane_kbs(tl->gen) * tl->width;
 }
 
 static void count(const diag_gpu_view *v, const diag_config *cfg, tally *tl)

@@ -90,6 +90,8 @@ static const param_row rows[] = {
     P("memory_leak.min_rise_mib", memory_leak.min_rise_mib, 256, 0, 1e9, "MiB", "and at least this much"),
     P("memory_leak.plateau_frac", memory_leak.plateau_frac, 0.3, 0, 1, "",
       "the last this share of the fit rising under a quarter of the average rate: a plateau, not a leak"),
+    P("memory_leak.step_overdue", memory_leak.step_overdue, 3, 1, 1000, "",
+      "memory rising in steps: still rising while its last step is no older than this many step intervals"),
     P("memory_leak.critical_hours", memory_leak.critical_hours, 1, 0, 1e6, "h",
       "critical when memory runs out sooner than this"),
     P("memory_leak.severity_margin", memory_leak.severity_margin, 0.25, 0, 1e6, "h",
@@ -108,6 +110,8 @@ static const param_row rows[] = {
       "and a p10/p50/p90 utilization differing by at least this"),
     P("imbalance.min_busy_util", imbalance.min_busy_util, 40, 0, 100, "%",
       "judged only when the job's typical GPU has p10 utilization at least this (synchronous work)"),
+    P("imbalance.replica_min_util", imbalance.replica_min_util, 20, 0, 100, "%",
+      "replicas of a service (one container each): judged when the busiest has mean utilization at least this"),
     P("imbalance.min_duration_s", imbalance.min_duration_s, 300, 0, 86400, "s", "GPUs busy together this long"),
 
     ON(idle_holding),
@@ -125,8 +129,54 @@ static const param_row rows[] = {
     P("pcie_bound.min_duration_s", pcie_bound.min_duration_s, 60, 0, 86400, "s", "matching time at least this"),
 
     ON(hw_health),
-    P("hw_health.app_xids_warn", hw_health.app_xids_warn, 1, 0, 1, "",
-      "1 reports application XIDs as warnings, 0 as info"),
+    P("hw_health.burst_gap_s", hw_health.burst_gap_s, 300, 1, 86400, "s",
+      "XIDs closer than this belong to one burst (one incident); a burst ends after this much silence"),
+
+    ON(app_fault),
+    P("app_fault.warning", app_fault.warning, 1, 0, 1, "", "1 reports application faults as warnings, 0 as info"),
+
+    ON(row_remap),
+    P("row_remap.retired_max", row_remap.retired_max, 63, 1, 1e6, "pages",
+      "retired pages (single- and double-bit) at least this: the GPU needs service (DCGM's limit)"),
+    P("row_remap.retired_dbe_soft", row_remap.retired_dbe_soft, 15, 0, 1e6, "pages",
+      "double-bit retired pages above this and still rising: the GPU needs service (DCGM's soft limit)"),
+
+    ON(nvlink_errors),
+    P("nvlink_errors.crc_per_s", nvlink_errors.crc_per_s, 100, 0, 1e9, "/s",
+      "CRC errors on a link at this rate over a minute: critical (DCGM); fewer: a warning"),
+    P("nvlink_errors.min_errors", nvlink_errors.min_errors, 1, 1, 1e9, "",
+      "a counter rising by at least this in the window counts (DCGM's limit: 1)"),
+
+    ON(pcie_degraded),
+    P("pcie_degraded.busy_util", pcie_degraded.busy_util, 50, 0, 100, "%",
+      "under load: utilization at least this (an idle link trains down to save power)"),
+    P("pcie_degraded.min_share", pcie_degraded.min_share, 0.5, 0, 1, "", "share of the time under load degraded"),
+    P("pcie_degraded.min_duration_s", pcie_degraded.min_duration_s, 60, 0, 86400, "s",
+      "degraded under load at least this long"),
+    P("pcie_degraded.replays_per_min", pcie_degraded.replays_per_min, 8, 0, 1e9, "/min",
+      "PCIe replays above this in a minute (DCGM's limit) count too"),
+
+    ON(collective_hang),
+    P("collective_hang.util", collective_hang.util, 98, 0, 100, "%", "utilization pinned at least this"),
+    P("collective_hang.power_frac", collective_hang.power_frac, 0.15, 0, 1, "",
+      "with the power above idle under this share of (limit - idle)"),
+    P("collective_hang.sm_active", collective_hang.sm_active, 10, 0, 100, "%",
+      "with GPM: SM activity under this (a kernel spinning on a few SMs)"),
+    P("collective_hang.min_duration_s", collective_hang.min_duration_s, 300, 0, 86400, "s",
+      "for at least this long (half of NCCL's default 10 minute timeout)"),
+
+    ON(clocks_low),
+    P("clocks_low.busy_util", clocks_low.busy_util, 50, 0, 100, "%", "busy: utilization at least this"),
+    P("clocks_low.clock_frac", clocks_low.clock_frac, 0.75, 0, 1, "",
+      "SM clock under this share of its maximum without a power or thermal reason"),
+    P("clocks_low.min_share", clocks_low.min_share, 0.5, 0, 1, "", "share of the busy time with clocks low"),
+    P("clocks_low.min_duration_s", clocks_low.min_duration_s, 120, 0, 86400, "s", "clocks low at least this long"),
+
+    ON(alloc_fragmentation),
+    P("alloc_fragmentation.min_unalloc_frac", alloc_fragmentation.min_unalloc_frac, 0.02, 0, 1, "",
+      "an out-of-memory with reserved-but-unallocated memory at least this share of the GPU (and the size asked)"),
+    P("alloc_fragmentation.min_flush_steps", alloc_fragmentation.min_flush_steps, 3, 1, 1e6, "",
+      "or allocator cache flushes in at least this many steps"),
 };
 
 #define N_ROWS ((int)(sizeof rows / sizeof rows[0]))

@@ -23,14 +23,14 @@ typedef struct diag_config {
         double enabled, gpu_warn_c, gpu_crit_c, mem_warn_c, mem_crit_c, margin_c, sustain_s, reason_min_s;
     } thermal;
     struct {
-        double enabled, warmup_s, min_span_s, min_r2, min_rise_frac, min_rise_mib, plateau_frac, critical_hours,
-            severity_margin;
+        double enabled, warmup_s, min_span_s, min_r2, min_rise_frac, min_rise_mib, plateau_frac, step_overdue,
+            critical_hours, severity_margin;
     } memory_leak;
     struct {
         double enabled, used_frac, min_duration_s, min_share;
     } memory_full;
     struct {
-        double enabled, js_max, min_gap, min_busy_util, min_duration_s;
+        double enabled, js_max, min_gap, min_busy_util, replica_min_util, min_duration_s;
     } imbalance;
     struct {
         double enabled, idle_util, noise_util, min_idle_s;
@@ -39,8 +39,29 @@ typedef struct diag_config {
         double enabled, link_frac, sm_active, util, min_share, min_duration_s;
     } pcie_bound;
     struct {
-        double enabled, app_xids_warn;
+        double enabled, burst_gap_s;
     } hw_health;
+    struct {
+        double enabled, warning;
+    } app_fault;
+    struct {
+        double enabled, retired_max, retired_dbe_soft;
+    } row_remap;
+    struct {
+        double enabled, crc_per_s, min_errors;
+    } nvlink_errors;
+    struct {
+        double enabled, busy_util, min_share, min_duration_s, replays_per_min;
+    } pcie_degraded;
+    struct {
+        double enabled, util, power_frac, sm_active, min_duration_s;
+    } collective_hang;
+    struct {
+        double enabled, busy_util, clock_frac, min_share, min_duration_s;
+    } clocks_low;
+    struct {
+        double enabled, min_unalloc_frac, min_flush_steps;
+    } alloc_fragmentation;
 } diag_config;
 
 /* One settable threshold. */

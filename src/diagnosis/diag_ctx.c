@@ -16,6 +16,18 @@ double diag_at(const diag_series *s, uint64_t t, uint64_t tol_us, int *hint)
     return s->v[i];
 }
 
+double diag_series_mean(const diag_series *s, uint64_t from, uint64_t to)
+{
+    int hint = 0, i = diag_series_at(s, from, &hint);
+    if (i < 0 || s->t[i] < from)
+        i++;
+    double sum = 0;
+    int n = 0;
+    for (; i < s->n && s->t[i] <= to; i++, n++)
+        sum += s->v[i];
+    return n ? sum / n : NAN;
+}
+
 double diag_step_at(const diag_series *s, uint64_t t, double dflt, int *hint)
 {
     int i = diag_series_at(s, t, hint);
@@ -43,6 +55,48 @@ double diag_power_limit_at(const diag_gpu_view *v, uint64_t t, int *hint)
     if (isnan(lim) || lim <= 0)
         lim = v->g->power_default_w;
     return lim;
+}
+
+double diag_pcie_lane_kbs(int gen)
+{
+    static const double mbs[] = {0, 250, 500, 984.6, 1969.2, 3938.5, 7563.0};
+    return mbs[gen < 1 ? 1 : gen > 6 ? 6 : gen] * 1000.0;
+}
+
+double diag_counter_max_minute(const diag_series *s, uint64_t *at)
+{
+    const uint64_t minute = 60000000ull;
+    double best = 0;
+    int hint = 0;
+    for (int i = 1; i < s->n; i++) {
+        double before = diag_step_at(s, s->t[i] > minute ? s->t[i] - minute : 0, s->v[0], &hint);
+        if (s->v[i] - before > best) {
+            best = s->v[i] - before;
+            if (at)
+                *at = s->t[i];
+        }
+    }
+    return best;
+}
+
+double diag_idle_power(const diag_gpu_view *v, double frac)
+{
+    const diag_series *pw = &v->g->s[DS_POWER];
+    float *idle = malloc((size_t)(v->n + 1) * sizeof *idle);
+    int k = 0, hint = 0;
+    for (int i = 0; idle && i < v->n; i++) {
+        if (v->u[i] >= 1)
+            continue;
+        double p = diag_at(pw, v->t[i], v->step_us, &hint);
+        if (!isnan(p))
+            idle[k++] = (float)p;
+    }
+    double observed = k >= 10 ? dstat_percentile(idle, k, 10) : NAN;
+    free(idle);
+    double assumed = isnan(v->g->power_default_w) ? NAN : frac * v->g->power_default_w;
+    if (isnan(observed))
+        return assumed;
+    return isnan(assumed) || observed < assumed ? observed : assumed;
 }
 
 double diag_proc_mem(const diag_proc *p)

@@ -107,19 +107,46 @@ static void acf_period(const grid *g, const diag_config *cfg, double *period, do
     free(acf);
 }
 
-/* Spectral power of the grid at frequency f, by a rotating phasor (no trigonometry per point). */
-static double power_at(const grid *g, double f)
+#define SCAN 41 /* frequencies of one scan: +-20 steps around a centre */
+
+/* Spectral power of the grid at each frequency f[k] (<= 0: not asked, p[k] = -1), by rotating
+ * phasors (no trigonometry per point). The frequencies of a scan advance together: each phasor's
+ * arithmetic is its own, but independent phasors keep the CPU's pipelines full (one alone waits on
+ * its previous product) and vectorise. */
+static void power_scan(const grid *g, const double *f, double *p)
 {
-    double w = -2 * M_PI * f * g->step_s;
-    double rr = cos(w), ri = sin(w), zr = 1, zi = 0, ar = 0, ai = 0;
-    for (int i = 0; i < g->m; i++) {
-        ar += g->x[i] * zr;
-        ai += g->x[i] * zi;
-        double nr = zr * rr - zi * ri;
-        zi = zr * ri + zi * rr;
-        zr = nr;
+    double rr[SCAN], ri[SCAN], zr[SCAN], zi[SCAN], ar[SCAN], ai[SCAN];
+    for (int k = 0; k < SCAN; k++) {
+        double w = -2 * M_PI * f[k] * g->step_s;
+        rr[k] = cos(w);
+        ri[k] = sin(w);
+        zr[k] = 1;
+        zi[k] = ar[k] = ai[k] = 0;
     }
-    return ar * ar + ai * ai;
+    for (int i = 0; i < g->m; i++) {
+        double x = g->x[i];
+        for (int k = 0; k < SCAN; k++) {
+            ar[k] += x * zr[k];
+            ai[k] += x * zi[k];
+            double nr = zr[k] * rr[k] - zi[k] * ri[k];
+            zi[k] = zr[k] * ri[k] + zi[k] * rr[k];
+            zr[k] = nr;
+        }
+    }
+    for (int k = 0; k < SCAN; k++)
+        p[k] = f[k] > 0 ? ar[k] * ar[k] + ai[k] * ai[k] : -1;
+}
+
+/* The strongest of a scan's frequencies, when stronger than *best_p. */
+static void scan_best(const grid *g, const double *f, double *best_p, double *best_f)
+{
+    double p[SCAN];
+    power_scan(g, f, p);
+    for (int k = 0; k < SCAN; k++)
+        if (p[k] > *best_p) {
+            *best_p = p[k];
+            *best_f = f[k];
+        }
 }
 
 /* The strongest spectral line within 20 % of each candidate period, refined to 0.05 %: the
@@ -129,24 +156,28 @@ static double power_at(const grid *g, double f)
 static double spectral_period(const grid *g, const double *cand, int n_cand, double max_period)
 {
     double f_hi = 1 / (2 * g->step_s), f_lo = 1 / (1.5 * max_period);
-    double best_f = 0, best_p = -1;
-    for (int c = 0; c < n_cand; c++)
-        for (int k = -20; k <= 20 && cand[c] > 0; k++) {
-            double f = (1 + 0.01 * k) / cand[c];
-            double p = f >= f_lo && f <= f_hi ? power_at(g, f) : -1;
-            if (p > best_p) {
-                best_p = p;
-                best_f = f;
-            }
+    double best_f = 0, best_p = -1, f[SCAN];
+    for (int c = 0; c < n_cand; c++) {
+        if (!(cand[c] > 0))
+            continue;
+        int any = 0;
+        for (int k = 0; k < SCAN; k++) {
+            f[k] = (1 + 0.01 * (k - SCAN / 2)) / cand[c];
+            if (f[k] < f_lo || f[k] > f_hi)
+                f[k] = 0;
+            any |= f[k] > 0;
         }
+        if (any)
+            scan_best(g, f, &best_p, &best_f);
+    }
     double f0 = best_f;
-    for (int k = -20; k <= 20 && f0 > 0; k++) {
-        double f = f0 * (1 + 0.0005 * k);
-        double p = f <= f_hi ? power_at(g, f) : -1;
-        if (p > best_p) {
-            best_p = p;
-            best_f = f;
+    if (f0 > 0) {
+        for (int k = 0; k < SCAN; k++) {
+            f[k] = f0 * (1 + 0.0005 * (k - SCAN / 2));
+            if (f[k] > f_hi)
+                f[k] = 0;
         }
+        scan_best(g, f, &best_p, &best_f);
     }
     return best_f > 0 ? 1 / best_f : 0;
 }

@@ -1,5 +1,5 @@
 /* diag_events.c - the window's events: from counters and status of consecutive samples (XIDs,
- * uncorrectable ECC, row remaps; lost and back) or added by a source that keeps them apart,
+ * uncorrectable ECC; lost and back; row remapping is read as step signals) or added by a source that keeps them apart,
  * without counting one event twice. */
 #include "diag_window_internal.h"
 #include <math.h>
@@ -70,28 +70,11 @@ void diag_window_read_events(diag_window *w, diag_gpu *g, int gpu, const gpu_sam
     metric_id dbe = sample_has(s, M_ECC_DBE_VOL) ? M_ECC_DBE_VOL : M_ECC_DBE_AGG;
     if (grew(s, dbe, &g->prev_dbe, has_prev, &n))
         diag_window_event(w, gpu, t, DIAG_EV_ECC_DBE, 0, n);
-    if (grew(s, M_REMAP_UNC, &g->prev_remap_unc, has_prev, &n))
-        diag_window_event(w, gpu, t, DIAG_EV_REMAP_UNC, 0, n);
-    double v;
-    /* states: an edge, or already set in the first sample */
-    if (sample_get(s, M_REMAP_PENDING, &v)) {
-        if (v > 0.5 && !(g->prev_pending > 0.5))
-            diag_window_event(w, gpu, t, DIAG_EV_REMAP_PENDING, 0, 1);
-        g->prev_pending = v;
-    }
-    if (sample_get(s, M_REMAP_FAILURE, &v)) {
-        if (v > 0.5 && !(g->prev_failure > 0.5))
-            diag_window_event(w, gpu, t, DIAG_EV_REMAP_FAILURE, 0, 1);
-        g->prev_failure = v;
-    }
 }
 
 void diag_window_first_prev(diag_gpu *g)
 {
     g->prev_xid_count = NAN;
     g->prev_dbe = NAN;
-    g->prev_remap_unc = NAN;
     g->prev_xid_last = 0;
-    g->prev_pending = 0;
-    g->prev_failure = 0;
 }

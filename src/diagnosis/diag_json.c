@@ -1,8 +1,6 @@
 /* diag_json.c - the report as JSON (cJSON): {"findings": [{"detector", "gpus", "severity", "from",
  * "to", "pids", "summary", "evidence", "advice", "signal"}]}, times in RFC 3339 (docs/diagnosis.md). */
 #include "diag_report.h"
-#include "diag.h"
-#include "timeparse.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -96,99 +94,4 @@ char *diag_report_json(const diag_report *r, int pretty)
     char *out = strdup(cj);
     cJSON_free(cj);
     return out;
-}
-
-/* ---- reading a report back (gpuwatch diagnose --host) ---- */
-
-static uint64_t time_of(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    int64_t t = 0;
-    if (cJSON_IsString(v) && tp_parse_time(v->valuestring, 0, &t) == 0)
-        return (uint64_t)t;
-    return 0;
-}
-
-static const char *detector_named(const char *name)
-{
-    for (int i = 0; name && i < diag_detector_count(); i++)
-        if (strcmp(diag_detector_id(i), name) == 0)
-            return diag_detector_id(i);
-    return NULL;
-}
-
-static void read_finding(diag_report *r, const cJSON *item)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, "detector");
-    const char *det = detector_named(cJSON_IsString(v) ? v->valuestring : NULL);
-    if (!det)
-        return; /* a detector this gpuwatch does not know */
-    v = cJSON_GetObjectItemCaseSensitive(item, "severity");
-    const char *sev = cJSON_IsString(v) ? v->valuestring : "info";
-    diag_finding *f = diag_report_add(r, det,
-                                      !strcmp(sev, "critical")  ? DIAG_CRITICAL
-                                      : !strcmp(sev, "warning") ? DIAG_WARNING
-                                                                : DIAG_INFO);
-    if (!f)
-        return;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(item, "gpus")) if (cJSON_IsNumber(e))
-        diag_finding_gpu(f, e->valueint);
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(item, "pids")) if (cJSON_IsNumber(e) && e->valuedouble > 0)
-        diag_finding_pid(f, (unsigned)e->valuedouble);
-    f->from_us = time_of(item, "from");
-    f->to_us = time_of(item, "to");
-    v = cJSON_GetObjectItemCaseSensitive(item, "summary");
-    if (cJSON_IsString(v))
-        diag_finding_summary(f, "%s", v->valuestring);
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(item, "evidence"))
-    {
-        if (cJSON_IsString(e))
-            diag_finding_str(f, e->string, "%s", e->valuestring);
-        else if (cJSON_IsNumber(e))
-            diag_finding_num(f, e->string, e->valuedouble, "");
-    }
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(item, "advice")) if (cJSON_IsString(e))
-        diag_finding_advice(f, "%s", e->valuestring);
-    const cJSON *sig = cJSON_GetObjectItemCaseSensitive(item, "signal");
-    if (cJSON_IsObject(sig)) {
-        diag_chart *ch = &f->chart;
-        v = cJSON_GetObjectItemCaseSensitive(sig, "metric");
-        snprintf(ch->metric, sizeof ch->metric, "%s", cJSON_IsString(v) ? v->valuestring : "");
-        v = cJSON_GetObjectItemCaseSensitive(sig, "unit");
-        snprintf(ch->unit, sizeof ch->unit, "%s", cJSON_IsString(v) ? v->valuestring : "");
-        v = cJSON_GetObjectItemCaseSensitive(sig, "gpu");
-        ch->gpu = cJSON_IsNumber(v) ? v->valueint : -1;
-        ch->from_us = time_of(sig, "from");
-        ch->to_us = time_of(sig, "to");
-        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sig, "values")) if (cJSON_IsNumber(e) &&
-                                                                                   ch->n < DIAG_CHART_POINTS)
-            ch->v[ch->n++] = (float)e->valuedouble;
-        ch->lo = ch->hi = ch->n ? ch->v[0] : 0;
-        for (int i = 0; i < ch->n; i++) {
-            ch->lo = ch->v[i] < ch->lo ? ch->v[i] : ch->lo;
-            ch->hi = ch->v[i] > ch->hi ? ch->v[i] : ch->hi;
-        }
-        if (!strcmp(ch->unit, "%")) {
-            ch->lo = 0;
-            ch->hi = 100;
-        }
-    }
-}
-
-int diag_report_from_json(const char *text, diag_report *out)
-{
-    diag_report_clear(out);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "findings");
-    if (!cJSON_IsArray(arr)) {
-        cJSON_Delete(root);
-        return -1;
-    }
-    out->from_us = time_of(root, "from");
-    out->to_us = time_of(root, "to");
-    const cJSON *item;
-    cJSON_ArrayForEach(item, arr) if (cJSON_IsObject(item)) read_finding(out, item);
-    cJSON_Delete(root);
-    return out->oom ? -1 : 0;
 }

@@ -1,6 +1,7 @@
 /* diag_run.c - the detector table and the run: prepare the per-GPU views, run each enabled
  * detector in table order (later ones read the marks earlier ones leave: low_util skips GPUs
- * that input_stall or imbalance explained), then sort the findings worst first. */
+ * that input_stall or imbalance explained, the utilization detectors skip a job collective_hang
+ * found hung), then sort the findings worst first. */
 #include "diag_internal.h"
 #include <stddef.h>
 
@@ -10,8 +11,11 @@
     }
 
 const diag_detector diag_detectors[] = {
-    DET(hw_health),   DET(thermal),      DET(power_cap),  DET(memory_full), DET(memory_leak), DET(idle_holding),
-    DET(input_stall), DET(launch_bound), DET(pcie_bound), DET(imbalance),   DET(low_util),
+    DET(hw_health),     DET(app_fault),   DET(row_remap),           DET(nvlink_errors),
+    DET(pcie_degraded), DET(thermal),     DET(power_cap),           DET(clocks_low),
+    DET(memory_full),   DET(memory_leak), DET(alloc_fragmentation), DET(collective_hang),
+    DET(idle_holding),  DET(input_stall), DET(launch_bound),        DET(pcie_bound),
+    DET(imbalance),     DET(low_util),
 };
 const int diag_n_detectors = (int)(sizeof diag_detectors / sizeof diag_detectors[0]);
 

@@ -22,6 +22,17 @@ static const struct {
     [DS_CER] = {M_CER_ACTIVE, ""},
     [DS_PCIE_GEN] = {M_PCIE_GEN_CUR, ""},
     [DS_PCIE_WIDTH] = {M_PCIE_WIDTH_CUR, ""},
+    [DS_PCIE_REPLAY] = {M_PCIE_REPLAY, ""},
+    [DS_CLOCK_APP] = {M_CLOCK_APP_GR, "MHz"},
+    [DS_PSTATE] = {M_PSTATE, ""},
+    [DS_REMAP_COR] = {M_REMAP_COR, ""},
+    [DS_REMAP_UNC] = {M_REMAP_UNC, ""},
+    [DS_REMAP_PEND] = {M_REMAP_PENDING, ""},
+    [DS_REMAP_FAIL] = {M_REMAP_FAILURE, ""},
+    [DS_REMAP_NONE] = {M_REMAP_HIST_NONE, ""},
+    [DS_RETIRED_SBE] = {M_RETIRED_SBE, ""},
+    [DS_RETIRED_DBE] = {M_RETIRED_DBE, ""},
+    [DS_RETIRED_PEND] = {M_RETIRED_PENDING, ""},
 };
 
 metric_id diag_signal_metric(diag_signal s)
@@ -37,6 +48,20 @@ const char *diag_signal_name(diag_signal s)
 const char *diag_signal_unit(diag_signal s)
 {
     return signal_table[s].unit;
+}
+
+void diag_window_metrics(metric_set *want)
+{
+    static const metric_id events[] = {M_XID_COUNT,   M_XID_LAST,    M_ECC_DBE_VOL,
+                                       M_ECC_DBE_AGG, M_GPM_PCIE_RX, M_GPM_PCIE_TX};
+    for (int i = 0; i < DS_COUNT; i++)
+        mset_add(want, signal_table[i].metric);
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
+        mset_add(want, events[i]);
+    mset_add(want, M_NVLINK_ACTIVE);
+    for (int l = 0; l < NVLINK_NLINKS; l++)
+        for (int k = 0; k < NVL_NKINDS; k++)
+            mset_add(want, nvlink_id(l, (nvlink_kind)k));
 }
 
 int diag_series_push(diag_series *s, uint64_t t, float v)

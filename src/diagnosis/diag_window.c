@@ -16,6 +16,9 @@ static void gpu_release(diag_gpu *g)
 {
     for (int s = 0; s < DS_COUNT; s++)
         diag_series_free(&g->s[s]);
+    for (int l = 0; l < NVLINK_NLINKS; l++)
+        for (int k = 0; k < NVL_NKINDS; k++)
+            diag_series_free(&g->nvl[l][k]);
     diag_series_free(&g->nproc);
 }
 
@@ -28,6 +31,7 @@ void diag_window_clear(diag_window *w)
     free(w->gpus);
     free(w->procs);
     free(w->events);
+    free(w->notes);
     memset(w, 0, sizeof *w);
 }
 
@@ -125,6 +129,14 @@ static void read_series(diag_window *w, diag_gpu *g, const gpu_sample *s)
         if (have && isfinite(v))
             diag_window_push(w, &g->s[k], s->t_us, (float)v, k >= DS_FIRST_STEP);
     }
+    if (!sample_has(s, M_NVLINK_ACTIVE) && !sample_has(s, M_NVLINK_CRC_TOTAL))
+        return; /* no NVLink: no link to look at */
+    for (int l = 0; l < NVLINK_NLINKS; l++)
+        for (int k = 0; k < NVL_NKINDS; k++) {
+            double v;
+            if (sample_get(s, nvlink_id(l, (nvlink_kind)k), &v) && isfinite(v))
+                diag_window_push(w, &g->nvl[l][k], s->t_us, (float)v, 1);
+        }
 }
 
 void diag_window_add_sample(diag_window *w, int gpu, const gpu_info *info, const gpu_sample *s)
@@ -166,6 +178,9 @@ void diag_window_trim(diag_window *w, uint64_t t_us)
         diag_gpu *g = &w->gpus[i];
         for (int k = 0; k < DS_COUNT; k++)
             diag_series_trim(&g->s[k], t_us, k >= DS_FIRST_STEP);
+        for (int l = 0; l < NVLINK_NLINKS; l++)
+            for (int k = 0; k < NVL_NKINDS; k++)
+                diag_series_trim(&g->nvl[l][k], t_us, 1);
         diag_series_trim(&g->nproc, t_us, 1);
         if (g->first_us < t_us)
             g->first_us = g->last_us < t_us ? g->last_us : t_us;
@@ -191,6 +206,11 @@ void diag_window_trim(diag_window *w, uint64_t t_us)
         memmove(w->events, w->events + k, (size_t)(w->n_events - k) * sizeof *w->events);
         w->n_events -= k;
     }
+    int kept = 0;
+    for (int i = 0; i < w->n_notes; i++)
+        if (w->notes[i].t_us >= t_us)
+            w->notes[kept++] = w->notes[i];
+    w->n_notes = kept;
 }
 
 int diag_window_span(const diag_window *w, uint64_t *from_us, uint64_t *to_us)
@@ -222,10 +242,13 @@ static size_t series_bytes(const diag_series *s)
 size_t diag_window_bytes(const diag_window *w)
 {
     size_t b = sizeof *w + (size_t)w->n_gpus * sizeof(diag_gpu) + (size_t)w->cap_procs * sizeof(diag_proc) +
-               (size_t)w->cap_events * sizeof(diag_event);
+               (size_t)w->cap_events * sizeof(diag_event) + (size_t)w->cap_notes * sizeof(diag_job_note);
     for (int i = 0; i < w->n_gpus; i++) {
         for (int k = 0; k < DS_COUNT; k++)
             b += series_bytes(&w->gpus[i].s[k]);
+        for (int l = 0; l < NVLINK_NLINKS; l++)
+            for (int k = 0; k < NVL_NKINDS; k++)
+                b += series_bytes(&w->gpus[i].nvl[l][k]);
         b += series_bytes(&w->gpus[i].nproc);
     }
     for (int i = 0; i < w->n_procs; i++) {

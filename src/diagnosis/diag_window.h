@@ -20,20 +20,31 @@ typedef struct diag_series {
 /* The signals the detectors read, per GPU. Step signals keep only changes (a value holds until
  * the next point); the others keep every reading. */
 typedef enum {
-    DS_UTIL,        /* utilization.gpu, % */
-    DS_MEM_UTIL,    /* utilization.memory, % */
-    DS_MEM_USED,    /* memory.used, MiB */
-    DS_POWER,       /* power.draw, W */
-    DS_TEMP,        /* temperature.gpu, C */
-    DS_TEMP_MEM,    /* temperature.memory (HBM), C */
-    DS_CLOCK_SM,    /* clocks.current.sm, MHz */
-    DS_SM_ACTIVE,   /* gpm.sm_active, % */
-    DS_PCIE_RX,     /* pcie.rx_throughput, KB/s (or gpm.pcie_rx converted) */
-    DS_PCIE_TX,     /* pcie.tx_throughput, KB/s (or gpm.pcie_tx converted) */
-    DS_POWER_LIMIT, /* step: enforced.power.limit, W */
-    DS_CER,         /* step: clocks_event_reasons.active bitmask */
-    DS_PCIE_GEN,    /* step: pcie.link.gen.current */
-    DS_PCIE_WIDTH,  /* step: pcie.link.width.current */
+    DS_UTIL,         /* utilization.gpu, % */
+    DS_MEM_UTIL,     /* utilization.memory, % */
+    DS_MEM_USED,     /* memory.used, MiB */
+    DS_POWER,        /* power.draw, W */
+    DS_TEMP,         /* temperature.gpu, C */
+    DS_TEMP_MEM,     /* temperature.memory (HBM), C */
+    DS_CLOCK_SM,     /* clocks.current.sm, MHz */
+    DS_SM_ACTIVE,    /* gpm.sm_active, % */
+    DS_PCIE_RX,      /* pcie.rx_throughput, KB/s (or gpm.pcie_rx converted) */
+    DS_PCIE_TX,      /* pcie.tx_throughput, KB/s (or gpm.pcie_tx converted) */
+    DS_POWER_LIMIT,  /* step: enforced.power.limit, W */
+    DS_CER,          /* step: clocks_event_reasons.active bitmask */
+    DS_PCIE_GEN,     /* step: pcie.link.gen.current */
+    DS_PCIE_WIDTH,   /* step: pcie.link.width.current */
+    DS_PCIE_REPLAY,  /* step: pcie.replay_counter */
+    DS_CLOCK_APP,    /* step: clocks.applications.graphics, MHz */
+    DS_PSTATE,       /* step: pstate */
+    DS_REMAP_COR,    /* step: remapped_rows.correctable */
+    DS_REMAP_UNC,    /* step: remapped_rows.uncorrectable */
+    DS_REMAP_PEND,   /* step: remapped_rows.pending */
+    DS_REMAP_FAIL,   /* step: remapped_rows.failure */
+    DS_REMAP_NONE,   /* step: remapped_rows.histogram.none (banks without a spare row) */
+    DS_RETIRED_SBE,  /* step: retired_pages.single_bit_ecc.count */
+    DS_RETIRED_DBE,  /* step: retired_pages.double_bit.count */
+    DS_RETIRED_PEND, /* step: retired_pages.pending */
     DS_COUNT
 } diag_signal;
 
@@ -43,15 +54,15 @@ typedef enum {
 metric_id diag_signal_metric(diag_signal s);
 const char *diag_signal_name(diag_signal s);
 const char *diag_signal_unit(diag_signal s);
+/* Adds to want every per-sample metric the window reads (signals, event counters, NVLink per link), so
+ * that a source sampling only what it shows (top) still feeds every detector. */
+void diag_window_metrics(metric_set *want);
 
 typedef enum {
-    DIAG_EV_XID,           /* code = XID number (0 unknown), count = how many */
-    DIAG_EV_GPU_LOST,      /* the GPU stopped answering */
-    DIAG_EV_GPU_BACK,      /* it answers again */
-    DIAG_EV_ECC_DBE,       /* count = new uncorrectable ECC errors */
-    DIAG_EV_REMAP_UNC,     /* count = new rows remapped for uncorrectable errors */
-    DIAG_EV_REMAP_PENDING, /* a row remap waits for a GPU reset */
-    DIAG_EV_REMAP_FAILURE  /* a row remap failed */
+    DIAG_EV_XID,      /* code = XID number (0 unknown), count = how many */
+    DIAG_EV_GPU_LOST, /* the GPU stopped answering */
+    DIAG_EV_GPU_BACK, /* it answers again */
+    DIAG_EV_ECC_DBE   /* count = new uncorrectable ECC errors */
 } diag_event_kind;
 
 typedef struct diag_event {
@@ -105,14 +116,32 @@ typedef struct diag_gpu {
     uint64_t first_us, last_us; /* first and last sample */
     int n_samples;
     diag_series s[DS_COUNT];
+    diag_series nvl[NVLINK_NLINKS][NVL_NKINDS]; /* step: each NVLink link's state and error counters */
     diag_series nproc;    /* process-list observations: time, number of compute processes (graphics-only
                            * processes such as a display server do not hold the GPU for a job) */
     uint64_t last_obs_us; /* last process-list observation */
     /* previous readings, to turn counters into events */
     int has_prev;
     int prev_lost;
-    double prev_xid_count, prev_xid_last, prev_dbe, prev_remap_unc, prev_pending, prev_failure;
+    double prev_xid_count, prev_xid_last, prev_dbe;
 } diag_gpu;
+
+/* What a job's own output said about GPU memory (diag_job_line): the PyTorch allocator's
+ * out-of-memory error, or a step whose allocator had to flush its cache. Sizes in MiB, NAN when the
+ * message did not give them. */
+typedef enum { DIAG_NOTE_OOM, DIAG_NOTE_FLUSH } diag_note_kind;
+typedef struct diag_job_note {
+    uint64_t t_us;
+    int gpu; /* from the text: the job's device number (-1 unknown); in a window: the GPU index */
+    diag_note_kind kind;
+    double tried_mib;       /* the allocation that failed */
+    double capacity_mib;    /* the GPU's memory as PyTorch sees it */
+    double free_mib;        /* free on the GPU then */
+    double allocated_mib;   /* allocated by PyTorch (live tensors) */
+    double reserved_mib;    /* reserved by the caching allocator (allocated + cached) */
+    double unallocated_mib; /* reserved but unallocated: the cache's free blocks */
+    int flushes;            /* DIAG_NOTE_FLUSH: cache flushes in that step */
+} diag_job_note;
 
 typedef struct diag_window {
     diag_gpu *gpus; /* indexed by GPU index; gpus[i].known says whether i was seen */
@@ -123,6 +152,9 @@ typedef struct diag_window {
     diag_event *events;
     int n_events;
     int cap_events;
+    diag_job_note *notes; /* time order, as added */
+    int n_notes;
+    int cap_notes;
     int oom; /* an allocation failed: some data was dropped */
 } diag_window;
 
@@ -132,7 +164,7 @@ void diag_window_clear(diag_window *w);
 
 /* Adds one sample of GPU `gpu` (samples of a GPU in time order). info may be NULL; its name and
  * UUID are kept. Limits come from the sample's static metrics. Counters and status become
- * events: XIDs (xid.count / xid.last), lost and back, uncorrectable ECC, row remaps. */
+ * events: XIDs (xid.count / xid.last), lost and back, uncorrectable ECC. */
 void diag_window_add_sample(diag_window *w, int gpu, const gpu_info *info, const gpu_sample *s);
 
 /* The processes on GPU `gpu` at t_us: the whole list, as read (an empty list says the GPU had
@@ -142,6 +174,12 @@ void diag_window_add_processes(diag_window *w, int gpu, uint64_t t_us, const gpu
 /* Adds an event from a source that keeps them apart (the history's event table). An event equal
  * in GPU, kind and code to one already held within 5 s is the same event and is not added. */
 void diag_window_add_event(diag_window *w, int gpu, uint64_t t_us, diag_event_kind kind, int code, int count);
+
+/* A line of a job's output (stdout or stderr): 1 and *out filled when it is one of the memory
+ * messages diag_job_note describes, 0 otherwise. Pure: any text is safe. */
+int diag_job_line(const char *line, diag_job_note *out);
+/* Adds what a job said about GPU `gpu` (the index in this window) at t_us. */
+void diag_window_add_note(diag_window *w, int gpu, uint64_t t_us, const diag_job_note *n);
 
 /* Drops everything before t_us (a sliding window: add new samples, trim the old ones). */
 void diag_window_trim(diag_window *w, uint64_t t_us);

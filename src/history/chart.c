@@ -141,7 +141,11 @@ static int legend(gw_buf *b, const chart_series *s, int ns, const chart_opts *o,
 
 char *chart_render(const chart_series *s, int ns, const chart_opts *o)
 {
-    int width = o->width > YLABEL_W + 10 ? o->width : 80, height = o->height >= 5 ? o->height : 20;
+    /* within the limits, so that the canvas' cell count cannot overflow */
+    int width = o->width <= 0 ? 80 : o->width < CHART_MIN_WIDTH ? CHART_MIN_WIDTH : o->width;
+    int height = o->height <= 0 ? 20 : o->height < CHART_MIN_HEIGHT ? CHART_MIN_HEIGHT : o->height;
+    width = width > CHART_MAX_WIDTH ? CHART_MAX_WIDTH : width;
+    height = height > CHART_MAX_HEIGHT ? CHART_MAX_HEIGHT : height;
     /* Braille dots are all alike: without colour, several series are told apart by characters. */
     int marks = !o->utf8 || (!o->color && ns > 1);
     gw_buf leg = {0};

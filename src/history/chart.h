@@ -15,8 +15,14 @@ typedef struct chart_series {
     size_t n;
 } chart_series;
 
+/* The sizes a chart may have, in terminal cells (a size asked for outside them is brought within). */
+#define CHART_MIN_WIDTH 20
+#define CHART_MAX_WIDTH 1000
+#define CHART_MIN_HEIGHT 6
+#define CHART_MAX_HEIGHT 1000
+
 typedef struct chart_opts {
-    int width, height; /* whole chart, in terminal cells (defaults 80 x 20) */
+    int width, height; /* whole chart, in terminal cells (defaults 80 x 20; within the limits above) */
     int utf8;          /* braille and box drawing; 0 = ASCII */
     int color;         /* ANSI colours per series */
     const char *title;

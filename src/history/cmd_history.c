@@ -291,12 +291,12 @@ static int parse_metric_list(const char *list, metric_expr *exprs, metric_id *id
     int n = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (n == max) {
-            fprintf(stderr, "gpuwatch: at most %d metrics at once\n", max);
+            fprintf(stderr, "gpuwatch: history: --metric: at most %d metrics at once\n", max);
             return -1;
         }
         char err[400];
         if (mexpr_parse(tok, &exprs[n], err, sizeof err) != 0) {
-            fprintf(stderr, "gpuwatch: %s\n", err);
+            fprintf(stderr, "gpuwatch: history: --metric: %s\n", err);
             return -1;
         }
         ids[n] = exprs[n].metrics[0];
@@ -363,8 +363,12 @@ static int query_and_print(const char *db, const char *metrics, const char *gpus
                            metric_expr *exprs, metric_id *ids)
 {
     hq_request rq = *rqp;
-    if ((rq.nmetrics = parse_metric_list(metrics, exprs, ids, MAX_ITEMS)) <= 0)
+    if ((rq.nmetrics = parse_metric_list(metrics, exprs, ids, MAX_ITEMS)) < 0)
         return GW_EXIT_USAGE;
+    if (rq.nmetrics == 0) {
+        fprintf(stderr, "gpuwatch: history: --metric: no metric in '%s' (e.g. --metric utilization.gpu)\n", metrics);
+        return GW_EXIT_USAGE;
+    }
     rq.metrics = ids;
     rq.exprs = exprs;
     int samples = 0;
@@ -547,8 +551,20 @@ int cmd_history(int argc, char **argv)
                 return GW_EXIT_USAGE;
             }
             break;
-        case 'W': view.width = atoi(optarg); break;
-        case 'H': view.height = atoi(optarg); break;
+        case 'W':
+        case 'H': {
+            int w = c == 'W';
+            long lo = w ? CHART_MIN_WIDTH : CHART_MIN_HEIGHT, hi = w ? CHART_MAX_WIDTH : CHART_MAX_HEIGHT;
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < lo || v > hi) {
+                fprintf(stderr, "gpuwatch: history: --%s: expected a whole number from %ld to %ld, got '%s'\n",
+                        w ? "width" : "height", lo, hi, optarg);
+                return GW_EXIT_USAGE;
+            }
+            *(w ? &view.width : &view.height) = (int)v;
+            break;
+        }
         case 'y':
         case 'Y': {
             char *end;

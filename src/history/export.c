@@ -8,6 +8,7 @@
 #include "query_json.h"
 #include "timeparse.h"
 #include "sampler.h"
+#include "text.h"
 #include "util.h"
 #include <errno.h>
 #include <getopt.h>
@@ -21,16 +22,19 @@ static int exportable(metric_id m)
     return !metric_is_string(m) && m != M_INDEX && !(catalog_get(m)->flags & MF_BIT);
 }
 
+/* A recorded name (a GPU's, a process's, a user's: short) as a YAML double-quoted string, cleaned
+ * first: the history keeps what the system said, which need not be UTF-8 (a process may name
+ * itself anything), and a scenario must be. */
 static void yaml_str(FILE *f, const char *s)
 {
+    char text[1024];
+    gw_strlcpy(text, s, sizeof text);
+    gw_clean_text(text);
     fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\x%02x", (unsigned char)*s);
-        else
-            fputc(*s, f);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fputc('\\', f);
+        fputc(*p, f);
     }
     fputc('"', f);
 }

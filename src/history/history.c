@@ -2,6 +2,7 @@
 #include "hist_internal.h"
 #include "files.h"
 #include "util.h"
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,15 +22,43 @@ void history_config_defaults(history_config *c)
     c->chunk_span_s = 600;
 }
 
+/* The scenario's name, safe as a file name: "demo-8gpu" for .../demo-8gpu.yaml. */
+static void scenario_stem(const char *scenario, char *out, size_t n)
+{
+    const char *base = strrchr(scenario, '/');
+    base = base ? base + 1 : scenario;
+    size_t len = strlen(base), k = 0;
+    if (len > 5 && strcmp(base + len - 5, ".yaml") == 0)
+        len -= 5;
+    for (size_t i = 0; i < len && k + 1 < n; i++) {
+        unsigned char c = (unsigned char)base[i];
+        out[k++] = isalnum(c) || c == '-' || c == '_' || c == '.' ? (char)c : '_';
+    }
+    out[k] = 0;
+    if (!k || out[0] == '.')
+        snprintf(out, n, "scenario");
+}
+
 void history_default_path(char *out, size_t n)
 {
     const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    char dir[4096];
     if (geteuid() == 0)
-        snprintf(out, n, "/var/lib/gpuwatch/history.db");
+        snprintf(dir, sizeof dir, "/var/lib/gpuwatch");
     else if (xdg && *xdg)
-        snprintf(out, n, "%s/gpuwatch/history.db", xdg);
+        snprintf(dir, sizeof dir, "%.4000s/gpuwatch", xdg);
     else
-        snprintf(out, n, "%s/.local/state/gpuwatch/history.db", home && *home ? home : ".");
+        snprintf(dir, sizeof dir, "%.4000s/.local/state/gpuwatch", home && *home ? home : ".");
+    /* on gpusim (--sim sets GPUSIM_SCENARIO for the library): a file of the scenario's own, so that
+     * simulated readings never go into the machine's real history */
+    const char *scenario = getenv("GPUSIM_SCENARIO");
+    if (scenario && *scenario) {
+        char stem[200];
+        scenario_stem(scenario, stem, sizeof stem);
+        snprintf(out, n, "%s/simulated/%s.db", dir, stem);
+    } else {
+        snprintf(out, n, "%s/history.db", dir);
+    }
 }
 
 const char *history_path(const history *h)

@@ -25,7 +25,9 @@ typedef struct history history;
 
 void history_config_defaults(history_config *cfg);
 /* Default file: /var/lib/gpuwatch/history.db for root, else $XDG_STATE_HOME/gpuwatch/history.db
- * (~/.local/state/gpuwatch/history.db). Writes into out (n bytes). */
+ * (~/.local/state/gpuwatch/history.db). On gpusim (GPUSIM_SCENARIO set, as --sim does) the same
+ * folder's simulated/SCENARIO.db instead: simulated readings never mix into a machine's real
+ * history. Writes into out (n bytes). */
 void history_default_path(char *out, size_t n);
 
 /* Opens (creating the file and its folder when needed). A file that cannot be written now

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "files.h"
+#include "store.h"
 #include "util.h"
 
 static const char *schema = "CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY, name TEXT, command TEXT, user TEXT,"
@@ -20,6 +21,8 @@ static const char *schema = "CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY
 static sqlite3 *open_db(const char *path, int writable, char *err, size_t n)
 {
     sqlite3 *db = NULL;
+    if (store_check_files(path, err, n) != 0)
+        return NULL;
     if (writable)
         gw_make_parent_dirs(path);
     int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;

@@ -1,5 +1,6 @@
 /* store.c - the history SQLite file: schema, upserts of chunks and metadata, roll-ups, retention. */
 #include "store.h"
+#include "files.h"
 #include "codec.h"
 #include "rollup.h"
 #include "util.h"
@@ -97,6 +98,22 @@ store *store_open(const char *path, int readonly, char *err, size_t n)
     return store_open_rc(path, readonly, &rc, err, n);
 }
 
+/* The file and the side files SQLite opens with it: none may be a FIFO (the open would block for
+ * ever) or a device. 0, or -1 with err filled. */
+int store_check_files(const char *path, char *err, size_t n)
+{
+    const char *sfx[] = {"", "-wal", "-shm", "-journal"};
+    for (int i = 0; i < 4; i++) {
+        char p[4200], why[128];
+        snprintf(p, sizeof p, "%s%s", path, sfx[i]);
+        if (gw_regular_or_missing(p, why, sizeof why) != 0) {
+            snprintf(err, n, "%s: %s", p, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 store *store_open_rc(const char *path, int readonly, int *why, char *err, size_t n)
 {
     store *s = calloc(1, sizeof *s);
@@ -106,6 +123,11 @@ store *store_open_rc(const char *path, int readonly, int *why, char *err, size_t
         return NULL;
     }
     s->readonly = readonly;
+    if (store_check_files(path, err, n) != 0) {
+        *why = SQLITE_CANTOPEN;
+        free(s);
+        return NULL;
+    }
     if (!readonly)
         fix_sidecar_modes(path);
     int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;

@@ -18,6 +18,9 @@ typedef struct store store;
 
 /* readonly: for the commands (no schema creation, no writes). */
 store *store_open(const char *path, int readonly, char *err, size_t n);
+/* 0 when the file and its side files (-wal, -shm, -journal) are missing or regular files, else -1
+ * with err filled ("PATH: a FIFO, not a regular file"): what every open of a history file checks. */
+int store_check_files(const char *path, char *err, size_t n);
 /* The same, with SQLite's result code in *rc when it fails (SQLITE_CORRUPT or SQLITE_NOTADB: the
  * file itself is damaged, as opposed to unreadable or on a full disk). */
 store *store_open_rc(const char *path, int readonly, int *rc, char *err, size_t n);

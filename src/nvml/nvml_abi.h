@@ -170,6 +170,40 @@ typedef struct {
     nvmlValue_t value;         /* @32 */
 } nvmlFieldValue_t;            /* 40 B */
 
+#define NVML_FI_DEV_ECC_CURRENT 1
+#define NVML_FI_DEV_ECC_PENDING 2
+/* ECC counters by location: single bit (SBE) / double bit (DBE), volatile / aggregate */
+#define NVML_FI_DEV_ECC_SBE_VOL_L1 7
+#define NVML_FI_DEV_ECC_DBE_VOL_L1 8
+#define NVML_FI_DEV_ECC_SBE_VOL_L2 9
+#define NVML_FI_DEV_ECC_DBE_VOL_L2 10
+#define NVML_FI_DEV_ECC_SBE_VOL_DEV 11
+#define NVML_FI_DEV_ECC_DBE_VOL_DEV 12
+#define NVML_FI_DEV_ECC_SBE_VOL_REG 13
+#define NVML_FI_DEV_ECC_DBE_VOL_REG 14
+#define NVML_FI_DEV_ECC_SBE_VOL_TEX 15
+#define NVML_FI_DEV_ECC_DBE_VOL_TEX 16
+#define NVML_FI_DEV_ECC_DBE_VOL_CBU 17
+#define NVML_FI_DEV_ECC_SBE_AGG_L1 18
+#define NVML_FI_DEV_ECC_DBE_AGG_L1 19
+#define NVML_FI_DEV_ECC_SBE_AGG_L2 20
+#define NVML_FI_DEV_ECC_DBE_AGG_L2 21
+#define NVML_FI_DEV_ECC_SBE_AGG_DEV 22
+#define NVML_FI_DEV_ECC_DBE_AGG_DEV 23
+#define NVML_FI_DEV_ECC_SBE_AGG_REG 24
+#define NVML_FI_DEV_ECC_DBE_AGG_REG 25
+#define NVML_FI_DEV_ECC_SBE_AGG_TEX 26
+#define NVML_FI_DEV_ECC_DBE_AGG_TEX 27
+#define NVML_FI_DEV_ECC_DBE_AGG_CBU 28
+#define NVML_FI_DEV_RETIRED_SBE 29
+#define NVML_FI_DEV_RETIRED_DBE 30
+#define NVML_FI_DEV_RETIRED_PENDING 31
+#define NVML_FI_DEV_POWER_MIN_LIMIT 187
+#define NVML_FI_DEV_POWER_MAX_LIMIT 188
+#define NVML_FI_DEV_POWER_DEFAULT_LIMIT 189
+#define NVML_FI_DEV_POWER_CURRENT_LIMIT 190
+#define NVML_FI_DEV_ENERGY 191
+#define NVML_FI_DEV_POWER_REQUESTED_LIMIT 192
 #define NVML_FI_DEV_ECC_SBE_VOL_TOTAL 3
 #define NVML_FI_DEV_ECC_DBE_VOL_TOTAL 4
 #define NVML_FI_DEV_ECC_SBE_AGG_TOTAL 5
@@ -186,10 +220,24 @@ typedef struct {
 #define NVML_FI_DEV_REMAPPED_UNC 143
 #define NVML_FI_DEV_REMAPPED_PENDING 144
 #define NVML_FI_DEV_REMAPPED_FAILURE 145
+/* NVLink per link (scopeId = the link): data-link replay, recovery and CRC counters, link state */
+#define NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY 161
+#define NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY 162
+#define NVML_FI_DEV_NVLINK_ERROR_DL_CRC 163
+#define NVML_FI_DEV_NVLINK_GET_STATE 165
 #define NVML_FI_DEV_POWER_INSTANT 186
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 269
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 270
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 271
+
+/* nvmlDeviceGetNvLinkErrorCounter's counters (NVML_NVLINK_MAX_LINKS links of 18) */
+typedef enum {
+    NVML_NVLINK_ERROR_DL_REPLAY = 0,
+    NVML_NVLINK_ERROR_DL_RECOVERY = 1,
+    NVML_NVLINK_ERROR_DL_CRC_FLIT = 2,
+    NVML_NVLINK_ERROR_DL_CRC_DATA = 3
+} nvmlNvLinkErrorCounter_t;
+#define NVML_NVLINK_MAX_LINKS 18
 
 /* nvidia-smi compatibility fields (modes, InfoROM, encoder statistics, per-location ECC, row
  * remapper histogram, T.Limit margin, applications clocks, PCI class). Versioned structs carry
@@ -260,6 +308,13 @@ typedef struct {
     unsigned long long timeStamp; /* @0, CPU us */
     nvmlValue_t sampleValue;      /* @8 */
 } nvmlSample_t;                   /* 16 B */
+
+/* Frame buffer capture sessions (nvmlDeviceGetFBCStats). */
+typedef struct {
+    unsigned int sessionsCount;
+    unsigned int averageFPS;
+    unsigned int averageLatency; /* us */
+} nvmlFBCStats_t;
 
 /* Topology, affinity, NVLink, peer-to-peer. */
 typedef unsigned int nvmlAffinityScope_t;

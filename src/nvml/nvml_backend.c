@@ -77,6 +77,7 @@ static void nv_close(backend *b)
     pthread_mutex_destroy(&b->err_lock);
     pthread_mutex_destroy(&b->poll_lock);
     pthread_mutex_destroy(&b->xid_lock);
+    pthread_mutex_destroy(&b->names_lock);
     free(b);
 }
 
@@ -92,6 +93,7 @@ static backend_status nv_open(backend **out, char *err, size_t errlen)
     pthread_mutex_init(&b->err_lock, NULL);
     pthread_mutex_init(&b->poll_lock, NULL);
     pthread_mutex_init(&b->xid_lock, NULL);
+    pthread_mutex_init(&b->names_lock, NULL);
     backend_status st = nv_load(b, err, errlen);
     if (st != BK_OK) {
         nv_close(b);
@@ -155,6 +157,7 @@ gpu_status nv_probe(backend *b, nv_gpu *g)
     if (changed && b->events)
         nv_events_register(b, g);
     nv_gpm_forget(g); /* a sample from before the loss would mix two device lives */
+    nv_slow_forget(g);
     return GPU_OK;
 }
 
@@ -251,4 +254,5 @@ const backend_ops nvml_backend_ops = {
     .error_counts = nv_error_counts,
     .read_topology = nv_read_topology,
     .get_time = nv_get_time,
+    .read_list = nv_read_list,
 };

@@ -187,6 +187,19 @@ static void read_encoder_stats(nv_rd *r)
     }
 }
 
+static void read_fbc_stats(nv_rd *r)
+{
+    static const metric_id ids[] = {M_FBC_SESSIONS, M_FBC_FPS, M_FBC_LATENCY};
+    nvmlFBCStats_t st = {0};
+    if (!r->b->fn.GetFBCStats || !(nv_need(r, ids[0]) || nv_need(r, ids[1]) || nv_need(r, ids[2])))
+        return;
+    if (nv_check(r, NV_GetFBCStats, r->b->fn.GetFBCStats(r->g->dev, &st), ids, 3)) {
+        nv_set(r, M_FBC_SESSIONS, st.sessionsCount);
+        nv_set(r, M_FBC_FPS, st.averageFPS);
+        nv_set(r, M_FBC_LATENCY, st.averageLatency);
+    }
+}
+
 static void read_margin(nv_rd *r)
 {
     nvmlMarginTemperature_t m = {.version = nvmlMarginTemperature_v1};
@@ -271,6 +284,7 @@ void nv_compat_read(nv_rd *r)
 {
     read_modes(r);
     read_encoder_stats(r);
+    read_fbc_stats(r);
     read_margin(r);
     read_ecc_locations(r);
     read_retired_pages(r);

@@ -38,6 +38,9 @@ void nv_events_open(backend *b)
             nv_events_register(b, &b->gpus[i]);
 }
 
+/* The event set is drained at most this often: the reads of one round share a drain. */
+#define NV_EVENTS_EVERY_US 250000u
+
 /* The GPU an event is about: its handle now, or the one it had before a loss (an XID that arrived
  * while it was lost is still its own). xid_lock held. */
 static nv_gpu *gpu_of(backend *b, nvmlDevice_t dev)
@@ -83,7 +86,12 @@ void nv_events_read(nv_rd *r)
         return;
     if (r->g->xid_registered) {
         if (pthread_mutex_trylock(&b->poll_lock) == 0) {
-            poll_events(b);
+            /* one drain serves the reads of every GPU close to it (a round reads them all) */
+            uint64_t now = nv_clock_us(b);
+            if (!b->events_polled_us || now < b->events_polled_us || now - b->events_polled_us >= NV_EVENTS_EVERY_US) {
+                poll_events(b);
+                b->events_polled_us = now;
+            }
             pthread_mutex_unlock(&b->poll_lock);
         }
         pthread_mutex_lock(&b->xid_lock);

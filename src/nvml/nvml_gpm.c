@@ -7,6 +7,9 @@
 #include "util.h"
 
 #define NV_GPM_MIN_US 100000u
+/* A new pair of samples at most this often once rates exist: at a 1 s refresh the rates cover 2 s,
+ * and a refresh in between repeats them (two NVML calls saved per GPU every other refresh). */
+#define NV_GPM_PERIOD_US 1500000u
 
 /* A GPM rate is a ratio of counters over ~a second, given as a double with ~16 digits, most of
  * them noise. It is kept to 0.001 of its unit (percent, MiB/s): the nearest double to a multiple
@@ -141,6 +144,17 @@ static void compute(nv_rd *r)
     g->gpm_prev_us = now;
 }
 
+/* GPM's PCIe rates (MiB/s, averaged over the samples' interval) give the PCIe throughput (KB/s)
+ * without GetPcieThroughput's two calls (whose window is 20 ms), when the caller wants both. */
+static void pcie_from_gpm(nv_rd *r)
+{
+    static const metric_id from[2] = {M_GPM_PCIE_RX, M_GPM_PCIE_TX}, to[2] = {M_PCIE_RX, M_PCIE_TX};
+    double v;
+    for (int i = 0; i < 2; i++)
+        if (nv_need(r, to[i]) && sample_get(r->out, from[i], &v))
+            nv_set(r, to[i], round(v * 1048576.0 / 1000.0));
+}
+
 void nv_gpm_read(nv_rd *r)
 {
     backend *b = r->b;
@@ -172,11 +186,12 @@ void nv_gpm_read(nv_rd *r)
             gw_sleep_us(NV_GPM_MIN_US - age);
             age = NV_GPM_MIN_US;
         }
-        if (age >= NV_GPM_MIN_US)
+        if (age >= NV_GPM_MIN_US && (age >= NV_GPM_PERIOD_US || !g->gpm_have))
             compute(r);
-        for (int i = 0; i < NV_GPM_IDS; i++) /* a read < 100 ms after the last repeats its rates */
+        for (int i = 0; i < NV_GPM_IDS; i++) /* a read soon after the last repeats its rates */
             if (g->gpm_have & (1u << i))
                 nv_set(r, gpm_map[i].id, g->gpm_val[i]);
+        pcie_from_gpm(r);
     }
 }
 

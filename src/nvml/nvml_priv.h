@@ -16,14 +16,22 @@
 typedef struct nv_gpu {
     pthread_mutex_t lock;
     int index;
-    nvmlDevice_t dev;      /* NULL until a handle was obtained */
-    nvmlDevice_t dev_prev; /* the handle before the last loss: events queued for it are still its own */
-    int lost;              /* the last call said GPU_IS_LOST (or no handle yet) */
-    int driver_gone;       /* a call of this read said UNINITIALIZED / DRIVER_NOT_LOADED */
-    metric_set unsup;      /* NOT_SUPPORTED: never asked again */
-    int mem_v1;            /* MemoryInfo_v2 refused: use the v1 call */
-    int temp_plain;        /* TemperatureV refused: use GetTemperature */
-    int fields_off;        /* GetFieldValues refused: use the single getters */
+    nvmlDevice_t dev;        /* NULL until a handle was obtained */
+    nvmlDevice_t dev_prev;   /* the handle before the last loss: events queued for it are still its own */
+    int lost;                /* the last call said GPU_IS_LOST (or no handle yet) */
+    int driver_gone;         /* a call of this read said UNINITIALIZED / DRIVER_NOT_LOADED */
+    metric_set unsup;        /* NOT_SUPPORTED: never asked again */
+    int mem_v1;              /* MemoryInfo_v2 refused: use the v1 call */
+    int temp_plain;          /* TemperatureV refused: use GetTemperature */
+    int fields_off;          /* GetFieldValues refused: use the single getters */
+    metric_set field_off;    /* metrics whose field value failed: read by their single getter */
+    int nvl_fields_off;      /* NVLink: GetFieldValues refused, the per-link getters instead */
+    int nvl_counter_getters; /* NVLink: the error counters' fields refused, their getter instead */
+    /* MF_SLOW metrics kept between reads (nvml_cadence.c) */
+    metric_set slow_have;
+    uint64_t slow_t[M_COUNT]; /* when each was read (nv_clock_us) */
+    double slow_v[M_COUNT];
+    double slow_pstate; /* the pstate they were read at (-1 none) */
     unsigned pci_domain, pci_bus, pci_device;
     int have_pci;
     /* XID events */
@@ -46,6 +54,16 @@ typedef struct nv_gpu {
     unsigned long long putil_last_ts;
     unsigned proc_unsup; /* PROC_* bits of lists NOT_SUPPORTED, and NV_PROC_UTIL_UNSUP */
 } nv_gpu;
+
+/* A process's name (and, on gpusim, owner), asked once per pid and start time (nvml_names.c). */
+typedef struct nv_name {
+    unsigned pid;
+    unsigned long long start; /* /proc start ticks; 0 when the pid is not visible here */
+    uint64_t seen;            /* the read that last used it */
+    char name[64], user[32], container[96];
+    unsigned char have_name, have_owner;
+} nv_name;
+#define NV_NAMES 512
 
 #define NV_PROC_UTIL_UNSUP 0x100u
 /* The most entries a process list or utilization buffer holds, whatever the driver asks for: a
@@ -77,7 +95,12 @@ struct backend {
     pthread_mutex_t err_lock;  /* the counters only: error_counts does not wait for a read */
     nv_err_kind errs[NV_MAX_ERR_KINDS];
     int n_errs;
-    uint64_t set_time_us; /* a simulated clock set by set_time (+1, so 0 = the real clock) */
+    uint64_t set_time_us;       /* a simulated clock set by set_time (+1, so 0 = the real clock) */
+    uint64_t events_polled_us;  /* last drain of the event set (nv_clock_us) */
+    pthread_mutex_t names_lock; /* the name cache: reads of several GPUs share it */
+    nv_name names[NV_NAMES];
+    int nnames;
+    uint64_t names_round;
 };
 
 /* The backend's clock in us: the monotonic clock, or the time a replay set (set_time), so that
@@ -90,6 +113,7 @@ typedef struct nv_rd {
     nv_gpu *g;
     metric_set want;
     gpu_sample *out;
+    metric_set slow_taken; /* MF_SLOW metrics this read took from the cache */
 } nv_rd;
 
 /* nvml_load.c */
@@ -117,11 +141,12 @@ static inline int nv_refused(nvmlReturn_t rc)
            rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
 }
 
-/* Whether a read should ask NVML for a metric: wanted, not known unsupported, GPU not lost.
- * (Callers also check that the function pointer is not NULL.) */
+/* Whether a read should ask NVML for a metric: wanted, not known unsupported, not read yet by
+ * this read (a field value, a cached MF_SLOW value), GPU not lost. (Callers also check that the
+ * function pointer is not NULL.) */
 static inline int nv_need(const nv_rd *r, metric_id id)
 {
-    return !r->g->lost && mset_has(&r->want, id) && !mset_has(&r->g->unsup, id);
+    return !r->g->lost && mset_has(&r->want, id) && !mset_has(&r->g->unsup, id) && !sample_has(r->out, id);
 }
 static inline void nv_set(nv_rd *r, metric_id id, double v)
 {
@@ -159,6 +184,11 @@ void nv_read_u32(nv_rd *r, nv_sym sym, nv_u32_fn fn, metric_id id, double scale)
 gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sample *out);
 void nv_read_memory(nv_rd *r); /* the wanted ones of memory total/reserved/used/free */
 void nv_read_fields(nv_rd *r);
+/* A field value's number, whatever its type; 0 for a type that holds none. */
+int nv_field_value(const nvmlFieldValue_t *f, double *out);
+
+/* nvml_nvlink.c: NVLink links' state and error counters, per link and summed */
+void nv_nvlink_read(nv_rd *r);
 
 /* nvml_compat.c: nvidia-smi's other --query-gpu fields; the static ones (and strings) with the
  * identity, the others per sample. */
@@ -175,6 +205,20 @@ void nv_events_close(backend *b);
 void nv_gpm_read(nv_rd *r);
 void nv_gpm_forget(nv_gpu *g);
 void nv_gpm_close(backend *b);
+
+/* nvml_cadence.c: MF_SLOW metrics kept between reads of a GPU (until the pstate changes, at most
+ * NV_SLOW_US): take fills the fresh ones from the cache and removes them from the want (call it
+ * once the pstate is read); keep stores what this read asked NVML for. */
+#define NV_SLOW_US 10000000u
+void nv_slow_take(nv_rd *r);
+void nv_slow_keep(nv_rd *r);
+void nv_slow_forget(nv_gpu *g);
+
+/* nvml_names.c: the name (and gpusim owner) of each process, asked once per pid and start time. */
+void nv_names_fill(backend *b, gpu_proc *out, int n);
+
+/* nvml_lists.c: backend_ops.read_list (the caller holds nothing; it locks the GPU) */
+int nv_read_list(backend *b, int gpu, gpu_list_kind kind, double arg, gpu_list_item *out, int max);
 
 /* nvml_procs.c */
 int nv_read_processes(backend *b, int gpu, gpu_proc *out, int max);

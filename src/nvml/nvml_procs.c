@@ -5,8 +5,10 @@
 #include "nvml_priv.h"
 #include "util.h"
 
-#define NV_LIST_TRIES 4 /* the list may grow between the two calls: ask again, a few times */
-#define NV_LIST_SLACK 8 /* room for processes starting between the calls */
+#define NV_LIST_TRIES 4  /* the list may grow between the two calls: ask again, a few times */
+#define NV_LIST_SLACK 8  /* room for processes starting between the calls */
+#define NV_LIST_FIRST 32 /* entries of a GPU's process and utilization buffers from the start */
+#define NV_MPS_SERVER "nvidia-cuda-mps-server"
 
 typedef nvmlReturn_t (*nv_list_fn)(nvmlDevice_t, unsigned int *, void *);
 
@@ -55,9 +57,13 @@ static int read_list(backend *b, nv_gpu *g, nv_sym sym, nv_list_fn fn, unsigned 
     if (!fn || (g->proc_unsup & type))
         return 0;
     size_t stride = b->sym_variant[sym] == 2 ? sizeof(nvmlProcessInfo_v1_t) : sizeof(nvmlProcessInfo_t);
-    unsigned count = 0;
-    size_t offered = 0;
-    nvmlReturn_t rc = fn(g->dev, &count, NULL);
+    /* the buffer is kept from one read to the next: one call while the list fits in it */
+    unsigned char *first = grow(g->pbuf, &g->pbuf_cap, NV_LIST_FIRST, stride);
+    if (first)
+        g->pbuf = first;
+    size_t offered = g->pbuf ? g->pbuf_cap / stride : 0;
+    unsigned count = (unsigned)offered;
+    nvmlReturn_t rc = fn(g->dev, &count, offered ? g->pbuf : NULL);
     /* The list may grow between the calls: ask again, a few times, with a bounded buffer. */
     for (int t = 0; rc == NVML_ERROR_INSUFFICIENT_SIZE && t < NV_LIST_TRIES; t++) {
         size_t want = next_offer(count, offered);
@@ -80,8 +86,10 @@ static int read_list(backend *b, nv_gpu *g, nv_sym sym, nv_list_fn fn, unsigned 
         }
         return 0;
     }
-    if ((size_t)count * stride > g->pbuf_cap) /* a library answering SUCCESS to a short buffer */
-        count = (unsigned)(g->pbuf_cap / stride);
+    if (count > offered) { /* SUCCESS with more records than the buffer holds: which ones are real? */
+        nv_count_error(b, sym, NVML_ERROR_INSUFFICIENT_SIZE);
+        return 0;
+    }
     for (unsigned i = 0; i < count; i++) {
         /* pid @0 and usedGpuMemory @8 in both the 16-byte v1 and the 24-byte v2/v3 layouts */
         unsigned pid;
@@ -122,9 +130,15 @@ static void read_utilization(backend *b, nv_gpu *g, gpu_proc *out, int n)
     const nvml_fns *f = &b->fn;
     if (!f->GetProcessUtilization || n == 0 || (g->proc_unsup & NV_PROC_UTIL_UNSUP))
         return;
-    unsigned count = 0;
-    size_t offered = 0;
-    nvmlReturn_t rc = f->GetProcessUtilization(g->dev, NULL, &count, g->putil_last_ts);
+    size_t cap0 = g->ubuf_cap * sizeof *g->ubuf;
+    nvmlProcessUtilizationSample_t *first = grow(g->ubuf, &cap0, NV_LIST_FIRST, sizeof *g->ubuf);
+    if (first) {
+        g->ubuf = first;
+        g->ubuf_cap = (unsigned)(cap0 / sizeof *g->ubuf);
+    }
+    size_t offered = g->ubuf ? g->ubuf_cap : 0;
+    unsigned count = (unsigned)offered;
+    nvmlReturn_t rc = f->GetProcessUtilization(g->dev, offered ? g->ubuf : NULL, &count, g->putil_last_ts);
     for (int t = 0; rc == NVML_ERROR_INSUFFICIENT_SIZE && t < NV_LIST_TRIES; t++) {
         size_t want = next_offer(count, offered), cap = g->ubuf_cap * sizeof *g->ubuf;
         nvmlProcessUtilizationSample_t *p = want ? grow(g->ubuf, &cap, want, sizeof *g->ubuf) : NULL;
@@ -169,25 +183,13 @@ static void read_utilization(backend *b, nv_gpu *g, gpu_proc *out, int n)
     g->putil_last_ts = newest;
 }
 
-static void read_names(backend *b, gpu_proc *out, int n)
+/* Whether one of the processes is the MPS server: MPS clients exist only beside it. */
+static int mps_server(const gpu_proc *out, int n)
 {
-    for (int i = 0; i < n && b->fn.GpusimProcessOwner; i++) {
-        nvmlReturn_t rc = b->fn.GpusimProcessOwner(out[i].pid, out[i].user, sizeof out[i].user, out[i].container,
-                                                   sizeof out[i].container);
-        if (rc != NVML_SUCCESS)
-            out[i].user[0] = out[i].container[0] = 0;
-    }
-    if (!b->fn.SystemGetProcessName)
-        return;
-    for (int i = 0; i < n; i++) {
-        nvmlReturn_t rc = b->fn.SystemGetProcessName(out[i].pid, out[i].name, sizeof out[i].name);
-        if (rc != NVML_SUCCESS) {
-            out[i].name[0] = 0;
-            if (rc != NVML_ERROR_NOT_FOUND && rc != NVML_ERROR_NOT_SUPPORTED)
-                nv_count_error(b, NV_SystemGetProcessName, rc);
-        }
-        out[i].name[sizeof out[i].name - 1] = 0;
-    }
+    for (int i = 0; i < n; i++)
+        if (strcmp(out[i].name, NV_MPS_SERVER) == 0)
+            return 1;
+    return 0;
 }
 
 int nv_read_processes(backend *b, int gpu, gpu_proc *out, int max)
@@ -198,10 +200,15 @@ int nv_read_processes(backend *b, int gpu, gpu_proc *out, int max)
     const nvml_fns *f = &b->fn;
     int n = 0;
     if (read_list(b, g, NV_GetComputeProcs, f->GetComputeProcs, PROC_COMPUTE, out, &n, max) < 0 ||
-        read_list(b, g, NV_GetGraphicsProcs, f->GetGraphicsProcs, PROC_GRAPHICS, out, &n, max) < 0 ||
-        read_list(b, g, NV_GetMPSProcs, f->GetMPSProcs, PROC_MPS, out, &n, max) < 0)
+        read_list(b, g, NV_GetGraphicsProcs, f->GetGraphicsProcs, PROC_GRAPHICS, out, &n, max) < 0)
         return -1;
+    nv_names_fill(b, out, n);
+    /* the MPS list only beside an MPS server (the compute list shows it): one call fewer a read */
+    int before = n;
+    if (mps_server(out, n) && read_list(b, g, NV_GetMPSProcs, f->GetMPSProcs, PROC_MPS, out, &n, max) < 0)
+        return -1;
+    if (n > before)
+        nv_names_fill(b, out + before, n - before);
     read_utilization(b, g, out, n);
-    read_names(b, out, n);
     return g->lost ? -1 : n;
 }

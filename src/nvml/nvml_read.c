@@ -118,10 +118,6 @@ static void read_power_and_state(nv_rd *r)
     nv_read_u32(r, NV_GetPowerLimit, f->GetPowerLimit, M_POWER_LIMIT, 0.001);
     nv_read_u32(r, NV_GetEnforcedPowerLimit, f->GetEnforcedPowerLimit, M_POWER_ENFORCED_LIMIT, 0.001);
     nv_read_u32(r, NV_GetFanSpeed, f->GetFanSpeed, M_FAN_SPEED, 1);
-    nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
-    if (f->GetPerformanceState && nv_need(r, M_PSTATE) &&
-        nv_check1(r, NV_GetPerformanceState, f->GetPerformanceState(r->g->dev, &ps), M_PSTATE) && ps <= 15)
-        nv_set(r, M_PSTATE, ps);
     static const metric_id mig[] = {M_MIG_MODE, M_MIG_MODE_PEND};
     unsigned cur = 0, pending = 0;
     if (f->GetMigMode && (nv_need(r, M_MIG_MODE) || nv_need(r, M_MIG_MODE_PEND)) &&
@@ -133,6 +129,15 @@ static void read_power_and_state(nv_rd *r)
     if (f->GetBAR1MemoryInfo && nv_need(r, M_BAR1_USED) &&
         nv_check1(r, NV_GetBAR1MemoryInfo, f->GetBAR1MemoryInfo(r->g->dev, &bar1), M_BAR1_USED))
         nv_set(r, M_BAR1_USED, bar1.bar1Used / 1048576.0);
+}
+
+static void read_pstate(nv_rd *r)
+{
+    const nvml_fns *f = &r->b->fn;
+    nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
+    if (f->GetPerformanceState && nv_need(r, M_PSTATE) &&
+        nv_check1(r, NV_GetPerformanceState, f->GetPerformanceState(r->g->dev, &ps), M_PSTATE) && ps <= 15)
+        nv_set(r, M_PSTATE, ps);
 }
 
 static void read_clocks(nv_rd *r)
@@ -198,17 +203,22 @@ gpu_status nv_read_sample(backend *b, int gpu, const metric_set *want, gpu_sampl
         return st;
     nv_rd r = {.b = b, .g = g, .out = out};
     effective_want(b, want, &r.want);
+    /* the field values first, in one call: a metric they give is not asked again below */
+    nv_read_fields(&r);
+    read_pstate(&r);
+    nv_slow_take(&r);
     read_power_and_state(&r);
     read_temperature(&r);
     read_utilization(&r);
     nv_read_memory(&r);
     read_protected_memory(&r);
     read_clocks(&r);
+    nv_gpm_read(&r); /* before the PCIe getters: its PCIe rates stand for them */
     read_pcie(&r);
-    nv_read_fields(&r);
+    nv_nvlink_read(&r);
     nv_compat_read(&r);
     nv_events_read(&r);
-    nv_gpm_read(&r);
+    nv_slow_keep(&r);
     if (g->lost) {
         memset(&out->present, 0, sizeof out->present);
         return GPU_LOST;

@@ -129,13 +129,29 @@ typedef nvmlDevice_t nvD;
       "nvmlDeviceGetMemoryErrorCounter")                                                                               \
     X(GetRetiredPages, nvmlReturn_t, (nvD, unsigned int, unsigned int *, unsigned long long *), 0,                     \
       "nvmlDeviceGetRetiredPages")                                                                                     \
+    X(GetRetiredPagesV2, nvmlReturn_t,                                                                                 \
+      (nvD, unsigned int, unsigned int *, unsigned long long *, unsigned long long *), 0,                              \
+      "nvmlDeviceGetRetiredPages_v2")                                                                                  \
+    X(GetSamples, nvmlReturn_t,                                                                                        \
+      (nvD, nvmlSamplingType_t, unsigned long long, nvmlValueType_t *, unsigned int *, nvmlSample_t *), 0,             \
+      "nvmlDeviceGetSamples")                                                                                          \
+    X(GetSupportedMemoryClocks, nvmlReturn_t, (nvD, unsigned int *, unsigned int *), 0,                                \
+      "nvmlDeviceGetSupportedMemoryClocks")                                                                            \
+    X(GetSupportedGraphicsClocks, nvmlReturn_t, (nvD, unsigned int, unsigned int *, unsigned int *), 0,                \
+      "nvmlDeviceGetSupportedGraphicsClocks")                                                                          \
+    X(GetFBCStats, nvmlReturn_t, (nvD, nvmlFBCStats_t *), 0, "nvmlDeviceGetFBCStats")                                  \
     X(GetRetiredPagesPendingStatus, nvmlReturn_t, (nvD, nvmlEnableState_t *), 0,                                       \
       "nvmlDeviceGetRetiredPagesPendingStatus")                                                                        \
     X(GetRowRemapperHistogram, nvmlReturn_t, (nvD, nvmlRowRemapperHistogramValues_t *), 0,                             \
       "nvmlDeviceGetRowRemapperHistogram")                                                                             \
+    /* NVLink per link, where GetFieldValues does not give them (nvml_nvlink.c) */                                     \
+    X(GetNvLinkErrorCounter, nvmlReturn_t, (nvD, unsigned int, nvmlNvLinkErrorCounter_t, unsigned long long *), 0,     \
+      "nvmlDeviceGetNvLinkErrorCounter")                                                                               \
     /* gpusim only: the user and container a scenario gives a process (for pids not in /proc) */                       \
     X(GpusimProcessOwner, nvmlReturn_t, (unsigned int, char *, unsigned int, char *, unsigned int), 0,                 \
       "gpusimGetProcessOwner")                                                                                         \
+    /* gpusim only: the command line a scenario gives a process (for pids not in /proc) */                             \
+    X(GpusimProcessCommand, nvmlReturn_t, (unsigned int, char *, unsigned int), 0, "gpusimGetProcessCommand")          \
     /* gpusim only: sets the scenario's clock (a replay samples scenario time without waiting) */                      \
     X(GpusimSetTime, nvmlReturn_t, (double), 0, "gpusimSetTime")                                                       \
     /* topology, for job placement (nvml_topo.c) */                                                                    \
@@ -144,6 +160,11 @@ typedef nvmlDevice_t nvD;
       "nvmlDeviceGetTopologyCommonAncestor")                                                                           \
     X(GetP2PStatus, nvmlReturn_t, (nvD, nvD, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t *), 0,                          \
       "nvmlDeviceGetP2PStatus")                                                                                        \
+    X(GetNvLinkState, nvmlReturn_t, (nvD, unsigned int, nvmlEnableState_t *), 0, "nvmlDeviceGetNvLinkState")           \
+    X(GetNvLinkRemoteDeviceType, nvmlReturn_t, (nvD, unsigned int, nvmlIntNvLinkDeviceType_t *), 0,                    \
+      "nvmlDeviceGetNvLinkRemoteDeviceType")                                                                           \
+    X(GetNvLinkRemotePciInfo, nvmlReturn_t, (nvD, unsigned int, nvmlPciInfo_t *), 0,                                   \
+      "nvmlDeviceGetNvLinkRemotePciInfo_v2")                                                                           \
     /* gpusim only: the scenario's clock */                                                                            \
     X(GpusimGetTime, double, (void), 0, "gpusimGetTime")
 

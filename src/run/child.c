@@ -32,13 +32,20 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
-/* In the child, after fork: only async-signal-safe calls. */
+/* In the child, after fork: only async-signal-safe calls. The job leads a session of its own (so
+ * its whole process tree is one group to signal, and no terminal signal reaches it twice), and
+ * inherits the descriptors in keep (the GPUs' locks: they stay held while any of its processes lives). */
 static void child_exec(char *const *argv, const run_binding *b, const sigset_t *mask, pid_t parent, int slave,
-                       int out_w, int err_w, int status_w)
+                       int out_w, int err_w, int status_w, const int *keep, int nkeep)
 {
     int e = 0;
     if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
         _exit(1);
+    if (setsid() < 0)
+        goto fail;
+    for (int i = 0; i < nkeep; i++)
+        if (keep[i] >= 0 && fcntl(keep[i], F_SETFD, 0) != 0)
+            goto fail;
     if (slave >= 0) {
         if (dup2(slave, STDOUT_FILENO) < 0 || dup2(slave, STDERR_FILENO) < 0)
             goto fail;
@@ -62,10 +69,60 @@ fail:
     _exit(e == ENOENT ? 127 : 126);
 }
 
-int child_start(run_child *c, char *const *argv, const run_binding *b, const sigset_t *mask, char *err, size_t n)
+/* The guard: a process of ours that outlives us only to end the job. When gpuwatch run dies without
+ * a word (kill -9), the pipe's end comes with no byte and the job's whole process group gets SIGTERM,
+ * as the job itself does (PR_SET_PDEATHSIG). It leads a session of its own (no terminal signal
+ * reaches it) and holds no descriptor of ours but the pipe (no lock, no output). We may have
+ * threads: only async-signal-safe calls after fork. Returns its pid with *fd its pipe, or -1. */
+static pid_t start_guard(pid_t job, int *fd)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    pid_t g = fork();
+    if (g < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (g == 0) {
+        setsid();
+        if (p[0] > 0)
+            close_range(0, (unsigned)p[0] - 1, 0);
+        close_range((unsigned)p[0] + 1, ~0u, 0);
+        char byte;
+        ssize_t r;
+        do
+            r = read(p[0], &byte, 1);
+        while (r < 0 && errno == EINTR);
+        if (r <= 0)
+            kill(-job, SIGTERM);
+        _exit(0);
+    }
+    close(p[0]);
+    *fd = p[1];
+    return g;
+}
+
+/* Tells the guard that we end in order, and reaps it. */
+static void stop_guard(run_child *c)
+{
+    if (c->guard <= 0)
+        return;
+    if (write(c->guard_fd, "x", 1) != 1) {
+        /* the guard is gone already */
+    }
+    close(c->guard_fd);
+    waitpid(c->guard, NULL, 0);
+    c->guard = 0;
+    c->guard_fd = -1;
+}
+
+int child_start(run_child *c, char *const *argv, const run_binding *b, const sigset_t *mask, const int *keep, int nkeep,
+                char *err, size_t n)
 {
     memset(c, 0, sizeof *c);
-    c->out_fd = c->err_fd = -1;
+    c->out_fd = c->err_fd = c->guard_fd = -1;
     c->use_pty = child_wants_pty();
     int slave = -1, out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, st_p[2] = {-1, -1};
     if (pipe2(st_p, O_CLOEXEC) != 0)
@@ -100,7 +157,7 @@ int child_start(run_child *c, char *const *argv, const run_binding *b, const sig
     if (c->pid < 0)
         goto sys_fail;
     if (c->pid == 0)
-        child_exec(argv, b, mask, parent, slave, out_p[1], err_p[1], st_p[1]);
+        child_exec(argv, b, mask, parent, slave, out_p[1], err_p[1], st_p[1], keep, nkeep);
     if (slave >= 0)
         close(slave);
     if (out_p[1] >= 0)
@@ -125,6 +182,7 @@ int child_start(run_child *c, char *const *argv, const run_binding *b, const sig
         c->pid = 0;
         return e == ENOENT ? 127 : 126;
     }
+    c->guard = start_guard(c->pid, &c->guard_fd); /* without it, kill -9 of run ends the job's leader only */
     return 0;
 sys_fail:
     snprintf(err, n, "cannot start the job: %s", strerror(errno));
@@ -160,19 +218,23 @@ static int pump(int fd, int to, int stream, step_parser *sp)
     return 0;
 }
 
+/* Every signal passed reaches the job's whole process group (its session: the job leads it). */
 static void pass_signal(run_child *c, const struct signalfd_siginfo *si)
 {
-    if (si->ssi_signo == SIGWINCH) {
+    int sig = (int)si->ssi_signo;
+    if (sig == SIGWINCH) {
         struct winsize ws;
         if (c->use_pty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
             ioctl(c->out_fd, TIOCSWINSZ, &ws);
-        kill(c->pid, SIGWINCH);
+    }
+    if (sig == SIGTSTP) {
+        /* Ctrl-Z: the job stops with us (a stop signal other than SIGSTOP is discarded by a group with
+         * no parent in its session, which the job's is), and goes on when we are continued */
+        kill(-c->pid, SIGSTOP);
+        raise(SIGSTOP);
         return;
     }
-    /* A signal from the terminal (Ctrl-C) reached the job's process group already: pass only the
-     * ones sent to us (kill, a scheduler's SIGTERM). */
-    if (si->ssi_code != SI_KERNEL)
-        kill(c->pid, (int)si->ssi_signo);
+    kill(-c->pid, sig);
 }
 
 int child_relay(run_child *c, int sigfd, step_parser *sp)
@@ -231,6 +293,7 @@ int child_relay(run_child *c, int sigfd, step_parser *sp)
     }
     if (!exited)
         waitpid(c->pid, &status, 0);
+    stop_guard(c);
     if (c->out_fd >= 0)
         close(c->out_fd);
     if (c->err_fd >= 0)

@@ -12,10 +12,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "agent_client.h"
 #include "agent_state.h"
 #include "cli_common.h"
-#include "agent_read.h"
 #include "child.h"
+#include "files.h"
 #include "history.h"
 #include "host_topo.h"
 #include "jobs.h"
@@ -37,7 +38,7 @@ typedef struct run_ctx {
     run_opts o;
     sampler s;
     int sampler_open;
-    agent_reader *agent;
+    agent_client *agent;
     char lockdir[4096];
     unsigned char only[RUN_MAX_GPUS], exclude[RUN_MAX_GPUS];
     gpu_topology topo[RUN_MAX_GPUS];
@@ -48,6 +49,8 @@ typedef struct run_ctx {
     reserve_owner me;
     run_meta meta;
     char db[4096];
+    pid_t job_group; /* the job's process group (0 before it starts) */
+    step_parser *sp; /* the job's step lines */
 } run_ctx;
 
 static void job_id(char *out, size_t n)
@@ -81,28 +84,53 @@ static void find_agent(run_ctx *c)
     if (!explicit)
         host = agent_state_find(&st) && st.listen[0] ? st.listen : "127.0.0.1:9400";
     char err[512];
-    agent_reader *a = agent_reader_open(host, explicit ? 3000 : 400, err, sizeof err);
-    if (!a) {
+    http_client_opts ho = {.host = host, .user_agent = "gpuwatch-run", .timeout_ms = explicit ? 3000 : 400};
+    agent_client *a = agent_client_open(&ho, err, sizeof err);
+    api_gpus g = {0};
+    if (!a || agent_client_gpus(a, &g, err, sizeof err) != 0) {
         if (explicit)
-            fprintf(stderr, "gpuwatch run: agent %s: %s; sampling here instead\n", host, err);
+            fprintf(stderr, "gpuwatch run: %s; sampling here instead\n", err);
+        agent_client_close(a);
         return;
     }
     /* the agent must see our GPUs (the same UUIDs at the same indexes) */
-    gpu_info *info = calloc(RUN_MAX_GPUS, sizeof *info);
-    gpu_sample *smp = calloc(RUN_MAX_GPUS, sizeof *smp);
-    int n = info && smp ? agent_reader_gpus(a, info, smp, RUN_MAX_GPUS, err, sizeof err) : -1;
-    int same = n == c->ngpus;
-    for (int i = 0; same && i < n; i++)
-        same = c->s.gpus[i].have_info && strcmp(info[i].str[M_UUID], c->s.gpus[i].info.str[M_UUID]) == 0;
-    free(info);
-    free(smp);
+    int same = g.n == c->ngpus;
+    for (int i = 0; same && i < g.n; i++)
+        same = g.gpus[i].info.index == i && c->s.gpus[i].have_info &&
+               strcmp(g.gpus[i].info.str[M_UUID], c->s.gpus[i].info.str[M_UUID]) == 0;
+    api_gpus_free(&g);
     if (!same) {
         if (explicit)
             fprintf(stderr, "gpuwatch run: agent %s does not see this machine's GPUs; sampling here instead\n", host);
-        agent_reader_close(a);
+        agent_client_close(a);
         return;
     }
     c->agent = a;
+}
+
+/* Mean utilization.gpu of each GPU over the agent's last AGENT_UTIL_WINDOW_S (NAN when none). 0, or -1. */
+static int agent_util_means(agent_client *a, double *util, int max)
+{
+    char err[256];
+    api_samples smp;
+    for (int i = 0; i < max; i++)
+        util[i] = NAN;
+    if (agent_client_samples(a, M_UTIL_GPU, AGENT_UTIL_WINDOW_S, API_MAX_POINTS, &smp, err, sizeof err) != 0)
+        return -1;
+    for (int k = 0; k < smp.n; k++) {
+        const api_series *s = &smp.s[k];
+        double sum = 0;
+        int cnt = 0;
+        for (int i = 0; i < s->n; i++)
+            if (!isnan(s->p[i].v)) {
+                sum += s->p[i].v;
+                cnt++;
+            }
+        if (cnt && s->gpu < max)
+            util[s->gpu] = sum / cnt;
+    }
+    api_samples_free(&smp);
+    return 0;
 }
 
 /* Free memory and mean utilization over a short window, of every GPU. */
@@ -122,7 +150,7 @@ static void measure(run_ctx *c, place_gpu *pg)
     if (!smp)
         return;
     double agent_util[RUN_MAX_GPUS];
-    int use_agent = c->agent && agent_reader_util(c->agent, AGENT_UTIL_WINDOW_S, agent_util, RUN_MAX_GPUS) == 0;
+    int use_agent = c->agent && agent_util_means(c->agent, agent_util, RUN_MAX_GPUS) == 0;
     for (int r = 0; r < (use_agent ? 1 : UTIL_READS); r++) {
         if (r)
             gw_sleep_us(UTIL_GAP_US);
@@ -175,6 +203,11 @@ static int try_place(run_ctx *c, place_gpu *pg, const place_request *rq, double 
             snprintf(pg[i].holder, sizeof pg[i].holder, "an unusable lock file (%.120s)", o.command);
         else if (st == RESERVE_REFUSED)
             snprintf(pg[i].holder, sizeof pg[i].holder, "nothing: it has no UUID or PCI bus id to lock it by");
+        /* CUDA_VISIBLE_DEVICES names GPUs by UUID: an index would mean another GPU wherever the job's
+         * CUDA sees fewer GPUs than NVML (a container, our own CUDA_VISIBLE_DEVICES) */
+        if (!c->s.gpus[i].have_info || !c->s.gpus[i].info.str[M_UUID][0])
+            snprintf(pg[i].unusable, sizeof pg[i].unusable,
+                     "its UUID cannot be read: CUDA_VISIBLE_DEVICES could not name it");
     }
     int rc = place_choose(pg, c->ngpus, rq, (const unsigned char(*)[RUN_MAX_GPUS])c->cost, &c->placed) ? 1 : 0;
     for (int k = 0; rc == 1 && k < c->placed.n; k++) {
@@ -183,7 +216,7 @@ static int try_place(run_ctx *c, place_gpu *pg, const place_request *rq, double 
         if (reserve_take(c->lockdir, lock_key(c, g), &c->me, &c->holds[k], err, sizeof err) != 0) {
             fprintf(stderr, "gpuwatch run: GPU %d: %s\n", g, err);
             for (int j = 0; j < k; j++)
-                reserve_release(&c->holds[j]);
+                reserve_release(&c->holds[j], 0);
             c->placed.n = 0;
             rc = -1;
         }
@@ -259,19 +292,22 @@ static int place(run_ctx *c)
     }
 }
 
-static void set_job_env(run_ctx *c)
+/* The job's environment. CUDA_VISIBLE_DEVICES names the GPUs by UUID (every chosen GPU has one: one
+ * without is not eligible), sized by their count. 0, or -1 when memory is short. */
+static int set_job_env(run_ctx *c)
 {
-    char uuids[2048] = "";
-    size_t len = 0;
+    gw_buf uuids;
+    buf_init(&uuids);
     for (int k = 0; k < c->placed.n; k++)
-        len += (size_t)snprintf(uuids + len, sizeof uuids - len, "%s%s", k ? "," : "",
-                                c->s.gpus[c->placed.gpus[k]].info.str[M_UUID]);
-    setenv("CUDA_VISIBLE_DEVICES", uuids, 1);
+        buf_printf(&uuids, "%s%s", k ? "," : "", c->s.gpus[c->placed.gpus[k]].info.str[M_UUID]);
+    int rc = uuids.oom || !uuids.data || setenv("CUDA_VISIBLE_DEVICES", uuids.data, 1) != 0 ? -1 : 0;
+    buf_release(&uuids);
     setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
     setenv("GPUWATCH_JOB_ID", c->meta.id, 1);
     /* with pipes, Python would hold its output in blocks and the step times would arrive late */
     if (!child_wants_pty())
         setenv("PYTHONUNBUFFERED", "1", 0);
+    return rc;
 }
 
 static void list_one(void *ctx, const char *uuid, reserve_state st, const reserve_owner *o)
@@ -371,8 +407,8 @@ static void job_row(const run_ctx *c, const run_summary *s, history_job *j)
     gw_strlcpy(j->user, c->meta.user, sizeof j->user);
     gw_strlcpy(j->host, c->meta.host, sizeof j->host);
     j->t_start_us = c->meta.t_start_us;
-    j->t_end_us = s ? c->meta.t_end_us : 0;
-    j->exit_status = s ? c->meta.exit_status : -1;
+    j->t_end_us = c->meta.t_end_us; /* 0 while the job runs */
+    j->exit_status = c->meta.t_end_us ? c->meta.exit_status : -1;
     j->simulated = c->s.versions.simulated;
     j->energy_j = s ? s->energy_j : NAN;
     size_t g = 0, u = 0;
@@ -411,6 +447,12 @@ static int exit_code(int status, int *sig)
     return 1;
 }
 
+/* The job's output lines (on the thread that relays them): the allocator's messages for the diagnosis. */
+static void job_output_line(void *arg, int64_t t_us, const char *line)
+{
+    run_data_add_output(arg, t_us, line);
+}
+
 static int report(run_ctx *c, run_data *d, step_parser *sp)
 {
     run_summary *s = malloc(sizeof *s);
@@ -432,15 +474,20 @@ static int report(run_ctx *c, run_data *d, step_parser *sp)
     char err[512];
     int rc = 0;
     if (c->o.json) {
-        FILE *f = fopen(c->o.json, "w");
-        if (!f || !json || fputs(json, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0) {
-            fprintf(stderr, "gpuwatch run: --json %s: %s\n", c->o.json, json ? strerror(errno) : "out of memory");
-            if (f)
-                fclose(f);
+        char why[256] = "out of memory";
+        gw_buf out;
+        buf_init(&out);
+        if (json) {
+            buf_puts(&out, json);
+            buf_putc(&out, '\n');
+        }
+        if (!json || out.oom || gw_write_file(c->o.json, out.data, out.len, why, sizeof why) != 0) {
+            fprintf(stderr, "gpuwatch run: --json %s: %s\n", c->o.json, why);
             rc = -1;
         } else {
             fprintf(stderr, "  json      %s\n", c->o.json);
         }
+        buf_release(&out);
     }
     if (c->o.report) {
         const char *cj = getenv("GPUWATCH_CHARTJS");
@@ -467,7 +514,7 @@ static int start_line(run_ctx *c, const run_binding *b)
         int g = c->placed.gpus[k];
         fprintf(stderr, "%s%d", k ? ", " : "", g);
     }
-    fprintf(stderr, " · %s · %s\n", b->note, c->agent ? agent_reader_base(c->agent) : "sampled here");
+    fprintf(stderr, " · %s · %s\n", b->note, c->agent ? agent_client_base(c->agent) : "sampled here");
     return 0;
 }
 
@@ -486,25 +533,24 @@ static int run_job(run_ctx *c)
         snprintf(bind.note, sizeof bind.note, "not bound: hwloc cannot read this machine's topology");
     }
     gw_strlcpy(c->meta.binding, bind.note, sizeof c->meta.binding);
-    set_job_env(c);
+    if (set_job_env(c) != 0) {
+        fprintf(stderr, "gpuwatch run: out of memory for the job's environment\n");
+        return 1;
+    }
     start_line(c, &bind);
 
     char err[512];
-    step_parser *sp = steps_new(c->o.step_regex, err, sizeof err);
-    if (!sp) {
-        fprintf(stderr, "gpuwatch run: %s\n", err);
-        return GW_EXIT_USAGE;
-    }
+    step_parser *sp = c->sp;
     run_data *d = malloc(sizeof *d);
     if (!d || run_data_init(d) != 0) {
         fprintf(stderr, "gpuwatch run: out of memory\n");
         free(d);
-        steps_free(sp);
         return 1;
     }
     d->simulated = c->s.versions.simulated;
+    steps_on_line(sp, job_output_line, d);
     if (c->agent)
-        snprintf(d->source, sizeof d->source, "from the agent %s", agent_reader_base(c->agent));
+        snprintf(d->source, sizeof d->source, "from the agent %s", agent_client_base(c->agent));
     else
         snprintf(d->source, sizeof d->source, "here (NVML%s)", d->simulated ? ": gpusim" : "");
     for (int k = 0; k < c->placed.n; k++) {
@@ -516,7 +562,7 @@ static int run_job(run_ctx *c)
      * thread starts (the history's writer, the sampling thread), so that no thread takes them. */
     sigset_t pass, old;
     sigemptyset(&pass);
-    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGWINCH, SIGALRM};
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGWINCH, SIGALRM, SIGTSTP, SIGCONT};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaddset(&pass, sigs[i]);
     pthread_sigmask(SIG_BLOCK, &pass, &old);
@@ -536,14 +582,19 @@ static int run_job(run_ctx *c)
     c->meta.t_start_us = (int64_t)gw_now_us();
     save_job(c, NULL, NULL, NULL);
     run_child ch;
-    int rc = sigfd < 0 ? 1 : child_start(&ch, c->o.argv, &bind, &old, err, sizeof err);
+    int keep[RUN_MAX_GPUS];
+    for (int k = 0; k < c->placed.n; k++)
+        keep[k] = c->holds[k].lock_fd;
+    int rc = sigfd < 0 ? 1 : child_start(&ch, c->o.argv, &bind, &old, keep, c->placed.n, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "gpuwatch run: %s\n", sigfd < 0 ? strerror(errno) : err);
         c->meta.t_end_us = (int64_t)gw_now_us();
         c->meta.exit_status = rc;
         history_close(h);
+        save_job(c, NULL, NULL, NULL); /* recorded as ended: it never ran */
         goto out;
     }
+    c->job_group = ch.pid;
     run_watch w = {.s = c->agent ? NULL : &c->s,
                    .agent = c->agent,
                    .ngpus = c->placed.n,
@@ -557,18 +608,54 @@ static int run_job(run_ctx *c)
     int status = child_relay(&ch, sigfd, sp);
     c->meta.t_end_us = (int64_t)gw_now_us();
     watch_stop(&w);
+    run_data_add_notes(d);
     history_close(h);
     rc = exit_code(status, &c->meta.signal);
     c->meta.exit_status = rc;
     report(c, d, sp);
+    if (kill(-c->job_group, 0) == 0)
+        fprintf(stderr,
+                "gpuwatch run: processes the job left behind (process group %d) still run: its GPUs stay reserved "
+                "until the last of them ends\n",
+                (int)c->job_group);
 out:
+    steps_on_line(sp, NULL, NULL); /* d goes */
     if (sigfd >= 0)
         close(sigfd);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     run_data_free(d);
     free(d);
-    steps_free(sp);
     return rc;
+}
+
+/* Gives the job's GPUs back. Its processes that outlive it still hold the locks they inherited: their
+ * records keep naming the job. */
+static void release_gpus(run_ctx *c)
+{
+    int lingering = c->job_group > 0 && kill(-c->job_group, 0) == 0;
+    for (int k = 0; k < c->placed.n; k++)
+        reserve_release(&c->holds[k], lingering);
+}
+
+/* What the job's end needs, checked before any GPU is taken: the report files can be written, the
+ * step regex compiles. 0, or an exit status (message printed). */
+static int check_before_start(run_ctx *c)
+{
+    const char *outs[2][2] = {{"--json", c->o.json}, {"--report", c->o.report}};
+    for (int i = 0; i < 2; i++) {
+        char why[512];
+        if (outs[i][1] && gw_check_writable_path(outs[i][1], why, sizeof why) != 0) {
+            fprintf(stderr, "gpuwatch run: %s %s: %s\n", outs[i][0], outs[i][1], why);
+            return GW_EXIT_USAGE;
+        }
+    }
+    char err[512];
+    c->sp = steps_new(c->o.step_regex, err, sizeof err);
+    if (!c->sp) {
+        fprintf(stderr, "gpuwatch run: %s\n", err);
+        return GW_EXIT_USAGE;
+    }
+    return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -587,9 +674,15 @@ int cmd_run(int argc, char **argv)
         free(c);
         return list_reservations();
     }
+    rc = check_before_start(c);
+    if (rc != 0) {
+        free(c);
+        return rc;
+    }
     char err[512];
     if (reserve_dir(c->lockdir, sizeof c->lockdir, err, sizeof err) != 0) {
         fprintf(stderr, "gpuwatch run: %s\n", err);
+        steps_free(c->sp);
         free(c);
         return 1;
     }
@@ -597,6 +690,7 @@ int cmd_run(int argc, char **argv)
         hcli_db_path(c->o.db, c->db, sizeof c->db);
     rc = session_open(&c->s, "run", 1);
     if (rc != 0) {
+        steps_free(c->sp);
         free(c);
         return rc;
     }
@@ -621,11 +715,11 @@ int cmd_run(int argc, char **argv)
         goto out;
     rc = run_job(c);
 out:
-    for (int k = 0; k < c->placed.n; k++)
-        reserve_release(&c->holds[k]);
-    agent_reader_close(c->agent);
+    release_gpus(c);
+    agent_client_close(c->agent);
     if (c->sampler_open)
         sampler_close(&c->s);
+    steps_free(c->sp);
     free(c);
     return rc;
 }

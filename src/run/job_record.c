@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <fcntl.h>
 #include "cli_common.h"
 #include "files.h"
 #include "history_read.h"
@@ -163,27 +162,6 @@ static void on_processes(void *ctx, int gpu, uint64_t t_us, const gpu_proc *proc
     free(in_job);
 }
 
-/* Writes text to path, never through a link (the epilog runs as root). 0, or -1 with why in err. */
-static int write_text(const char *path, const char *text, char *err, size_t n)
-{
-    char why[128];
-    int fd = text ? gw_open_file(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, GW_OPEN_NOFOLLOW, why, sizeof why) : -1;
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0) {
-        snprintf(err, n, "%s: %s", path, !text ? "out of memory" : fd < 0 ? why : strerror(errno));
-        if (f)
-            fclose(f);
-        else if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    if (fclose(f) != 0) {
-        snprintf(err, n, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static void meta_of(const history_job *j, const record_opts *o, const reading *r, run_meta *m)
 {
     memset(m, 0, sizeof *m);
@@ -238,8 +216,8 @@ static int summarize(const char *path, history_job *j, const record_opts *o)
         j->summary_text = text.data;
         j->summary_json = summary_only;
         rc = 0;
-        if (o->json && write_text(o->json, json, err, sizeof err) != 0) {
-            fprintf(stderr, "gpuwatch jobs finish: --json %s\n", err);
+        if (o->json && (!json || gw_write_file(o->json, json, strlen(json), err, sizeof err) != 0)) {
+            fprintf(stderr, "gpuwatch jobs finish: --json %s: %s\n", o->json, json ? err : "out of memory");
             rc = 1;
         }
         const char *cj = getenv("GPUWATCH_CHARTJS");

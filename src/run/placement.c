@@ -8,7 +8,8 @@ int place_pair_cost(const gpu_topology *a, int b)
 {
     int c = a->nvlink[b] ? 0 : 3;
     switch (a->path[b]) {
-    case TOPO_PATH_SWITCH: return c;
+    case TOPO_PATH_SWITCH:
+    case TOPO_PATH_BRIDGES: return c;
     case TOPO_PATH_HOSTBRIDGE:
     case TOPO_PATH_NODE: return c + 1;
     default: return c + 2;
@@ -24,6 +25,8 @@ static void eligibility(const place_gpu *g, int i, const place_request *rq, char
         snprintf(why, n, "excluded");
     else if (g->lost)
         snprintf(why, n, "lost (fell off the bus)");
+    else if (g->unusable[0])
+        snprintf(why, n, "%s", g->unusable);
     else if (g->reserved)
         snprintf(why, n, "reserved by %s", g->holder[0] ? g->holder : "another gpuwatch run");
     else if (rq->min_free_mib > 0 && !(g->free_mib >= rq->min_free_mib))

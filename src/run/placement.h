@@ -11,10 +11,11 @@
 
 typedef struct place_gpu {
     int lost;
-    int reserved;     /* held by another gpuwatch run */
-    double free_mib;  /* NAN when unknown */
-    double util;      /* mean utilization over the window, %; NAN when unknown */
-    char holder[160]; /* who holds it, when reserved */
+    int reserved;      /* held by another gpuwatch run */
+    double free_mib;   /* NAN when unknown */
+    double util;       /* mean utilization over the window, %; NAN when unknown */
+    char holder[160];  /* who holds it, when reserved */
+    char unusable[96]; /* why no job can be given it at all ("" when it can) */
 } place_gpu;
 
 typedef struct place_request {

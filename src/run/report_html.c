@@ -2,12 +2,9 @@
  * charts per GPU over time drawn by Chart.js (inlined from Debian's libjs-chart.js: no network). The
  * page marks itself when it is done (body data-charts, data-charts-drawn: canvases with ink;
  * data-errors: script errors), which the browser test reads. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "files.h"
 #include "summary.h"
 
@@ -26,14 +23,18 @@ static void html_text(gw_buf *b, const char *s)
     }
 }
 
-/* JSON inside <script>: "</" cannot close the element ("<\/" is the same JSON string). */
+/* JSON inside <script>: '<', '>' and '&' written as JSON escapes (\u003c, \u003e, \u0026), so that
+ * nothing in a string ("</script>", "<!--") can end or change the element, and the text stays JSON
+ * for JSON.parse. They appear in JSON only inside strings, where the escapes mean the same. */
 static void script_text(gw_buf *b, const char *s)
 {
     for (; *s; s++) {
-        if (s[0] == '<' && (s[1] == '/' || s[1] == '!'))
-            buf_puts(b, "<\\");
-        else
-            buf_putc(b, *s);
+        switch (*s) {
+        case '<': buf_puts(b, "\\u003c"); break;
+        case '>': buf_puts(b, "\\u003e"); break;
+        case '&': buf_puts(b, "\\u0026"); break;
+        default: buf_putc(b, *s);
+        }
     }
 }
 
@@ -171,16 +172,9 @@ int summary_html(const run_summary *s, const run_data *d, const step_parser *sp,
         snprintf(err, n, "out of memory");
         rc = -1;
     } else {
-        /* never through a link: the epilog writes reports as root (deploy/slurm/epilog.sh) */
-        char why[128];
-        int fd = gw_open_file(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, GW_OPEN_NOFOLLOW, why, sizeof why);
-        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (!f || fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0) {
-            snprintf(err, n, "%s: %s", path, fd < 0 ? why : strerror(errno));
-            if (f)
-                fclose(f);
-            else if (fd >= 0)
-                close(fd);
+        char why[256];
+        if (gw_write_file(path, b.data, b.len, why, sizeof why) != 0) {
+            snprintf(err, n, "%s", why);
             rc = -1;
         }
     }

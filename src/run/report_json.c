@@ -120,13 +120,36 @@ static cJSON *gpu_json(const gpu_stats *g, const run_gpu *rg, int64_t t0, int si
     return o;
 }
 
-static cJSON *steps_json(const run_summary *s, const step_parser *sp, int64_t t0)
+/* At most max_points marks, neighbours merged beyond that (their steps' mean time). */
+static void marks_json(cJSON *arr, const step_parser *sp, int64_t t0, size_t max_points)
+{
+    const step_mark *m = NULL;
+    size_t n = sp ? steps_marks(sp, &m) : 0;
+    size_t per = n > max_points ? (n + max_points - 1) / max_points : 1;
+    for (size_t i = 0; i < n; i += per) {
+        size_t end = i + per < n ? i + per : n;
+        double sum = 0;
+        long steps = 0;
+        for (size_t k = i; k < end; k++) {
+            sum += m[k].step_s * (double)m[k].steps;
+            steps += m[k].steps;
+        }
+        cJSON *e = cJSON_CreateArray();
+        arr_num(e, (double)(m[end - 1].t_us - t0) / 1e6, 0.001);
+        arr_num(e, sum / (double)steps, 1e-6);
+        cJSON_AddItemToArray(e, cJSON_CreateNumber((double)steps));
+        cJSON_AddItemToArray(arr, e);
+    }
+}
+
+static cJSON *steps_json(const run_summary *s, const step_parser *sp, int64_t t0, size_t max_marks)
 {
     const step_stats *st = &s->steps;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "source", st->source);
     cJSON_AddNumberToObject(o, "steps", (double)st->nsteps);
     cJSON_AddNumberToObject(o, "lines", (double)st->nlines);
+    cJSON_AddNumberToObject(o, "lines_not_searched", (double)st->lines_skipped);
     num(o, "p50_s", st->p50_s);
     num(o, "p95_s", st->p95_s);
     num(o, "mean_s", st->mean_s);
@@ -134,16 +157,7 @@ static cJSON *steps_json(const run_summary *s, const step_parser *sp, int64_t t0
     num(o, "reported_steps_per_s", st->reported_steps_per_s);
     num(o, "first_loss", st->first_loss);
     num(o, "last_loss", st->last_loss);
-    cJSON *marks = cJSON_AddArrayToObject(o, "marks");
-    const step_mark *m = NULL;
-    size_t n = sp ? steps_marks(sp, &m) : 0;
-    for (size_t i = 0; i < n; i++) {
-        cJSON *e = cJSON_CreateArray();
-        arr_num(e, (double)(m[i].t_us - t0) / 1e6, 0.001);
-        arr_num(e, m[i].step_s, 1e-6);
-        cJSON_AddItemToArray(e, cJSON_CreateNumber((double)m[i].steps));
-        cJSON_AddItemToArray(marks, e);
-    }
+    marks_json(cJSON_AddArrayToObject(o, "marks"), sp, t0, max_marks);
     cJSON *g = cJSON_AddObjectToObject(o, "idle_gaps");
     cJSON_AddBoolToObject(g, "valid", s->gaps.valid);
     cJSON_AddNumberToObject(g, "gaps", s->gaps.ngaps);
@@ -223,7 +237,8 @@ char *summary_json(const run_summary *s, const run_data *d, const step_parser *s
             arr_num(hr, d->host[i].rss_mib, 0.1);
         }
     }
-    cJSON_AddItemToObject(root, "steps", steps_json(s, sp, t0));
+    size_t max_marks = with_series > 1 ? (size_t)with_series : with_series ? SUMMARY_JSON_MARKS : SUMMARY_ROW_MARKS;
+    cJSON_AddItemToObject(root, "steps", steps_json(s, sp, t0, max_marks));
     char *fj = diag_report_json(&s->findings, 0);
     cJSON *f = fj ? cJSON_Parse(fj) : NULL;
     free(fj);

@@ -330,9 +330,9 @@ int reserve_take(const char *dir, const char *key, const reserve_owner *me, rese
     return 0;
 }
 
-void reserve_release(reserve_hold *h)
+void reserve_release(reserve_hold *h, int keep_record)
 {
-    if (h->record_fd >= 0 && ftruncate(h->record_fd, 0) != 0) {
+    if (h->record_fd >= 0 && !keep_record && ftruncate(h->record_fd, 0) != 0) {
         /* the lock goes with the descriptor anyway; the record only looks stale */
     }
     if (h->record_fd >= 0)

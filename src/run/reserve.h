@@ -61,8 +61,10 @@ reserve_state reserve_check(const char *dir, const char *key, reserve_owner *own
 int reserve_take(const char *dir, const char *key, const reserve_owner *me, reserve_hold *out, char *err,
                  size_t errlen);
 
-/* Gives a reservation back (the record is emptied, both closed); h is reset. */
-void reserve_release(reserve_hold *h);
+/* Gives a reservation back: both descriptors closed, the record emptied unless keep_record (the
+ * job's processes that inherited the lock still hold it: the record goes on naming the job); h is
+ * reset. */
+void reserve_release(reserve_hold *h, int keep_record);
 
 /* Every GPU lock file of the folder: cb(key, state, owner). Returns how many, -1 when the folder
  * cannot be read. */

@@ -18,6 +18,7 @@ void run_data_free(run_data *d)
         free(d->gpus[i].pts);
     free(d->procs);
     free(d->host);
+    free(d->notes);
     diag_window_free(d->win);
     memset(d, 0, sizeof *d);
 }
@@ -150,4 +151,34 @@ void run_data_add_host(run_data *d, const run_host_point *h)
         d->host_cap = cap;
     }
     d->host[d->nhost++] = *h;
+}
+
+#define RUN_MAX_NOTES 4096
+
+void run_data_add_output(run_data *d, int64_t t_us, const char *line)
+{
+    diag_job_note n;
+    if (!diag_job_line(line, &n) || d->nnotes == RUN_MAX_NOTES)
+        return;
+    if (d->nnotes == d->notes_cap) {
+        size_t cap = d->notes_cap ? d->notes_cap * 2 : 16;
+        diag_job_note *p = realloc(d->notes, cap * sizeof *p);
+        if (!p) {
+            d->oom = 1;
+            return;
+        }
+        d->notes = p;
+        d->notes_cap = cap;
+    }
+    n.t_us = (uint64_t)t_us;
+    d->notes[d->nnotes++] = n;
+}
+
+void run_data_add_notes(run_data *d)
+{
+    for (size_t i = 0; i < d->nnotes && d->ngpus > 0; i++) {
+        const diag_job_note *n = &d->notes[i];
+        int k = n->gpu >= 0 && n->gpu < d->ngpus ? n->gpu : 0;
+        diag_window_add_note(d->win, d->gpus[k].index, n->t_us, n);
+    }
 }

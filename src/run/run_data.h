@@ -61,6 +61,8 @@ typedef struct run_data {
     run_host_point *host;
     size_t nhost, host_cap;
     diag_window *win;
+    diag_job_note *notes; /* what the job's output said about GPU memory, until run_data_add_notes */
+    size_t nnotes, notes_cap;
     int simulated;
     char source[160]; /* "sampled here (NVML)" or "agent http://HOST:PORT" */
     int oom;
@@ -76,5 +78,11 @@ void run_data_add_sample(run_data *d, run_gpu *g, const gpu_info *info, const gp
 /* Records the processes on a chosen GPU at t_us; in_job(pid) says which belong to the job. */
 void run_data_add_procs(run_data *d, int gpu, int64_t t_us, const gpu_proc *p, int n, const int *in_job);
 void run_data_add_host(run_data *d, const run_host_point *h);
+/* One line of the job's output (the thread that reads it): kept when it is one of the allocator's
+ * messages the diagnosis reads (diag_job_line). */
+void run_data_add_output(run_data *d, int64_t t_us, const char *line);
+/* After sampling stopped: those notes into the diagnosis window, on the GPU the job's device number
+ * names (the job's device k is the k-th chosen GPU: CUDA_VISIBLE_DEVICES keeps that order). */
+void run_data_add_notes(run_data *d);
 
 #endif

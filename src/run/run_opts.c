@@ -1,6 +1,7 @@
 /* run_opts.c - parsing `gpuwatch run`'s command line (run_opts.h). */
 #include "run_opts.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ static const char *usage_text =
     "  --json FILE           the same data as JSON\n"
     "  --price PER_KWH       electricity price, for the job's cost\n"
     "  --carbon G_PER_KWH    grid carbon intensity, for its CO2\n"
-    "  --step-regex RE       step lines (POSIX extended; group 1 the step number, group 2 its time)\n"
+    "  --step-regex RE       step lines (Perl-compatible, as Python's re; group 1 the step number, group 2\n"
+    "                        its time)\n"
     "                        default: tqdm, Hugging Face Trainer, Lightning, Megatron-LM, 'step N ... loss'\n"
     "  --name NAME           the job's name in reports and `gpuwatch jobs`\n"
     "sources:\n"
@@ -36,20 +38,27 @@ static const char *usage_text =
     "  --db PATH             history file (default $GPUWATCH_HISTORY_DB or the agent's default)\n"
     "  --no-history          record nothing\n";
 
-static int usage_error(const char *fmt, const char *a, const char *b)
+/* One line on stderr naming the option; returns RUN_OPTS_USAGE. */
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "gpuwatch run: ");
-    fprintf(stderr, fmt, a, b);
+    vfprintf(stderr, fmt, ap);
     fprintf(stderr, " (see gpuwatch run --help)\n");
+    va_end(ap);
     return RUN_OPTS_USAGE;
 }
 
+/* A number within [lo, hi]; 0, or a usage error naming the option. */
 static int parse_number(const char *opt, const char *v, double lo, double hi, double *out)
 {
     char *end;
     double x = v ? strtod(v, &end) : NAN;
-    if (!v || end == v || *end || !(x >= lo && x <= hi))
-        return usage_error("%s: expected a number, got '%s'", opt, v ? v : "");
+    if (!v || end == v || *end || !(x >= lo && x <= hi)) {
+        return usage_error("%s: expected a number from %g to %g, got '%s'", opt, lo, hi, v ? v : "");
+    }
     *out = x;
     return 0;
 }
@@ -93,13 +102,13 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
             gw_strlcpy(name, a, sizeof name);
         }
 #define FLAG(s) (strcmp(name, s) == 0)
-#define VALUE()                                                     \
-    do {                                                            \
-        if (!val) {                                                 \
-            if (i + 1 >= argc)                                      \
-                return usage_error("%s needs a value%s", name, ""); \
-            val = argv[++i];                                        \
-        }                                                           \
+#define VALUE()                                               \
+    do {                                                      \
+        if (!val) {                                           \
+            if (i + 1 >= argc)                                \
+                return usage_error("%s needs a value", name); \
+            val = argv[++i];                                  \
+        }                                                     \
     } while (0)
         if (FLAG("-h") || FLAG("--help")) {
             fputs(usage_text, stdout);
@@ -110,22 +119,29 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
             o->no_history = 1;
         } else if (FLAG("--wait")) {
             o->wait = 1;
-            /* an optional TIMEOUT: the next word when it is a duration */
-            if (!val && i + 1 < argc && gw_parse_duration(argv[i + 1], &o->wait_s) == 0)
+            /* an optional TIMEOUT: the next word, unless it is an option or "--"; a word that is
+             * not a duration is an error here, never taken for the command */
+            const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+            if (!val && next && next[0] != '-') {
+                val = next;
                 i++;
-            else if (val && gw_parse_duration(val, &o->wait_s) != 0)
-                return usage_error("--wait: expected a duration (30s, 10m, 2h), got '%s'%s", val, "");
+            }
+            if (val && gw_parse_duration(val, &o->wait_s) != 0)
+                return usage_error("--wait: expected a duration (30s, 10m, 2h), got '%s'%s", val,
+                                   eq ? "" : "; the command goes after --");
         } else if (FLAG("--gpus")) {
-            double n;
+            long n;
+            char *end;
             VALUE();
-            if (parse_number(name, val, 1, 64, &n) || n != floor(n))
-                return usage_error("--gpus: expected a whole number from 1 to 64, got '%s'%s", val, "");
+            n = strtol(val, &end, 10);
+            if (end == val || *end || n < 1 || n > RUN_MAX_JOB_GPUS)
+                return usage_error("--gpus: expected a whole number from 1 to %d, got '%s'", RUN_MAX_JOB_GPUS, val);
             o->ngpus = (int)n;
         } else if (FLAG("--min-free-mem")) {
             uint64_t bytes;
             VALUE();
             if (gw_parse_size(val, &bytes) != 0)
-                return usage_error("--min-free-mem: expected a size (20GiB, 500MB), got '%s'%s", val, "");
+                return usage_error("--min-free-mem: expected a size (20GiB, 500MB), got '%s'", val);
             o->min_free_mib = (double)bytes / 1048576.0;
         } else if (FLAG("--max-util")) {
             VALUE();
@@ -174,9 +190,9 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
         } else if (FLAG("--interval")) {
             VALUE();
             if (gw_parse_duration(val, &o->interval_s) != 0 || o->interval_s < 0.05 || o->interval_s > 3600)
-                return usage_error("--interval: expected a duration from 50ms to 1h, got '%s'%s", val, "");
+                return usage_error("--interval: expected a duration from 50ms to 1h, got '%s'", val);
         } else {
-            return usage_error("unknown option '%s'%s", a, "");
+            return usage_error("unknown option '%s'", a);
         }
 #undef FLAG
 #undef VALUE
@@ -184,7 +200,7 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
     if (o->list)
         return RUN_OPTS_RUN;
     if (i >= argc)
-        return usage_error("no command to run: gpuwatch run [OPTIONS] -- COMMAND [ARG...]%s%s", "", "");
+        return usage_error("no command to run: gpuwatch run [OPTIONS] -- COMMAND [ARG...]");
     o->argv = argv + i;
     return RUN_OPTS_RUN;
 }

@@ -2,6 +2,8 @@
 #ifndef GPUWATCH_RUN_OPTS_H
 #define GPUWATCH_RUN_OPTS_H
 
+#define RUN_MAX_JOB_GPUS 64 /* --gpus (placement.h's RUN_MAX_GPUS) */
+
 typedef struct run_opts {
     int ngpus;           /* --gpus N (default 1) */
     double min_free_mib; /* --min-free-mem SIZE (0 any) */

@@ -143,11 +143,19 @@ static double median_step(const step_mark *m, size_t n)
     return r;
 }
 
-static void gap_summary(gap_stats *gs, const run_data *d, const step_parser *sp, double interval_s)
+static void gap_summary(gap_stats *gs, const run_data *d, const step_parser *sp, const step_stats *st,
+                        double interval_s)
 {
     memset(gs, 0, sizeof *gs);
     const step_mark *m = NULL;
     size_t nm = sp ? steps_marks(sp, &m) : 0;
+    if (st->marks_merged > 1) {
+        snprintf(gs->verdict, sizeof gs->verdict,
+                 "over %d step lines: each mark kept is the mean of %ld, too coarse to line up with the GPUs' idle "
+                 "gaps",
+                 STEPS_MAX_MARKS, st->marks_merged);
+        return;
+    }
     double med = median_step(m, nm);
     if (nm < 3) {
         snprintf(gs->verdict, sizeof gs->verdict, "too few steps to line up with the GPUs' idle gaps");
@@ -268,7 +276,7 @@ int summary_compute(run_summary *out, const run_meta *meta, const run_data *d, c
         steps_stats(sp, &out->steps);
     else
         memset(&out->steps, 0, sizeof out->steps);
-    gap_summary(&out->gaps, d, sp, meta->interval_s);
+    gap_summary(&out->gaps, d, sp, &out->steps, meta->interval_s);
     if (diag_run(d->win, NULL, &out->findings) < 0)
         return -1;
     return 0;

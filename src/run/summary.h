@@ -81,7 +81,11 @@ void summary_free(run_summary *s);
 /* The ten-second read, for people (UTF-8). Appends to out. */
 void summary_text(const run_summary *s, const run_data *d, gw_buf *out);
 /* Everything as JSON: the summary, the series per GPU, the processes, the steps, the findings.
+ * with_series: 0 no series (the history's copy), 1 every reading, N > 1 at most N points a series.
+ * Step marks: at most SUMMARY_ROW_MARKS, SUMMARY_JSON_MARKS or N (neighbours merged beyond).
  * malloc'd text (free()), NULL out of memory. */
+#define SUMMARY_ROW_MARKS 500
+#define SUMMARY_JSON_MARKS 4000
 char *summary_json(const run_summary *s, const run_data *d, const step_parser *sp, int with_series);
 /* The self-contained HTML report: charts (Chart.js, inlined from chartjs_path) and findings. 0, or
  * -1 with the reason in err. */

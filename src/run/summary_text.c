@@ -158,6 +158,9 @@ void summary_text(const run_summary *s, const run_data *d, gw_buf *b)
         buf_printf(b, "  steps     none recognized in the job's output%s\n",
                    st->source[0] ? "" : " (give --step-regex RE)");
     }
+    if (st->lines_skipped)
+        buf_printf(b, "            %ld output lines not searched for steps: matching them took too long\n",
+                   st->lines_skipped);
     if (!s->findings.n) {
         buf_puts(b, "  findings  none\n");
         return;

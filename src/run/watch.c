@@ -13,8 +13,7 @@ typedef struct round_buf {
     gpu_proc procs[MAX_PROCS];
     int in_job[MAX_PROCS];
     pid_t tree[PROCTREE_MAX];
-    gpu_info info[RUN_MAX_GPUS];
-    gpu_sample agent_s[RUN_MAX_GPUS];
+    gpu_proc mine[MAX_PROCS];
 } round_buf;
 
 static int in_tree(const pid_t *tree, int n, unsigned pid)
@@ -58,33 +57,44 @@ static void local_round(run_watch *w, round_buf *b, int ntree)
         history_round_end(w->hist);
 }
 
+static const api_gpu *agent_gpu(const api_gpus *g, int index)
+{
+    for (int i = 0; i < g->n; i++)
+        if (g->gpus[i].info.index == index)
+            return &g->gpus[i];
+    return NULL;
+}
+
 static void agent_round(run_watch *w, round_buf *b, int ntree)
 {
     char err[256];
-    int n = agent_reader_gpus(w->agent, b->info, b->agent_s, RUN_MAX_GPUS, err, sizeof err);
-    if (n < 0)
+    api_gpus g;
+    api_procs p;
+    if (agent_client_gpus(w->agent, &g, err, sizeof err) != 0)
         return; /* the agent restarts or is slow: the next round tries again */
-    int np = agent_reader_procs(w->agent, b->procs, MAX_PROCS, err, sizeof err);
+    int have_procs = agent_client_processes(w->agent, &p, err, sizeof err) == 0;
     for (int k = 0; k < w->ngpus; k++) {
-        int g = w->gpus[k];
-        if (g >= n || !b->agent_s[g].t_us || b->agent_s[g].t_us == w->last_t[k])
+        const api_gpu *ag = agent_gpu(&g, w->gpus[k]);
+        if (!ag || !ag->s.t_us || ag->s.t_us == w->last_t[k])
             continue;
-        w->last_t[k] = b->agent_s[g].t_us;
-        run_gpu *rg = run_data_gpu(w->data, g, &b->info[g]);
+        w->last_t[k] = ag->s.t_us;
+        run_gpu *rg = run_data_gpu(w->data, w->gpus[k], &ag->info);
         if (!rg)
             continue;
-        run_data_add_sample(w->data, rg, &b->info[g], &b->agent_s[g], -1);
-        if (np < 0)
+        run_data_add_sample(w->data, rg, &ag->info, &ag->s, -1);
+        if (!have_procs)
             continue;
-        gpu_proc mine[64];
-        int in_job[64], nm = 0;
-        for (int i = 0; i < np && nm < 64; i++)
-            if (b->procs[i].gpu == g) {
-                in_job[nm] = in_tree(b->tree, ntree, b->procs[i].pid);
-                mine[nm++] = b->procs[i];
+        int nm = 0;
+        for (int i = 0; i < p.n && nm < MAX_PROCS; i++)
+            if (p.p[i].gpu == w->gpus[k]) {
+                b->in_job[nm] = in_tree(b->tree, ntree, p.p[i].pid);
+                b->mine[nm++] = p.p[i];
             }
-        run_data_add_procs(w->data, g, (int64_t)b->agent_s[g].t_us, mine, nm, in_job);
+        run_data_add_procs(w->data, w->gpus[k], (int64_t)ag->s.t_us, b->mine, nm, b->in_job);
     }
+    api_gpus_free(&g);
+    if (have_procs)
+        api_procs_free(&p);
 }
 
 static void one_round(run_watch *w, round_buf *b)

@@ -6,7 +6,7 @@
 
 #include <pthread.h>
 #include <sys/types.h>
-#include "agent_read.h"
+#include "agent_client.h"
 #include "history.h"
 #include "proctree.h"
 #include "run_data.h"
@@ -15,7 +15,7 @@
 typedef struct run_watch {
     /* set by the caller */
     sampler *s;          /* the GPUs read here, or NULL */
-    agent_reader *agent; /* or read from an agent */
+    agent_client *agent; /* or read from an agent */
     int ngpus;
     int gpus[RUN_MAX_GPUS]; /* the job's GPUs (sampler and agent indexes) */
     pid_t root;             /* the job's process */

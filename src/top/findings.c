@@ -135,8 +135,30 @@ void finding_mark(const diag_finding *f, char *out, size_t n)
         snprintf(out, n, "idle, holding %s", fmt_mib(buf, sizeof buf, v));
     else if (!strcmp(d, "pcie_bound") && num(f, "link_share", &v))
         snprintf(out, n, "PCIe bound (%.0f %% of the link)", v * 100);
+    else if (!strcmp(d, "hw_health") && num(f, "xid", &v) && str(f, "action"))
+        snprintf(out, n, "hardware XID %.0f: %s", v, str(f, "action"));
     else if (!strcmp(d, "hw_health") && num(f, "xid", &v))
         snprintf(out, n, "%s XID %.0f", fault && !strcmp(fault, "application") ? "application" : "hardware", v);
+    else if (!strcmp(d, "app_fault") && num(f, "xid", &v))
+        snprintf(out, n, "application XID %.0f", v);
+    else if (!strcmp(d, "row_remap") && num(f, "remap_failure", &v) && v > 0)
+        snprintf(out, n, "row remap failed");
+    else if (!strcmp(d, "row_remap") && num(f, "remap_pending", &v) && v > 0)
+        snprintf(out, n, "row remap pending");
+    else if (!strcmp(d, "nvlink_errors") && num(f, "links_down", &v) && v > 0 && num(f, "link", &w))
+        snprintf(out, n, "NVLink %.0f down", w);
+    else if (!strcmp(d, "nvlink_errors") && num(f, "link", &v))
+        snprintf(out, n, "NVLink %.0f errors", v);
+    else if (!strcmp(d, "pcie_degraded") && str(f, "link"))
+        snprintf(out, n, "PCIe %s of %s", str(f, "link"), str(f, "link_max") ? str(f, "link_max") : "max");
+    else if (!strcmp(d, "clocks_low") && num(f, "median_clock_mhz", &v))
+        snprintf(out, n, "clocks low (%.0f MHz)", v);
+    else if (!strcmp(d, "collective_hang") && num(f, "odd_gpu", &v))
+        snprintf(out, n, "hung collective (odd GPU %.0f)", v);
+    else if (!strcmp(d, "collective_hang"))
+        snprintf(out, n, "hung collective");
+    else if (!strcmp(d, "alloc_fragmentation"))
+        snprintf(out, n, "allocator fragmented");
     else if (!strcmp(d, "hw_health") && num(f, "lost_times", &v) && num(f, "lost_s", &w))
         snprintf(out, n, "lost %.0fx", v);
     else if (!strcmp(d, "hw_health"))

@@ -148,11 +148,12 @@ void series_fill(const top_history *h, int gpu, series_kind k, uint64_t end_us, 
     for (int i = first; i < g->n; i++) {
         int slot = (g->head + h->cap - (g->n - i)) % h->cap;
         float v = g->v[k][slot];
-        if (isnan(v))
-            continue; /* a sample newer than end_us (another host's clock) counts in the last bucket */
-        int b = (int)((double)(g->t[slot] - start) / bucket_us);
-        if (b >= buckets)
-            b = buckets - 1;
+        if (isnan(v) || g->t[slot] < start)
+            continue;
+        /* a sample newer than end_us (another host's clock, up to the client's window) counts in the
+         * last bucket; the index is bounded before it becomes an int */
+        double at = (double)(g->t[slot] - start) / bucket_us;
+        int b = at >= (double)buckets ? buckets - 1 : (int)at;
         if (b != cur) {
             if (cnt)
                 out[cur] = sum / cnt;

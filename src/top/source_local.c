@@ -3,8 +3,10 @@
  * the host's CPU and memory. /proc is read sparingly: a process's user, command line and container
  * once (procinfo), then only its stat line for CPU and RSS, every 2 s (or every refresh when that is
  * longer), from a file kept open (one pread); a pid not visible here (another pid namespace) is
- * looked for again every 10 s, not at every refresh. */
+ * looked for again every 10 s, not at every refresh. NVML's process lists are read at the same pace
+ * as the stat lines (every 2 s, or every refresh when that is longer). */
 #include "top_model.h"
+#include "diag_window.h"
 #include "procinfo.h"
 #include "sampler.h"
 #include "util.h"
@@ -15,6 +17,7 @@
 #define RETRY_HIDDEN_US 10000000u /* a pid not visible here: look again after this long */
 #define MAX_STAT_FDS 256          /* stat files kept open at most; beyond, each read opens its own */
 #define STAT_EVERY_US 2000000u    /* CPU and RSS of a process: read again after this long (at most) */
+#define PROCS_EVERY_US 2000000u   /* NVML's process lists: read again after this long (at most) */
 
 /* What /proc said about one pid, kept between refreshes. */
 typedef struct pinfo {
@@ -34,14 +37,16 @@ typedef struct local_ctx {
     gpu_proc *procs;
     pinfo *cache, *next; /* sorted by pid: last round's, this round's */
     int ncache, nnext, nfds;
+    int nprocs;        /* in procs, from the last read of the lists */
+    uint64_t procs_us; /* when the lists were read (monotonic; 0 never) */
     long hz, page;
     host_ticks cpu_prev;
     int have_cpu_prev;
 } local_ctx;
 
 /* The metrics the UI shows, those the default alert rules read (xid.count), and those the diagnosis
- * reads (memory utilization, SM activity, the PCIe link, remapped rows); static ones (memory.total,
- * the limits, ...) are merged in by the sampler anyway. GPM ones exist on Hopper and later. */
+ * reads (diag_window_metrics); static ones (memory.total, the limits, ...) are merged in by the
+ * sampler anyway. GPM ones exist on Hopper and later. */
 static void wanted(metric_set *w)
 {
     static const metric_id ids[] = {
@@ -53,12 +58,11 @@ static void wanted(metric_set *w)
         M_ECC_DBE_VOL,   M_REMAP_PENDING, M_REMAP_FAILURE,
         M_XID_LAST,      M_XID_COUNT,     M_GPM_TENSOR_ACTIVE,
         M_GPM_NVLINK_TX, M_GPM_NVLINK_RX, M_UTIL_MEMORY,
-        M_GPM_SM_ACTIVE, M_PCIE_GEN_CUR,  M_PCIE_WIDTH_CUR,
-        M_REMAP_UNC,
     };
     memset(w, 0, sizeof *w);
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
         mset_add(w, ids[i]);
+    diag_window_metrics(w);
 }
 
 static pinfo *find(pinfo *a, int n, unsigned pid)
@@ -227,7 +231,12 @@ static int local_refresh(void *vctx, top_model *m)
     for (int i = 0; i < n; i++)
         sampler_read(&c->s, i, &c->want, &c->tmp[i]);
     uint64_t now = gw_mono_us();
-    int np = read_procs(c, now);
+    /* the process lists (three NVML calls a GPU) as often as /proc's figures, every 2 s at most */
+    if (!c->procs_us || now - c->procs_us >= PROCS_EVERY_US - 100000u) {
+        c->nprocs = read_procs(c, now);
+        c->procs_us = now;
+    }
+    int np = c->nprocs;
     top_host host;
     read_host(c, &host);
     pthread_mutex_lock(&m->lock);

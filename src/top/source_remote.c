@@ -1,161 +1,40 @@
-/* source_remote.c - a top_source reading a gpuwatch agent's JSON API over one keep-alive connection
- * (http_client.h): /api/v1/gpus and /api/v1/processes each refresh (metrics keyed by catalog field names),
- * /api/v1/alerts (best effort), /api/v1/findings every 10 s (the agent diagnoses every minute; a 404
- * says it does not diagnose), and at start /api/v1/samples so that the charts begin with the
- * agent's recent history. An agent on gpusim says so ("simulated": true), and top shows the banner. */
+/* source_remote.c - a top_source reading a gpuwatch agent through the client layer (agent_client.h:
+ * one keep-alive connection, every answer bounded and validated): /api/v1/gpus and /api/v1/processes
+ * each refresh, /api/v1/alerts (best effort), /api/v1/findings every 10 s (the agent diagnoses every
+ * minute; a 404 says it does not diagnose), and at start /api/v1/samples so that the charts begin
+ * with the agent's recent history. An agent on gpusim says so ("simulated": true), and top shows the
+ * banner. */
 #include "top_model.h"
-#include "diag_report.h"
-#include "http_client.h"
+#include "agent_client.h"
+#include "diag.h"
 #include "util.h"
-#include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct remote_ctx {
-    http_client *http;
-    gw_buf body;
-    gpu_sample *tmp; /* TOP_MAX_GPUS, filled without the model lock */
-    gpu_info *info;
-    int *lost;
-    gpu_proc *procs;
+    agent_client *ac;
     int max_gpus;          /* the agent's GPU count at start (the chart history's size) */
+    double interval_s;     /* the agent's sampling interval (1 s when it does not say) */
     uint64_t findings_due; /* monotonic time of the next /api/v1/findings read */
 } remote_ctx;
 
 #define FINDINGS_EVERY_US 10000000u
-
-/* GETs path and parses the JSON answer; NULL with err filled (HTTP status, curl error, not JSON). */
-static cJSON *get_json(remote_ctx *c, const char *path, char *err, size_t errlen)
-{
-    if (http_client_get(c->http, path, &c->body, err, errlen) != 200)
-        return NULL;
-    cJSON *root = c->body.len ? cJSON_Parse(c->body.data) : NULL;
-    if (!root)
-        snprintf(err, errlen, "agent %s%s: the answer is not JSON", http_client_base(c->http), path);
-    return root;
-}
-
-/* ---- JSON ---- */
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* A number (or a boolean as 0/1) under key; 0 when absent or null. */
-static int jnum(const cJSON *o, const char *key, double *out)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (cJSON_IsNumber(v)) {
-        *out = v->valuedouble;
-        return 1;
-    }
-    if (cJSON_IsBool(v)) {
-        *out = cJSON_IsTrue(v) ? 1 : 0;
-        return 1;
-    }
-    return 0;
-}
-
-static int jtrue(const cJSON *o, const char *key)
-{
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
-
-/* "2025-01-02T03:04:05.678Z" as CLOCK_REALTIME microseconds; 0 when absent or not that form. */
-static int64_t jtime(const cJSON *o, const char *key)
-{
-    const char *s = jstr(o, key);
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    const char *rest = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
-    if (!rest)
-        return 0;
-    double frac = *rest == '.' ? strtod(rest, NULL) : 0;
-    time_t t = timegm(&tm);
-    return t < 0 ? 0 : (int64_t)t * 1000000 + (int64_t)(frac * 1e6);
-}
-
-static void parse_gpu(const cJSON *o, gpu_info *info, gpu_sample *s, int *lost)
-{
-    double v;
-    memset(info, 0, sizeof *info);
-    memset(s, 0, sizeof *s);
-    info->index = jnum(o, "index", &v) ? (int)v : 0;
-    for (int id = 0; id < M_STR_END; id++) {
-        const char *str = jstr(o, catalog_get((metric_id)id)->field);
-        if (!str)
-            continue;
-        gw_strlcpy(info->str[id], str, GW_STR_LEN);
-        mset_add(&info->str_present, (metric_id)id);
-    }
-    *lost = jtrue(o, "lost");
-    s->status = *lost ? GPU_LOST : GPU_OK;
-    s->t_us = jnum(o, "timestamp", &v) ? (uint64_t)(v * 1e6) : gw_now_us();
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "metrics");
-    for (int id = M_STR_END; id < M_COUNT && m; id++) {
-        const metric_def *d = catalog_get((metric_id)id);
-        if (!(d->flags & MF_BIT) && jnum(m, d->field, &v))
-            sample_set(s, (metric_id)id, v);
-    }
-}
-
-static void parse_proc(const cJSON *o, gpu_proc *p)
-{
-    double v;
-    memset(p, 0, sizeof *p);
-    if (jnum(o, "gpu", &v))
-        p->gpu = (int)v;
-    if (jnum(o, "pid", &v))
-        p->pid = (unsigned)v;
-    const char *type = jstr(o, "type");
-    if (type && strchr(type, 'C'))
-        p->type |= PROC_COMPUTE;
-    if (type && strchr(type, 'G'))
-        p->type |= PROC_GRAPHICS;
-    const char *s;
-    if ((s = jstr(o, "name")))
-        gw_strlcpy(p->name, s, sizeof p->name);
-    if ((s = jstr(o, "command")))
-        gw_strlcpy(p->cmdline, s, sizeof p->cmdline);
-    if ((s = jstr(o, "user")))
-        gw_strlcpy(p->user, s, sizeof p->user);
-    if ((s = jstr(o, "container")))
-        gw_strlcpy(p->container, s, sizeof p->container);
-    p->has_mem = jnum(o, "memory_mib", &p->mem_mib);
-    p->has_sm = jnum(o, "sm_util", &p->sm_util);
-    p->has_memutil = jnum(o, "memory_util", &p->mem_util);
-    p->has_cpu = jnum(o, "cpu_percent", &p->cpu_percent);
-    p->has_rss = jnum(o, "rss_mib", &p->rss_mib);
-    if (jnum(o, "start_time", &v))
-        p->start_time_s = (uint64_t)v;
-}
+#define HISTORY_MAX_S 900 /* the agent's ring holds 15 minutes */
 
 /* The agent's pending and firing alerts (best effort: an agent without alerts has none). */
 static int read_alerts(remote_ctx *c, top_alert *out, int max)
 {
     char err[512];
-    cJSON *root = get_json(c, "/api/v1/alerts", err, sizeof err);
-    if (!root)
+    api_alerts a;
+    if (agent_client_alerts(c->ac, &a, err, sizeof err) != 0)
         return 0;
     int n = 0;
-    const cJSON *a;
-    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "data"), "alerts"))
-    {
-        if (n >= max)
-            break;
-        const char *state = jstr(a, "state");
-        if (state && strcmp(state, "pending") != 0 && strcmp(state, "firing") != 0)
-            continue;
-        const cJSON *labels = cJSON_GetObjectItemCaseSensitive(a, "labels");
-        const cJSON *ann = cJSON_GetObjectItemCaseSensitive(a, "annotations");
-        top_alert_set(&out[n++], jstr(labels, "alertname"), jstr(labels, "severity"), state, jstr(ann, "summary"),
-                      jtime(a, "activeAt"), -1);
-    }
-    cJSON_Delete(root);
+    for (int i = 0; i < a.n && n < max; i++)
+        top_alert_set(&out[n++], a.a[i].name, a.a[i].severity, a.a[i].firing ? "firing" : "pending", a.a[i].summary,
+                      a.a[i].active_at_us, -1);
+    api_alerts_free(&a);
     top_alerts_sort(out, n);
     return n;
 }
@@ -163,28 +42,29 @@ static int read_alerts(remote_ctx *c, top_alert *out, int max)
 /* The agent's current findings into the model: its report, or why there is none. */
 static void read_findings(remote_ctx *c, top_model *m)
 {
-    char err[512] = "", why[300];
+    char err[512] = "", why[300] = "";
     diag_report r;
     diag_report_init(&r);
-    long st = http_client_get(c->http, "/api/v1/findings", &c->body, err, sizeof err);
-    find_state fs = FIND_ERROR;
-    if (st == 200 && c->body.len && diag_report_from_json(c->body.data, &r) == 0) {
-        fs = FIND_OK;
-        why[0] = 0;
-    } else if (st == 404) {
-        fs = FIND_NOT_SERVED;
+    int rc = agent_client_findings(c->ac, &r, err, sizeof err);
+    find_state fs = rc == 0 ? FIND_OK : rc == AGENT_NOT_SERVED ? FIND_NOT_SERVED : FIND_ERROR;
+    if (rc == AGENT_NOT_SERVED)
         snprintf(why, sizeof why,
                  "the agent does not diagnose (404 on /api/v1/findings: diagnosis.enabled: false, or an older "
                  "gpuwatch)");
-    } else if (st == 200) {
-        snprintf(why, sizeof why, "%s/api/v1/findings: not a findings report", http_client_base(c->http));
-    } else {
+    else if (rc != 0)
         snprintf(why, sizeof why, "findings: %.280s", err);
-    }
     if (fs != FIND_OK)
         diag_report_clear(&r);
     top_findings_publish(m, &r, fs, why, gw_now_us());
     diag_report_free(&r);
+}
+
+static void set_error(top_model *m, const char *err)
+{
+    pthread_mutex_lock(&m->lock);
+    gw_strlcpy(m->error, err, sizeof m->error);
+    m->seq++;
+    pthread_mutex_unlock(&m->lock);
 }
 
 /* Reads the endpoints; on success stores them in the model. */
@@ -192,55 +72,42 @@ static int remote_refresh(void *vctx, top_model *m)
 {
     remote_ctx *c = vctx;
     char err[512] = "";
-    cJSON *g = get_json(c, "/api/v1/gpus", err, sizeof err);
-    cJSON *p = g ? get_json(c, "/api/v1/processes", err, sizeof err) : NULL;
-    if (!g || !p) {
-        cJSON_Delete(g);
-        pthread_mutex_lock(&m->lock);
-        gw_strlcpy(m->error, err, sizeof m->error);
-        m->seq++;
-        pthread_mutex_unlock(&m->lock);
+    api_gpus g;
+    api_procs p;
+    if (agent_client_gpus(c->ac, &g, err, sizeof err) != 0) {
+        set_error(m, err);
         return -1;
     }
-    int n = 0, np = 0, simulated = jtrue(g, "simulated");
-    const cJSON *it;
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(g, "gpus"))
-    {
-        if (n >= TOP_MAX_GPUS)
-            break;
-        simulated |= jtrue(it, "simulated");
-        parse_gpu(it, &c->info[n], &c->tmp[n], &c->lost[n]);
-        n++;
+    if (agent_client_processes(c->ac, &p, err, sizeof err) != 0) {
+        api_gpus_free(&g);
+        set_error(m, err);
+        return -1;
     }
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(p, "processes"))
-    {
-        if (np >= TOP_MAX_PROCS)
-            break;
-        parse_proc(it, &c->procs[np++]);
-    }
+    int np = p.n < TOP_MAX_PROCS ? p.n : TOP_MAX_PROCS;
     top_alert alerts[TOP_MAX_ALERTS];
     int nalerts = read_alerts(c, alerts, TOP_MAX_ALERTS);
-    const char *host = jstr(g, "hostname"), *drv = jstr(g, "driver_version");
-    uint64_t now = gw_mono_us();
+    uint64_t now = gw_mono_us(), wall = gw_now_us();
     pthread_mutex_lock(&m->lock);
-    if (host)
-        snprintf(m->host, sizeof m->host, "%.60s (%.60s)", host, http_client_base(c->http));
-    if (drv)
-        gw_strlcpy(m->versions.driver, drv, sizeof m->versions.driver);
-    m->versions.simulated = simulated;
-    m->ngpus = n < c->max_gpus ? n : c->max_gpus;
+    if (g.hostname[0])
+        snprintf(m->host, sizeof m->host, "%.60s (%.60s)", g.hostname, agent_client_base(c->ac));
+    if (g.driver_version[0])
+        gw_strlcpy(m->versions.driver, g.driver_version, sizeof m->versions.driver);
+    m->versions.simulated = g.simulated;
+    m->ngpus = g.n < c->max_gpus ? g.n : c->max_gpus;
     for (int i = 0; i < m->ngpus; i++) {
         top_gpu *tg = &m->gpus[i];
-        tg->info = c->info[i];
-        tg->s = c->tmp[i];
+        tg->info = g.gpus[i].info;
+        tg->s = g.gpus[i].s;
+        if (!tg->s.t_us)
+            tg->s.t_us = wall; /* the agent gave no usable time: when we read it */
         tg->have_sample = 1;
-        tg->lost = c->lost[i];
+        tg->lost = g.gpus[i].lost;
         if (!tg->lost) {
             tg->fresh_us = now;
-            history_push(m->hist, i, &c->tmp[i]);
+            history_push(m->hist, i, &tg->s);
         }
     }
-    memcpy(m->procs, c->procs, (size_t)np * sizeof *m->procs);
+    memcpy(m->procs, p.p, (size_t)np * sizeof *m->procs);
     m->nprocs = np;
     memcpy(m->alerts, alerts, (size_t)nalerts * sizeof *alerts);
     m->nalerts = nalerts;
@@ -248,8 +115,8 @@ static int remote_refresh(void *vctx, top_model *m)
     m->error[0] = 0;
     m->seq++;
     pthread_mutex_unlock(&m->lock);
-    cJSON_Delete(g);
-    cJSON_Delete(p);
+    api_gpus_free(&g);
+    api_procs_free(&p);
     if (now >= c->findings_due) {
         c->findings_due = now + FINDINGS_EVERY_US;
         read_findings(c, m);
@@ -287,52 +154,42 @@ static int by_time(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void add_series(const cJSON *root, metric_id id, gpu_hist *h, int ngpus)
+static void add_series(const api_samples *a, metric_id id, gpu_hist *h, int ngpus)
 {
-    const cJSON *ser;
-    cJSON_ArrayForEach(ser, cJSON_GetObjectItemCaseSensitive(root, "series"))
-    {
-        double g;
-        if (!jnum(ser, "gpu", &g) || g < 0 || g >= ngpus)
+    for (int k = 0; k < a->n; k++) {
+        const api_series *ser = &a->s[k];
+        if (ser->gpu < 0 || ser->gpu >= ngpus)
             continue;
-        const cJSON *pts = cJSON_GetObjectItemCaseSensitive(ser, "samples");
-        int total = cJSON_GetArraySize(pts), skip = total - TOP_HISTORY, k = 0;
-        const cJSON *pt;
-        cJSON_ArrayForEach(pt, pts)
-        {
-            if (k++ < skip)
-                continue; /* keep the newest */
-            const cJSON *t = cJSON_GetArrayItem(pt, 0), *v = cJSON_GetArrayItem(pt, 1);
-            if (!cJSON_IsNumber(t))
-                continue;
-            gpu_sample *s = hist_at(&h[(int)g], (uint64_t)(t->valuedouble * 1e6));
-            if (s && cJSON_IsNumber(v))
-                sample_set(s, id, v->valuedouble);
+        for (int i = 0; i < ser->n; i++) {
+            gpu_sample *s = hist_at(&h[ser->gpu], ser->p[i].t_us);
+            if (s && !isnan(ser->p[i].v))
+                sample_set(s, id, ser->p[i].v);
         }
     }
 }
 
-/* The charted metrics of the last 15 minutes; an agent without history (or an error) just leaves
- * the charts to fill from now on. Memory percent needs memory.total, from the first refresh's GPUs. */
-static void prefill_history(remote_ctx *c, top_history *hist, int ngpus, const gpu_sample *latest)
+/* The charted metrics of the agent's recent past (as much as the charts hold); an agent without
+ * history (or an error) just leaves the charts to fill from now on. Memory percent needs
+ * memory.total, from the first refresh's GPUs. */
+static void prefill_history(remote_ctx *c, top_history *hist, int ngpus, const top_gpu *latest)
 {
     static const metric_id ids[] = {M_UTIL_GPU, M_MEM_USED, M_POWER_DRAW, M_TEMP_GPU, M_TEMP_MEMORY};
     gpu_hist *h = calloc((size_t)ngpus, sizeof *h);
     int ok = h != NULL;
     for (int g = 0; ok && g < ngpus; g++)
         ok = (h[g].s = calloc(TOP_HISTORY, sizeof *h[g].s)) != NULL;
+    double since = fmin(c->interval_s * TOP_HISTORY, HISTORY_MAX_S);
     for (size_t i = 0; ok && i < sizeof ids / sizeof ids[0]; i++) {
-        char path[160], err[512];
-        snprintf(path, sizeof path, "/api/v1/samples?metric=%s&since=15m", catalog_get(ids[i])->field);
-        cJSON *root = get_json(c, path, err, sizeof err);
-        if (!root)
+        char err[512];
+        api_samples a;
+        if (agent_client_samples(c->ac, ids[i], since, TOP_HISTORY, &a, err, sizeof err) != 0)
             break;
-        add_series(root, ids[i], h, ngpus);
-        cJSON_Delete(root);
+        add_series(&a, ids[i], h, ngpus);
+        api_samples_free(&a);
     }
     for (int g = 0; ok && g < ngpus; g++) {
         double total;
-        int has_total = sample_get(&latest[g], M_MEM_TOTAL, &total);
+        int has_total = sample_get(&latest[g].s, M_MEM_TOTAL, &total);
         qsort(h[g].s, (size_t)h[g].n, sizeof *h[g].s, by_time);
         for (int i = 0; i < h[g].n; i++) {
             if (has_total)
@@ -348,12 +205,7 @@ static void prefill_history(remote_ctx *c, top_history *hist, int ngpus, const g
 static void remote_close(void *vctx)
 {
     remote_ctx *c = vctx;
-    http_client_close(c->http);
-    buf_release(&c->body);
-    free(c->tmp);
-    free(c->info);
-    free(c->lost);
-    free(c->procs);
+    agent_client_close(c->ac);
     free(c);
 }
 
@@ -368,15 +220,6 @@ int top_source_remote(top_source *src, top_model *m, const top_remote_opts *o, c
         gw_strlcpy(err, "out of memory", errlen);
         return 1;
     }
-    c->tmp = calloc(TOP_MAX_GPUS, sizeof *c->tmp);
-    c->info = calloc(TOP_MAX_GPUS, sizeof *c->info);
-    c->lost = calloc(TOP_MAX_GPUS, sizeof *c->lost);
-    c->procs = calloc(TOP_MAX_PROCS, sizeof *c->procs);
-    if (!c->tmp || !c->info || !c->lost || !c->procs) {
-        gw_strlcpy(err, "out of memory", errlen);
-        remote_close(c);
-        return 1;
-    }
     http_client_opts ho = {.host = o->host,
                            .tls = o->tls,
                            .cacert = o->cacert,
@@ -384,25 +227,23 @@ int top_source_remote(top_source *src, top_model *m, const top_remote_opts *o, c
                            .user = o->user,
                            .password_file = o->password_file,
                            .user_agent = "gpuwatch-top"};
-    if (!(c->http = http_client_open(&ho, err, errlen))) {
-        remote_close(c);
+    if (!(c->ac = agent_client_open(&ho, err, errlen))) {
+        free(c);
         return 1;
     }
+    agent_client_set_detectors(c->ac, diag_detector_id, diag_detector_count());
     m->remote = 1;
     m->versions.cuda[0] = 0;
     /* The agent's GPU count sizes the chart history; a first read, then the charts' past before it. */
-    char gerr[512];
-    cJSON *g = get_json(c, "/api/v1/gpus", gerr, sizeof gerr);
-    if (!g) {
-        gw_strlcpy(err, gerr, errlen);
+    api_gpus g;
+    if (agent_client_gpus(c->ac, &g, err, errlen) != 0) {
         remote_close(c);
         return 1;
     }
-    int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(g, "gpus"));
-    cJSON_Delete(g);
-    if (n > TOP_MAX_GPUS)
-        n = TOP_MAX_GPUS;
+    int n = g.n < TOP_MAX_GPUS ? g.n : TOP_MAX_GPUS;
     c->max_gpus = n;
+    c->interval_s = isnan(g.interval_s) ? 1 : g.interval_s;
+    api_gpus_free(&g);
     if (remote_refresh(c, m) != 0) {
         gw_strlcpy(err, m->error, errlen);
         remote_close(c);
@@ -414,7 +255,7 @@ int top_source_remote(top_source *src, top_model *m, const top_remote_opts *o, c
         remote_close(c);
         return 1;
     }
-    prefill_history(c, m->hist, m->ngpus, c->tmp);
+    prefill_history(c, m->hist, m->ngpus, m->gpus);
     for (int i = 0; i < m->ngpus; i++)
         if (!m->gpus[i].lost)
             history_push(m->hist, i, &m->gpus[i].s);

@@ -24,7 +24,7 @@ try:
         check(len(t) == 1 and t[0][2] == 55, "GPU %s goes on: %r" % (gpu, t))
         check(series(m, "gpuwatch_gpu_lost", gpu=gpu)[0][2] == 0, "GPU %s not lost" % gpu)
     check(series(m, "gpuwatch_up")[0][2] == 1, "gpuwatch_up stays 1")
-    errs = series(m, "gpuwatch_nvml_errors_total", function="nvmlDeviceGetPowerUsage", code="NVML_ERROR_UNKNOWN")
+    errs = series(m, "gpuwatch_nvml_errors_total", function="nvmlDeviceGetUtilizationRates", code="NVML_ERROR_UNKNOWN")
     check(len(errs) == 1 and errs[0][2] >= 1, "NVML errors counted by function and code: %r" %
           [s for s in m if s[0] == "gpuwatch_nvml_errors_total"])
     lost_errs = series(m, "gpuwatch_nvml_errors_total", code="NVML_ERROR_GPU_IS_LOST")

@@ -10,11 +10,12 @@ import tempfile
 from agentlib import Agent, GPUWATCH, SOURCE, check, fail, need_gpusim, scenario, wait_for
 
 need_gpusim()
-SCEN = scenario("diagnose-cli.yaml")  # GPU 0 power_cap, GPU 1 memory_full, GPU 2 hw_health (XID 48)
+SCEN = scenario("diagnose-cli.yaml")  # GPU 0 power_cap, 1 memory_full, 2 hw_health (XID 48), 3 app_fault (XID 13)
 HEALTHY = os.path.join(SOURCE, "sim", "scenarios", "diagnosis", "healthy-training-h100x8.yaml")
-EXPECTED = {("power_cap", 0), ("memory_full", 1), ("hw_health", 2)}
+EXPECTED = {("power_cap", 0), ("memory_full", 1), ("hw_health", 2), ("app_fault", 3)}
 DETECTORS = {"input_stall", "launch_bound", "low_util", "power_cap", "thermal", "memory_leak", "memory_full",
-             "imbalance", "idle_holding", "pcie_bound", "hw_health"}
+             "imbalance", "idle_holding", "pcie_bound", "hw_health", "app_fault", "row_remap", "nvlink_errors",
+             "pcie_degraded", "clocks_low", "collective_hang", "alloc_fragmentation"}
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
@@ -77,8 +78,11 @@ rep = ok_json(run("--replay", "2m", "--format", "json"), "replay json")
 check_schema(rep, "replay")
 check(pairs(rep) == EXPECTED, "replay found %s, expected %s" % (sorted(pairs(rep)), sorted(EXPECTED)))
 byd = {f["detector"]: f for f in rep["findings"]}
-check(byd["hw_health"]["severity"] == "critical" and "48" in byd["hw_health"]["evidence"]["xids"],
+check(byd["hw_health"]["severity"] == "critical" and "48" in byd["hw_health"]["evidence"]["xids"] and
+      byd["hw_health"]["evidence"]["action"] == "WORKFLOW_XID_48" and "WORKFLOW_XID_48" in byd["hw_health"]["advice"][0],
       "hw_health: %r" % byd["hw_health"])
+check(byd["app_fault"]["severity"] == "warning" and byd["app_fault"]["evidence"]["fault"] == "application" and
+      byd["app_fault"]["pids"] == [2100004], "app_fault: %r" % byd["app_fault"])
 check(byd["power_cap"]["evidence"]["user_lowered"] == 1 and byd["power_cap"]["pids"] == [2100001],
       "power_cap: %r" % byd["power_cap"])
 check(byd["memory_full"]["evidence"]["user"] == "bob", "memory_full: %r" % byd["memory_full"]["evidence"])
@@ -86,9 +90,10 @@ check(byd["memory_full"]["evidence"]["user"] == "bob", "memory_full: %r" % byd["
 p = run("--replay", "2m")
 check(p.returncode == 0, "replay text: exit %d: %s" % (p.returncode, p.stderr))
 text = p.stdout
-check(re.search(r"^gpuwatch diagnose: 120 s of scenario time replayed .*: 3 findings$", text, re.M),
+check(re.search(r"^gpuwatch diagnose: 120 s of scenario time replayed .*: 4 findings$", text, re.M),
       "replay text header:\n" + text)
-for gpu, sev, det in ((0, "WARNING", "power_cap"), (1, "WARNING", "memory_full"), (2, "CRITICAL", "hw_health")):
+for gpu, sev, det in ((0, "WARNING", "power_cap"), (1, "WARNING", "memory_full"), (2, "CRITICAL", "hw_health"),
+                      (3, "WARNING", "app_fault")):
     check(re.search(r"^GPU %d  NVIDIA H100 80GB HBM3$" % gpu, text, re.M), "no group for GPU %d:\n%s" % (gpu, text))
     check(re.search(r"^  %s +%s  " % (sev, det), text, re.M), "no %s %s line:\n%s" % (sev, det, text))
 check(text.index("GPU 2  ") < text.index("GPU 0  "), "the critical GPU's group is not first:\n" + text)
@@ -98,7 +103,8 @@ check(p.returncode == 0 and p.stdout.isascii() and "|" in p.stdout, "--ascii out
 
 # ---- filters ----
 for args, want in ((["--gpu", "1"], {("memory_full", 1)}), (["--gpu", "0,2"], {("power_cap", 0), ("hw_health", 2)}),
-                   (["--gpu", "3-5"], set()), (["--pid", "2100003"], {("hw_health", 2)}),
+                   (["--gpu", "3-5"], {("app_fault", 3)}), (["--gpu", "4-5"], set()),
+                   (["--pid", "2100003"], {("hw_health", 2)}),
                    (["--pid", "2100001", "--gpu", "1"], set()), (["--pid", "4000000"], set())):
     r = ok_json(run("--replay", "2m", "--format", "json", *args), "replay %s" % args)
     check(pairs(r) == want, "%s: %s, expected %s" % (args, sorted(pairs(r)), sorted(want)))
@@ -109,7 +115,7 @@ with tempfile.TemporaryDirectory() as d:
     with open(cfg, "w") as f:
         f.write("diagnosis:\n  thresholds:\n    memory_full: {used_frac: 0.99}\n    power_cap.enabled: 0\n")
     r = ok_json(run("--replay", "2m", "--format", "json", "--config", cfg), "replay --config")
-    check(pairs(r) == {("hw_health", 2)}, "--config: %s" % sorted(pairs(r)))
+    check(pairs(r) == {("hw_health", 2), ("app_fault", 3)}, "--config: %s" % sorted(pairs(r)))
     with open(cfg, "w") as f:
         f.write("diagnosis:\n  thresholds:\n    memory_full: {used_frac: 7}\n    no_such.threshold: 1\n")
     p = run("--replay", "2m", "--config", cfg)
@@ -164,11 +170,20 @@ with open(bad, "w") as f:
 p = subprocess.run([GPUWATCH, "rules", "check", bad], capture_output=True, text=True, timeout=30)
 check(p.returncode == 1 and "%s:5:" % bad in p.stderr and "finding.DETECTOR" in p.stderr,
       "rules check of a bad finding name: %d %r" % (p.returncode, p.stderr))
+# the shipped rules' diagnosis group (deploy/rules), evaluated every 250 ms instead of every minute
+with open(os.path.join(SOURCE, "deploy", "rules", "gpuwatch-default.yaml")) as f:
+    shipped = f.read()
+start = shipped.index("  - name: gpuwatch-diagnosis\n")
+end = shipped.index("\n  - name: ", start + 1)
+SHIPPED = RULES + ".shipped.yaml"
+with open(SHIPPED, "w") as f:
+    f.write("groups:\n" + shipped[start:end].replace("interval: 1m", "interval: 250ms") + "\n")
+HARDWARE = {"GPUHardwareFault", "GPUMemoryRepairNeeded", "GPUNVLinkErrors", "GPUPCIeDegraded"}
 CONFIG = ("history:\n  flush_interval: 1s\ndiagnosis:\n  interval: 1s\n"
-          "alerts:\n  default_rules: false\n  rule_files: [%s]\n" % RULES)
+          "alerts:\n  default_rules: false\n  rule_files: [%s, %s]\n" % (RULES, SHIPPED))
 a = Agent(SCEN, config=CONFIG, args=["--interval", "250ms"])
 try:
-    a.wait_sampled(ngpus=3)
+    a.wait_sampled(ngpus=4)
 
     def agent_found():
         st, _, body = a.request("/api/v1/findings")
@@ -179,10 +194,13 @@ try:
     def firing():
         got = {(x["labels"]["alertname"], x["labels"]["gpu"]) for x in a.get_json("/api/v1/alerts")["data"]["alerts"]
                if x["state"] == "firing"}
-        return got if {("HwFinding", "2"), ("AnyFinding", "0"), ("AnyFinding", "1")} <= got else None
+        return got if {("HwFinding", "2"), ("AnyFinding", "0"), ("AnyFinding", "1"), ("AnyFinding", "3"),
+                       ("GPUHardwareFault", "2")} <= got else None
     got = wait_for("alerts on the findings", firing, timeout=20, step=0.5)
     check(("HwFinding", "0") not in got and not any(n == "ThermalFinding" for n, _ in got),
           "alerts fired on findings that are not there: %s" % sorted(got))
+    # the shipped rules page on the hardware's fault, not on the application's
+    check(not any(n in HARDWARE and g != "2" for n, g in got), "hardware alerts beyond GPU 2: %s" % sorted(got))
 
     p = subprocess.run([GPUWATCH, "diagnose", "--host", "127.0.0.1:%d" % a.port, "--format", "json"],
                        capture_output=True, text=True, timeout=30)
@@ -219,7 +237,7 @@ finally:
 # an agent that does not diagnose: --host says so, exit 1
 b = Agent(SCEN, config="diagnosis:\n  enabled: false\n", args=["--interval", "250ms"])
 try:
-    b.wait_sampled(ngpus=3)
+    b.wait_sampled(ngpus=4)
     p = subprocess.run([GPUWATCH, "diagnose", "--host", "127.0.0.1:%d" % b.port], capture_output=True, text=True,
                        timeout=30)
     check(p.returncode == 1 and "does not diagnose" in p.stderr, "--host, diagnosis off: %d %s" % (p.returncode,

@@ -2,13 +2,16 @@
 `gpuwatch --sim FILE diagnose --replay DURATION --format json` and compares the findings with
 sim/scenarios/diagnosis/expected.yaml: per detector and GPU, a finding expected and present is a
 true positive, expected and absent a miss (FN), present and not expected a false alarm (FP), neither
-a true negative. Prints the confusion matrix per detector and fails on any miss, false alarm or
-wrong severity. GW_DIAG_SCENARIOS=a,b replays only those scenarios."""
+a true negative. Scenarios whose evidence is a job's own output (`run: LOG`, the log in joblogs/)
+run `cat LOG` under `gpuwatch --sim FILE run` on all their GPUs and read the findings of its JSON
+report. Prints the confusion matrix, recall and precision per detector and fails on any miss, false
+alarm or wrong severity. GW_DIAG_SCENARIOS=a,b replays only those scenarios."""
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,7 +20,8 @@ GPUSIM_TOOL = os.environ.get("GPUSIM_TOOL", "build/gpusim/gpusim")
 SOURCE = os.environ.get("GW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 DIR = os.path.join(SOURCE, "sim", "scenarios", "diagnosis")
 DETECTORS = ["input_stall", "launch_bound", "low_util", "power_cap", "thermal", "memory_leak", "memory_full",
-             "imbalance", "idle_holding", "pcie_bound", "hw_health"]
+             "imbalance", "idle_holding", "pcie_bound", "hw_health", "app_fault", "row_remap", "nvlink_errors",
+             "pcie_degraded", "clocks_low", "collective_hang", "alloc_fragmentation"]
 SEVERITIES = ("info", "warning", "critical")
 
 
@@ -32,7 +36,7 @@ def flow_to_json(text):
 
 
 def load_manifest(path):
-    """{name: (replay, [(detector, [gpus], severity or None)])}, in file order."""
+    """{name: (replay duration, or ("run", LOG), [(detector, [gpus], severity or None)])}, in file order."""
     out = {}
     with open(path) as f:
         for no, line in enumerate(f, 1):
@@ -44,8 +48,9 @@ def load_manifest(path):
                 spec = json.loads(flow_to_json(rest.strip())) if sep else None
             except ValueError as e:
                 fail("%s:%d: %s" % (path, no, e))
-            if not isinstance(spec, dict) or set(spec) - {"replay", "expect"} or "replay" not in spec:
-                fail("%s:%d: expected NAME: {replay: DURATION, expect: [...]}" % (path, no))
+            if not isinstance(spec, dict) or set(spec) - {"replay", "run", "expect"} or \
+                    ("replay" in spec) == ("run" in spec):
+                fail("%s:%d: expected NAME: {replay: DURATION, expect: [...]} or {run: LOG, expect: [...]}" % (path, no))
             expect = []
             for e in spec.get("expect", []):
                 det, gpus, sev = e.get("detector"), e.get("gpus"), e.get("severity")
@@ -55,7 +60,7 @@ def load_manifest(path):
                 expect.append((det, gpus, sev))
             if name in out:
                 fail("%s:%d: %s listed twice" % (path, no, name))
-            out[name] = (spec["replay"], expect)
+            out[name] = (spec["replay"] if "replay" in spec else ("run", spec["run"]), expect)
     return out
 
 
@@ -67,20 +72,40 @@ def gpu_count(scen):
     return int(m.group(1))
 
 
+LOCKS = tempfile.mkdtemp(prefix="gw-diag-scen-")
+
+
+def run_job(name, scen, n, log):
+    """`cat LOG` as the job of `gpuwatch run` on all n GPUs: its JSON report (the findings part)."""
+    out = os.path.join(LOCKS, name + ".json")
+    env = dict(os.environ, GPUWATCH_LOCK_DIR=os.path.join(LOCKS, "locks"))
+    p = subprocess.run([GPUWATCH, "--sim", scen, "run", "--gpus", str(n), "--agent", "none", "--no-history",
+                        "--interval", "0.2", "--json", out, "--", "cat", os.path.join(DIR, "joblogs", log)],
+                       capture_output=True, text=True, timeout=120, env=env)
+    if p.returncode != 0:
+        fail("%s: gpuwatch run exited %d: %s" % (name, p.returncode, p.stderr))
+    with open(out) as f:
+        return json.dumps({"findings": json.load(f)["findings"]})
+
+
 def replay(name, duration):
     """Returns (name, n_gpus, {(detector, gpu): severity}, seconds)."""
     scen = os.path.join(DIR, name + ".yaml")
     n = gpu_count(scen)
     t0 = time.monotonic()
-    p = subprocess.run([GPUWATCH, "--sim", scen, "diagnose", "--replay", duration, "--format", "json"],
-                       capture_output=True, text=True, timeout=120)
+    if isinstance(duration, tuple):
+        stdout = run_job(name, scen, n, duration[1])
+    else:
+        p = subprocess.run([GPUWATCH, "--sim", scen, "diagnose", "--replay", duration, "--format", "json"],
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            fail("%s: gpuwatch diagnose exited %d: %s" % (name, p.returncode, p.stderr))
+        stdout = p.stdout
     took = time.monotonic() - t0
-    if p.returncode != 0:
-        fail("%s: gpuwatch diagnose exited %d: %s" % (name, p.returncode, p.stderr))
     try:
-        report = json.loads(p.stdout)
+        report = json.loads(stdout)
     except ValueError as e:
-        fail("%s: not JSON (%s): %s" % (name, e, p.stdout[:500]))
+        fail("%s: not JSON (%s): %s" % (name, e, stdout[:500]))
     found = {}
     for f in report["findings"]:
         for g in f["gpus"]:
@@ -137,7 +162,7 @@ def main():
         len(names), len(results), wall,
         ", ".join("%s %.2f s" % (r[0], r[3]) for r in sorted(results, key=lambda r: -r[3])[:3])))
     print("confusion matrix per detector (cells: scenario x GPU)")
-    print("%-14s %5s %5s %5s %6s %9s %7s" % ("detector", "TP", "FN", "FP", "TN", "recall", "prec."))
+    print("%-20s %5s %5s %5s %6s %9s %7s" % ("detector", "TP", "FN", "FP", "TN", "recall", "prec."))
     tot = {"TP": 0, "FN": 0, "FP": 0, "TN": 0}
     for det in DETECTORS:
         c = cm[det]
@@ -145,8 +170,8 @@ def main():
             tot[k] += c[k]
         rec = c["TP"] / (c["TP"] + c["FN"]) if c["TP"] + c["FN"] else float("nan")
         prec = c["TP"] / (c["TP"] + c["FP"]) if c["TP"] + c["FP"] else float("nan")
-        print("%-14s %5d %5d %5d %6d %9.2f %7.2f" % (det, c["TP"], c["FN"], c["FP"], c["TN"], rec, prec))
-    print("%-14s %5d %5d %5d %6d" % ("all", tot["TP"], tot["FN"], tot["FP"], tot["TN"]))
+        print("%-20s %5d %5d %5d %6d %9.2f %7.2f" % (det, c["TP"], c["FN"], c["FP"], c["TN"], rec, prec))
+    print("%-20s %5d %5d %5d %6d" % ("all", tot["TP"], tot["FN"], tot["FP"], tot["TN"]))
     healthy = [r for r in results if not manifest[r[0]][1]]
     print("healthy scenarios without any finding: %d of %d" % (sum(1 for r in healthy if not r[2]), len(healthy)))
     if problems:

@@ -68,6 +68,8 @@ fi
 
 # the other installed pieces work from the prefix
 check '"$GW" --complete scenarios | grep -qx demo-8gpu' "--complete scenarios lists the installed ones"
+check '[ -z "$("$GW" --complete scenarios | sort | uniq -d)" ]' \
+  "--complete scenarios lists each name once (installed and source tree both hold them): $("$GW" --complete scenarios | sort | uniq -d | head -3)"
 "$P/bin/gpusim" render "$P/share/gpuwatch/scenarios/idle-1gpu.yaml" --duration 0s --metrics utilization.gpu >"$TMP/render" 2>&1
 check '[ $? -eq 0 ] && [ "$(head -1 "$TMP/render")" = "t,gpu,utilization.gpu" ]' "installed gpusim renders: $(head -2 "$TMP/render")"
 check 'MANPATH="$P/share/man" man -w gpuwatch 2>/dev/null | grep -q "$P/share/man/man1/gpuwatch.1"' "man finds the installed page"

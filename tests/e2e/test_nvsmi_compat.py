@@ -44,10 +44,8 @@ def not_read():
     rc, out, _ = run(["--help-query-gpu"], scenario=None)
     section = out.split("nvidia-smi fields gpuwatch does not read", 1)[1]
     names = set()
-    for line in section.splitlines()[1:]:
-        for part in line.split()[:3]:
-            if part != "or" and not part.startswith("["):
-                names.add(part)
+    for name, alias in re.findall(r'^"([^"]+)"(?: or "([^"]+)")?', section, re.M):
+        names.update(x for x in (name, alias) if x)
     return names
 
 
@@ -280,7 +278,7 @@ def test_typos():
 
 
 def test_refusals():
-    for args, want in ((["-pl", "300"], "changes GPU settings"), (["-x", "-q"], "XML output is not produced"),
+    for args, want in ((["-pl", "300"], "changes GPU settings"), (["-r"], "changes GPU settings"),
                        (["--query-accounted-apps=pid", "--format=csv"], "is not answered"),
                        (["-L", "-q"], "do not go together"),
                        (["--query-gpu=index", "--query-compute-apps=pid", "--format=csv"], "do not go together")):

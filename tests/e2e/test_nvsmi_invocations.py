@@ -150,6 +150,8 @@ def check_list(name, args, text):
 
 def check_report(name, args, text, source):
     theirs = {p: c for p, c in ref.q_paths(ref.ref_lines("h100-590", "q.txt"))}
+    with open(os.path.join(ref.REF, "documented-d-blocks.txt")) as f:  # the blocks only -d adds
+        theirs.update(ref.q_paths([l for l in f.read().split("\n") if not l.startswith("#")]))
     ours = ref.q_paths(text.split("\n"))
     check(len(ours) > 5, "%s: a report" % name, text[:300])
     for p, c in ours:
@@ -174,8 +176,13 @@ def check_report(name, args, text, source):
     if sections:
         tops = {p.split("/")[1] for p, c in ours if p.startswith("GPU/")}
         allowed = {"MEMORY": {"FB Memory Usage", "BAR1 Memory Usage", "Conf Compute Protected Memory Usage"},
-                   "TEMPERATURE": {"Temperature"}, "UTILIZATION": {"Utilization"}, "POWER": {"GPU Power Readings"},
-                   "CLOCK": {"Clocks", "Applications Clocks", "Default Applications Clocks", "Max Clocks"}, "VOLTAGE": set()}
+                   "TEMPERATURE": {"Temperature"},
+                   "UTILIZATION": {"Utilization", "GPU Utilization Samples", "Memory Utilization Samples",
+                                   "ENC Utilization Samples", "DEC Utilization Samples"},
+                   "POWER": {"GPU Power Readings", "Power Samples"},
+                   "CLOCK": {"Clocks", "Applications Clocks", "Default Applications Clocks", "Max Clocks",
+                             "SM Clock Samples", "Memory Clock Samples"},
+                   "VOLTAGE": {"Voltage"}}
         want = set().union(*(allowed[s.upper()] for s in sections.split(",")))
         check(tops == want, "%s: -d %s shows those sections" % (name, sections), str(tops))
 

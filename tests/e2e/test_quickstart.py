@@ -153,6 +153,13 @@ def main():
         # step 3: Prometheus scrapes it
         up = wait_for("Prometheus to scrape the agent", lambda: (query('up{job="gpuwatch"}') or [None])[0], 60)
         check(up and up["value"][1] == "1", "up{job=\"gpuwatch\"} is 1", str(up))
+        # ...and the page's own curl line says so (its {...} needs curl's -g: no URL globbing)
+        ask = [ln for ln in shell.split("\n") if "/api/v1/query?query=" in ln]
+        check(len(ask) == 1, "the page asks Prometheus with one curl line", str(ask))
+        for line in ask:
+            p = subprocess.run(["sh", "-c", local(line)], capture_output=True, text=True, timeout=30)
+            check(p.returncode == 0 and '"1"]' in p.stdout, "the page's curl line runs and shows up == 1",
+                  line + "\n" + p.stdout + p.stderr)
         # step 4: the dashboard's queries find the 8 GPUs (template variables at All)
         with open(os.path.join(SRC, "deploy/grafana/gpuwatch.json")) as f:
             dash = json.load(f)

@@ -123,7 +123,14 @@ def test_killed_run_frees_its_gpus():
     check(m is not None, "the 4-GPU job starts")
     p.kill()
     p.wait()
-    lst = subprocess.run([GPUWATCH, "run", "--list"], capture_output=True, text=True, env=ENV).stdout
+    # the job's whole process group gets SIGTERM (run's guard process); the GPUs stay reserved until
+    # the last of its processes has ended, then the reservations are stale
+    deadline = time.monotonic() + 30
+    while True:
+        lst = subprocess.run([GPUWATCH, "run", "--list"], capture_output=True, text=True, env=ENV).stdout
+        if ("stale" in lst and "held by" not in lst) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     check("stale" in lst and "held by" not in lst, "--list: the killed run's reservations are stale", lst)
     if m:
         pid = int(m.group(1))

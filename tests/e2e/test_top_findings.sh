@@ -5,7 +5,9 @@
 # accept a 5 s stall, so findings come within seconds instead of minutes. Checks: "none yet" before
 # the first run, then one input_stall finding per GPU with the period, the mark on every GPU's line,
 # `f` and its list, Enter and the evidence and advice, Esc and `f` back; --once says a snapshot is
-# not diagnosed; a steady scenario gives no finding; diagnosis.enabled: false leaves no panel.
+# not diagnosed; a steady scenario gives no finding; an NVLink link down and PCIe replays, which top
+# does not show, are read for the diagnosis (tests/scenarios/top_nvlink.yaml) and marked; diagnosis.enabled:
+# false leaves no panel.
 . "$(dirname "$0")/top_lib.sh"
 mkdir -p "$XDG_CONFIG_HOME/gpuwatch"
 cat > "$XDG_CONFIG_HOME/gpuwatch/top.yaml" <<'EOF'
@@ -57,6 +59,14 @@ wait_for q "FINDINGS none over the last [0-9]+s \(diagnosed at [0-9:]+, next at 
 screen q | grep -q "⚠" && fail "a mark on a steady GPU"
 quit q
 ok "steady GPUs: no finding"
+
+# Failures only metrics top does not show reveal: its local source reads what the detectors need.
+start n 100 30 --sim "$SCEN/top_nvlink.yaml" top -d 0.5
+wait_for n "^CRIT nvlink_errors  GPU 1 .*NVLink errors on 1 link\(s\): link 7: went down" 60
+wait_for n "^WARN pcie_degraded  GPU 0 .*replays [0-9]+ times a minute" 30
+screen n | grep -A3 -E "^ ?1 +H100" | grep -q "⚠ NVLink 7 down" || fail "no NVLink mark on GPU 1"
+quit n
+ok "NVLink and PCIe replays: read for the diagnosis, found and marked"
 
 printf 'diagnosis:\n  enabled: false\n' > "$XDG_CONFIG_HOME/gpuwatch/top.yaml"
 start o 80 24 --sim "$STALL" top

@@ -15,9 +15,6 @@ SCEN="$GW_SOURCE_DIR/tests/scenarios"
 tmx() { tmux -L "$SOCK" -f /dev/null "$@"; }
 cleanup() { tmx kill-server 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
-# The server stays up between sessions: killing the last one would otherwise end it while the next
-# new-session connects ("server exited unexpectedly", seen under load).
-tmx start-server \; set-option -s exit-empty off
 fail() { echo "FAIL: $*" >&2; for s in $(tmx list-sessions -F '#S' 2>/dev/null); do echo "--- screen of $s:" >&2; tmx capture-pane -p -t "$s" >&2; done; exit 1; }
 ok() { echo "ok - $*"; }
 
@@ -29,7 +26,10 @@ start() {
   local cmd="${START_ENV:+$START_ENV }$GPUWATCH"
   for a in "$@"; do cmd="$cmd $(printf '%q' "$a")"; done
   tmx new-session -d -s "$name" -x "$w" -y "$h" \
-    "exec 2>$WORK/$name.err; $cmd; echo \$? > $WORK/$name.rc; sleep 600" || fail "tmux new-session $name"
+    "exec 2>$WORK/$name.err; $cmd; echo \$? > $WORK/$name.rc; sleep 600" \; set-option -s exit-empty off ||
+    fail "tmux new-session $name"
+  # (the server, started by the first session with the test's environment, stays up between sessions:
+  # killing the last one would end it while the next new-session connects, "server exited unexpectedly")
 }
 screen() { tmx capture-pane -p -t "$1"; }
 # wait_for NAME REGEX [SECONDS]: polls the screen until it matches (grep -E).

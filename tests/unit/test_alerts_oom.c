@@ -768,7 +768,7 @@ static long run_rules_test(long n, int sticky, int *reported)
 {
     clear_file(errf, errtext, sizeof errtext);
     arm(n, sticky);
-    int rc = rules_test_file(test_path, errf);
+    int rc = rules_test_file(test_path, errf, errf);
     disarm();
     long failed = inj.failed;
     if (!failed || rc == 0) {
@@ -785,7 +785,7 @@ static long run_rules_test(long n, int sticky, int *reported)
     assert_non_null(strstr(errtext, "out of memory")); /* rules_test_file's own, at least */
     assert_null(strstr(errtext, "FAILED"));
     clear_file(errf, errtext, sizeof errtext);
-    assert_int_equal(rules_test_file(test_path, errf), 0);
+    assert_int_equal(rules_test_file(test_path, errf, errf), 0);
     *reported = 1;
     return failed;
 }

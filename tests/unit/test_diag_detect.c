@@ -38,6 +38,17 @@ static int check(const char *family, int variant, const syn_spec *sp, const diag
     return ok;
 }
 
+/* Takes a detector's findings out of the report (one that comes along with the expected one);
+ * returns how many named the GPU (all GPUs: -1). */
+static int take(diag_report *r, const char *detector, int gpu)
+{
+    int n = syn_count(r, detector, gpu);
+    for (int i = r->n - 1; i >= 0; i--)
+        if (strcmp(r->f[i].detector, detector) == 0)
+            diag_report_remove(r, i);
+    return n;
+}
+
 static void expect_all(expect *e, const char *det, int n)
 {
     e->detector = det;
@@ -570,6 +581,8 @@ static void test_pcie_bound(void **st)
         }
         diag_report r;
         syn_diagnose(&sp, &r);
+        /* a degraded link under load is pcie_degraded's too */
+        assert_int_equal(take(&r, "pcie_degraded", -1), v % 3 == 0);
         expect e = {.detector = "pcie_bound", .gpus = {bound}, .n_gpus = 1};
         if (!check("pcie_bound", v, &sp, &r, &e)) {
             diag_report_free(&r);
@@ -583,15 +596,26 @@ static void test_pcie_bound(void **st)
     assert_int_equal(failures, 0);
 }
 
-/* ---- hw_health ---- */
+/* ---- hw_health, app_fault, row_remap: what the GPU's events say ---- */
 
-static void test_hw_health(void **st)
+/* Kinds: 0 XID 48 with its ECC error, 1 XID 79 and the GPU lost, 2 a row remap pending after an
+ * uncorrectable error (XID 63), 3 an application XID, 4 another hardware XID of the catalog. Each
+ * goes to its own detector, with NVIDIA's immediate action for the hardware ones. */
+static void test_hw_events(void **st)
 {
     (void)st;
     failures = 0;
     uint64_t rng = 11;
-    static const int app_xids[] = {13, 31, 43, 45, 68};
-    for (int kind = 0; kind < 4; kind++)
+    static const int app_xids[] = {13, 31, 43, 45, 68, 69};
+    static const struct {
+        int xid;
+        const char *action;
+        int critical;
+    } hw_xids[] = {{46, "RESET_GPU", 1},   {62, "RESET_GPU", 1},         {74, "WORKFLOW_NVLINK_ERR", 1},
+                   {95, "RESET_GPU", 1},   {109, "RESET_GPU", 1},        {119, "RESET_GPU", 1},
+                   {140, "RESET_GPU", 1},  {154, "XID_154", 1},          {92, "IGNORE", 0},
+                   {94, "RESTART_APP", 0}, {54, "CHECK_MECHANICALS", 0}, {32, "RESTART_APP", 0}};
+    for (int kind = 0; kind < 5; kind++)
         for (int v = 0; v < syn_variants(VARIANTS) / 2; v++) {
             syn_spec sp;
             syn_spec_init(&sp, &rng, syn_int(&rng, 1, 4), syn_range(&rng, 5, 15) * 60);
@@ -608,37 +632,51 @@ static void test_hw_health(void **st)
             double at = syn_range(&rng, 30, sp.duration_s - 60);
             g->xid_at_s[0] = at;
             g->n_xid = 1;
+            const char *det = "hw_health", *action = NULL;
+            int hw = syn_int(&rng, 0, (int)(sizeof hw_xids / sizeof hw_xids[0]) - 1), critical = 1;
             if (kind == 0) {
                 g->xid_code[0] = 48;
                 g->dbe_at_s = at;
+                action = "WORKFLOW_XID_48";
             } else if (kind == 1) {
                 g->xid_code[0] = 79;
                 g->lost_from_s = at;
                 g->lost_to_s = at + syn_range(&rng, 10, 60);
                 g->xid_at_s[0] = g->lost_to_s + 0.5; /* read when it answers again */
+                action = "RESTART_BM";
             } else if (kind == 2) {
                 g->xid_code[0] = 63;
                 g->pending_at_s = at;
+                det = "row_remap";
+            } else if (kind == 3) {
+                g->xid_code[0] = app_xids[syn_int(&rng, 0, 5)];
+                det = "app_fault";
+                critical = 0;
             } else {
-                g->xid_code[0] = app_xids[syn_int(&rng, 0, 4)];
+                g->xid_code[0] = hw_xids[hw].xid;
+                action = hw_xids[hw].action;
+                critical = hw_xids[hw].critical;
             }
             diag_report r;
             syn_diagnose(&sp, &r);
-            expect e = {.detector = "hw_health", .gpus = {bad}, .n_gpus = 1};
-            if (!check("hw_health", kind * 100 + v, &sp, &r, &e)) {
+            expect e = {.detector = det, .gpus = {bad}, .n_gpus = 1};
+            if (!check(det, kind * 100 + v, &sp, &r, &e)) {
                 diag_report_free(&r);
                 continue;
             }
-            const diag_finding *f = syn_find(&r, "hw_health", bad);
+            const diag_finding *f = syn_find(&r, det, bad);
             assert_int_equal(r.n, 1);
-            assert_true(syn_ev(f, "xid") == g->xid_code[0]);
-            if (kind < 3) {
-                assert_int_equal(f->severity, DIAG_CRITICAL);
-                assert_null(diag_finding_get(f, "fault"));
-            } else {
-                assert_int_equal(f->severity, DIAG_WARNING);
+            assert_int_equal(f->severity,
+                             critical ? DIAG_CRITICAL
+                                      : (g->xid_code[0] == 43 || g->xid_code[0] == 45 ? DIAG_INFO : DIAG_WARNING));
+            if (kind != 2)
+                assert_true(syn_ev(f, "xid") == g->xid_code[0]);
+            if (action)
+                assert_string_equal(diag_finding_get(f, "action")->str, action);
+            if (action)
+                assert_non_null(strstr(f->advice[0], action)); /* the action leads the advice */
+            if (kind == 3)
                 assert_string_equal(diag_finding_get(f, "fault")->str, "application");
-            }
             if (kind == 1)
                 assert_true(syn_ev(f, "lost_s") >= 5);
             if (kind == 2)
@@ -648,16 +686,457 @@ static void test_hw_health(void **st)
     assert_int_equal(failures, 0);
 }
 
+/* ---- the new hardware detectors ---- */
+
+/* A job of n GPUs at steady training load, one process each (one container, ranks in the command). */
+static void training_job(uint64_t *rng, syn_spec *sp, unsigned pid0, const char *user)
+{
+    for (int i = 0; i < sp->n_gpus; i++) {
+        syn_gpu *g = &sp->gpu[i];
+        g->noise = syn_range(rng, 0.5, 2);
+        syn_add_seg(g, 0, 1e9, PAT_STEADY, syn_range(rng, 92, 98), 0);
+        syn_proc *p = syn_add_proc(g, pid0 + (unsigned)i, 0, 1e9, user, mem_of(sp, i, 0.6));
+        p->cmd = i % 2 ? "python3 train.py --local_rank=1" : "python3 train.py --local_rank=0";
+        p->container = "slurm-job-4242";
+    }
+}
+
+/* One link of one GPU: CRC errors fast (>= 100/s) or slow, replays, a recovery, or the link down;
+ * the other links and GPUs carry old errors that do not move. DCGM's levels set the severity. */
+static void test_nvlink_errors(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 31;
+    for (int kind = 0; kind < 5; kind++)
+        for (int v = 0; v < syn_variants(VARIANTS) / 2; v++) {
+            syn_spec sp;
+            syn_spec_init(&sp, &rng, syn_int(&rng, 1, 8), syn_range(&rng, 10, 30) * 60);
+            int model = syn_int(&rng, 0, 2); /* boards with NVLink */
+            for (int i = 0; i < sp.n_gpus; i++) {
+                sp.gpu[i].model = model;
+                sp.gpu[i].nvl_old_errors = v % 2 ? syn_int(&rng, 1, 500) : 0;
+            }
+            training_job(&rng, &sp, 40000, "lin");
+            int bad = syn_int(&rng, 0, sp.n_gpus - 1), link = syn_int(&rng, 0, SYN_MODELS[model].nvlinks - 1);
+            syn_gpu *g = &sp.gpu[bad];
+            g->nvl_link = link;
+            g->nvl_from_s = syn_range(&rng, 60, sp.duration_s / 2);
+            if (kind == 0)
+                g->nvl_crc_per_s = syn_range(&rng, 150, 2000);
+            else if (kind == 1)
+                g->nvl_crc_per_s = syn_range(&rng, 0.05, 20);
+            else if (kind == 2)
+                g->nvl_replay_per_min = syn_range(&rng, 1, 30);
+            else if (kind == 3)
+                g->nvl_recovery_at_s = g->nvl_from_s;
+            else
+                g->nvl_down_at_s = g->nvl_from_s;
+            diag_report r;
+            syn_diagnose(&sp, &r);
+            expect e = {.detector = "nvlink_errors", .gpus = {bad}, .n_gpus = 1};
+            if (!check("nvlink_errors", kind * 100 + v, &sp, &r, &e)) {
+                diag_report_free(&r);
+                continue;
+            }
+            const diag_finding *f = syn_find(&r, "nvlink_errors", bad);
+            assert_int_equal(r.n, 1);
+            assert_int_equal(f->severity, kind == 1 ? DIAG_WARNING : DIAG_CRITICAL);
+            assert_true(syn_ev(f, "link") == link);
+            assert_true(syn_ev(f, "links_down") == (kind == 4));
+            diag_report_free(&r);
+        }
+    assert_int_equal(failures, 0);
+}
+
+/* A link below its maximum width or generation under load, or replaying past DCGM's limit; the
+ * other GPUs' links train down to Gen1 whenever they idle (between jobs), which is no fault. */
+static void test_pcie_degraded(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 32;
+    for (int kind = 0; kind < 3; kind++)
+        for (int v = 0; v < syn_variants(VARIANTS) / 2; v++) {
+            syn_spec sp;
+            syn_spec_init(&sp, &rng, syn_int(&rng, 1, 4), syn_range(&rng, 10, 30) * 60);
+            int bad = syn_int(&rng, 0, sp.n_gpus - 1);
+            double level = syn_range(&rng, 70, 98);
+            for (int i = 0; i < sp.n_gpus; i++) {
+                syn_gpu *g = &sp.gpu[i];
+                g->noise = 1.5;
+                g->pcie_idle_gen = 1;
+                double pause = syn_range(&rng, 0.2, 0.4) * sp.duration_s;
+                syn_add_seg(g, 0, pause, PAT_IDLE, 0, 0);
+                syn_add_seg(g, pause, 1e9, PAT_STEADY, level, 0);
+                syn_add_proc(g, 41000 + (unsigned)i, pause, 1e9, "ines", mem_of(&sp, i, 0.4));
+            }
+            syn_gpu *g = &sp.gpu[bad];
+            const syn_model *m = &SYN_MODELS[g->model];
+            if (kind == 0)
+                g->pcie_width = m->pcie_width / (syn_int(&rng, 0, 1) ? 2 : 4);
+            else if (kind == 1)
+                g->pcie_gen = m->pcie_gen - syn_int(&rng, 1, 2);
+            else
+                g->replays_per_min = syn_range(&rng, 12, 200);
+            diag_report r;
+            syn_diagnose(&sp, &r);
+            expect e = {.detector = "pcie_degraded", .gpus = {bad}, .n_gpus = 1};
+            if (!check("pcie_degraded", kind * 100 + v, &sp, &r, &e)) {
+                diag_report_free(&r);
+                continue;
+            }
+            const diag_finding *f = syn_find(&r, "pcie_degraded", bad);
+            assert_int_equal(r.n, 1);
+            if (kind < 2)
+                assert_non_null(diag_finding_get(f, "link"));
+            else
+                assert_true(syn_ev(f, "max_replays_per_min") > 8);
+            diag_report_free(&r);
+        }
+    assert_int_equal(failures, 0);
+}
+
+/* A job's GPUs hung in a collective for 6-20 minutes; the odd one out exited, idles, keeps
+ * computing, or there is none (the culprit is on another node). */
+static void test_collective_hang(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 33;
+    for (int odd_kind = 0; odd_kind < 4; odd_kind++)
+        for (int v = 0; v < syn_variants(VARIANTS) / 2; v++) {
+            syn_spec sp;
+            syn_spec_init(&sp, &rng, syn_int(&rng, 2, 8), syn_range(&rng, 20, 30) * 60);
+            training_job(&rng, &sp, 42000, "zoe");
+            double from = sp.duration_s - syn_range(&rng, 6, 18) * 60;
+            int odd = odd_kind < 3 ? syn_int(&rng, 0, sp.n_gpus - 1) : -1;
+            for (int i = 0; i < sp.n_gpus; i++) {
+                syn_gpu *g = &sp.gpu[i];
+                if (i != odd) {
+                    g->hang_from_s = from;
+                    continue;
+                }
+                if (odd_kind == 0) { /* its process died: the others wait for it */
+                    g->proc[0].to_s = from - 2;
+                    g->seg[0].to_s = from - 2;
+                } else if (odd_kind == 1) { /* stuck in host code, idle */
+                    g->seg[0].to_s = from - 2;
+                }
+                /* odd_kind 2: it keeps computing */
+            }
+            diag_report r;
+            syn_diagnose(&sp, &r);
+            expect e;
+            expect_all(&e, "collective_hang", sp.n_gpus);
+            if (!check("collective_hang", odd_kind * 100 + v, &sp, &r, &e)) {
+                diag_report_free(&r);
+                continue;
+            }
+            assert_int_equal(r.n, 1);
+            const diag_finding *f = &r.f[0];
+            assert_int_equal(f->severity, DIAG_CRITICAL);
+            if (odd >= 0) {
+                assert_true(syn_ev(f, "odd_gpu") == odd);
+                static const char *const words[] = {"exited", "idle", "busy"};
+                assert_non_null(strstr(diag_finding_get(f, "odd_state")->str, words[odd_kind]));
+            } else {
+                assert_null(diag_finding_get(f, "odd_gpu"));
+            }
+            assert_true(syn_ev(f, "hang_s") >= 300);
+            diag_report_free(&r);
+        }
+    assert_int_equal(failures, 0);
+}
+
+/* Clocks held low while busy with no power or thermal reason: locked, an applications clock, a low
+ * P-state, HW slowdown asserted from outside; the cause named. */
+static void test_clocks_low(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 34;
+    static const char *const cause[] = {"locked", "applications clock", "P-state", "HW slowdown"};
+    for (int kind = 0; kind < 4; kind++)
+        for (int v = 0; v < syn_variants(VARIANTS) / 2; v++) {
+            syn_spec sp;
+            syn_spec_init(&sp, &rng, syn_int(&rng, 1, 4), syn_range(&rng, 10, 30) * 60);
+            training_job(&rng, &sp, 43000, "max");
+            int bad = syn_int(&rng, 0, sp.n_gpus - 1);
+            syn_gpu *g = &sp.gpu[bad];
+            double max = SYN_MODELS[g->model].clk_max_sm;
+            if (kind == 0) {
+                g->clock_cap = round(max * syn_range(&rng, 0.4, 0.7));
+            } else if (kind == 1) {
+                g->clock_cap = g->app_clock = round(max * syn_range(&rng, 0.4, 0.7));
+            } else if (kind == 2) {
+                g->low_pstate = 1;
+            } else {
+                g->hw_slowdown_from_s = syn_range(&rng, 0, 0.3) * sp.duration_s;
+            }
+            diag_report r;
+            syn_diagnose(&sp, &r);
+            expect e = {.detector = "clocks_low", .gpus = {bad}, .n_gpus = 1};
+            if (!check("clocks_low", kind * 100 + v, &sp, &r, &e)) {
+                diag_report_free(&r);
+                continue;
+            }
+            const diag_finding *f = syn_find(&r, "clocks_low", bad);
+            assert_int_equal(r.n, 1);
+            if (!strstr(diag_finding_get(f, "cause")->str, cause[kind]))
+                fail_msg("kind %d: cause '%s'", kind, diag_finding_get(f, "cause")->str);
+            assert_true(syn_ev(f, "clock_share") < 0.75);
+            diag_report_free(&r);
+        }
+    assert_int_equal(failures, 0);
+}
+
+/* XIDs in bursts: repeats closer than the burst gap are one incident, further apart several; the
+ * advice names the catalog's action and, for a recurring hardware XID, service. */
+static void test_xid_bursts(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 35;
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
+        syn_spec sp;
+        syn_spec_init(&sp, &rng, 1, 40 * 60);
+        training_job(&rng, &sp, 44000, "uma");
+        syn_gpu *g = &sp.gpu[0];
+        int spread = v % 2, n = syn_int(&rng, 2, SYN_MAX_XIDS);
+        double t = syn_range(&rng, 60, 300);
+        for (int k = 0; k < n; k++) {
+            g->xid_at_s[k] = t;
+            g->xid_code[k] = v % 4 < 2 ? 119 : 31;
+            t += spread ? syn_range(&rng, 6, 9) * 60 : syn_range(&rng, 6, 90);
+        }
+        g->n_xid = n;
+        diag_report r;
+        syn_diagnose(&sp, &r);
+        const char *det = v % 4 < 2 ? "hw_health" : "app_fault";
+        expect e = {.detector = det, .gpus = {0}, .n_gpus = 1};
+        if (!check(det, v, &sp, &r, &e)) {
+            diag_report_free(&r);
+            continue;
+        }
+        const diag_finding *f = syn_find(&r, det, 0);
+        assert_true(syn_ev(f, "bursts") == (spread ? n : 1));
+        if (v % 4 < 2 && spread) {
+            int said = 0;
+            for (int a = 0; a < f->n_advice; a++)
+                said |= strstr(f->advice[a], "recurred") != NULL;
+            assert_true(said);
+        }
+        diag_report_free(&r);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* Row remapping failed, or pages retired past DCGM's soft limit and still rising, or a remap
+ * pending after an uncorrectable error: critical. */
+static void test_row_remap(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 36;
+    for (int kind = 0; kind < 3; kind++)
+        for (int v = 0; v < syn_variants(VARIANTS) / 2; v++) {
+            syn_spec sp;
+            syn_spec_init(&sp, &rng, syn_int(&rng, 1, 4), syn_range(&rng, 10, 30) * 60);
+            for (int i = 0; i < sp.n_gpus; i++)
+                sp.gpu[i].model = syn_int(&rng, 0, 2); /* HBM boards */
+            training_job(&rng, &sp, 45000, "ada");
+            int bad = syn_int(&rng, 0, sp.n_gpus - 1);
+            syn_gpu *g = &sp.gpu[bad];
+            double at = syn_range(&rng, 60, sp.duration_s - 60);
+            if (kind == 0) {
+                g->failure_at_s = at;
+            } else if (kind == 1) {
+                g->retired_dbe0 = syn_int(&rng, 16, 40);
+                g->retired_dbe_at_s = at;
+            } else {
+                g->pending_at_s = at;
+            }
+            diag_report r;
+            syn_diagnose(&sp, &r);
+            expect e = {.detector = "row_remap", .gpus = {bad}, .n_gpus = 1};
+            if (!check("row_remap", kind * 100 + v, &sp, &r, &e)) {
+                diag_report_free(&r);
+                continue;
+            }
+            const diag_finding *f = syn_find(&r, "row_remap", bad);
+            assert_int_equal(f->severity, DIAG_CRITICAL);
+            if (kind == 0)
+                assert_true(syn_ev(f, "remap_failure") == 1);
+            if (kind == 1)
+                assert_true(syn_ev(f, "retired_in_window") == 1);
+            diag_report_free(&r);
+        }
+    assert_int_equal(failures, 0);
+}
+
+/* The replicas of a service (same user and command, one container each) behind a skewed
+ * balancer: random request bursts everywhere, one or two replicas with another share of them. */
+static void test_imbalance_replicas(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 37;
+    static const char *const pods[] = {"k8s-pod-a", "k8s-pod-b", "k8s-pod-c", "k8s-pod-d",
+                                       "k8s-pod-e", "k8s-pod-f", "k8s-pod-g", "k8s-pod-h"};
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
+        syn_spec sp;
+        int n = syn_int(&rng, 2, 6);
+        syn_spec_init(&sp, &rng, n, syn_range(&rng, 20, 30) * 60);
+        int hot = syn_int(&rng, 0, n - 1);
+        double rate = syn_range(&rng, 0.3, 0.8), burst = syn_range(&rng, 0.3, 1.2);
+        for (int i = 0; i < n; i++) {
+            syn_gpu *g = &sp.gpu[i];
+            syn_seg *s = syn_add_seg(g, 0, 1e9, PAT_BURSTS, syn_range(&rng, 92, 100), 0);
+            s->rate_hz = i == hot ? rate * syn_range(&rng, 4, 8) : rate;
+            s->burst_s = burst;
+            syn_proc *p = syn_add_proc(g, 46000 + (unsigned)i, 0, 1e9, "svc-asr", mem_of(&sp, i, 0.4));
+            p->cmd = "python3 -m asr_server --port 9000";
+            p->container = pods[i];
+        }
+        diag_report r;
+        syn_diagnose(&sp, &r);
+        take(&r, "low_util", -1); /* the quiet replicas may read as under-used too */
+        take(&r, "input_stall", -1);
+        expect e = {.detector = "imbalance", .gpus = {hot}, .n_gpus = 1};
+        if (!check("imbalance replicas", v, &sp, &r, &e)) {
+            diag_report_free(&r);
+            continue;
+        }
+        const diag_finding *f = syn_find(&r, "imbalance", hot);
+        assert_string_equal(diag_finding_get(f, "group")->str, "replicas");
+        diag_report_free(&r);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* memory_leak on staircases whose steps are far apart: one step every third or half of the window,
+ * the last one just before the tail a slope test would look at (a tail of 30 % can then hold no
+ * step at all); and steps of every size the allocator takes. */
+static void test_memory_leak_sparse_steps(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 38;
+    for (int v = 0; v < syn_variants(VARIANTS); v++) {
+        syn_spec sp;
+        syn_spec_init(&sp, &rng, 1, syn_range(&rng, 25, 40) * 60);
+        syn_gpu *g = &sp.gpu[0];
+        g->noise = 1;
+        syn_add_seg(g, 0, 1e9, PAT_STEADY, syn_range(&rng, 88, 98), 0);
+        double total = SYN_MODELS[g->model].mem_total;
+        syn_proc *p = syn_add_proc(g, 47000, 0, 1e9, "eli", floor(total * 0.3));
+        p->mem_noise = syn_range(&rng, 0, 10);
+        /* k steps over the window, the last at 68-70 % of it: the last 30 % has none */
+        int k = syn_int(&rng, 3, 6);
+        p->step_s = sp.duration_s * 0.69 / k;
+        p->step_mib = floor(total * syn_range(&rng, 0.03, 0.08));
+        p->from_s = -p->step_s * 0.05; /* the first step inside the window */
+        diag_report r;
+        syn_diagnose(&sp, &r);
+        expect e = {.detector = "memory_leak", .gpus = {0}, .n_gpus = 1};
+        if (!check("memory_leak sparse steps", v, &sp, &r, &e)) {
+            diag_report_free(&r);
+            continue;
+        }
+        const diag_finding *f = syn_find(&r, "memory_leak", 0);
+        assert_true(syn_ev(f, "steps") >= 3);
+        assert_true(fabs(syn_ev(f, "step_interval_s") - p->step_s) < 0.1 * p->step_s);
+        diag_report_free(&r);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* The allocator's out-of-memory with the request's worth reserved but unallocated (both message
+ * forms, every unit), or cache flushes in step after step, on the GPU the message names. */
+static void test_alloc_fragmentation(void **st)
+{
+    (void)st;
+    failures = 0;
+    uint64_t rng = 39;
+    for (int v = 0; v < syn_variants(VARIANTS) * 2; v++) {
+        syn_spec sp;
+        syn_spec_init(&sp, &rng, syn_int(&rng, 1, 4), syn_range(&rng, 1, 10) * 60);
+        training_job(&rng, &sp, 48000, "gus");
+        diag_window *w = syn_build(&sp);
+        int bad = syn_int(&rng, 0, sp.n_gpus - 1), kind = v % 3;
+        double cap = SYN_MODELS[sp.gpu[bad].model].mem_total, tried = cap * syn_range(&rng, 0.01, 0.05);
+        double unalloc = tried * syn_range(&rng, 1.2, 6), alloc = cap * 0.7;
+        char line[600];
+        int lines = kind == 2 ? syn_int(&rng, 3, 9) : 1;
+        for (int k = 0; k < lines; k++) {
+            if (kind == 0)
+                snprintf(line, sizeof line,
+                         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate %.2f GiB. GPU %d has a total "
+                         "capacity of %.2f GiB of which 512.00 MiB is free. Of the allocated memory %.2f GiB is "
+                         "allocated by PyTorch, and %.2f MiB is reserved by PyTorch but unallocated.",
+                         tried / 1024, bad, cap / 1024, alloc / 1024, unalloc);
+            else if (kind == 1)
+                snprintf(line, sizeof line,
+                         "RuntimeError: CUDA out of memory. Tried to allocate %.2f MiB (GPU %d; %.2f GiB total "
+                         "capacity; %.2f GiB already allocated; 12.00 MiB free; %.2f GiB reserved in total by PyTorch)",
+                         tried, bad, cap / 1024, alloc / 1024, (alloc + unalloc) / 1024);
+            else
+                snprintf(line, sizeof line,
+                         "[WARNING] [stage3.py:2236:step] %d pytorch allocator cache flushes since "
+                         "last step. this happens when there is high memory pressure",
+                         syn_int(&rng, 1, 9));
+            diag_job_note n;
+            assert_true(diag_job_line(line, &n));
+            diag_window_add_note(w, kind == 2 ? bad : n.gpu, SYN_T0 + (uint64_t)(k + 1) * 20000000, &n);
+        }
+        diag_report r;
+        diag_report_init(&r);
+        diag_run(w, NULL, &r);
+        diag_window_free(w);
+        expect e = {.detector = "alloc_fragmentation", .gpus = {bad}, .n_gpus = 1};
+        if (!check("alloc_fragmentation", v, &sp, &r, &e)) {
+            diag_report_free(&r);
+            continue;
+        }
+        const diag_finding *f = syn_find(&r, "alloc_fragmentation", bad);
+        assert_non_null(strstr(f->advice[0], "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
+        if (kind < 2) {
+            assert_true(fabs(syn_ev(f, "reserved_unallocated_mib") - unalloc) < 0.02 * unalloc + 11);
+            assert_true(fabs(syn_ev(f, "tried_mib") - tried) < 0.01 * tried + 11);
+        } else {
+            assert_true(syn_ev(f, "cache_flush_steps") == lines);
+        }
+        diag_report_free(&r);
+    }
+    assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_input_stall),     cmocka_unit_test(test_input_stall_irregular),
-        cmocka_unit_test(test_launch_bound),    cmocka_unit_test(test_low_util),
-        cmocka_unit_test(test_low_util_ripple), cmocka_unit_test(test_power_cap),
-        cmocka_unit_test(test_thermal),         cmocka_unit_test(test_memory_leak),
-        cmocka_unit_test(test_memory_full),     cmocka_unit_test(test_imbalance),
-        cmocka_unit_test(test_idle_holding),    cmocka_unit_test(test_pcie_bound),
-        cmocka_unit_test(test_hw_health),
+        cmocka_unit_test(test_input_stall),
+        cmocka_unit_test(test_input_stall_irregular),
+        cmocka_unit_test(test_launch_bound),
+        cmocka_unit_test(test_low_util),
+        cmocka_unit_test(test_low_util_ripple),
+        cmocka_unit_test(test_power_cap),
+        cmocka_unit_test(test_thermal),
+        cmocka_unit_test(test_memory_leak),
+        cmocka_unit_test(test_memory_full),
+        cmocka_unit_test(test_imbalance),
+        cmocka_unit_test(test_idle_holding),
+        cmocka_unit_test(test_pcie_bound),
+        cmocka_unit_test(test_hw_events),
+        cmocka_unit_test(test_xid_bursts),
+        cmocka_unit_test(test_row_remap),
+        cmocka_unit_test(test_nvlink_errors),
+        cmocka_unit_test(test_pcie_degraded),
+        cmocka_unit_test(test_collective_hang),
+        cmocka_unit_test(test_clocks_low),
+        cmocka_unit_test(test_imbalance_replicas),
+        cmocka_unit_test(test_memory_leak_sparse_steps),
+        cmocka_unit_test(test_alloc_fragmentation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,14 +78,13 @@ static void test_window_events(void **st)
         }
         diag_window_add_sample(w, 0, NULL, &s);
     }
-    int xid = 0, lost = 0, back = 0, dbe = 0, pending = 0;
+    int xid = 0, lost = 0, back = 0, dbe = 0;
     for (int i = 0; i < w->n_events; i++) {
         const diag_event *e = &w->events[i];
         xid += e->kind == DIAG_EV_XID;
         lost += e->kind == DIAG_EV_GPU_LOST;
         back += e->kind == DIAG_EV_GPU_BACK;
         dbe += e->kind == DIAG_EV_ECC_DBE ? e->count : 0;
-        pending += e->kind == DIAG_EV_REMAP_PENDING;
         if (e->kind == DIAG_EV_XID && e->code == 48)
             assert_int_equal(e->count, 2);
         if (i > 0)
@@ -95,7 +94,10 @@ static void test_window_events(void **st)
     assert_int_equal(lost, 1);
     assert_int_equal(back, 1);
     assert_int_equal(dbe, 2);
-    assert_int_equal(pending, 1);
+    /* row remapping is a step signal: the pending flag, set from the 16th reading */
+    const diag_series *pend = &w->gpus[0].s[DS_REMAP_PEND];
+    assert_int_equal(pend->n, 2);
+    assert_true(pend->v[0] == 0 && pend->v[1] == 1 && pend->t[1] == SYN_T0 + 16000000);
     /* the same event from another source (the history's table) is not counted twice */
     int before = w->n_events;
     diag_window_add_event(w, 0, SYN_T0 + 13000000, DIAG_EV_XID, 48, 2);
@@ -106,15 +108,16 @@ static void test_window_events(void **st)
     diag_report r;
     diag_report_init(&r);
     diag_run(w, NULL, &r);
-    int hw = 0, app = 0;
-    for (int i = 0; i < r.n; i++) {
-        assert_string_equal(r.f[i].detector, "hw_health");
-        hw += r.f[i].severity == DIAG_CRITICAL;
-        app += r.f[i].severity == DIAG_WARNING && diag_finding_get(&r.f[i], "fault") != NULL;
-    }
-    assert_int_equal(hw, 1);
-    assert_int_equal(app, 1);
-    assert_int_equal(r.f[0].severity, DIAG_CRITICAL); /* worst first */
+    /* the hardware incident (XID 79, lost, XID 48 with its ECC errors) and the pending remap; the
+     * application XID 31 seconds before the 79 belongs to that burst, not to the application */
+    assert_int_equal(r.n, 2);
+    const diag_finding *hw = &r.f[0], *remap = &r.f[1];
+    assert_string_equal(hw->detector, "hw_health");
+    assert_int_equal(hw->severity, DIAG_CRITICAL); /* worst first */
+    assert_string_equal(diag_finding_get(hw, "action")->str, "RESTART_BM");
+    assert_string_equal(diag_finding_get(hw, "sympathetic_xids")->str, "31 x1");
+    assert_string_equal(remap->detector, "row_remap");
+    assert_int_equal(remap->severity, DIAG_WARNING);
     diag_report_free(&r);
     diag_window_free(w);
 }
@@ -239,16 +242,19 @@ static void test_config(void **st)
 static void test_detector_ids(void **st)
 {
     (void)st;
-    static const char *ids[] = {"input_stall", "launch_bound", "low_util",     "power_cap",  "thermal",  "memory_leak",
-                                "memory_full", "imbalance",    "idle_holding", "pcie_bound", "hw_health"};
-    assert_int_equal(diag_detector_count(), 11);
-    for (int i = 0; i < 11; i++) {
+    static const char *ids[] = {
+        "input_stall", "launch_bound",  "low_util",      "power_cap",  "thermal",         "memory_leak",
+        "memory_full", "imbalance",     "idle_holding",  "pcie_bound", "hw_health",       "app_fault",
+        "row_remap",   "nvlink_errors", "pcie_degraded", "clocks_low", "collective_hang", "alloc_fragmentation"};
+    int n = (int)(sizeof ids / sizeof ids[0]);
+    assert_int_equal(diag_detector_count(), n);
+    for (int i = 0; i < n; i++) {
         int found = 0;
         for (int d = 0; d < diag_detector_count(); d++)
             found += strcmp(ids[i], diag_detector_id(d)) == 0;
         assert_int_equal(found, 1);
     }
-    assert_null(diag_detector_id(11));
+    assert_null(diag_detector_id(n));
 }
 
 /* A window with findings of several kinds: a stall on GPU 0, an XID 79 on GPU 1. */
@@ -411,18 +417,63 @@ static void test_sort(void **st)
     diag_report_free(&r);
 }
 
+/* A job's allocator messages: both out-of-memory forms in every unit PyTorch prints, the typo of
+ * some versions, the flush warning with and without its count; text that only looks like them, or
+ * sizes no GPU has, gives nothing or no size. */
+static void test_job_lines(void **st)
+{
+    (void)st;
+    diag_job_note n;
+    assert_true(diag_job_line("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 3 has a "
+                              "total capacty of 23.68 GiB of which 0 bytes is free. Of the allocated memory 512.50 KiB "
+                              "is allocated by PyTorch, and 1024 bytes is reserved by PyTorch but unallocated.",
+                              &n));
+    assert_int_equal(n.kind, DIAG_NOTE_OOM);
+    assert_int_equal(n.gpu, 3);
+    assert_float_equal(n.tried_mib, 20, 1e-9);
+    assert_float_equal(n.capacity_mib, 23.68 * 1024, 1e-6);
+    assert_float_equal(n.free_mib, 0, 1e-9);
+    assert_float_equal(n.allocated_mib, 512.5 / 1024, 1e-9);
+    assert_float_equal(n.unallocated_mib, 1.0 / 1024, 1e-9);
+    assert_true(diag_job_line("RuntimeError: CUDA out of memory. Tried to allocate 1.50 GiB (GPU 0; 79.15 GiB total "
+                              "capacity; 12.91 GiB already allocated; 1.02 GiB free; 21.70 GiB reserved in total by "
+                              "PyTorch)",
+                              &n));
+    assert_int_equal(n.gpu, 0);
+    assert_float_equal(n.unallocated_mib, (21.70 - 12.91) * 1024, 1e-6);
+    assert_true(diag_job_line("[WARNING] [stage3.py:1] 12 pytorch allocator cache flushes since last step. this", &n));
+    assert_int_equal(n.kind, DIAG_NOTE_FLUSH);
+    assert_int_equal(n.flushes, 12);
+    assert_true(diag_job_line("pytorch allocator cache flushes since last step: 3", &n));
+    assert_int_equal(n.flushes, 3);
+    /* look-alikes and nonsense */
+    static const char *const no[] = {"",
+                                     "out of memory",
+                                     "Tried to allocate 2 GiB",
+                                     "loss 0.1 step 3",
+                                     "CUDA out of memory. Tried to allocate lots",
+                                     "pytorch allocator cache"};
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        assert_false(diag_job_line(no[i], &n));
+    assert_false(diag_job_line(NULL, &n));
+    assert_true(diag_job_line("CUDA out of memory. Tried to allocate 99999999999999.00 GiB. GPU 0 has a total "
+                              "capacity of -5.00 GiB of which x is free.",
+                              &n) == 0);
+    assert_true(diag_job_line("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of -5.00 GiB "
+                              "of which x is free. Of the allocated memory is allocated by PyTorch, and GiB is "
+                              "reserved by PyTorch but unallocated.",
+                              &n));
+    assert_true(isnan(n.capacity_mib) && isnan(n.free_mib) && isnan(n.allocated_mib) && isnan(n.unallocated_mib));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_window_series),
-        cmocka_unit_test(test_window_events),
-        cmocka_unit_test(test_window_processes),
-        cmocka_unit_test(test_window_size),
-        cmocka_unit_test(test_config),
-        cmocka_unit_test(test_detector_ids),
-        cmocka_unit_test(test_json),
-        cmocka_unit_test(test_text),
-        cmocka_unit_test(test_sort),
+        cmocka_unit_test(test_job_lines),     cmocka_unit_test(test_window_series),
+        cmocka_unit_test(test_window_events), cmocka_unit_test(test_window_processes),
+        cmocka_unit_test(test_window_size),   cmocka_unit_test(test_config),
+        cmocka_unit_test(test_detector_ids),  cmocka_unit_test(test_json),
+        cmocka_unit_test(test_text),          cmocka_unit_test(test_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

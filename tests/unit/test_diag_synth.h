@@ -52,14 +52,15 @@ typedef struct syn_model {
     double mem_total, power_default, power_idle, t_idle, t_load, t_slowdown, t_shutdown, t_gpu_max, t_mem_max;
     double clk_max_sm, pcie_gen, pcie_width;
     int gpm, hbm;
+    int nvlinks;
 } syn_model;
 
 static const syn_model SYN_MODELS[] = {
-    {"NVIDIA H100 80GB HBM3", 81559, 700, 69.8, 41, 72, 89, 95, 87, 95, 1980, 5, 16, 1, 1},
-    {"NVIDIA H200", 143771, 700, 76, 36, 70, 89, 95, 87, 95, 1980, 5, 16, 1, 1},
-    {"NVIDIA A100-SXM4-80GB", 81920, 400, 61, 33, 68, 89, 92, 85, 95, 1410, 4, 16, 0, 1},
-    {"NVIDIA L4", 23034, 72, 16, 35, 75, 92, 95, 87, 0, 2040, 4, 16, 0, 0},
-    {"NVIDIA GeForce RTX 4080 SUPER", 16376, 320, 26, 43, 78, 96, 101, 90, 0, 3165, 4, 16, 0, 0},
+    {"NVIDIA H100 80GB HBM3", 81559, 700, 69.8, 41, 72, 89, 95, 87, 95, 1980, 5, 16, 1, 1, 18},
+    {"NVIDIA H200", 143771, 700, 76, 36, 70, 89, 95, 87, 95, 1980, 5, 16, 1, 1, 18},
+    {"NVIDIA A100-SXM4-80GB", 81920, 400, 61, 33, 68, 89, 92, 85, 95, 1410, 4, 16, 0, 1, 12},
+    {"NVIDIA L4", 23034, 72, 16, 35, 75, 92, 95, 87, 0, 2040, 4, 16, 0, 0, 0},
+    {"NVIDIA GeForce RTX 4080 SUPER", 16376, 320, 26, 43, 78, 96, 101, 90, 0, 3165, 4, 16, 0, 0, 0},
 };
 #define SYN_N_MODELS ((int)(sizeof SYN_MODELS / sizeof SYN_MODELS[0]))
 
@@ -108,6 +109,24 @@ typedef struct syn_gpu {
     int xid_code[SYN_MAX_XIDS];
     int n_xid;
     double dbe_at_s, pending_at_s, lost_from_s, lost_to_s; /* > 0: when */
+    double failure_at_s;                                   /* > 0: a row remap fails then */
+    double retired_dbe0, retired_dbe_at_s;                 /* page retirement (no row remapper): the
+                                                            * double-bit count, one more at that time */
+    /* held low without a power or thermal reason */
+    double clock_cap;          /* > 0: SM clock at most this (locked or applications clocks) */
+    double app_clock;          /* > 0: the applications clock reported */
+    int low_pstate;            /* busy in P8: idle clocks */
+    double hw_slowdown_from_s; /* > 0: HW slowdown asserted from then (clocks halved) */
+    /* the PCIe link */
+    double pcie_width;      /* > 0: current link width */
+    double pcie_idle_gen;   /* > 0: generation while idle */
+    double replays_per_min; /* > 0: PCIe replays */
+    /* a collective that never completes: from then utilization 100 %, a few SMs, no memory traffic */
+    double hang_from_s;
+    /* NVLink (models with links): one bad link */
+    int nvl_link; /* -1 none */
+    double nvl_from_s, nvl_crc_per_s, nvl_replay_per_min, nvl_recovery_at_s, nvl_down_at_s;
+    double nvl_old_errors; /* counts from before the window, on every link (not rising) */
     /* built */
     double *busy_from, *busy_to; /* busy intervals of PAT_SQUARE / PAT_BURSTS segments */
     int n_busy, cap_busy;
@@ -239,18 +258,25 @@ static inline void syn_sample(const syn_spec *sp, syn_gpu *g, double t, double d
 {
     const syn_model *m = &SYN_MODELS[g->model];
     double limit = g->power_limit > 0 ? g->power_limit : m->power_default;
-    double util = syn_avg(g, t, sp->avg_s) + g->noise * syn_normal(rng);
+    int hung = g->hang_from_s > 0 && t >= g->hang_from_s;
+    double util = hung ? 100 : syn_avg(g, t, sp->avg_s) + g->noise * syn_normal(rng);
     util = round(util < 0 ? 0 : (util > 100 ? 100 : util));
     double sm_ratio = g->sm_ratio > 0 ? g->sm_ratio : 0.9;
-    double mu_ratio = g->mem_util_ratio > 0 ? g->mem_util_ratio : 0.4;
-    /* power: a 1 s average of the activity */
-    double act = syn_avg(g, t, 1.0);
-    double sm = act * sm_ratio, memu = act * mu_ratio;
+    double mu_ratio = hung ? 0 : g->mem_util_ratio > 0 ? g->mem_util_ratio : 0.4;
+    /* power: a 1 s average of the activity; a hung kernel keeps 3 % of the SMs busy */
+    double act = hung ? 100 : syn_avg(g, t, 1.0);
+    double sm = hung ? 3 : act * sm_ratio, memu = act * mu_ratio;
+    /* clocks held low lower the power the same work draws */
+    int slowed = g->hw_slowdown_from_s > 0 && t >= g->hw_slowdown_from_s;
+    double cap = g->low_pstate ? 345 : g->clock_cap > 0 ? g->clock_cap : m->clk_max_sm;
+    double fclk = (cap < m->clk_max_sm ? cap / m->clk_max_sm : 1) * (slowed ? 0.5 : 1);
     double demand = m->power_idle + (1.05 * m->power_default - m->power_idle) * (0.85 * sm / 90 + 0.15 * memu / 100) *
-                                        (g->demand > 0 ? g->demand : 1);
+                                        (g->demand > 0 ? g->demand : 1) * fclk;
     double power = demand > limit ? limit : demand;
     unsigned cer = util < 1 ? 0x1u : 0;
-    double clock = util >= 1 ? m->clk_max_sm : 345;
+    double clock = util >= 1 ? fmin(m->clk_max_sm, cap) * (slowed ? 0.5 : 1) : 345;
+    if (slowed)
+        cer |= 0x8u;
     if (demand > limit) {
         cer |= 0x4u;
         clock *= (limit - m->power_idle) / (demand - m->power_idle);
@@ -279,7 +305,7 @@ static inline void syn_sample(const syn_spec *sp, syn_gpu *g, double t, double d
     sample_set(s, M_UTIL_GPU, util);
     sample_set(s, M_UTIL_MEMORY, round(util * mu_ratio));
     if (m->gpm) {
-        sample_set(s, M_GPM_SM_ACTIVE, round(util * sm_ratio * 10) / 10);
+        sample_set(s, M_GPM_SM_ACTIVE, hung ? 3 : round(util * sm_ratio * 10) / 10);
         sample_set(s, M_GPM_DRAM_ACTIVE, round(util * mu_ratio * 0.9 * 10) / 10);
     }
     sample_set(s, M_POWER_DRAW, round(power * 1000) / 1000);
@@ -303,8 +329,31 @@ static inline void syn_sample(const syn_spec *sp, syn_gpu *g, double t, double d
     sample_set(s, M_CER_ACTIVE, cer);
     sample_set(s, M_PCIE_GEN_MAX, m->pcie_gen);
     sample_set(s, M_PCIE_WIDTH_MAX, m->pcie_width);
-    sample_set(s, M_PCIE_GEN_CUR, g->pcie_gen > 0 ? g->pcie_gen : m->pcie_gen);
-    sample_set(s, M_PCIE_WIDTH_CUR, m->pcie_width);
+    double gen = g->pcie_gen > 0 ? g->pcie_gen : m->pcie_gen;
+    sample_set(s, M_PCIE_GEN_CUR, util < 1 && g->pcie_idle_gen > 0 ? g->pcie_idle_gen : gen);
+    sample_set(s, M_PCIE_WIDTH_CUR, g->pcie_width > 0 ? g->pcie_width : m->pcie_width);
+    if (g->replays_per_min > 0)
+        sample_set(s, M_PCIE_REPLAY, floor(t / 60 * g->replays_per_min));
+    if (g->app_clock > 0)
+        sample_set(s, M_CLOCK_APP_GR, g->app_clock);
+    sample_set(s, M_PSTATE, g->low_pstate && util >= 1 ? 8 : (util >= 1 ? 0 : 0));
+    /* NVLink: every link up, counters from before the window; one bad link */
+    int links = m->nvlinks;
+    if (links > 0) {
+        double active = 0;
+        for (int l = 0; l < links; l++) {
+            int bad = l == g->nvl_link && t >= g->nvl_from_s;
+            double dt_bad = bad ? t - g->nvl_from_s : 0;
+            int up = !(l == g->nvl_link && g->nvl_down_at_s > 0 && t >= g->nvl_down_at_s);
+            active += up;
+            sample_set(s, nvlink_id(l, NVL_STATE), up);
+            sample_set(s, nvlink_id(l, NVL_CRC), g->nvl_old_errors + floor(dt_bad * g->nvl_crc_per_s));
+            sample_set(s, nvlink_id(l, NVL_REPLAY), g->nvl_old_errors + floor(dt_bad / 60 * g->nvl_replay_per_min));
+            sample_set(s, nvlink_id(l, NVL_RECOVERY),
+                       g->nvl_old_errors + (l == g->nvl_link && g->nvl_recovery_at_s > 0 && t >= g->nvl_recovery_at_s));
+        }
+        sample_set(s, M_NVLINK_ACTIVE, active);
+    }
     double rx = g->pcie_kbs > 0 && util >= 1 ? g->pcie_kbs * (1 + 0.05 * syn_normal(rng)) : 100 + 60 * util;
     sample_set(s, M_PCIE_RX, round(rx));
     sample_set(s, M_PCIE_TX, round(50 + 30 * util));
@@ -320,11 +369,16 @@ static inline void syn_sample(const syn_spec *sp, syn_gpu *g, double t, double d
     cnt->remap_unc = cnt->pending;
     sample_set(s, M_XID_COUNT, cnt->xid_count);
     sample_set(s, M_XID_LAST, cnt->xid_last);
-    if (m->hbm) {
+    if (m->hbm && g->retired_dbe0 > 0) { /* a board that retires pages instead */
+        sample_set(s, M_ECC_DBE_VOL, cnt->dbe);
+        sample_set(s, M_RETIRED_DBE, g->retired_dbe0 + (g->retired_dbe_at_s > 0 && t >= g->retired_dbe_at_s));
+        sample_set(s, M_RETIRED_SBE, 0);
+        sample_set(s, M_RETIRED_PENDING, g->retired_dbe_at_s > 0 && t >= g->retired_dbe_at_s);
+    } else if (m->hbm) {
         sample_set(s, M_ECC_DBE_VOL, cnt->dbe);
         sample_set(s, M_REMAP_UNC, cnt->remap_unc);
         sample_set(s, M_REMAP_PENDING, cnt->pending);
-        sample_set(s, M_REMAP_FAILURE, 0);
+        sample_set(s, M_REMAP_FAILURE, g->failure_at_s > 0 && t >= g->failure_at_s);
     }
 }
 
@@ -428,8 +482,10 @@ static inline void syn_spec_init(syn_spec *sp, uint64_t *rng, int n_gpus, double
     sp->dt_jitter = syn_range(rng, 0, 0.03);
     sp->seed = syn_next(rng);
     int model = syn_int(rng, 0, SYN_N_MODELS - 1);
-    for (int i = 0; i < n_gpus; i++)
+    for (int i = 0; i < n_gpus; i++) {
         sp->gpu[i].model = model;
+        sp->gpu[i].nvl_link = -1;
+    }
 }
 
 static inline syn_seg *syn_add_seg(syn_gpu *g, double from, double to, syn_pattern pat, double hi, double lo)

@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "rules.h"
 #include "scenario.h"
 #include "series_notation.h"
+#include "steps.h"
 #include "timeparse.h"
 #include "util.h"
 
@@ -140,12 +143,64 @@ static void series_notation_zero_counts(void **state)
     }
 }
 
+/* fuzz_steps: a line of one stream that ends (at steps_finish) with an earlier time than a line of
+ * the other stream matched before it made a mark that went back in time. Families: the late line on
+ * either stream, with and without a reported step time. */
+static void steps_marks_in_time_order(void **state)
+{
+    (void)state;
+    const char *rx[] = {"it (\\d+) took ([\\d.]+)", "it (\\d+)", NULL};
+    for (int r = 0; r < 3; r++)
+        for (int first = 0; first < 2; first++) {
+            char err[200];
+            step_parser *p = steps_new(rx[r], err, sizeof err);
+            assert_non_null(p);
+            int64_t t = 1764680000000000ll;
+            const char *late = r < 2 ? "it 2 took 102 " : "step 2 | loss 1.0";
+            const char *early =
+                r < 2 ? "it 0 took 100 ms\nit 1 took 101 ms\n" : "step 0 | loss 1.2\nstep 1 | loss 1.1\n";
+            steps_feed(p, first, t, late, strlen(late));
+            steps_feed(p, !first, t + 500000, early, strlen(early));
+            steps_finish(p); /* the late line ends now, with its time of t */
+            const step_mark *m;
+            size_t n = steps_marks(p, &m);
+            for (size_t i = 1; i < n; i++)
+                assert_true(m[i].t_us >= m[i - 1].t_us);
+            steps_free(p);
+        }
+}
+
+/* fuzz_steps: step numbers a job prints near LONG_MAX overflowed the step count (UBSan: signed
+ * overflow). Families: numbers past the bound, a jump from -1 to LONG_MAX, huge reported times. */
+static void steps_counts_bounded(void **state)
+{
+    (void)state;
+    const char *lines[] = {"step 9223372036854775807 | loss 1\nstep 0 | loss 1\nstep 9223372036854775807 | loss 1\n",
+                           "it 9223372036854775807 took 1\nit 1 took 1\nit 9223372036854775807 took 1\n",
+                           "it 999999999999999 took 1e300\nit 5 took 1e308\nit 6 took 0.5\n",
+                           "step 99999999999999999999999999 | loss 1\nstep 1 | loss 1\nstep 2 | loss 1\n"};
+    for (int k = 0; k < 4; k++)
+        for (int repeat = 1; repeat <= 20000; repeat *= 100) {
+            char err[200];
+            step_parser *p = steps_new(k == 1 || k == 2 ? "it (\\d+) took ([\\d.e+]+)" : NULL, err, sizeof err);
+            assert_non_null(p);
+            for (int r = 0; r < repeat; r++)
+                steps_feed(p, 0, 1764680000000000ll + r * 1000000ll, lines[k], strlen(lines[k]));
+            step_stats st;
+            steps_stats(p, &st);
+            assert_true(st.nsteps >= 0 && st.nsteps <= LONG_MAX);
+            assert_true(isnan(st.mean_s) || (st.mean_s >= 0 && st.mean_s <= STEPS_MAX_SECONDS));
+            steps_free(p);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(series_notation_large_counts), cmocka_unit_test(scenario_error_frees_its_messages),
         cmocka_unit_test(earlier_fixes_hold),           cmocka_unit_test(rfc3339_dates_in_range),
-        cmocka_unit_test(series_notation_zero_counts),
+        cmocka_unit_test(series_notation_zero_counts),  cmocka_unit_test(steps_marks_in_time_order),
+        cmocka_unit_test(steps_counts_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -819,7 +820,23 @@ static void samples_are_period_means(void **state)
         if (i > 0)
             assert_int_equal(s[i].timeStamp - s[i - 1].timeStamp, 167000);
     }
-    assert_int_equal(F(nvmlDeviceGetSamples)(dev(0), NVML_TOTAL_POWER_SAMPLES, 0, &vt, &n, NULL),
+    /* power (mW) and clocks: the metric's value at the end of each period */
+    n = 4;
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(1), NVML_TOTAL_POWER_SAMPLES, 0, &vt, &n, s), NVML_SUCCESS);
+    assert_int_equal(n, 4);
+    for (unsigned i = 0; i < n; i++) {
+        double v, t = (1081 + i) * 0.167;
+        assert_int_equal(sim_value(sc, 1, M_POWER_DRAW, t, &v), 0);
+        assert_int_equal(s[i].sampleValue.uiVal, (unsigned)llround(v * 1000));
+    }
+    n = 4;
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(1), NVML_MEMORY_CLK_SAMPLES, 0, &vt, &n, s), NVML_SUCCESS);
+    for (unsigned i = 0; i < n; i++) {
+        double v;
+        assert_int_equal(sim_value(sc, 1, M_CLOCK_MEM, (1081 + i) * 0.167, &v), 0);
+        assert_int_equal(s[i].sampleValue.uiVal, (unsigned)v);
+    }
+    assert_int_equal(F(nvmlDeviceGetSamples)(dev(0), NVML_MODULE_POWER_SAMPLES, 0, &vt, &n, NULL),
                      NVML_ERROR_NOT_SUPPORTED);
     assert_int_equal(F(nvmlDeviceGetSamples)(dev(0), 10, 0, &vt, &n, NULL), NVML_ERROR_INVALID_ARGUMENT);
     stop();

@@ -80,8 +80,32 @@ static void test_chart(void **state)
     free(text);
 }
 
+/* Any size asked for, from the command line or a terminal, is brought within the limits: the
+ * canvas' cell count cannot overflow (65547 x 65540 overflowed an int: a heap overflow, SIGSEGV). */
+static void test_chart_sizes(void **state)
+{
+    (void)state;
+    int64_t t[3] = {NOW, NOW + 1000000, NOW + 2000000};
+    double v[3] = {1, 5, 2};
+    chart_series s[1] = {{"gpu0", t, v, 3}};
+    const int sizes[] = {INT32_MIN, -1,   0,    1,     4,     19,    20,      21,       80,
+                         999,       1000, 1001, 65535, 65540, 65547, 1 << 20, INT32_MAX};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k += 3) {
+            chart_opts o = {.width = sizes[i], .height = sizes[k], .utf8 = 1, .from_us = t[0], .to_us = t[2]};
+            char *text = chart_render(s, 1, &o);
+            assert_non_null(text);
+            int cols, lines = count_lines(text, &cols);
+            int want_w = sizes[i] <= 0 ? 80 : sizes[i] < CHART_MIN_WIDTH ? CHART_MIN_WIDTH : sizes[i];
+            int want_h = sizes[k] <= 0 ? 20 : sizes[k] < CHART_MIN_HEIGHT ? CHART_MIN_HEIGHT : sizes[k];
+            assert_int_equal(cols, want_w > CHART_MAX_WIDTH ? CHART_MAX_WIDTH : want_w);
+            assert_int_equal(lines, want_h > CHART_MAX_HEIGHT ? CHART_MAX_HEIGHT : want_h);
+            free(text);
+        }
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_chart)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_chart), cmocka_unit_test(test_chart_sizes)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -511,17 +511,18 @@ static void test_error_counted(void **state)
     (void)state;
     backend *b = open_sim("nvml-faults");
     gpu_sample s;
-    assert_int_equal(read_one(b, 0, M_POWER_DRAW, &s), GPU_OK);
-    assert_absent(&s, M_POWER_DRAW); /* this sample only: asked again next time */
-    assert_int_equal(read_one(b, 0, M_POWER_DRAW, &s), GPU_OK);
-    assert_absent(&s, M_POWER_DRAW);
-    assert_int_equal(read_one(b, 1, M_POWER_DRAW, &s), GPU_OK);
-    assert_int_equal(get(&s, M_POWER_DRAW), 300);
+    assert_int_equal(read_one(b, 0, M_UTIL_GPU, &s), GPU_OK);
+    assert_absent(&s, M_UTIL_GPU); /* this sample only: asked again next time */
+    assert_int_equal(read_one(b, 0, M_UTIL_GPU, &s), GPU_OK);
+    assert_absent(&s, M_UTIL_GPU);
+    assert_int_equal(read_one(b, 1, M_UTIL_GPU, &s), GPU_OK);
+    get(&s, M_UTIL_GPU);
     backend_error_count ec[16];
     int n = ops->error_counts(b, ec, 16);
     uint64_t count = 0;
     for (int i = 0; i < n; i++)
-        if (strcmp(ec[i].function, "nvmlDeviceGetPowerUsage") == 0 && strcmp(ec[i].error, "NVML_ERROR_UNKNOWN") == 0)
+        if (strcmp(ec[i].function, "nvmlDeviceGetUtilizationRates") == 0 &&
+            strcmp(ec[i].error, "NVML_ERROR_UNKNOWN") == 0)
             count = ec[i].count;
     assert_int_equal(count, 2);
 }
@@ -589,19 +590,19 @@ static void test_size_games(void **state)
 typedef struct {
     backend *b;
     gpu_status st;
-    double power;
+    double temp;
     uint64_t took_us;
 } hung_read;
 
-static void *read_power(void *arg)
+static void *read_temp(void *arg)
 {
     hung_read *h = arg;
     gpu_sample s;
     uint64_t t0 = gw_mono_us();
-    h->st = read_one(h->b, 0, M_POWER_DRAW, &s);
+    h->st = read_one(h->b, 0, M_TEMP_GPU, &s);
     h->took_us = gw_mono_us() - t0;
-    if (!sample_get(&s, M_POWER_DRAW, &h->power))
-        h->power = -1;
+    if (!sample_get(&s, M_TEMP_GPU, &h->temp))
+        h->temp = -1;
     return NULL;
 }
 
@@ -611,7 +612,7 @@ static void test_hang_one_gpu(void **state)
     (void)state;
     hung_read h = {.b = open_sim("nvml-hang")};
     pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, read_power, &h), 0);
+    assert_int_equal(pthread_create(&t, NULL, read_temp, &h), 0);
     gw_sleep_us(100000);
     uint64_t t0 = gw_mono_us();
     gpu_sample s;
@@ -625,7 +626,7 @@ static void test_hang_one_gpu(void **state)
     pthread_join(t, NULL);
     assert_true(h.took_us >= 1500000);
     assert_int_equal(h.st, GPU_OK);
-    assert_true(h.power > 0);
+    assert_true(h.temp > 0);
 }
 
 /* The driver unloaded for a while: reads fail as a whole (GPU_ERROR, nothing present), counted as
@@ -674,10 +675,49 @@ static void test_missing_symbols(void **state)
     }
 }
 
-/* gpusim's minimal variant does not export the optional functions: dlsym really fails for them. */
-static void test_minimal_variant(void **state)
+/* NVLink per link: state and the three error counters, with their totals, through one field-value
+ * call; the same through the per-link getters of a library without GetFieldValues (the minimal
+ * gpusim); absent on a board without NVLink and beyond a board's last link. */
+static void check_nvlink(backend *b)
+{
+    gpu_sample s;
+    assert_int_equal(read_all(b, 0, &s), GPU_OK);
+    assert_int_equal(get(&s, M_NVLINK_ACTIVE), 17);
+    assert_int_equal(get(&s, nvlink_id(5, NVL_STATE)), 0);
+    assert_int_equal(get(&s, nvlink_id(4, NVL_STATE)), 1);
+    assert_int_equal(get(&s, nvlink_id(3, NVL_CRC)), 5000);
+    assert_int_equal(get(&s, nvlink_id(2, NVL_REPLAY)), 7);
+    assert_int_equal(get(&s, nvlink_id(9, NVL_RECOVERY)), 1);
+    assert_int_equal(get(&s, nvlink_id(17, NVL_CRC)), 0);
+    assert_int_equal(get(&s, M_NVLINK_CRC_TOTAL), 5000);
+    assert_int_equal(get(&s, M_NVLINK_REPLAY_TOTAL), 7);
+    assert_int_equal(get(&s, M_NVLINK_RECOVERY_TOTAL), 1);
+    for (int k = 0; k < 2; k++) { /* the L4: none, the second time without asking */
+        assert_int_equal(read_all(b, 1, &s), GPU_OK);
+        assert_absent(&s, M_NVLINK_ACTIVE);
+        assert_absent(&s, M_NVLINK_CRC_TOTAL);
+        assert_absent(&s, nvlink_id(0, NVL_STATE));
+    }
+    assert_int_equal(read_all(b, 2, &s), GPU_OK);
+    assert_int_equal(get(&s, M_NVLINK_ACTIVE), 12);
+    assert_int_equal(get(&s, nvlink_id(11, NVL_STATE)), 1);
+    assert_absent(&s, nvlink_id(12, NVL_STATE));
+    assert_absent(&s, nvlink_id(17, NVL_CRC));
+    /* only the total wanted: the links are read for it */
+    assert_int_equal(read_one(b, 0, M_NVLINK_CRC_TOTAL, &s), GPU_OK);
+    assert_int_equal(get(&s, M_NVLINK_CRC_TOTAL), 5000);
+}
+
+static void test_nvlink(void **state)
 {
     (void)state;
+    check_nvlink(open_sim("nvml-nvlink"));
+}
+
+/* The backend on gpusim's minimal variant (no optional functions: dlsym really fails for them),
+ * playing tests/scenarios/NAME.yaml; skips where the variant was not built. */
+static backend *open_minimal(const char *name)
+{
     char lib[4096];
     snprintf(lib, sizeof lib, "%s", gpusim_lib());
     char *slash = strrchr(lib, '/');
@@ -685,12 +725,25 @@ static void test_minimal_variant(void **state)
     if (access(lib, R_OK) != 0)
         skip();
     char path[4096];
-    snprintf(path, sizeof path, "%s/tests/scenarios/nvml-values.yaml", GW_SOURCE_DIR);
+    snprintf(path, sizeof path, "%s/tests/scenarios/%s.yaml", GW_SOURCE_DIR, name);
     setenv("GPUWATCH_NVML_LIB", lib, 1);
     setenv("GPUSIM_SCENARIO", path, 1);
     char err[512] = "";
     assert_int_equal(ops->open(&cur, err, sizeof err), BK_OK);
-    backend *b = cur;
+    return cur;
+}
+
+static void test_nvlink_getters(void **state)
+{
+    (void)state;
+    check_nvlink(open_minimal("nvml-nvlink"));
+}
+
+/* gpusim's minimal variant does not export the optional functions: dlsym really fails for them. */
+static void test_minimal_variant(void **state)
+{
+    (void)state;
+    backend *b = open_minimal("nvml-values");
     gpu_info info;
     gpu_sample s;
     assert_int_equal(ops->read_info(b, 0, &info, &s), GPU_OK);
@@ -775,6 +828,8 @@ int main(void)
         cmocka_unit_test_teardown(test_driver_unloaded, teardown),
         cmocka_unit_test_teardown(test_missing_symbols, teardown),
         cmocka_unit_test_teardown(test_minimal_variant, teardown),
+        cmocka_unit_test_teardown(test_nvlink, teardown),
+        cmocka_unit_test_teardown(test_nvlink_getters, teardown),
         cmocka_unit_test_teardown(test_numa_from_sysfs, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

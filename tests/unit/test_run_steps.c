@@ -259,13 +259,110 @@ static void test_nothing(void **state)
     steps_free(p);
 }
 
+/* Whatever the volume of step lines, the marks stay bounded: a series reduced (neighbours merged),
+ * the quantiles from a histogram within 1 %, the mean and counts exact. Families of step-time
+ * distributions, and line counts around and far past the cap. */
+static void test_bounded_marks(void **state)
+{
+    (void)state;
+    const long counts[] = {STEPS_MAX_MARKS / 2, STEPS_MAX_MARKS + 1, 3L * STEPS_MAX_MARKS + 7, 1000000};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        for (int dist = 0; dist < 3; dist++) {
+            step_parser *p = parser(NULL);
+            int64_t t = T0;
+            double sum = 0;
+            char line[96];
+            long n = counts[c];
+            for (long k = 0; k <= n; k++) {
+                /* 0: constant 0.2 s; 1: 90 % at 0.1 s, 10 % at 1 s; 2: 0.05 to 0.5 s in a ramp */
+                double dt = dist == 0   ? 0.2
+                            : dist == 1 ? (k % 10 == 9 ? 1.0 : 0.1)
+                                        : 0.05 + 0.45 * (double)(k % 1000) / 1000;
+                if (k) {
+                    t += (int64_t)(dt * 1e6);
+                    sum += (double)(int64_t)(dt * 1e6) / 1e6;
+                }
+                int len = snprintf(line, sizeof line, "step %ld | loss 2.5\n", k);
+                steps_feed(p, 0, t, line, (size_t)len);
+            }
+            step_stats st;
+            steps_stats(p, &st);
+            assert_int_equal(st.nsteps, n);
+            const step_mark *m;
+            size_t nm = steps_marks(p, &m);
+            assert_true(nm <= STEPS_MAX_MARKS);
+            assert_true(nm >= STEPS_MAX_MARKS / 4 || nm == (size_t)n);
+            assert_int_equal(st.marks_merged > 1, n > STEPS_MAX_MARKS);
+            long steps = 0;
+            for (size_t i = 0; i < nm; i++) {
+                steps += m[i].steps;
+                assert_true(i == 0 || m[i].t_us > m[i - 1].t_us);
+            }
+            assert_int_equal(steps, n);
+            assert_true(fabs(st.mean_s - sum / (double)n) < 1e-9 * (double)n);
+            double p50 = dist == 0 ? 0.2 : dist == 1 ? 0.1 : 0.275, p95 = dist == 0 ? 0.2 : dist == 1 ? 1.0 : 0.4775;
+            assert_true(fabs(st.p50_s - p50) <= 0.01 * p50);
+            assert_true(fabs(st.p95_s - p95) <= 0.01 * p95);
+            steps_free(p);
+        }
+    }
+}
+
+/* Patterns whose matching is super-polynomial in a backtracking engine (nested quantifiers,
+ * back-references) against long lines: each match gives up at the limit, lines past the feed's
+ * budget are counted, not searched, and a line that matches still counts. */
+static void test_pathological_regex(void **state)
+{
+    (void)state;
+    const char *patterns[] = {"(a+)+$", "(a|aa)+$", "(a*)*$", "((a+)+)+$", "(a+)+\\1$", "^(\\w+\\s?)*$"};
+    char line[520];
+    memset(line, 'a', 500);
+    line[499] = '!'; /* no match: every way to split the a's is tried */
+    line[500] = '\n';
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        step_parser *p = parser(patterns[i]);
+        /* 200 such lines in one feed: the budget stops the matching */
+        size_t len = 501 * 200;
+        char *many = malloc(len);
+        assert_non_null(many);
+        for (int k = 0; k < 200; k++)
+            memcpy(many + 501 * k, line, 501);
+        steps_feed(p, 0, T0, many, len);
+        free(many);
+        step_stats st;
+        steps_stats(p, &st);
+        assert_int_equal(st.nsteps, 0);
+        assert_true(st.lines_skipped > 0);
+        steps_free(p);
+    }
+    /* the limit does not get in the way of a line that matches */
+    step_parser *p = parser("^(\\d+) (a+)+\\1 done");
+    for (int k = 0; k <= 10; k++) {
+        char ok[80];
+        int n = snprintf(ok, sizeof ok, "%d aaaaa%d done\n", k, k);
+        steps_feed(p, 0, T0 + k * 250000, ok, (size_t)n);
+    }
+    step_stats st;
+    steps_stats(p, &st);
+    assert_int_equal(st.nsteps, 10);
+    assert_true(fabs(st.p50_s - 0.25) < 1e-9);
+    steps_free(p);
+    char err[200];
+    char longrx[2000];
+    memset(longrx, 'a', sizeof longrx - 1);
+    longrx[sizeof longrx - 1] = 0;
+    assert_null(steps_new(longrx, err, sizeof err));
+    assert_non_null(strstr(err, "longer than"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tqdm),        cmocka_unit_test(test_tqdm_eval_and_batches),
-        cmocka_unit_test(test_huggingface), cmocka_unit_test(test_lightning),
-        cmocka_unit_test(test_megatron),    cmocka_unit_test(test_step_loss),
-        cmocka_unit_test(test_user_regex),  cmocka_unit_test(test_nothing),
+        cmocka_unit_test(test_tqdm),          cmocka_unit_test(test_tqdm_eval_and_batches),
+        cmocka_unit_test(test_huggingface),   cmocka_unit_test(test_lightning),
+        cmocka_unit_test(test_megatron),      cmocka_unit_test(test_step_loss),
+        cmocka_unit_test(test_user_regex),    cmocka_unit_test(test_nothing),
+        cmocka_unit_test(test_bounded_marks), cmocka_unit_test(test_pathological_regex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

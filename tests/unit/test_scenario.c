@@ -488,6 +488,52 @@ static void events_and_lost_windows(void **state)
     scenario_free(sc);
 }
 
+/* XIDs listed in any order, with ties, on several GPUs: xid.count and xid.last at any time are what
+ * the list says (the list is sorted once at load for O(log n) reads), for families of sizes. */
+static void many_events_in_any_order(void **state)
+{
+    (void)state;
+    const int sizes[] = {1, 7, 1000, 20000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k];
+        int *at = malloc((size_t)n * sizeof *at), *gpu = malloc((size_t)n * sizeof *gpu);
+        unsigned *xid = malloc((size_t)n * sizeof *xid);
+        char *text = malloc((size_t)n * 48 + 64);
+        assert_true(at && gpu && xid && text);
+        size_t len = (size_t)sprintf(text, "gpus:\n  - count: 3\nevents:\n");
+        unsigned r = 12345u + (unsigned)n;
+        for (int i = 0; i < n; i++) {
+            r = r * 1103515245u + 12345u;
+            at[i] = (int)((r >> 8) % 500); /* many ties */
+            gpu[i] = (int)((r >> 4) % 3);
+            xid[i] = 13 + (unsigned)i % 90;
+            len += (size_t)sprintf(text + len, "  - {at: %ds, gpu: %d, xid: %u}\n", at[i], gpu[i], xid[i]);
+        }
+        scenario *sc = parse_ok(text);
+        assert_int_equal(sc->nevents, n);
+        for (int t = 0; t <= 501; t += 17) {
+            for (int g = 0; g < 3; g++) {
+                double count = 0, last = 0, best = -1;
+                for (int i = 0; i < n; i++)
+                    if (gpu[i] == g && at[i] <= t) {
+                        count++;
+                        if (at[i] >= best) { /* the latest; among equal times, the last listed */
+                            best = at[i];
+                            last = xid[i];
+                        }
+                    }
+                assert_float_equal(value(sc, g, "xid.count", t + 0.5), count, 0);
+                assert_float_equal(value(sc, g, "xid.last", t + 0.5), last, 0);
+            }
+        }
+        scenario_free(sc);
+        free(at);
+        free(gpu);
+        free(xid);
+        free(text);
+    }
+}
+
 /* utilization.gpu is the mean over the sample period ending at t: a 0.5 s gap in every 1 s reads
  * 50 % with a 1 s period and 0 / 100 % with 167 ms; processes add up, starting mid-period. */
 static void utilization_is_a_period_mean(void **state)
@@ -600,6 +646,69 @@ static void hbm_temperature_and_throttle(void **state)
     scenario_free(sc);
 }
 
+/* What the diagnosis needs gpusim to simulate: NVLink links (up as the topology connects them, a
+ * link brought down or counting errors by generators, absent where a board has no such link), an
+ * idle link training down, clocks held low without a reason (locked, applications clock, a low
+ * P-state), HW slowdown asserted from outside, a process hung in a collective, and page retirement
+ * on a board without a row remapper. */
+static void diagnosis_faults_simulated(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n"
+                            "  - count: 2\n"
+                            "    preset: a100-sxm\n"
+                            "    pcie_idle_gen: 1\n"
+                            "    metrics:\n"
+                            "      nvlink.link3.errors.replay: {steps: [[0s, 0], [60s, 7]]}\n"
+                            "      nvlink.link5.state: {steps: [[0s, 1], [60s, 0]]}\n"
+                            "    processes:\n"
+                            "      - {pid: 10, pid_stride: 1, sm: 90, start: 10s, hang: {from: 100s, sm_active: 4}}\n"
+                            "  - preset: h100-sxm\n"
+                            "    locked_clocks_mhz: 1200\n"
+                            "    processes: [{pid: 20, sm: 95}]\n"
+                            "  - preset: l4\n"
+                            "    metrics: {pstate: 8, clocks_event_reasons.hw_slowdown: {steps: [[0s, 0], [60s, 1]]}}\n"
+                            "    processes: [{pid: 30, sm: 95}]\n"
+                            "  - preset: v100-sxm2\n"
+                            "    metrics: {retired_pages.double_bit.count: {steps: [[0s, 2], [60s, 3]]}}\n");
+    double v;
+    /* NVLink: 12 links on an A100, link 3 counts replays, link 5 goes down; none beyond the 12th */
+    assert_true(value(sc, 0, "nvlink.links.active", 30) == 12);
+    assert_true(value(sc, 0, "nvlink.links.active", 90) == 11);
+    assert_true(value(sc, 0, "nvlink.link5.state", 90) == 0);
+    assert_true(value(sc, 0, "nvlink.errors.replay", 90) == 7 && value(sc, 0, "nvlink.link3.errors.replay", 30) == 0);
+    assert_int_equal(sim_value(sc, 0, nvlink_id(12, NVL_STATE), 0, &v), -1);
+    assert_int_equal(sim_value(sc, 3, M_NVLINK_ACTIVE, 0, &v), -1); /* the L4 has none */
+    assert_true(value(sc, 4, "nvlink.links.active", 0) == 6);       /* a V100's six */
+    /* the idle link at Gen1, Gen4 under load */
+    assert_true(value(sc, 0, "pcie.link.gen.current", 5) == 1);
+    assert_true(value(sc, 0, "pcie.link.gen.current", 30) == 4);
+    /* hung: utilization pinned at 100 %, power near idle, the clock still at its maximum */
+    double busy_power = value(sc, 0, "power.draw", 90);
+    assert_true(value(sc, 0, "utilization.gpu", 150) == 100);
+    assert_true(value(sc, 0, "power.draw", 150) < 61 + 0.1 * (400 - 61) && busy_power > 300);
+    assert_true(value(sc, 0, "clocks.sm", 150) == 1410);
+    /* locked at 1200 MHz: no reason set, less power than at full clocks */
+    assert_true(value(sc, 2, "clocks.sm", 30) == 1200 && value(sc, 2, "clocks_event_reasons.active", 30) == 0);
+    assert_true(value(sc, 2, "power.draw", 30) < 0.9 * 700);
+    /* stuck in P8 while busy: idle clocks; HW slowdown asserted halves what is left */
+    assert_true(value(sc, 3, "clocks.sm", 30) == 210 && value(sc, 3, "utilization.gpu", 30) == 95);
+    assert_true(value(sc, 3, "clocks_event_reasons.hw_slowdown", 90) == 1);
+    assert_true(value(sc, 3, "power.draw", 90) < value(sc, 3, "power.draw", 30));
+    /* page retirement on the V100, no row remapper there; the others the other way round */
+    assert_true(value(sc, 4, "retired_pages.double_bit.count", 90) == 3);
+    assert_int_equal(sim_value(sc, 4, M_REMAP_PENDING, 0, &v), -1);
+    assert_int_equal(sim_value(sc, 0, M_RETIRED_DBE, 0, &v), -1);
+    assert_true(value(sc, 0, "remapped_rows.pending", 0) == 0);
+    scenario_free(sc);
+    /* the keys are checked like every other */
+    char err[512];
+    assert_null(parse("gpus:\n  - pcie_idle_gen: 9\n", err, sizeof err));
+    assert_non_null(strstr(err, "t.yaml:2:20: expected an integer from 1 to 6"));
+    assert_null(parse("gpus:\n  - processes: [{pid: 1, hang: {sm_active: 3}}]\n", err, sizeof err));
+    assert_non_null(strstr(err, "missing key 'from'"));
+}
+
 /* Topology defaults from the GPU count, and given lists. */
 static void topology_defaults_and_keys(void **state)
 {
@@ -652,10 +761,12 @@ int main(void)
         cmocka_unit_test(processes_resolve_and_come_and_go),
         cmocka_unit_test(extreme_values_are_clamped),
         cmocka_unit_test(events_and_lost_windows),
+        cmocka_unit_test(many_events_in_any_order),
         cmocka_unit_test(utilization_is_a_period_mean),
         cmocka_unit_test(pcie_transfers_and_link_limits),
         cmocka_unit_test(hbm_temperature_and_throttle),
         cmocka_unit_test(topology_defaults_and_keys),
+        cmocka_unit_test(diagnosis_faults_simulated),
         cmocka_unit_test(fault_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

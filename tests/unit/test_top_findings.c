@@ -205,6 +205,15 @@ static void test_marks(void **st)
         {"hw_health", "xid", 79, NULL, 0, "hardware XID 79"},
         {"hw_health", "lost_times", 2, "lost_s", 40, "lost 2x"},
         {"hw_health", "ecc_uncorrectable", 3, NULL, 0, "hardware fault"},
+        {"app_fault", "xid", 31, NULL, 0, "application XID 31"},
+        {"row_remap", "remap_pending", 1, "remap_failure", 0, "row remap pending"},
+        {"row_remap", "remap_failure", 1, "remap_pending", 0, "row remap failed"},
+        {"nvlink_errors", "link", 7, "links_down", 1, "NVLink 7 down"},
+        {"nvlink_errors", "link", 3, "links_down", 0, "NVLink 3 errors"},
+        {"clocks_low", "median_clock_mhz", 1200, NULL, 0, "clocks low (1200 MHz)"},
+        {"collective_hang", "odd_gpu", 5, NULL, 0, "hung collective (odd GPU 5)"},
+        {"collective_hang", "hang_s", 600, NULL, 0, "hung collective"},
+        {"alloc_fragmentation", "tried_mib", 2048, NULL, 0, "allocator fragmented"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         diag_report r;
@@ -228,6 +237,19 @@ static void test_marks(void **st)
     char mark[128];
     finding_mark(f, mark, sizeof mark);
     assert_string_equal(mark, "application XID 13");
+    diag_report_free(&r);
+    /* hw_health's mark carries NVIDIA's action, pcie_degraded's the link it trained at */
+    diag_report_init(&r);
+    f = add(&r, "hw_health", DIAG_CRITICAL, 0, 1, 0);
+    diag_finding_num(f, "xid", 79, "");
+    diag_finding_str(f, "action", "RESTART_BM");
+    finding_mark(f, mark, sizeof mark);
+    assert_string_equal(mark, "hardware XID 79: RESTART_BM");
+    f = add(&r, "pcie_degraded", DIAG_WARNING, 0, 1, 0);
+    diag_finding_str(f, "link", "Gen3 x8");
+    diag_finding_str(f, "link_max", "Gen4 x16");
+    finding_mark(f, mark, sizeof mark);
+    assert_string_equal(mark, "PCIe Gen3 x8 of Gen4 x16");
     diag_report_free(&r);
 }
 

@@ -86,9 +86,7 @@ void diag_format_time(uint64_t t_us, char *out, size_t n);
 /* The report as JSON: {"findings": [...]} (docs/diagnosis.md). Returns a malloc'd string (free
  * it with free()), NULL when out of memory. */
 char *diag_report_json(const diag_report *r, int pretty);
-/* Reads such a JSON text back into out (findings of unknown detectors are left out). 0, or -1 when
- * the text is not a report. */
-int diag_report_from_json(const char *text, diag_report *out);
+/* (Read back by the client layer: api_decode_findings, agent_api.h.) */
 
 enum {
     DIAG_TEXT_ASCII = 1 << 0,   /* ASCII chart characters instead of Unicode blocks */

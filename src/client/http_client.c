@@ -1,5 +1,6 @@
 /* http_client.c - GET requests to a gpuwatch agent over libcurl (see http_client.h). */
 #include "http_client.h"
+#include "agent_api.h"
 #include "files.h"
 #include "lazy_curl.h"
 #include "util.h"
@@ -7,21 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_BODY (64u << 20)
-
 struct http_client {
     CURL *curl;
     char base[300]; /* http(s)://HOST:PORT */
     char password[256];
     gw_buf *body; /* the request's, while it runs */
+    int too_big;  /* the request's body went past API_MAX_BODY */
 };
 
 static size_t on_data(char *p, size_t size, size_t n, void *vctx)
 {
     http_client *c = vctx;
     size_t add = size * n;
-    if (c->body->len + add > MAX_BODY)
+    if (c->body->len + add > API_MAX_BODY) {
+        c->too_big = 1;
         return 0;
+    }
     buf_append(c->body, p, add);
     return c->body->oom ? 0 : add;
 }
@@ -93,9 +95,14 @@ long http_client_get(http_client *c, const char *path, gw_buf *body, char *err, 
     snprintf(url, sizeof url, "%s%s", c->base, path);
     buf_clear(body);
     c->body = body;
+    c->too_big = 0;
     curl_easy_setopt(c->curl, CURLOPT_URL, url);
     CURLcode rc = curl_easy_perform(c->curl);
     c->body = NULL;
+    if (rc != CURLE_OK && c->too_big) {
+        snprintf(err, n, "agent %s%s: an answer over %u bytes", c->base, path, API_MAX_BODY);
+        return -1;
+    }
     if (rc != CURLE_OK) {
         snprintf(err, n, "agent %s: %s", c->base, curl_easy_strerror(rc));
         return -1;

@@ -24,7 +24,8 @@ http_client *http_client_open(const http_client_opts *o, char *err, size_t n);
 void http_client_close(http_client *c);
 /* GETs path ("/api/v1/gpus") into body (cleared first). Returns the HTTP status, or -1 with the
  * reason in err ("agent https://HOST:PORT: Couldn't connect to server"); a status other than 200
- * also fills err. Bodies over 64 MiB are refused. */
+ * also fills err. Bodies over API_MAX_BODY (16 MiB, after
+ * decompression) are refused. */
 long http_client_get(http_client *c, const char *path, gw_buf *body, char *err, size_t n);
 /* "https://HOST:PORT" */
 const char *http_client_base(const http_client *c);
