@@ -89,7 +89,18 @@ static int container_id(const char *seg, size_t len, const char *prefix, char id
     return 1;
 }
 
-/* Kubernetes pod uid from "pod<uid>" (cgroupfs) or "kubepods-<qos>-pod<uid_with_underscores>.slice". */
+/* "8-4-4-4-12" hex digits. */
+static int uid_shaped(const char *s, size_t len)
+{
+    if (len != 36)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if ((i == 8 || i == 13 || i == 18 || i == 23) ? s[i] != '-' : !is_hex((unsigned char)s[i]))
+            return 0;
+    return 1;
+}
+
+/* Kubernetes pod uid (a UUID) from "pod<uid>" (cgroupfs) or "kubepods-<qos>-pod<uid_with_underscores>.slice". */
 static int pod_uid(const char *seg, size_t len, char *uid, size_t uidlen)
 {
     const char *p = NULL;
@@ -101,15 +112,15 @@ static int pod_uid(const char *seg, size_t len, char *uid, size_t uidlen)
     size_t n = (size_t)(seg + len - p);
     if (ends(seg, len, ".slice"))
         n -= 6;
-    if (n < 8 || n + 1 > uidlen)
+    char tmp[37];
+    if (n != 36 || n + 1 > uidlen)
         return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = p[i] == '_' ? '-' : p[i];
-        if (!is_hex((unsigned char)c) && c != '-')
-            return 0;
-        uid[i] = c;
-    }
-    uid[n] = 0;
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = p[i] == '_' ? '-' : p[i];
+    tmp[n] = 0;
+    if (!uid_shaped(tmp, n))
+        return 0;
+    memcpy(uid, tmp, n + 1);
     return 1;
 }
 
@@ -158,8 +169,11 @@ static void read_segment(path_facts *f, const char *seg, size_t len)
         f->in_user = 1;
     else if (starts(seg, len, "user-") && ends(seg, len, ".slice"))
         f->in_user = f->in_user ? f->in_user : 2; /* a login session: its scope is the unit */
-    if ((ends(seg, len, ".service") || ends(seg, len, ".scope")) && len < sizeof f->unit && !starts(seg, len, "user@"))
+    if ((ends(seg, len, ".service") || ends(seg, len, ".scope")) && len < sizeof f->unit &&
+        !starts(seg, len, "user@")) {
         copy_n(f->unit, sizeof f->unit, seg, len);
+        gw_clean_text(f->unit); /* a unit's name is its creator's: printed by pmon and top */
+    }
 }
 
 /* Judges one cgroup path ("/system.slice/docker-<id>.scope", ...) and keeps it in best when it
@@ -569,17 +583,6 @@ void workload_format(const workload *w, char *out, size_t n)
     }
 }
 
-/* "8-4-4-4-12" hex digits. */
-static int uid_shaped(const char *s, size_t len)
-{
-    if (len != 36)
-        return 0;
-    for (size_t i = 0; i < len; i++)
-        if ((i == 8 || i == 13 || i == 18 || i == 23) ? s[i] != '-' : !is_hex((unsigned char)s[i]))
-            return 0;
-    return 1;
-}
-
 static workload_kind parse_k8s(const char *s, workload *w)
 {
     const char *slash = strchr(s, '/');
@@ -648,6 +651,7 @@ workload_kind workload_parse(const char *text, workload *w)
     if (starts(text, len, "user:") || starts(text, len, "systemd:")) {
         const char *u = strchr(text, ':') + 1;
         gw_strlcpy(w->unit, u, sizeof w->unit);
+        gw_clean_text(w->unit);
         return w->kind = text[0] == 'u' ? WL_USER_UNIT : WL_SYSTEM_UNIT;
     }
     const char *colon = strchr(text, ':');

@@ -137,6 +137,32 @@ static void test_pods(void **state)
                 }
 }
 
+/* A pod uid that is not one (a character out of place anywhere, a length off by one) is no pod: the
+ * text would not read back (found by fuzz_parsers). */
+static void test_pod_uid_shapes(void **state)
+{
+    (void)state;
+    for (int at = 0; at < 36; at++)
+        for (int systemd = 0; systemd < 2; systemd++) {
+            char uid[40], id[65], text[512];
+            uuid(uid);
+            hex(id, 64);
+            uid[at] = "]g.xZ-"[at % 6]; /* a dash where a digit goes, or a letter that is not hex */
+            if (uid[at] == '-' && (at == 8 || at == 13 || at == 18 || at == 23))
+                uid[at] = 'q';
+            pod_path(text, sizeof text, systemd, 1, "burstable", uid, "cri-containerd", id);
+            workload w;
+            if (workload_from_cgroup(text, &w) == WL_POD)
+                fail_msg("%s: a pod", text);
+        }
+    char uid[40], id[65], text[512];
+    uuid(uid), hex(id, 64);
+    uid[35] = 0; /* 35 characters */
+    pod_path(text, sizeof text, 0, 1, "", uid, "x", id);
+    workload w;
+    assert_int_not_equal(workload_from_cgroup(text, &w), WL_POD);
+}
+
 /* ---- Slurm: v1 and v2, steps, several slurmd on one node ---- */
 
 static void test_slurm(void **state)
@@ -475,13 +501,10 @@ static void test_labels(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_container_runtimes),
-        cmocka_unit_test(test_pods),
-        cmocka_unit_test(test_slurm),
-        cmocka_unit_test(test_slurm_environment),
-        cmocka_unit_test(test_units_and_nothing),
-        cmocka_unit_test(test_fake_trees),
-        cmocka_unit_test(test_labels),
+        cmocka_unit_test(test_container_runtimes), cmocka_unit_test(test_pods),
+        cmocka_unit_test(test_pod_uid_shapes),     cmocka_unit_test(test_slurm),
+        cmocka_unit_test(test_slurm_environment),  cmocka_unit_test(test_units_and_nothing),
+        cmocka_unit_test(test_fake_trees),         cmocka_unit_test(test_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
