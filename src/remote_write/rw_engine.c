@@ -309,11 +309,90 @@ void rw_engine_free(rw_engine *e)
 
 /* ---- the engine's own series ---- */
 
+/* One family per endpoint, written as the kind says; plain ones take their value from the stats. */
+typedef enum { FAM_PLAIN, FAM_BY_CODE, FAM_SUMMARY, FAM_BY_STATE } family_kind;
+
 typedef struct family_def {
     const char *name, *help, *type;
+    family_kind kind;
+    double (*value)(const rw_sender_stats *x);
 } family_def;
 
+static double sent(const rw_sender_stats *x)
+{
+    return (double)x->samples_sent;
+}
+static double failed(const rw_sender_stats *x)
+{
+    return (double)x->samples_failed;
+}
+static double retried(const rw_sender_stats *x)
+{
+    return (double)x->samples_retried;
+}
+static double dropped(const rw_sender_stats *x)
+{
+    return (double)x->samples_dropped;
+}
+static double resent(const rw_sender_stats *x)
+{
+    return (double)x->samples_resent;
+}
+static double pending(const rw_sender_stats *x)
+{
+    return (double)x->pending;
+}
+static double bytes_sent(const rw_sender_stats *x)
+{
+    return (double)x->bytes;
+}
+static double highest_sent(const rw_sender_stats *x)
+{
+    return (double)x->highest_sent_us / 1e6;
+}
+static double one(const rw_sender_stats *x)
+{
+    return x ? 1 : 0;
+}
+static double version(const rw_sender_stats *x)
+{
+    return x->version;
+}
+
+static const family_def families[] = {
+    {"gpuwatch_remote_write_samples_total",
+     "Samples sent and taken by the receiver (as prometheus_remote_storage_samples_total).", "counter", FAM_PLAIN,
+     sent},
+    {"gpuwatch_remote_write_samples_failed_total",
+     "Samples the receiver refused for good (4xx but 429); never retried.", "counter", FAM_PLAIN, failed},
+    {"gpuwatch_remote_write_samples_retried_total", "Samples sent again after a 5xx, a 429 or no answer.", "counter",
+     FAM_PLAIN, retried},
+    {"gpuwatch_remote_write_samples_dropped_total",
+     "Samples never sent: the queue was full with no history to resend from, or memory ran out.", "counter", FAM_PLAIN,
+     dropped},
+    {"gpuwatch_remote_write_samples_resent_total",
+     "Samples resent from the history after an outage or a restart (counted in samples_total too).", "counter",
+     FAM_PLAIN, resent},
+    {"gpuwatch_remote_write_samples_pending", "Samples in the queue not yet taken for sending.", "gauge", FAM_PLAIN,
+     pending},
+    {"gpuwatch_remote_write_bytes_total", "Request bodies sent (snappy-compressed), retries included.", "counter",
+     FAM_PLAIN, bytes_sent},
+    {"gpuwatch_remote_write_requests_total", "Requests sent, by the class of the answer (none: no answer).", "counter",
+     FAM_BY_CODE, NULL},
+    {"gpuwatch_remote_write_sent_batch_duration_seconds",
+     "Time from a request's first attempt to its answer, retries included.", "summary", FAM_SUMMARY, NULL},
+    {"gpuwatch_remote_write_queue_highest_sent_timestamp_seconds", "Time of the newest sample the receiver took.",
+     "gauge", FAM_PLAIN, highest_sent},
+    {"gpuwatch_remote_write_shards", "Sending threads (one per endpoint).", "gauge", FAM_PLAIN, one},
+    {"gpuwatch_remote_write_queue_state",
+     "1 for what the endpoint's queue is doing: sending, resending (from the history), retrying, stopped.", "gauge",
+     FAM_BY_STATE, NULL},
+    {"gpuwatch_remote_write_protocol_version", "Remote-Write version in use: 2 or 1 (after a receiver refused 2.0).",
+     "gauge", FAM_PLAIN, version},
+};
+
 static const char *const state_names[] = {"sending", "resending", "retrying", "stopped"};
+static const char *const code_classes[] = {"none", "1xx", "2xx", "3xx", "4xx", "5xx"};
 
 static void endpoint_labels(gw_buf *l, const rw_endpoint_settings *ep, const char *extra_name, const char *extra)
 {
@@ -325,81 +404,46 @@ static void endpoint_labels(gw_buf *l, const rw_endpoint_settings *ep, const cha
         expo_label(l, &first, extra_name, extra);
 }
 
+static void write_family(gw_buf *out, gw_buf *l, const family_def *f, const rw_endpoint_settings *ep,
+                         const rw_sender_stats *x)
+{
+    switch (f->kind) {
+    case FAM_PLAIN:
+        endpoint_labels(l, ep, NULL, NULL);
+        expo_sample(out, f->name, l->data, f->value(x));
+        break;
+    case FAM_BY_CODE:
+        for (int c = 0; c < 6; c++) {
+            endpoint_labels(l, ep, "code", code_classes[c]);
+            expo_sample(out, f->name, l->data, (double)x->status_counts[c]);
+        }
+        break;
+    case FAM_SUMMARY:
+        endpoint_labels(l, ep, NULL, NULL);
+        buf_printf(out, "%s_sum{%s} %.6f\n%s_count{%s} %llu\n", f->name, l->data, x->batch_seconds_sum, f->name,
+                   l->data, (unsigned long long)x->batches);
+        break;
+    case FAM_BY_STATE:
+        for (int k = 0; k < 4; k++) {
+            endpoint_labels(l, ep, "state", state_names[k]);
+            expo_sample(out, f->name, l->data, (int)x->state == k);
+        }
+        break;
+    }
+}
+
 void rw_engine_metrics(rw_engine *e, gw_buf *out)
 {
-    static const family_def fams[] = {
-        {"gpuwatch_remote_write_samples_total",
-         "Samples sent and taken by the receiver (as prometheus_remote_storage_samples_total).", "counter"},
-        {"gpuwatch_remote_write_samples_failed_total",
-         "Samples the receiver refused for good (4xx but 429); never retried.", "counter"},
-        {"gpuwatch_remote_write_samples_retried_total", "Samples sent again after a 5xx, a 429 or no answer.",
-         "counter"},
-        {"gpuwatch_remote_write_samples_dropped_total",
-         "Samples never sent: the queue was full with no history to resend from, or memory ran out.", "counter"},
-        {"gpuwatch_remote_write_samples_resent_total",
-         "Samples resent from the history after an outage or a restart (counted in samples_total too).", "counter"},
-        {"gpuwatch_remote_write_samples_pending", "Samples in the queue not yet taken for sending.", "gauge"},
-        {"gpuwatch_remote_write_bytes_total", "Request bodies sent (snappy-compressed), retries included.", "counter"},
-        {"gpuwatch_remote_write_requests_total", "Requests sent, by the class of the answer (none: no answer).",
-         "counter"},
-        {"gpuwatch_remote_write_sent_batch_duration_seconds",
-         "Time from a request's first attempt to its answer, retries included.", "summary"},
-        {"gpuwatch_remote_write_queue_highest_sent_timestamp_seconds", "Time of the newest sample the receiver took.",
-         "gauge"},
-        {"gpuwatch_remote_write_shards", "Sending threads (one per endpoint).", "gauge"},
-        {"gpuwatch_remote_write_queue_state",
-         "1 for what the endpoint's queue is doing: sending, resending (from the history), retrying, stopped.",
-         "gauge"},
-        {"gpuwatch_remote_write_protocol_version",
-         "Remote-Write version in use: 2 or 1 (after a receiver refused 2.0).", "gauge"},
-    };
     gw_buf l;
     buf_init(&l);
     rw_sender_stats st[RW_MAX_ENDPOINTS];
     for (int i = 0; i < e->nsenders; i++)
         rw_sender_get_stats(e->senders[i], &st[i]);
     const rw_settings *s = e->cfg.settings;
-    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
-        expo_family(out, fams[f].name, fams[f].help, fams[f].type);
-        for (int i = 0; i < e->nsenders; i++) {
-            const rw_sender_stats *x = &st[i];
-            const rw_endpoint_settings *ep = &s->ep[i];
-            double v[] = {(double)x->samples_sent,
-                          (double)x->samples_failed,
-                          (double)x->samples_retried,
-                          (double)x->samples_dropped,
-                          (double)x->samples_resent,
-                          (double)x->pending,
-                          (double)x->bytes};
-            if (f < sizeof v / sizeof v[0]) {
-                endpoint_labels(&l, ep, NULL, NULL);
-                expo_sample(out, fams[f].name, l.data, v[f]);
-            } else if (f == 7) {
-                static const char *const classes[] = {"none", "1xx", "2xx", "3xx", "4xx", "5xx"};
-                for (int c = 0; c < 6; c++) {
-                    endpoint_labels(&l, ep, "code", classes[c]);
-                    expo_sample(out, fams[f].name, l.data, (double)x->status_counts[c]);
-                }
-            } else if (f == 8) {
-                endpoint_labels(&l, ep, NULL, NULL);
-                buf_printf(out, "%s_sum{%s} %.6f\n%s_count{%s} %llu\n", fams[f].name, l.data, x->batch_seconds_sum,
-                           fams[f].name, l.data, (unsigned long long)x->batches);
-            } else if (f == 9) {
-                endpoint_labels(&l, ep, NULL, NULL);
-                expo_sample(out, fams[f].name, l.data, (double)x->highest_sent_us / 1e6);
-            } else if (f == 10) {
-                endpoint_labels(&l, ep, NULL, NULL);
-                expo_sample(out, fams[f].name, l.data, 1);
-            } else if (f == 11) {
-                for (int k = 0; k < 4; k++) {
-                    endpoint_labels(&l, ep, "state", state_names[k]);
-                    expo_sample(out, fams[f].name, l.data, (int)x->state == k);
-                }
-            } else {
-                endpoint_labels(&l, ep, NULL, NULL);
-                expo_sample(out, fams[f].name, l.data, x->version);
-            }
-        }
+    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
+        expo_family(out, families[f].name, families[f].help, families[f].type);
+        for (int i = 0; i < e->nsenders; i++)
+            write_family(out, &l, &families[f], &s->ep[i], &st[i]);
     }
     size_t nseries, bytes;
     rw_table_stats(e->table, &nseries, &bytes);

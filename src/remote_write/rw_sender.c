@@ -13,8 +13,8 @@
 #include "util.h"
 
 #define READ_CHUNK 4096
-#define RESEND_SLICE_US 30000000ll /* history read per step: 30 s of samples */
-#define FILE_MARGIN_US 5000000ll   /* a sample is in the file once the file holds one this much newer */
+#define RESEND_SLICE_US 30000000ll /* history read per step: at most 30 s of samples */
+#define FILE_MARGIN_US 2000000ll   /* a sample is in the file once the file holds one this much newer */
 #define MAX_RETRY_AFTER_S 300.0    /* a receiver asking for longer is retried after this */
 #define WARN_EVERY_US 60000000ull  /* the same kind of warning at most once a minute */
 
@@ -46,9 +46,10 @@ struct rw_sender {
     int version;
     int v2_taken; /* a 2.0 request was written: a later 400 is about the samples, not the version */
     int resending;
-    int64_t resend_started_us;  /* wall time when the resend began */
-    int64_t cursor_us[RW_GPUS]; /* per GPU: read from the file and sent up to here (0: nothing to resend) */
-    rw_converter *conv;         /* the resend's own */
+    int64_t resend_started_us;      /* wall time when the resend began */
+    int64_t cursor_us[RW_GPUS];     /* per GPU: read from the file and sent up to here (0: nothing to resend) */
+    int64_t live_after_us[RW_GPUS]; /* per GPU: the ring's entries up to here were resent: skipped */
+    rw_converter *conv;             /* the resend's own */
     entries batch, slice;
     gw_buf body;
     uint64_t warned[WARN_KINDS];
@@ -349,10 +350,11 @@ static int read_slice(rw_sender *s, rw_backfill_range *range)
 }
 
 /* One step of resending: the next slice of what the receiver misses, each GPU from its cursor (what
- * it acknowledged, then what was resent) up to its first sample the ring still holds for this
- * endpoint (while the ring overwrites, that bound moves on; the cursors keep the place). Reads only
- * what the file holds for sure (FILE_MARGIN_US behind its newest sample); done when every GPU's
- * cursor reached its bound. */
+ * it acknowledged, then what was resent), reading only what the file holds for sure
+ * (FILE_MARGIN_US behind its newest sample). The resend is over when the ring holds every GPU's
+ * samples from just after its cursor on: then the ring's entries the resend covered are skipped
+ * (live_after). While the receiver was away the ring is full and overwrites on, its oldest entry
+ * moving at the sampling's pace: the cursors move faster (resend_rate) and overtake it. */
 static void resend_step(rw_sender *s)
 {
     const rw_shared *sh = s->sh;
@@ -361,17 +363,20 @@ static void resend_step(rw_sender *s)
     rw_ring_first_times(sh->ring, s->seq, first, RW_GPUS);
     rw_backfill_range range;
     memset(&range, 0, sizeof range);
-    int64_t lower = INT64_MAX, upper = 0;
+    int64_t lower = INT64_MAX;
     for (int g = 0; g < RW_GPUS; g++) {
-        range.before_us[g] = first[g] != INT64_MAX ? first[g] : s->resend_started_us + FILE_MARGIN_US;
+        /* a GPU the ring has nothing of: the file has all of it from when the resend began */
+        int64_t bound = first[g] != INT64_MAX ? first[g] : s->resend_started_us + FILE_MARGIN_US;
+        range.before_us[g] = INT64_MAX;
         range.after_us[g] = INT64_MAX;
-        if (!s->cursor_us[g] || s->cursor_us[g] >= range.before_us[g] - 1)
+        if (!s->cursor_us[g] || s->cursor_us[g] >= bound - 1)
             continue; /* nothing (left) to resend for it */
         range.after_us[g] = s->cursor_us[g];
         lower = s->cursor_us[g] < lower ? s->cursor_us[g] : lower;
-        upper = range.before_us[g] - 1 > upper ? range.before_us[g] - 1 : upper;
     }
     if (lower == INT64_MAX) {
+        for (int g = 0; g < RW_GPUS; g++)
+            s->live_after_us[g] = s->cursor_us[g];
         s->resending = 0;
         set_state(s, RW_STATE_SENDING);
         return;
@@ -385,7 +390,7 @@ static void resend_step(rw_sender *s)
         nap(s, 1);
         return;
     }
-    int64_t to = lower + RESEND_SLICE_US < upper ? lower + RESEND_SLICE_US : upper;
+    int64_t to = lower + RESEND_SLICE_US;
     if (file_newest - FILE_MARGIN_US < to)
         to = file_newest - FILE_MARGIN_US;
     if (to <= lower) {
@@ -406,7 +411,7 @@ static void resend_step(rw_sender *s)
         return;
     for (int g = 0; g < RW_GPUS; g++)
         if (range.after_us[g] != INT64_MAX)
-            s->cursor_us[g] = to < range.before_us[g] - 1 ? to : range.before_us[g] - 1;
+            s->cursor_us[g] = to;
     double took = (double)(gw_mono_us() - t0) / 1e6, budget = (double)s->slice.n / sh->settings->resend_rate;
     if (budget > took)
         nap(s, budget - took); /* at most resend_rate samples a second */
@@ -440,6 +445,8 @@ static int fill_batch(rw_sender *s, uint64_t *deadline)
         rw_table_lock(sh->table);
         for (size_t i = 0; i < n; i++) {
             const rw_series *ser = rw_table_get(sh->table, &chunk[i]);
+            if (chunk[i].gpu < RW_GPUS && chunk[i].t_us <= s->live_after_us[chunk[i].gpu])
+                continue; /* resent from the history already */
             if (ser && (ser->keep & s->bit) && push(&s->batch, &chunk[i]) != 0) {
                 pthread_mutex_lock(&s->mu);
                 s->st.samples_dropped++;

@@ -387,6 +387,20 @@ def readings_since(a, since):
     return len(d["series"][0]["samples"]) if d["series"] else 0
 
 
+def wait_caught_up(a, remote_name, t, timeout=180):
+    """Waits until the endpoint sent every sample up to time t and went back to sending live; on a
+    timeout fails with its series and the end of the agent's log."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if delivered(a, remote_name, t) and agent_value(a, "gpuwatch_remote_write_queue_state",
+                                                         remote_name=remote_name, state="sending") == 1:
+            return
+        time.sleep(0.5)
+    st, _, body = a.request("/metrics")
+    mine = [l for l in body.splitlines() if l.startswith("gpuwatch_remote_write") and not l.endswith(" 0")]
+    fail("timed out waiting for the agent to catch up to %.3f:\n%s\n%s" % (t, "\n".join(mine), a.logs()[-3000:]))
+
+
 def delivered(a, remote_name, t):
     """The endpoint's receiver took every sample up to time t."""
     hs = agent_value(a, "gpuwatch_remote_write_queue_highest_sent_timestamp_seconds", remote_name=remote_name)

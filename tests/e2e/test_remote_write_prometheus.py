@@ -105,9 +105,7 @@ try:
     wait_for("120 readings of the outage", lambda: rwlib.readings_since(a, out0) + 60 >= 120, timeout=120, step=0.25)
     out1 = time.time()
     prom.start()
-    wait_for("the agent to catch up", lambda: rwlib.delivered(a, "prom", out1 + 1) and
-             value(a, "gpuwatch_remote_write_queue_state", remote_name="prom", state="sending") == 1,
-             timeout=180, step=0.5)
+    rwlib.wait_caught_up(a, "prom", out1 + 1)
     resent = value(a, "gpuwatch_remote_write_samples_resent_total", remote_name="prom")
     check(resent and resent > 0, "samples resent from the history: %r" % resent)
     check(value(a, "gpuwatch_remote_write_samples_failed_total", remote_name="prom") == 0,

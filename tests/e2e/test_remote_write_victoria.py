@@ -62,8 +62,7 @@ try:
     wait_for("60 readings of the outage", lambda: rwlib.readings_since(a, out0) >= 60, timeout=120, step=0.25)
     out1 = time.time()
     vm.start()
-    wait_for("the agent to catch up", lambda: rwlib.delivered(a, "vm", out1 + 1) and
-             value("gpuwatch_remote_write_queue_state", remote_name="vm", state="sending") == 1, timeout=180, step=0.5)
+    rwlib.wait_caught_up(a, "vm", out1 + 1)
     check(value("gpuwatch_remote_write_samples_resent_total", remote_name="vm") > 0, "nothing resent from the history")
     check(value("gpuwatch_remote_write_samples_dropped_total", remote_name="vm") == 0, "samples dropped")
     a.stop()

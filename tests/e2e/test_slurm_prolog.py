@@ -185,12 +185,12 @@ PartitionName=gw Nodes=ALL Default=YES MaxTime=INFINITE State=UP
         def node_idle():
             r = subprocess.run(["sinfo", "-h", "-o", "%t"], env=env, capture_output=True, text=True)
             return r.stdout.strip() == "idle"
-        end = time.monotonic() + 60
+        end = time.monotonic() + 120
         while not node_idle() and time.monotonic() < end:
             time.sleep(0.5)
         if not node_idle():
             logs = open(os.path.join(T, "log", "slurmd.log")).read()[-800:]
-            why = "slurmd did not register an idle node within 60 s: " + logs
+            why = "slurmd did not register an idle node within 120 s: " + logs
     if not why:
         t1 = time.time()
         r = subprocess.run(["srun", "--gres=gpu:2", "-N1", "/bin/sh", "-c", "echo $SLURM_JOB_ID; sleep 3"], env=env,
