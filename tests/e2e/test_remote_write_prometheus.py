@@ -6,12 +6,13 @@
    same millisecond; dcgm series carry the pod's labels, the job info series the Slurm job; the
    series of a process that ended are stale at once (a stale marker, not five minutes of lookback);
    XIDs are counted per code.
-2. An outage worth two minutes of samples (120 per series): Prometheus is stopped, the agent is
-   killed with -9 halfway and started again, then Prometheus comes back. Afterwards it holds at
+2. An outage of 60 readings (the 2-minute outage at 1 s is in make bench: the same behaviour, four
+   times longer): Prometheus is stopped, the agent is killed with -9 halfway and started again, then
+   Prometheus comes back. Afterwards it holds at
    least 99.9 % of the outage's samples the history holds (resent from the history, in order: a
    sample out of order would make Prometheus refuse a whole request), and nothing was refused.
-The sampling is 4 times faster than the default so that the test takes a quarter of the time; the
-2-minute outage at 1 s is in make bench (scripts/bench_remote_write.sh)."""
+The sampling is 4 times faster than the default so that the test takes a quarter of the time
+(scripts/bench_remote_write.sh runs the full length at 1 s)."""
 import os
 import signal
 import shutil
@@ -91,18 +92,18 @@ try:
     check(value(a, "gpuwatch_remote_write_protocol_version", remote_name="prom") == 1, "fell back to 1.0")
     check(value(a, "gpuwatch_remote_write_samples_failed_total", remote_name="prom") == 0, "nothing refused")
 
-    # 2. an outage of 120 readings, the agent killed with -9 halfway
+    # 2. an outage of 60 readings, the agent killed with -9 halfway
     out0 = time.time()
     prom.stop()
     wait_for("the agent to retry", lambda: value(a, "gpuwatch_remote_write_queue_state", remote_name="prom",
                                                  state="retrying") == 1, timeout=60, step=0.25)
-    wait_for("60 readings into the outage", lambda: rwlib.readings_since(a, out0) >= 60, timeout=120, step=0.25)
+    wait_for("30 readings into the outage", lambda: rwlib.readings_since(a, out0) >= 30, timeout=120, step=0.25)
     a.proc.send_signal(signal.SIGKILL)
     a.proc.wait()
     killed = time.time()
     a = start_agent()
     a.wait_sampled(ngpus=8)
-    wait_for("120 readings of the outage", lambda: rwlib.readings_since(a, out0) + 60 >= 120, timeout=120, step=0.25)
+    wait_for("60 readings of the outage", lambda: rwlib.readings_since(a, out0) + 30 >= 60, timeout=120, step=0.25)
     out1 = time.time()
     prom.start()
     rwlib.wait_caught_up(a, "prom", out1 + 1)
@@ -112,7 +113,7 @@ try:
           "Prometheus refused requests (out of order?):\n" + prom.log()[-3000:])
     a.stop()
     agents.remove(a)
-    results, _ = compare_all(cat, out0, out1, need=8 * 20 * 100)
+    results, _ = compare_all(cat, out0, out1, need=8 * 20 * 50)
     for which, total, found, bad in results:
         share = found / total
         print("part 2: %s: %d of %d outage samples (%.4f %%), killed at %.1f s" % (which, found, total, 100 * share,

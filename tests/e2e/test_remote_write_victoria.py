@@ -4,7 +4,7 @@
 1. A minute's worth of samples (60 per series, sampled every 250 ms): VictoriaMetrics' export API
    then returns every sample of every native and dcgm series the agent's history holds, with the
    same value at the same millisecond.
-2. An outage of 60 readings with a queue that holds only about 10 s of samples: the queue
+2. An outage of 40 readings with a queue that holds only about 9 s of samples: the queue
    overwrites what the receiver has not taken, and the agent resends it from the history once the
    receiver is back; afterwards it holds at least 99.9 % of the outage's samples."""
 import os
@@ -59,7 +59,7 @@ try:
     vm.stop()
     wait_for("the agent to retry", lambda: value("gpuwatch_remote_write_queue_state", remote_name="vm",
                                                  state="retrying") == 1, timeout=60, step=0.25)
-    wait_for("60 readings of the outage", lambda: rwlib.readings_since(a, out0) >= 60, timeout=120, step=0.25)
+    wait_for("40 readings of the outage", lambda: rwlib.readings_since(a, out0) >= 40, timeout=120, step=0.25)
     out1 = time.time()
     vm.start()
     rwlib.wait_caught_up(a, "vm", out1 + 1)
@@ -67,7 +67,7 @@ try:
     check(value("gpuwatch_remote_write_samples_dropped_total", remote_name="vm") == 0, "samples dropped")
     a.stop()
     a = None
-    for which, total, found, bad in rwlib.compare_store(vm, db, cat, '{job="gpuwatch"}', out0, out1, need=8 * 20 * 50)[0]:
+    for which, total, found, bad in rwlib.compare_store(vm, db, cat, '{job="gpuwatch"}', out0, out1, need=8 * 20 * 35)[0]:
         share = found / total
         print("part 2: %s: %d of %d outage samples (%.4f %%)" % (which, found, total, 100 * share))
         check(share >= 0.999, "%s: %d of %d outage samples; e.g. %s" % (which, found, total, "; ".join(bad)))
