@@ -33,7 +33,9 @@ const char *fuzz_dir(void)
 const char *fuzz_file(const char *name, const void *data, size_t size)
 {
     static char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", fuzz_dir(), name);
+    int n = snprintf(path, sizeof path, "%s/%s", fuzz_dir(), name);
+    if (n < 0 || (size_t)n >= sizeof path)
+        return NULL;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0)
         return NULL;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer harness of BUILD/fuzz for SECONDS on its seeds (fuzz/corpus/NAME/, read only:
+# Runs each libFuzzer harness of BUILD/fuzz for SECONDS on its seeds (fuzz/corpus/NAME/ and the
+# regression inputs of fuzz/regress/NAME/, read only:
 # what it finds goes to BUILD/fuzz-corpus/NAME/), then prints one line per harness: executions, the
 # corpus it ended with, and what it found (a crash, leak, timeout or out-of-memory input is saved
 # under BUILD/fuzz-found/). Exit status 1 when any harness found something.
@@ -22,12 +23,14 @@ for n in $names; do
   work="$build/fuzz-corpus/$n"
   mkdir -p "$work" "$src/fuzz/corpus/$n"
   dict=(); [ -f "$src/fuzz/dict/$n.dict" ] && dict=(-dict="$src/fuzz/dict/$n.dict")
+  # the inputs that broke it once (fuzz/regress/NAME/) are seeds too
+  regress=(); [ -d "$src/fuzz/regress/$n" ] && regress=("$src/fuzz/regress/$n")
   log="$build/fuzz-logs/$n.log"
   echo "fuzz: $n for ${seconds}s" >&2
   # -timeout: an input that runs longer is a finding (a hang); -rss_limit_mb: one that needs more
   # memory is one too. One process: the machines have two cores, shared.
   "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$build/fuzz-found/$n-" "${dict[@]}" "$work" "$src/fuzz/corpus/$n" >"$log" 2>&1
+    -artifact_prefix="$build/fuzz-found/$n-" "${dict[@]}" "$work" "$src/fuzz/corpus/$n" "${regress[@]}" >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   units=$(ls "$work" | wc -l)

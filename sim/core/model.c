@@ -223,6 +223,8 @@ static void fill_derived(const sim_gpu *g, const sim_inst *in, const proc_sums *
         v[M_GPM_PCIE_RX] = v[M_PCIE_RX] * 1000.0 / 1048576.0;
     if (!g->spec->metric[M_PCIE_GEN_GPUCUR])
         v[M_PCIE_GEN_GPUCUR] = v[M_PCIE_GEN_CUR];
+    if (!g->spec->metric[M_MIG_MODE] && g->spec->nmig)
+        v[M_MIG_MODE] = 1; /* MIG devices given: MIG mode is on */
     if (!g->spec->metric[M_MIG_MODE_PEND])
         v[M_MIG_MODE_PEND] = v[M_MIG_MODE];
     /* protected memory as with CC mode off: the size is what is in use, nothing free */

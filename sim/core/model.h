@@ -33,6 +33,7 @@ typedef struct sim_proc_sample {
     double mem_mib;
     double sm, mem, enc, dec; /* percent; valid when has_util */
     int has_sm, has_mem, has_enc, has_dec;
+    int gi, ci; /* its MIG device (-1: none) */
     const sim_proc *def;
 } sim_proc_sample;
 

@@ -83,6 +83,8 @@ int sim_processes(const scenario *sc, int gpu, double t, sim_proc_sample *out, i
             s->def = p;
             s->pid = sim_proc_pid(p, g->copy);
             s->type = p->type;
+            s->gi = p->gi;
+            s->ci = p->ci;
             v = sim_proc_value(sc, g, i, PF_MEMORY, t);
             s->mem_mib = v < 0 ? 0 : round(fmin(v, 1e9)); /* whole MiB, at most 1 PiB */
             /* sm and mem as NVML reports them: averaged over the GPU's utilization period */

@@ -11,6 +11,7 @@
 
 #define SIM_MAX_GPUS 64
 #define SIM_NAME_LEN 96
+#define SIM_MAX_MIG 7 /* MIG devices a GPU can be split into (H100, A100: 7) */
 
 typedef enum { PID_NUMBER, PID_SELF, PID_PARENT } sim_pid_kind;
 enum { SIM_PROC_COMPUTE = 1, SIM_PROC_GRAPHICS = 2 };
@@ -28,7 +29,18 @@ typedef struct sim_proc {
     double hang_from;                           /* from then a kernel that never ends (a collective
                                                  * waiting for a peer): INFINITY = never */
     double hang_sm;                             /* while hung: the SM activity it keeps, % */
+    int gi, ci;                                 /* the MIG device it runs on (GPU and compute instance), -1: none */
 } sim_proc;
+
+/* One MIG device of a GPU in MIG mode (`mig:`): a GPU instance's compute instance. */
+typedef struct sim_mig {
+    char profile[32];        /* "3g.40gb" */
+    unsigned gi, ci;         /* GPU instance id, compute instance id */
+    double memory_mib;       /* its share of the memory */
+    double used_mib;         /* in use besides its processes' memory (the instance's own) */
+    unsigned sm_count;       /* multiprocessors */
+    char uuid[SIM_NAME_LEN]; /* "" = made from the GPU's UUID and the instance ids */
+} sim_mig;
 
 /* One entry of `gpus:` (count copies share it). */
 typedef struct sim_gpu_spec {
@@ -44,6 +56,8 @@ typedef struct sim_gpu_spec {
     metric_set unsupported;   /* NOT_SUPPORTED metrics (listed and preset-implied) */
     sim_proc *procs;
     int nprocs;
+    sim_mig *mig; /* MIG devices, in MIG device index order (none: MIG mode off) */
+    int nmig;
 } sim_gpu_spec;
 
 /* Integration state of the physical model, on the fixed time grid (see model.c). */

@@ -29,6 +29,7 @@ static const char *const GPU_KEYS[] = {"count",
                                        "unsupported",
                                        "metrics",
                                        "processes",
+                                       "mig",
                                        NULL};
 
 /* Metrics a preset lacks (by its flags) are NOT_SUPPORTED. */
@@ -284,7 +285,9 @@ static int parse_gpu(gw_doc *d, const yaml_node_t *n, sim_gpu_spec *g, gen_ctx *
         return -1;
     if ((v = doc_get(d, n, "processes")) && parse_processes(d, v, g, ctx))
         return -1;
-    return 0;
+    if ((v = doc_get(d, n, "mig")) && parse_mig(d, v, g))
+        return -1;
+    return check_proc_instances(d, doc_get(d, n, "processes"), g);
 }
 
 static int parse_gpus(gw_doc *d, const yaml_node_t *n, scenario *sc, gen_ctx *ctx)
@@ -396,6 +399,7 @@ void scenario_free(scenario *sc)
         for (int p = 0; p < g->nprocs; p++)
             proc_free(&g->procs[p]);
         free(g->procs);
+        free(g->mig);
     }
     free(sc->specs);
     free(sc->events);

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const PROC_KEYS[] = {"pid",  "pid_stride", "name", "user", "container", "command",
-                                        "type", "memory_mib", "sm",   "mem",  "enc",       "dec",
-                                        "pcie", "start",      "end",  "hang", NULL};
+static const char *const PROC_KEYS[] = {"pid",        "pid_stride", "name", "user", "container", "command", "type",
+                                        "memory_mib", "sm",         "mem",  "enc",  "dec",       "pcie",    "start",
+                                        "end",        "hang",       "gi",   "ci",   NULL};
 
 void proc_free(sim_proc *p)
 {
@@ -145,6 +145,7 @@ static int parse_proc(gw_doc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx
     p->end = INFINITY;
     p->hang_from = INFINITY;
     p->hang_sm = 3;
+    p->gi = p->ci = -1;
     if (!(v = doc_get(d, n, "pid")))
         return doc_error(d, n, "missing key 'pid' (a number, 'self' or 'parent')");
     if (parse_pid(d, v, p))
@@ -177,6 +178,19 @@ static int parse_proc(gw_doc *d, const yaml_node_t *n, sim_proc *p, gen_ctx *ctx
         return -1;
     if ((v = doc_get(d, n, "hang")) && parse_hang(d, v, p))
         return -1;
+    if ((v = doc_get(d, n, "gi"))) {
+        if (doc_int(d, v, NULL, 0, 1000000, &l))
+            return -1;
+        p->gi = (int)l;
+        p->ci = 0;
+    }
+    if ((v = doc_get(d, n, "ci"))) {
+        if (p->gi < 0)
+            return doc_error(d, v, "ci without gi (the MIG device is named by both)");
+        if (doc_int(d, v, NULL, 0, 1000000, &l))
+            return -1;
+        p->ci = (int)l;
+    }
     if (!p->name[0])
         snprintf(p->name, sizeof p->name, "%s", "python3");
     return 0;

@@ -138,11 +138,11 @@ static nvmlReturn_t dev_string(const char *fn, nvmlDevice_t device, metric_id m,
 
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *b, unsigned int n)
 {
-    return dev_string(__func__, d, M_NAME, b, n);
+    return gs_is_mig_handle(d) ? gs_mig_name(d, b, n) : dev_string(__func__, d, M_NAME, b, n);
 }
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *b, unsigned int n)
 {
-    return dev_string(__func__, d, M_UUID, b, n);
+    return gs_is_mig_handle(d) ? gs_mig_uuid(d, b, n) : dev_string(__func__, d, M_UUID, b, n);
 }
 nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char *b, unsigned int n)
 {

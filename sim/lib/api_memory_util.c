@@ -21,6 +21,9 @@ static nvmlReturn_t memory_bytes(const gs_call *c, unsigned long long *total, un
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
+    if (gs_is_mig_handle(device)) /* a MIG device: its share, nothing reserved */
+        return memory ? gs_mig_memory(device, &memory->total, &memory->used, &memory->free)
+                      : NVML_ERROR_INVALID_ARGUMENT;
     gs_call c;
     unsigned long long total, reserved, used, freeb;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
@@ -39,6 +42,14 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
+    if (gs_is_mig_handle(device)) {
+        if (!memory)
+            return NVML_ERROR_INVALID_ARGUMENT;
+        if (memory->version != nvmlMemory_v2 && memory->version != 2)
+            return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+        memory->reserved = 0;
+        return gs_mig_memory(device, &memory->total, &memory->used, &memory->free);
+    }
     gs_call c;
     unsigned long long total, reserved, used, freeb;
     nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);

@@ -1,5 +1,5 @@
 /* api_pcie_ecc.c - PCIe link and throughput, ECC mode and counters, row remapping, retired
- * pages, MIG mode (MIG devices themselves are not simulated). */
+ * pages, MIG mode (the MIG devices: api_mig.c). */
 #include "nvml_exports.h"
 
 GS_METRIC_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, M_PCIE_GEN_CUR, 1)
@@ -139,60 +139,4 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current, un
     if (rc == NVML_SUCCESS)
         rc = gs_metric_u(&c, M_MIG_MODE_PEND, 1, pending);
     return gs_leave(rc);
-}
-
-/* A device function that checks its handle and then answers NOT_SUPPORTED. */
-#define NOT_SUPPORTED_BODY(device)                        \
-    gs_call c;                                            \
-    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device); \
-    return gs_leave(rc == NVML_SUCCESS ? NVML_ERROR_NOT_SUPPORTED : rc)
-
-nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
-{
-    gs_call c;
-    unsigned mode = 0;
-    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !count)
-        rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS)
-        rc = gs_metric_u(&c, M_MIG_MODE, 1, &mode);
-    if (rc == NVML_SUCCESS)
-        *count = 0; /* no MIG devices are simulated */
-    return gs_leave(rc);
-}
-
-nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *mig)
-{
-    (void)index;
-    (void)mig;
-    NOT_SUPPORTED_BODY(device);
-}
-
-nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMig)
-{
-    gs_call c;
-    nvmlReturn_t rc = gs_enter_dev(&c, __func__, device);
-    if (rc == NVML_SUCCESS && !isMig)
-        rc = NVML_ERROR_INVALID_ARGUMENT;
-    if (rc == NVML_SUCCESS)
-        *isMig = 0;
-    return gs_leave(rc);
-}
-
-nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
-{
-    (void)id;
-    NOT_SUPPORTED_BODY(device);
-}
-
-nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
-{
-    (void)id;
-    NOT_SUPPORTED_BODY(device);
-}
-
-nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t mig, nvmlDevice_t *device)
-{
-    (void)device;
-    NOT_SUPPORTED_BODY(mig);
 }

@@ -28,7 +28,8 @@ static void fill_procs(const sim_proc_sample *ps, unsigned n, void *infos, size_
             nvmlProcessInfo_t *p = (nvmlProcessInfo_t *)rec;
             p->pid = ps[i].pid;
             p->usedGpuMemory = bytes;
-            p->gpuInstanceId = p->computeInstanceId = NO_INSTANCE;
+            p->gpuInstanceId = ps[i].gi >= 0 ? (unsigned)ps[i].gi : NO_INSTANCE; /* its MIG device, if any */
+            p->computeInstanceId = ps[i].gi >= 0 ? (unsigned)ps[i].ci : NO_INSTANCE;
         } else {
             nvmlProcessInfo_v1_t *p = (nvmlProcessInfo_v1_t *)rec;
             p->pid = ps[i].pid;
@@ -143,6 +144,8 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUti
         return gs_leave(rc);
     if (!count)
         return gs_leave(NVML_ERROR_INVALID_ARGUMENT);
+    if (gs.sc->gpus[c.gpu].spec->nmig)
+        return gs_leave(NVML_ERROR_NOT_SUPPORTED); /* none in MIG mode (nvidia-smi pmon prints -) */
     unsigned long long now = realtime_us();
     int n = list_procs(&c, C | G, ps), k = 0;
     for (int i = 0; i < n; i++) {

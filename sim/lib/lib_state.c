@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #define DEV_MAGIC 0x67707573u /* "gpus" */
+#define MIG_MAGIC 0x6d696764u /* "migd" */
 
 gs_state gs = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -43,6 +44,25 @@ int gs_dev_index(nvmlDevice_t dev)
         return -1;
     const struct nvmlDevice_st *d = dev;
     return d->magic == DEV_MAGIC ? d->index : -1;
+}
+
+int gs_is_mig_handle(nvmlDevice_t dev)
+{
+    uintptr_t p = (uintptr_t)dev, base = (uintptr_t)&gs.migs[0][0];
+    return p >= base && p < (uintptr_t)(gs.migs + SIM_MAX_GPUS);
+}
+
+int gs_mig_index(nvmlDevice_t dev, int *mig)
+{
+    uintptr_t p = (uintptr_t)dev, base = (uintptr_t)&gs.migs[0][0];
+    if (!gs.sc || p < base || p >= (uintptr_t)(gs.migs + gs.sc->ngpus) || (p - base) % sizeof gs.migs[0][0])
+        return -1;
+    const struct nvmlDevice_st *d = dev;
+    int gpu = d->index / SIM_MAX_MIG, k = d->index % SIM_MAX_MIG;
+    if (d->magic != MIG_MAGIC || k >= gs.sc->gpus[gpu].spec->nmig)
+        return -1;
+    *mig = k;
+    return gpu;
 }
 
 static int is_init(const char *fn)
@@ -165,6 +185,11 @@ nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev)
     int idx = gs_dev_index(dev);
     if (idx < 0)
         return NVML_ERROR_INVALID_ARGUMENT;
+    return gs_enter_gpu(c, fn, idx);
+}
+
+nvmlReturn_t gs_enter_gpu(gs_call *c, const char *fn, int idx)
+{
     c->gpu = idx;
     c->t = gs_now();
     /* a GPU off the bus answers nothing else, injected errors included */
@@ -190,8 +215,11 @@ nvmlReturn_t gs_leave(nvmlReturn_t rc)
 void gs_init_devices(void)
 {
     struct timespec ts;
-    for (int i = 0; i < SIM_MAX_GPUS; i++)
+    for (int i = 0; i < SIM_MAX_GPUS; i++) {
         gs.devs[i] = (struct nvmlDevice_st){.magic = DEV_MAGIC, .index = i};
+        for (int k = 0; k < SIM_MAX_MIG; k++)
+            gs.migs[i][k] = (struct nvmlDevice_st){.magic = MIG_MAGIC, .index = i * SIM_MAX_MIG + k};
+    }
     gs.mono_at_init = mono_seconds();
     gs.manual = 0;
     clock_gettime(CLOCK_REALTIME, &ts);

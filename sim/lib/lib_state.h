@@ -27,6 +27,7 @@ typedef struct gs_state {
     double manual_t;
     double wall_base_us; /* CLOCK_REALTIME us of scenario time 0 (time stamps of samples) */
     struct nvmlDevice_st devs[SIM_MAX_GPUS];
+    struct nvmlDevice_st migs[SIM_MAX_GPUS][SIM_MAX_MIG]; /* MIG device handles (api_mig.c) */
 } gs_state;
 
 extern gs_state gs;
@@ -42,6 +43,9 @@ nvmlReturn_t gs_enter(gs_call *c, const char *fn);
 /* Enter for a device function: as gs_enter, then INVALID_ARGUMENT on a bad handle and
  * GPU_IS_LOST inside a lost window. */
 nvmlReturn_t gs_enter_dev(gs_call *c, const char *fn, nvmlDevice_t dev);
+/* The rest of gs_enter_dev once the handle is known to be GPU idx's (lock held): GPU_IS_LOST inside
+ * a lost window, the faults, the time after them. */
+nvmlReturn_t gs_enter_gpu(gs_call *c, const char *fn, int idx);
 /* Applies the scenario's error/delay/missing-symbol faults for fn (lock held; may sleep
  * without it). */
 nvmlReturn_t gs_apply_faults(const char *fn, int gpu, double t);
@@ -60,8 +64,23 @@ nvmlReturn_t gs_leave(nvmlReturn_t rc);
 double gs_now(void);
 /* Wall-clock time stamp (us) of a scenario time: scenario time mapped onto the wall clock at init. */
 unsigned long long gs_stamp_us(double t);
-/* Checks a handle; the GPU index or -1. */
+/* Checks a handle; the GPU index or -1 (a MIG device's handle is no GPU's: -1). */
 int gs_dev_index(nvmlDevice_t dev);
+/* Whether dev points into the MIG device handles (no lock: the getters that also answer for a MIG
+ * device ask this first, then enter through gs_enter_mig, which checks it). */
+int gs_is_mig_handle(nvmlDevice_t dev);
+/* A MIG device's handle: its GPU's index, and in *mig its MIG device index; -1 for any other
+ * handle (api_mig.c). Lock held. */
+int gs_mig_index(nvmlDevice_t dev, int *mig);
+/* Enter for a function of a MIG device: as gs_enter_dev, about the MIG device's GPU (c->gpu), its
+ * index in *mig (api_mig.c). */
+nvmlReturn_t gs_enter_mig(gs_call *c, const char *fn, nvmlDevice_t dev, int *mig);
+/* Name, UUID and memory of a MIG device, for the device getters given a MIG handle (api_mig.c):
+ * they enter and leave themselves. */
+nvmlReturn_t gs_mig_name(nvmlDevice_t dev, char *name, unsigned int length);
+nvmlReturn_t gs_mig_uuid(nvmlDevice_t dev, char *uuid, unsigned int length);
+nvmlReturn_t gs_mig_memory(nvmlDevice_t dev, unsigned long long *total, unsigned long long *used,
+                           unsigned long long *freeb);
 
 /* A metric of the call's GPU at the call's time; NOT_SUPPORTED when the scenario says so. */
 nvmlReturn_t gs_metric(const gs_call *c, metric_id m, double *out);

@@ -302,6 +302,8 @@ int agent_stop(agent *a)
         free(a->procs[i]);
     free(a->procs);
     free(a->nprocs);
+    free(a->mig);
+    free(a->nmig);
     free(a->info);
     free(a->have_info);
     free(a->hung_since);
@@ -393,6 +395,8 @@ int agent_snapshot_take(agent *a, agent_snapshot *out)
         if (a->nprocs[i])
             memcpy(out->procs + out->nprocs, a->procs[i], (size_t)a->nprocs[i] * sizeof *out->procs);
         out->nprocs += a->nprocs[i];
+        out->gpus[i].nmig = a->nmig[i];
+        memcpy(out->gpus[i].mig, &a->mig[(size_t)i * GW_MIG_MAX], (size_t)a->nmig[i] * sizeof *a->mig);
     }
     memcpy(out->errors, a->errors, (size_t)a->nerrors * sizeof *out->errors);
     out->nerrors = a->nerrors;

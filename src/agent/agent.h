@@ -53,6 +53,8 @@ typedef struct agent {
     xid_tally *xids;      /* per GPU: XIDs per code, from its samples */
     gpu_proc **procs;     /* latest processes, per GPU */
     int *nprocs;
+    gpu_mig *mig; /* latest MIG devices: GW_MIG_MAX per GPU, nmig[gpu] of them */
+    int *nmig;
     agent_error_count errors[AGENT_MAX_ERRORS];
     int nerrors;
     double sampling_duration_s;

@@ -78,6 +78,24 @@ static cJSON *gpu_json(const agent_snapshot *s, int i)
     for (int id = M_STR_END; id < M_COUNT; id++)
         cJSON_AddItemToObject(m, catalog_get((metric_id)id)->field,
                               typed_value(g->has_sample && !g->lost ? &g->sample : NULL, (metric_id)id));
+    cJSON *mig = cJSON_AddArrayToObject(o, "mig_devices"); /* MIG mode: nvidia-smi -L's MIG devices */
+    for (int k = 0; mig && k < g->nmig; k++) {
+        const gpu_mig *d = &g->mig[k];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddItemToArray(mig, e);
+        cJSON_AddNumberToObject(e, "index", d->index);
+        cJSON_AddNumberToObject(e, "gpu_instance_id", d->gi);
+        cJSON_AddNumberToObject(e, "compute_instance_id", d->ci);
+        cJSON_AddStringToObject(e, "profile", d->profile);
+        cJSON_AddStringToObject(e, "uuid", d->uuid);
+        if (d->has_mem) {
+            cJSON_AddNumberToObject(e, "memory.total", d->mem_total_mib);
+            cJSON_AddNumberToObject(e, "memory.used", d->mem_used_mib);
+        } else {
+            cJSON_AddNullToObject(e, "memory.total");
+            cJSON_AddNullToObject(e, "memory.used");
+        }
+    }
     return o;
 }
 

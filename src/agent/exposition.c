@@ -203,6 +203,34 @@ static int gpu_value(const agent_gpu_view *g, metric_id id, double *v)
     return g->has_sample && !g->lost && sample_get(&g->sample, id, v);
 }
 
+/* A MIG device's value of the memory metrics dcgm-exporter reports per MIG device (FB_USED,
+ * FB_FREE); 0 for the others. */
+static int mig_value(const gpu_mig *m, metric_id id, double *v)
+{
+    if (!m->has_mem || (id != M_MEM_USED && id != M_MEM_FREE))
+        return 0;
+    *v = id == M_MEM_USED ? m->mem_used_mib : m->mem_total_mib - m->mem_used_mib;
+    return 1;
+}
+
+/* Each MIG device's series of a dcgm metric of GPU i, as dcgm-exporter writes them: the GPU's labels
+ * and GPU_I_PROFILE, GPU_I_ID. */
+static void write_mig(walk *w, int i, const metric_def *d, double scale)
+{
+    const agent_gpu_view *g = &w->s->gpus[i];
+    for (int k = 0; k < g->nmig; k++) {
+        double v;
+        if (!mig_value(&g->mig[k], d->id, &v))
+            continue;
+        char gi[16];
+        snprintf(gi, sizeof gi, "%u", g->mig[k].gi);
+        ls_copy(&w->tmp, &w->l[i].dcgm);
+        ls_add(&w->tmp, "GPU_I_PROFILE", g->mig[k].profile);
+        ls_add(&w->tmp, "GPU_I_ID", gi);
+        series(w, d->dcgm, &w->tmp, v * scale);
+    }
+}
+
 static void write_family(walk *w, const metric_def *d, int dcgm)
 {
     const agent_snapshot *s = w->s;
@@ -213,8 +241,11 @@ static void write_family(walk *w, const metric_def *d, int dcgm)
     family(w, name, dcgm ? d->dcgm_unit_help : d->help, type_name(d->kind));
     for (int i = 0; i < s->ngpus; i++) {
         double v;
-        if (gpu_value(&s->gpus[i], d->id, &v))
-            series(w, name, dcgm ? &w->l[i].dcgm : &w->l[i].native, v * scale);
+        if (!gpu_value(&s->gpus[i], d->id, &v))
+            continue;
+        series(w, name, dcgm ? &w->l[i].dcgm : &w->l[i].native, v * scale);
+        if (dcgm && !s->gpus[i].lost)
+            write_mig(w, i, d, scale);
     }
 }
 

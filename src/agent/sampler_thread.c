@@ -68,12 +68,14 @@ static int open_backend(agent *a)
     uint64_t *hung = calloc((size_t)(n ? n : 1), sizeof *hung);
     gpu_status *status = calloc((size_t)(n ? n : 1), sizeof *status);
     xid_tally *xids = calloc((size_t)(n ? n : 1), sizeof *xids);
-    sampler_pool *pool = r && info && have && procs && nprocs && hung && status && xids
+    gpu_mig *mig = calloc((size_t)(n ? n : 1) * GW_MIG_MAX, sizeof *mig);
+    int *nmig = calloc((size_t)(n ? n : 1), sizeof *nmig);
+    sampler_pool *pool = r && info && have && procs && nprocs && hung && status && xids && mig && nmig
                              ? sampler_pool_start(&a->s, AGENT_MAX_PROCS)
                              : NULL;
     if (!pool) {
         ring_free(r);
-        free(info), free(have), free(procs), free(nprocs), free(hung), free(status), free(xids);
+        free(info), free(have), free(procs), free(nprocs), free(hung), free(status), free(xids), free(mig), free(nmig);
         sampler_close(&a->s);
         gw_log(GW_LOG_ERROR, "cannot start sampling: out of memory or threads", NULL);
         return -1;
@@ -88,6 +90,8 @@ static int open_backend(agent *a)
     a->xids = xids;
     a->procs = procs;
     a->nprocs = nprocs;
+    a->mig = mig;
+    a->nmig = nmig;
     a->ngpus = n;
     a->backend_up = 1;
     a->simulated = a->s.versions.simulated;
@@ -118,6 +122,10 @@ static void publish_gpu(agent *a, int gpu, const pool_result *r, gpu_proc *buf)
     free(a->procs[gpu]);
     a->procs[gpu] = copy;
     a->nprocs[gpu] = n;
+    if (r->nmig >= 0) { /* read with the processes: the MIG devices as they are now */
+        a->nmig[gpu] = r->nmig < GW_MIG_MAX ? r->nmig : GW_MIG_MAX;
+        memcpy(&a->mig[(size_t)gpu * GW_MIG_MAX], r->mig, (size_t)a->nmig[gpu] * sizeof *r->mig);
+    }
     pthread_mutex_unlock(&a->state_lock);
     uint64_t t_us = gw_now_us();
     for (int k = 0; k < a->nplugins; k++)

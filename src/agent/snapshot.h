@@ -17,6 +17,10 @@ typedef struct agent_gpu_view {
     int hung;       /* a read of it has been in progress for over max(2 intervals, 1 s) */
     double hung_s;  /* for how long, at the snapshot (0 when not hung) */
     xid_tally xids; /* XIDs per code, from the samples so far */
+
+    /* its MIG devices (MIG mode), as last read */
+    gpu_mig mig[GW_MIG_MAX];
+    int nmig;
 } agent_gpu_view;
 
 typedef struct agent_error_count {

@@ -52,11 +52,13 @@ void notify_job_free(notify_job *j)
     memset(j, 0, sizeof *j);
 }
 
-/* Sleeps up to seconds, waking early when the receiver is stopped. Called with r->mu held. */
+/* Sleeps up to seconds, waking early when the receiver is stopped. Called with r->mu held. On the
+ * monotonic clock (r->cv's): a step of the wall clock (NTP setting a fresh machine's date) neither
+ * stretches nor cuts a back-off. */
 static void wait_or_stop(receiver *r, double seconds)
 {
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
+    clock_gettime(CLOCK_MONOTONIC, &until);
     long long ns = until.tv_nsec + (long long)(seconds * 1e9);
     until.tv_sec += (time_t)(ns / 1000000000LL);
     until.tv_nsec = (long)(ns % 1000000000LL);
@@ -244,7 +246,11 @@ int notifier_add(notifier *n, const receiver_config *cfg)
                                          : notify_am_send;
     r->changes = n->changes;
     pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->cv, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&r->cv, &ca);
+    pthread_condattr_destroy(&ca);
     pthread_mutex_lock(&n->mu);
     receiver **all = realloc(n->r, (size_t)(n->n + 1) * sizeof *all);
     if (!r->q || !all || pthread_create(&r->thread, NULL, worker, r) != 0) {

@@ -1,4 +1,5 @@
-/* cmd_list.c - `gpuwatch list`: one line per GPU, exactly as nvidia-smi -L. */
+/* cmd_list.c - `gpuwatch list`: one line per GPU, and under a GPU in MIG mode one per MIG device,
+ * exactly as nvidia-smi -L. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "commands.h"
@@ -9,6 +10,7 @@
 static const char usage[] = "usage: gpuwatch list [-i LIST]\n"
                             "\n"
                             "One line per GPU, as nvidia-smi -L:  GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)\n"
+                            "and one per MIG device:  MIG 3g.40gb     Device  0: (UUID: MIG-...)\n"
                             "\n"
                             "  -i, --id LIST  GPUs: indexes or ranges (0,2,4-7), UUIDs or PCI bus ids\n"
                             "  -h, --help     this help\n";
@@ -43,6 +45,11 @@ int cmd_list(int argc, char **argv)
         else
             printf("GPU %d: %s (UUID: %s)\n", g, str_or(&gpu->info, M_NAME, FMT_NA),
                    str_or(&gpu->info, M_UUID, FMT_NA));
+        gpu_mig mig[GW_MIG_MAX];
+        int n = sampler_read_mig(&s, g, mig, GW_MIG_MAX);
+        for (int k = 0; k < n; k++)
+            printf("  MIG %-11s Device %2d: (UUID: %s)\n", mig[k].profile[0] ? mig[k].profile : FMT_NA, mig[k].index,
+                   mig[k].uuid[0] ? mig[k].uuid : FMT_NA);
     }
     free(sel);
     sampler_close(&s);

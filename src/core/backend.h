@@ -103,6 +103,9 @@ typedef struct backend_ops {
     /* Optional (NULL: none): one of the GPU's lists (gpu_list_kind), oldest first, at most max items.
      * Returns how many, or -1 when the GPU does not keep that list (or cannot be read). */
     int (*read_list)(backend *b, int gpu, gpu_list_kind kind, double arg, gpu_list_item *out, int max);
+    /* Optional (NULL: none): the MIG devices of a GPU in MIG mode. Returns the count (0 with MIG mode
+     * off), < 0 on error. */
+    int (*read_mig)(backend *b, int gpu, gpu_mig *out, int max);
 } backend_ops;
 
 /* The registry, as nvtop's vendor table: the program registers its backends where it is assembled

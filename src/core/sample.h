@@ -38,6 +38,18 @@ static inline void sample_set(gpu_sample *s, metric_id id, double v)
 /* Reads a metric, including MF_BIT metrics derived from their parent. 0 when absent. */
 int sample_get(const gpu_sample *s, metric_id id, double *out);
 
+/* One MIG device of a GPU in MIG mode (an instance of its compute: nvidia-smi -L's "MIG 3g.40gb
+ * Device 0"), as read with the GPU's processes. */
+#define GW_MIG_MAX 8
+typedef struct gpu_mig {
+    int index;             /* the MIG device's index under its GPU */
+    unsigned gi, ci;       /* GPU instance id, compute instance id */
+    char profile[32];      /* "3g.40gb" ("" unknown) */
+    char uuid[GW_STR_LEN]; /* "MIG-..." */
+    double mem_total_mib, mem_used_mib;
+    int has_mem;
+} gpu_mig;
+
 typedef enum { PROC_COMPUTE = 1, PROC_GRAPHICS = 2, PROC_MPS = 4 } proc_type_bits;
 
 /* One process using a GPU. Fields from /proc are empty when the pid is not visible here

@@ -155,6 +155,16 @@ int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max)
     return n;
 }
 
+int sampler_read_mig(sampler *s, int gpu, gpu_mig *out, int max)
+{
+    gw_gpu *g = &s->gpus[gpu];
+    sampler_backend *sb = &s->backends[g->backend];
+    if (!sb->ops->read_mig)
+        return 0;
+    int n = sb->ops->read_mig(sb->b, g->local, out, max);
+    return n > max ? max : n;
+}
+
 int sampler_error_counts(sampler *s, backend_error_count *out, int max)
 {
     int n = 0;

@@ -48,6 +48,10 @@ int sampler_read_processes(sampler *s, int gpu, gpu_proc *out, int max);
  * own /proc cache (top). */
 int sampler_read_backend_processes(sampler *s, int gpu, gpu_proc *out, int max);
 
+/* The MIG devices of one GPU (backend_ops.read_mig): returns the count (<= max; 0 with MIG mode off
+ * or a backend without MIG), < 0 on error. */
+int sampler_read_mig(sampler *s, int gpu, gpu_mig *out, int max);
+
 /* Counts of failed backend calls, of every backend; returns how many were filled (<= max). */
 int sampler_error_counts(sampler *s, backend_error_count *out, int max);
 

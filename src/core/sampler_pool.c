@@ -58,8 +58,11 @@ static void read_gpu(sampler_pool *p, int gpu)
     pool_result *r = &w->res;
     sampler_read(p->s, gpu, NULL, &r->sample);
     r->nprocs = -1;
-    if (p->max_procs > 0 && r->sample.status == GPU_OK)
+    r->nmig = -1;
+    if (p->max_procs > 0 && r->sample.status == GPU_OK) {
         r->nprocs = sampler_read_processes(p->s, gpu, w->procs, p->max_procs);
+        r->nmig = sampler_read_mig(p->s, gpu, r->mig, GW_MIG_MAX);
+    }
     const gw_gpu *g = &p->s->gpus[gpu];
     r->info = g->info;
     r->have_info = g->have_info;

@@ -31,6 +31,10 @@ typedef struct pool_result {
     int nprocs;          /* < 0: the process read failed (or none was asked for) */
     uint64_t took_us;    /* how long the read (sample and processes) took */
     uint64_t busy_since; /* POOL_BUSY: monotonic us the read began */
+
+    /* its MIG devices, read with the processes (nmig < 0: not read) */
+    gpu_mig mig[GW_MIG_MAX];
+    int nmig;
 } pool_result;
 
 /* Starts the reader for the GPUs of s (s must stay open until the pool is stopped). max_procs:
@@ -40,9 +44,9 @@ sampler_pool *sampler_pool_start(sampler *s, int max_procs);
 /* How many reader threads the pool has started (1, plus one for each GPU that was slow). */
 int sampler_pool_threads(sampler_pool *p);
 
-/* Asks every idle GPU with no result waiting for a sample (all metrics) and its processes, then
- * waits until no GPU is inside a read (those of earlier rounds may end in time too), the
- * monotonic deadline_us passes, or the pool is interrupted. Returns how many GPUs were asked. */
+/* Asks every idle GPU with no result waiting for a sample (all metrics), its processes and MIG
+ * devices, then waits until no GPU is inside a read (those of earlier rounds may end in time too),
+ * the monotonic deadline_us passes, or the pool is interrupted. Returns how many GPUs were asked. */
 int sampler_pool_round(sampler_pool *p, uint64_t deadline_us);
 
 /* A GPU's state after a round. POOL_DONE: the result is copied into *out and procs[0..nprocs-1]

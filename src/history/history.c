@@ -82,8 +82,8 @@ static void *writer_main(void *arg)
     history *h = arg;
     pthread_mutex_lock(&h->mu);
     while (!h->stopping) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
+        struct timespec ts; /* on the monotonic clock (h->wake's): a wall-clock step delays no flush */
+        clock_gettime(CLOCK_MONOTONIC, &ts);
         double secs = h->cfg.flush_interval_s;
         ts.tv_sec += (time_t)secs;
         ts.tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
@@ -128,7 +128,11 @@ history *history_open(const history_config *cfg, char *err, size_t n)
     h->cfg.path = h->path;
     pthread_mutex_init(&h->mu, NULL);
     pthread_mutex_init(&h->flush_mu, NULL);
-    pthread_cond_init(&h->wake, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&h->wake, &ca);
+    pthread_condattr_destroy(&ca);
     /* A write past RLIMIT_FSIZE must fail with EFBIG (logged, retried), not kill the agent. */
     struct sigaction sa;
     if (sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)

@@ -255,4 +255,5 @@ const backend_ops nvml_backend_ops = {
     .read_topology = nv_read_topology,
     .get_time = nv_get_time,
     .read_list = nv_read_list,
+    .read_mig = nv_read_mig_op,
 };

@@ -24,6 +24,7 @@ typedef struct nv_gpu {
     int mem_v1;              /* MemoryInfo_v2 refused: use the v1 call */
     int temp_plain;          /* TemperatureV refused: use GetTemperature */
     int fields_off;          /* GetFieldValues refused: use the single getters */
+    int mig_known, mig_on;   /* MIG mode as the reads last saw it (nvml_read.c, nvml_mig.c) */
     metric_set field_off;    /* metrics whose field value failed: read by their single getter */
     int nvl_fields_off;      /* NVLink: GetFieldValues refused, the per-link getters instead */
     int nvl_counter_getters; /* NVLink: the error counters' fields refused, their getter instead */
@@ -222,6 +223,9 @@ int nv_read_list(backend *b, int gpu, gpu_list_kind kind, double arg, gpu_list_i
 
 /* nvml_procs.c */
 int nv_read_processes(backend *b, int gpu, gpu_proc *out, int max);
+
+/* nvml_mig.c: backend_ops.read_mig */
+int nv_read_mig_op(backend *b, int gpu, gpu_mig *out, int max);
 
 /* nvml_topo.c: backend_ops.read_topology and get_time (the caller holds nothing; they lock) */
 int nv_read_topology(backend *b, int gpu, gpu_topology *out);

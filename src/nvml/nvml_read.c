@@ -124,6 +124,8 @@ static void read_power_and_state(nv_rd *r)
         nv_check(r, NV_GetMigMode, f->GetMigMode(r->g->dev, &cur, &pending), mig, 2)) {
         nv_set(r, M_MIG_MODE, cur != 0);
         nv_set(r, M_MIG_MODE_PEND, pending != 0);
+        r->g->mig_known = 1; /* nvml_mig.c asks for MIG devices only in MIG mode */
+        r->g->mig_on = cur != 0;
     }
     nvmlBAR1Memory_t bar1;
     if (f->GetBAR1MemoryInfo && nv_need(r, M_BAR1_USED) &&

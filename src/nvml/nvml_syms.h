@@ -166,6 +166,11 @@ typedef nvmlDevice_t nvD;
     X(GetNvLinkRemotePciInfo, nvmlReturn_t, (nvD, unsigned int, nvmlPciInfo_t *), 0,                                   \
       "nvmlDeviceGetNvLinkRemotePciInfo_v2")                                                                           \
     /* gpusim only: the scenario's clock */                                                                            \
+    /* MIG devices (nvml_mig.c) */                                                                                     \
+    X(GetMaxMigDeviceCount, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetMaxMigDeviceCount")                  \
+    X(GetMigDeviceHandleByIndex, nvmlReturn_t, (nvD, unsigned int, nvD *), 0, "nvmlDeviceGetMigDeviceHandleByIndex")   \
+    X(GetGpuInstanceId, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetGpuInstanceId")                          \
+    X(GetComputeInstanceId, nvmlReturn_t, (nvD, unsigned int *), 0, "nvmlDeviceGetComputeInstanceId")                  \
     X(GpusimGetTime, double, (void), 0, "gpusimGetTime")
 
 #define NV_SYM_ENUM(f, ret, params, req, ...) NV_##f,

@@ -165,6 +165,8 @@ static void print_gpus(FILE *f, top_model *m, const top_opts *o)
         if (t.tensor[0] || t.nvlink[0])
             fprintf(f, "    %s%s%s%s%s\n", t.tensor[0] ? "tensor " : "", t.tensor,
                     t.tensor[0] && t.nvlink[0] ? "  " : "", t.nvlink[0] ? "nvlink " : "", t.nvlink);
+        if (t.mig[0])
+            fprintf(f, "    %s\n", t.mig);
         finding_gpu_marks(m, m->gpus[i].info.index, o->ascii, t.finding, sizeof t.finding, &t.finding_lvl);
         if (t.finding[0])
             fprintf(f, "    %s\n", t.finding);

@@ -62,6 +62,25 @@ static void num0(char *out, size_t n, const gpu_sample *s, metric_id id, const c
         fmt_join(out, n, "N/A", NULL);
 }
 
+/* A GPU's MIG devices on one line, as nvidia-smi's "MIG devices" table has them: profile, GPU
+ * instance id, memory used of its own ("" with MIG mode off). */
+static void mig_text(const top_gpu *g, int ascii, char *out, size_t n)
+{
+    out[0] = 0;
+    for (int k = 0; k < g->nmig; k++) {
+        const gpu_mig *m = &g->mig[k];
+        char gi[16], used[32] = "N/A", total[32] = "N/A";
+        snprintf(gi, sizeof gi, " GI %u ", m->gi);
+        if (m->has_mem) {
+            fmt_mib(used, sizeof used, m->mem_used_mib);
+            fmt_mib(total, sizeof total, m->mem_total_mib);
+        }
+        size_t len = strlen(out);
+        fmt_join(out + len, n - len, k ? (ascii ? " | " : " · ") : "MIG ", m->profile[0] ? m->profile : "?", gi, used,
+                 "/", total, NULL);
+    }
+}
+
 void gpu_text_make(const top_gpu *g, const top_thresholds *th, int stale, int ascii, gpu_text *t)
 {
     const gpu_sample *s = &g->s;
@@ -131,6 +150,7 @@ void gpu_text_make(const top_gpu *g, const top_thresholds *th, int stale, int as
     if (get(s, M_CER_ACTIVE, &a) && a >= 0)
         fmt_throttle_words((uint64_t)llround(a), 0, t->throttle, sizeof t->throttle);
     marks_make(s, t);
+    mig_text(g, ascii, t->mig, sizeof t->mig);
 }
 
 /* ---- full panels ---- */
@@ -334,12 +354,14 @@ void gpus_draw(canvas *cv, const top_model *m, const top_ui *u, const top_layout
             draw_compact(cv, m, g, &texts[i], y, cols, spark, selected, u, now_us);
             y++;
         } else {
-            /* extra: the wrapped figures line, then the findings line */
+            /* extra: the wrapped figures line, then the MIG devices' line, then the findings line */
             const gpu_text *t = &texts[i];
-            int fig = 1 + (extra ? extra[i] : 0) - (t->finding[0] ? 1 : 0);
+            int fig = 1 + (extra ? extra[i] : 0) - (t->finding[0] ? 1 : 0) - (t->mig[0] ? 1 : 0);
             fig = fig < 1 ? 1 : fig;
             draw_full(cv, g, t, y, l->gpu_lines, fig, cols, selected);
             y += l->gpu_lines + fig - 1;
+            if (t->mig[0])
+                cv_text(cv, y++, 4, cols - 4, TR_NORMAL, t->mig);
             if (t->finding[0])
                 cv_text(cv, y++, 4, cols - 4, role_of_level(t->finding_lvl), t->finding);
         }

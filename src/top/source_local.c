@@ -34,6 +34,8 @@ typedef struct local_ctx {
     sampler s;
     metric_set want;
     gpu_sample *tmp; /* one per GPU, filled without the model lock */
+    gpu_mig *mig;    /* GW_MIG_MAX per GPU, nmig[gpu] of them, filled without the model lock */
+    int *nmig;
     gpu_proc *procs;
     pinfo *cache, *next; /* sorted by pid: last round's, this round's */
     int ncache, nnext, nfds;
@@ -228,8 +230,10 @@ static int local_refresh(void *vctx, top_model *m)
 {
     local_ctx *c = vctx;
     int n = c->s.count;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         sampler_read(&c->s, i, &c->want, &c->tmp[i]);
+        c->nmig[i] = c->tmp[i].status == GPU_OK ? sampler_read_mig(&c->s, i, &c->mig[i * GW_MIG_MAX], GW_MIG_MAX) : 0;
+    }
     uint64_t now = gw_mono_us();
     /* the process lists (three NVML calls a GPU) as often as /proc's figures, every 2 s at most */
     if (!c->procs_us || now - c->procs_us >= PROCS_EVERY_US - 100000u) {
@@ -246,6 +250,8 @@ static int local_refresh(void *vctx, top_model *m)
         g->s = c->tmp[i];
         g->have_sample = 1;
         g->lost = c->tmp[i].status == GPU_LOST;
+        g->nmig = c->nmig[i] > 0 ? c->nmig[i] : 0;
+        memcpy(g->mig, &c->mig[i * GW_MIG_MAX], (size_t)g->nmig * sizeof *g->mig);
         if (c->tmp[i].status == GPU_OK) {
             g->fresh_us = now;
             history_push(m->hist, i, &c->tmp[i]);
@@ -268,6 +274,8 @@ static void local_close(void *vctx)
         close_stat(c, &c->cache[i]);
     sampler_close(&c->s);
     free(c->tmp);
+    free(c->mig);
+    free(c->nmig);
     free(c->procs);
     free(c->cache);
     free(c->next);
@@ -295,11 +303,13 @@ int top_source_local(top_source *src, top_model *m, char *err, size_t errlen)
     if (c->page <= 0)
         c->page = 4096;
     c->tmp = calloc((size_t)(n ? n : 1), sizeof *c->tmp);
+    c->mig = calloc((size_t)(n ? n : 1) * GW_MIG_MAX, sizeof *c->mig);
+    c->nmig = calloc((size_t)(n ? n : 1), sizeof *c->nmig);
     c->procs = calloc(TOP_MAX_PROCS, sizeof *c->procs);
     c->cache = calloc(TOP_MAX_PROCS, sizeof *c->cache);
     c->next = calloc(TOP_MAX_PROCS, sizeof *c->next);
     m->hist = history_new(n, TOP_HISTORY);
-    if (!c->tmp || !c->procs || !c->cache || !c->next || !m->hist) {
+    if (!c->tmp || !c->mig || !c->nmig || !c->procs || !c->cache || !c->next || !m->hist) {
         gw_strlcpy(err, "out of memory", errlen);
         local_close(c);
         return BK_ERR_OTHER;

@@ -44,6 +44,10 @@ typedef struct top_gpu {
     int have_sample;
     int lost;          /* the backend says the GPU is lost */
     uint64_t fresh_us; /* when a good sample last arrived (monotonic) */
+
+    /* its MIG devices (MIG mode; the local source) */
+    gpu_mig mig[GW_MIG_MAX];
+    int nmig;
 } top_gpu;
 
 /* One pending or firing alert (from the local rules or a remote agent). */

@@ -122,6 +122,7 @@ typedef struct gpu_text {
     char pcie[64], throttle[200], marks[96];
     char tensor[16], nvlink[48]; /* GPM activity; "" when the GPU does not report it */
     char finding[160];           /* the findings about this GPU, in short ("" none; findings.c) */
+    char mig[240];               /* its MIG devices ("" none): "MIG 3g.40gb GI 2 10.8 GiB/39.5 GiB · ..." */
     top_level temp_lvl, hbm_lvl, power_lvl, marks_lvl, finding_lvl;
 } gpu_text;
 void gpu_text_make(const top_gpu *g, const top_thresholds *th, int stale, int ascii, gpu_text *t);

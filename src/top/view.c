@@ -342,7 +342,8 @@ void view_draw(canvas *cv, top_model *m, top_ui *u, uint64_t mono_us, uint64_t w
         gpu_text *t = &texts[i];
         gpu_text_make(g, &u->o->th, top_gpu_stale(g, mono_us, u->o->interval_s), cv->ascii, t);
         finding_gpu_marks(m, g->info.index, cv->ascii, t->finding, sizeof t->finding, &t->finding_lvl);
-        extra[i] = (unsigned char)(gpu_figure_lines(t, cv->cols, gl) - 1 + (t->finding[0] ? 1 : 0));
+        extra[i] =
+            (unsigned char)(gpu_figure_lines(t, cv->cols, gl) - 1 + (t->finding[0] ? 1 : 0) + (t->mig[0] ? 1 : 0));
     }
     int nfind = m->find.state == FIND_OK ? m->find.r.n : 0;
     if (nfind == 0)

@@ -5,10 +5,14 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+
+from skiplib import skip_test
 
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
 SOURCE = os.environ.get("GW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -39,8 +43,7 @@ def scenario(name):
 
 def need_gpusim():
     if not os.path.exists(GPUSIM_LIB):
-        print("SKIP: gpusim (%s) is not built" % GPUSIM_LIB)
-        sys.exit(0)
+        skip_test("gpusim (%s) is not built" % GPUSIM_LIB)
 
 
 def fail(msg):
@@ -199,3 +202,17 @@ def parse_metrics(text):
 def series(samples, name, **labels):
     """Samples of one metric whose labels include the given ones."""
     return [s for s in samples if s[0] == name and all(s[1].get(k) == v for k, v in labels.items())]
+
+
+def free_port():
+    """A port of 127.0.0.1 free a moment ago (for programs that cannot report the one they took)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def get_json_url(url, timeout=30):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return json.loads(r.read().decode())

@@ -5,28 +5,22 @@ import http.server
 import json
 import os
 import shutil
-import socket
 import subprocess
 import threading
 import time
 import urllib.request
 
-from agentlib import fail, wait_for
+from agentlib import fail, free_port, get_json_url, wait_for
+from skiplib import skip_test
 
 AM_BIN = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def get_json(url):
-    with urllib.request.urlopen(url, timeout=5) as r:
-        return json.loads(r.read().decode())
+def need_alertmanager():
+    """Skips the test (exit status 77) where Alertmanager is not installed."""
+    if not AM_BIN:
+        skip_test("prometheus-alertmanager is not installed (Debian package prometheus-alertmanager; "
+                  "scripts/deps.sh test installs it)")
 
 
 class Alertmanager:
@@ -34,8 +28,7 @@ class Alertmanager:
     (grouped by alertname, at once, resolved ones too); None: it notifies nobody."""
 
     def __init__(self, tmp, page_url=None):
-        if not AM_BIN:
-            fail("prometheus-alertmanager is not installed (scripts/deps.sh test)")
+        need_alertmanager()
         self.port = free_port()
         cfg = os.path.join(tmp, "am.yml")
         with open(cfg, "w") as f:
@@ -52,27 +45,29 @@ class Alertmanager:
              "--web.listen-address=127.0.0.1:%d" % self.port, "--cluster.listen-address="],
             stdout=self.log, stderr=subprocess.STDOUT)
         self.url = "http://127.0.0.1:%d" % self.port
-        wait_for("alertmanager to be ready", self.ready, timeout=20)
+        wait_for("alertmanager to be ready", self.ready, timeout=60)
 
     def ready(self):
         if self.proc.poll() is not None:
             fail("alertmanager exited:\n" + open(self.log.name).read())
         try:
-            with urllib.request.urlopen(self.url + "/-/ready", timeout=1) as r:
+            with urllib.request.urlopen(self.url + "/-/ready", timeout=5) as r:
                 return r.status == 200
         except OSError:
             return False
 
     def alerts(self, name):
         """The active alerts called name."""
-        return [a for a in get_json(self.url + "/api/v2/alerts") if a["labels"].get("alertname") == name]
+        return [a for a in get_json_url(self.url + "/api/v2/alerts") if a["labels"].get("alertname") == name]
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
         self.log.close()
 
 

@@ -3,24 +3,15 @@ its HTTP API then returns DCGM_FI_DEV_GPU_TEMP and a native series with the scen
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import urllib.parse
 import urllib.request
-from agentlib import Agent, check, fail, need_gpusim, scenario, wait_for
+from agentlib import Agent, check, fail, free_port, need_gpusim, scenario, wait_for
+from skiplib import need_command
 
 need_gpusim()
-prometheus = shutil.which("prometheus")
-check(prometheus is not None, "prometheus not installed (Debian package prometheus)")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+prometheus = need_command("prometheus", "prometheus")
 
 
 a = Agent(scenario("agent_two.yaml"))

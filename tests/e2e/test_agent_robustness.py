@@ -1,5 +1,6 @@
 """test_agent_robustness.py - malformed requests, unknown paths, a 64 KB header and 50 slow clients
-holding connections open do not stop /metrics from being answered within 1 s."""
+holding connections open do not stop /metrics from being answered: the scrapes are answered while
+every slow client still holds its connection (the agent's timeouts are set past the test)."""
 import socket
 import time
 from agentlib import Agent, check, need_gpusim, scenario
@@ -27,16 +28,26 @@ def raw(port, data, timeout=3.0):
 
 def timed_metrics(a):
     t0 = time.monotonic()
-    # Blocked by the slow clients, the scrape would time out; answered, it takes milliseconds.
-    # The bound is loose on purpose: CI machines are shared and tests run two at a time.
-    st, _, body = a.request("/metrics", timeout=8)
+    # Blocked by the slow clients, the scrape would wait until they went (never, before the timeouts
+    # set below); answered, it takes milliseconds (no bound here: the figure is printed).
+    st, _, body = a.request("/metrics", timeout=60)
     took = time.monotonic() - t0
     check(st == 200 and "DCGM_FI_DEV_GPU_TEMP{" in body, "/metrics status %d" % st)
-    check(took < 5.0, "/metrics took %.3f s" % took)
     return took
 
 
-a = Agent(scenario("agent_two.yaml"))
+def still_open(s):
+    """Whether the server keeps s open, at once (not after the socket's own timeout)."""
+    s.setblocking(False)
+    try:
+        return s.recv(1) != b""
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
+a = Agent(scenario("agent_two.yaml"), config="http:\n  request_timeout: 10m\n  idle_timeout: 1h\n")
 slow = []
 try:
     a.wait_sampled(ngpus=2)
@@ -64,6 +75,8 @@ try:
         slow.append(s)
     worst = max(timed_metrics(a) for _ in range(10))
     print("worst /metrics latency with 50 slow clients: %.1f ms" % (worst * 1000))
+    held = sum(still_open(s) for s in slow)
+    check(held == 50, "the scrapes were answered while the 50 slow clients held their connections (%d)" % held)
     # and a request trickled byte by byte still gets served when it completes
     s = socket.create_connection(("127.0.0.1", a.port), timeout=5)
     for ch in b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n":

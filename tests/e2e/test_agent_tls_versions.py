@@ -11,11 +11,10 @@ import subprocess
 import tempfile
 import time
 from agentlib import Agent, GPUWATCH, check, need_gpusim, scenario
+from skiplib import need_command
 
 need_gpusim()
-if not shutil.which("openssl"):
-    print("SKIP: openssl is not installed")
-    raise SystemExit(0)
+need_command("openssl", "openssl")
 work = tempfile.TemporaryDirectory(prefix="gw-tlsv-")
 cert, key = os.path.join(work.name, "cert.pem"), os.path.join(work.name, "key.pem")
 p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
@@ -81,11 +80,11 @@ c = Agent(scenario("agent_two.yaml"), config=tls + "basic_auth_users:\n  prom: '
 try:
     ctx = ssl.create_default_context(cafile=cert)
     s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", c.port), timeout=5), server_hostname="127.0.0.1")
-    t0 = time.monotonic()
+    s.settimeout(60)
     s.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n")
-    reply = s.recv(200)
+    reply = s.recv(200)  # the body is never sent: an answer at all shows it was refused at the headers
     s.close()
-    check(reply.startswith(b"HTTP/1.1 401") and time.monotonic() - t0 < 2, "body without credentials: %r" % reply[:40])
+    check(reply.startswith(b"HTTP/1.1 401"), "body without credentials: %r" % reply[:40])
 finally:
     c.stop()
 p = subprocess.run([GPUWATCH, "agent", "--hash-password"], input="x" * 80 + "\n", capture_output=True, text=True)

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+from skiplib import skip_test
+
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
 SRC = os.environ.get("GW_SOURCE_DIR", os.getcwd())
 SCEN = os.path.join(SRC, "tests", "scenarios")
@@ -177,7 +179,8 @@ def test_dmon_timing_and_sigint():
     rc, out, _ = run(["dmon", "-c", "20", "-d", "0.1", "-s", "u", "-i", "0"])
     took = time.monotonic() - t0
     check(rc == 0 and len(out.splitlines()) == 22, "dmon -d 0.1 -c 20 rows", out)
-    check(1.85 <= took < 6, "20 samples at 0.1 s take about 2 s (took %.2f s)" % took)
+    # at least the 19 intervals of 0.1 s; far less than 20 of the default 1 s
+    check(1.85 <= took < 15, "20 samples at 0.1 s take about 2 s (took %.2f s)" % took)
     cmd = [GPUWATCH, "--sim", CONST, "dmon", "-d", "0.2"]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = p.stdout.readline() + p.stdout.readline() + p.stdout.readline()
@@ -288,8 +291,7 @@ def test_generators():
 def main():
     lib = os.environ.get("GPUSIM_LIB", "")
     if lib and not os.path.exists(lib):
-        print("test_cli: SKIP: gpusim is not built (%s missing)" % lib)
-        return 0
+        skip_test("gpusim is not built (%s missing)" % lib)
     def guarded(name, fn):
         try:
             fn()

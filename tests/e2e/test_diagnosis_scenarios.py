@@ -15,6 +15,8 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from skiplib import skip_test
+
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
 GPUSIM_TOOL = os.environ.get("GPUSIM_TOOL", "build/gpusim/gpusim")
 SOURCE = os.environ.get("GW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -117,8 +119,7 @@ def replay(name, duration):
 
 def main():
     if not os.path.exists(GPUWATCH) or not os.path.exists(GPUSIM_TOOL):
-        print("SKIP: gpuwatch or gpusim is not built")
-        return
+        skip_test("gpuwatch or gpusim is not built (%s, %s)" % (GPUWATCH, GPUSIM_TOOL))
     manifest = load_manifest(os.path.join(DIR, "expected.yaml"))
     files = sorted(f[:-5] for f in os.listdir(DIR) if f.endswith(".yaml") and f != "expected.yaml")
     missing = [f for f in files if f not in manifest]

@@ -10,6 +10,8 @@ import re
 import subprocess
 import sys
 
+from skiplib import need_command
+
 SRC = os.environ.get("GW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 PROM_RULES = os.path.join(SRC, "deploy/prometheus/gpuwatch-alerts.yml")
 LOCAL_RULES = os.path.join(SRC, "deploy/rules/gpuwatch-default.yaml")
@@ -83,6 +85,7 @@ def rule_blocks(path, key):
 
 
 def main():
+    need_command("promtool", "prometheus")
     run(["promtool", "check", "rules", PROM_RULES])
     tests = sorted(glob.glob(os.path.join(SRC, "tests/prometheus/*.yml")))
     if not tests:

@@ -4,6 +4,7 @@
 # lists (after commas too), scenarios, -q sections, formats and subcommands from what the program
 # itself lists (gpuwatch --complete, --help), for both spellings of option values.
 set -u
+. "$(dirname "$0")/skiplib.sh"
 GW=${GPUWATCH:?GPUWATCH not set}
 SRC=${GW_SOURCE_DIR:?GW_SOURCE_DIR not set}
 TMP=$(mktemp -d)
@@ -47,7 +48,7 @@ if command -v man >/dev/null 2>&1 || command -v groff >/dev/null 2>&1; then
     check 'grep -qF -- "$o" "$TMP/gpuwatch.txt"' "gpuwatch.1 describes the nvidia-smi option $o"
   done
 else
-  echo "skip: neither man nor groff is installed"
+  skip_part "neither man nor groff is installed (Debian packages man-db, groff): the manual pages" || bad "man"
 fi
 
 # --- bash ---
@@ -95,8 +96,8 @@ ZSH
   check '[ "$(zsh_complete --sim demo)" = demo-8gpu ]' "zsh: --sim scenario"
   check '[ "$(zsh_complete rules "" | tr "\n" " ")" = "check test " ]' "zsh: subcommands"
 else
-  echo "skip: zsh is not installed"
+  skip_part "zsh is not installed (Debian package zsh): the zsh completion" || bad "zsh"
 fi
 
 echo "test_man_completion: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+skip_exit "$fail"

@@ -11,13 +11,15 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
 import urllib.request
+
+from agentlib import free_port
+from skiplib import need_command
 
 GPUWATCH = os.path.abspath(os.environ.get("GPUWATCH", "build/gpuwatch"))
 SRC = os.environ.get("GW_SOURCE_DIR", os.getcwd())
@@ -30,14 +32,6 @@ def check(cond, what, detail=""):
         failures.append(what)
         print("FAIL: %s\n%s" % (what, detail[:4000]), file=sys.stderr)
     return cond
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def blocks(text, lang):
@@ -72,10 +66,9 @@ def get_json(url):
 
 
 def main():
-    for tool in ("prometheus", "promtool", "prometheus-alertmanager", "amtool"):
-        if not shutil.which(tool):
-            print("SKIP: %s is not installed (Debian packages prometheus, prometheus-alertmanager)" % tool)
-            return
+    for tool, package in (("prometheus", "prometheus"), ("promtool", "prometheus"),
+                          ("prometheus-alertmanager", "prometheus-alertmanager"), ("amtool", "prometheus-alertmanager")):
+        need_command(tool, package)
     with open(DOC) as f:
         doc = f.read()
     files = {}

@@ -15,17 +15,14 @@ The sampling is 4 times faster than the default so that the test takes a quarter
 (scripts/bench_remote_write.sh runs the full length at 1 s)."""
 import os
 import signal
-import shutil
-import sys
 import tempfile
 import time
 from agentlib import Agent, check, need_gpusim, scenario, wait_for
 import rwlib
+from skiplib import need_command
 
 need_gpusim()
-if not shutil.which("prometheus"):
-    print("SKIP: prometheus is not installed (Debian package prometheus; scripts/deps.sh test installs it)")
-    sys.exit(77)
+need_command("prometheus", "prometheus")
 
 INTERVAL = 0.25
 tmp = tempfile.TemporaryDirectory(prefix="gw-rw-prom-")

@@ -16,10 +16,12 @@ import base64
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from agentlib import Agent, check, need_gpusim, parse_metrics, scenario, series, wait_for
 import rwlib
+from skiplib import exit_status, skip_part
 
 need_gpusim()
 tmp = tempfile.TemporaryDirectory(prefix="gw-rw-proto-")
@@ -130,7 +132,7 @@ try:
         a.stop()
         agents.remove(a)
     else:
-        print("SKIP: the TLS part: openssl is not installed (scripts/deps.sh test installs it)")
+        skip_part("the TLS part: openssl is not installed (Debian package openssl; scripts/deps.sh test installs it)")
 
     # 2. fallback to 1.0: on 415, and on a 2xx without the Written headers
     for kind, rcv in (("415", rwlib.Receiver(v2=False)), ("no Written headers", rwlib.Receiver(written_headers=False))):
@@ -187,6 +189,7 @@ try:
     agents.remove(a)
     check("the receiver refused a request" in log and "status=400" in log, "refusal not logged:\n" + log[-2000:])
     print("OK")
+    status = exit_status(False)
 finally:
     for ag in agents:
         if ag.proc.poll() is None:
@@ -195,3 +198,4 @@ finally:
     for r in receivers:
         r.close()
     tmp.cleanup()
+sys.exit(status)

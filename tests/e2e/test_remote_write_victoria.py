@@ -8,17 +8,14 @@
    overwrites what the receiver has not taken, and the agent resends it from the history once the
    receiver is back; afterwards it holds at least 99.9 % of the outage's samples."""
 import os
-import shutil
-import sys
 import tempfile
 import time
 from agentlib import Agent, check, need_gpusim, scenario, wait_for
 import rwlib
+from skiplib import need_command
 
 need_gpusim()
-if not shutil.which("victoria-metrics"):
-    print("SKIP: victoria-metrics is not installed (Debian package victoria-metrics; scripts/deps.sh test installs it)")
-    sys.exit(77)
+need_command("victoria-metrics", "victoria-metrics")
 
 tmp = tempfile.TemporaryDirectory(prefix="gw-rw-vm-")
 db = os.path.join(tmp.name, "history.db")

@@ -14,6 +14,8 @@ import sys
 import tempfile
 import time
 
+from skiplib import skip_test
+
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
 GPUSIM_TOOL = os.environ.get("GPUSIM_TOOL", "build/gpusim/gpusim")
 SRC = os.environ.get("GW_SOURCE_DIR", os.getcwd())
@@ -44,9 +46,9 @@ def run(scenario, args, job, timeout=60):
     return p.returncode, p.stdout, p.stderr
 
 
-def start(scenario, args, job):
-    return subprocess.Popen(cmd(scenario, args, job), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=ENV)
+def start(scenario, args, job, stdin=None):
+    return subprocess.Popen(cmd(scenario, args, job), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=ENV)
 
 
 def uuids(scenario):
@@ -54,7 +56,7 @@ def uuids(scenario):
     return re.findall(r"UUID: (GPU-[0-9a-f-]+)", out)
 
 
-def wait_line(stream, pattern, timeout=20):
+def wait_line(stream, pattern, timeout=60):
     """Reads lines until one matches; returns the match (or None after timeout)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -96,9 +98,9 @@ def test_exit_status_and_signals():
 def test_concurrent_runs_never_share():
     all_uuids = uuids(TOPO)
     check(len(all_uuids) == 4, "run-topo has 4 GPUs", str(all_uuids))
-    job = ["sh", "-c", "echo CVD=$CUDA_VISIBLE_DEVICES ORDER=$CUDA_DEVICE_ORDER; sleep 4"]
-    procs = [start(TOPO, ["--name", "c%d" % i], job) for i in range(4)]
-    time.sleep(0.3)
+    # each job holds its GPU until the test releases it (a line on its stdin)
+    job = ["sh", "-c", "echo CVD=$CUDA_VISIBLE_DEVICES ORDER=$CUDA_DEVICE_ORDER; read line"]
+    procs = [start(TOPO, ["--name", "c%d" % i], job, stdin=subprocess.PIPE) for i in range(4)]
     # while they hold every GPU, a fifth gets none, and --list shows the four holders
     got = []
     for p in procs:
@@ -112,7 +114,7 @@ def test_concurrent_runs_never_share():
     rc, _, err = run(TOPO, [], ["true"])
     check(rc == 75 and "reserved by pid" in err, "a fifth run gets no GPU: 75 and who holds them", err)
     for p in procs:
-        p.communicate(timeout=30)
+        p.communicate("go\n", timeout=60)
         check(p.returncode == 0, "concurrent run exits 0")
     check(sorted(got) == sorted(all_uuids), "four concurrent runs got four different GPUs", str(got))
 
@@ -134,7 +136,7 @@ def test_killed_run_frees_its_gpus():
     check("stale" in lst and "held by" not in lst, "--list: the killed run's reservations are stale", lst)
     if m:
         pid = int(m.group(1))
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline and os.path.exists("/proc/%d" % pid):
             time.sleep(0.05)
         check(not os.path.exists("/proc/%d" % pid), "the job dies with its gpuwatch run")
@@ -143,18 +145,23 @@ def test_killed_run_frees_its_gpus():
 
 
 def test_wait():
-    holder = start(TOPO, ["--gpus", "4"], ["sh", "-c", "echo held; sleep 5"])
+    """The holder keeps its GPUs until the test releases it (a line on its stdin), so that --wait 2s
+    must give up and --wait 60s must wait, however slow the machine."""
+    holder = start(TOPO, ["--gpus", "4"], ["sh", "-c", "echo held; read line"], stdin=subprocess.PIPE)
     check(wait_line(holder.stdout, r"^held") is not None, "the holder starts")
     t = time.monotonic()
-    rc, _, err = run(TOPO, ["--wait", "2s"], ["true"])
+    rc, _, err = run(TOPO, ["--wait", "2s"], ["true"], timeout=120)
     took = time.monotonic() - t
     check(rc == 75, "--wait 2s with every GPU held: 75 (rc %d)" % rc, err)
     check("gave up after waiting" in err and "1 GPU wanted, 0 eligible" in err, "a clear message", err)
     check(re.search(r"GPU 2: reserved by pid %d" % holder.pid, err) is not None, "the message names the holder", err)
-    check(took < 15, "--wait 2s gives up soon (%.1f s)" % took)
-    rc, out, err = run(TOPO, ["--wait", "60s", "--gpus", "2"], ["sh", "-c", "echo got $CUDA_VISIBLE_DEVICES"])
-    check(rc == 0 and out.startswith("got GPU-"), "--wait gets the GPUs once they are free", err)
-    holder.communicate(timeout=30)
+    check(took >= 2, "--wait 2s waited its 2 s (%.1f s)" % took)
+    waiter = start(TOPO, ["--wait", "10m", "--gpus", "2"], ["sh", "-c", "echo got $CUDA_VISIBLE_DEVICES"])
+    check(wait_line(waiter.stderr, r"waiting for 2 GPUs: 0 eligible") is not None, "--wait 10m waits while they are held")
+    holder.communicate("go\n", timeout=60)
+    out, err = waiter.communicate(timeout=120)
+    check(holder.returncode == 0, "the holder ends when released (rc %d)" % holder.returncode)
+    check(waiter.returncode == 0 and out.startswith("got GPU-"), "--wait gets the GPUs once they are free", err)
 
 
 def allowed_cpus():
@@ -229,7 +236,7 @@ def test_energy():
         t0, t1 = s["sim_t"][0], s["sim_t"][-1]
         want = render_integral(g["index"], t0, t1)
         total += g["energy_j"]
-        check(t1 - t0 > 4, "GPU %d read over the job (%.1f s)" % (g["index"], t1 - t0))
+        check(t1 - t0 > 2, "GPU %d read over the 6 s job (%.1f s)" % (g["index"], t1 - t0))
         check(abs(g["energy_j"] - want) <= 0.01 * want,
               "GPU %d: energy %.1f J = the scenario's power integral %.1f J within 1 %%" % (g["index"], g["energy_j"],
                                                                                           want))
@@ -242,16 +249,27 @@ def test_energy():
     check(d["job"]["simulated"] is True and "SIMULATED" in err, "the summary says the GPUs were simulated", err)
 
 
+# The job notes when it wrote each update (the monotonic clock, gpuwatch's own) in the file argv[1].
 TQDM_JOB = r"""
 import sys, time
 steps = [0.2, 0.4] * 6
 sys.stderr.write('  0%|          | 0/12 [00:00<?, ?it/s]')
+sys.stderr.flush()
+wrote = [time.monotonic()]
 for i, dt in enumerate(steps, 1):
     time.sleep(dt)
     sys.stderr.write('\r %3d%%|#####     | %d/12 [00:01<00:01,  %.2fit/s]' % (i * 100 // 12, i, 1 / dt))
     sys.stderr.flush()
+    wrote.append(time.monotonic())
 sys.stderr.write('\n')
+open(sys.argv[1], 'w').write(' '.join('%.6f' % t for t in wrote))
 """
+
+
+def quantile(values, q):
+    """The nearest-rank quantile."""
+    v = sorted(values)
+    return v[max(0, min(len(v) - 1, int(-(-q * len(v) // 1)) - 1))]
 
 MEGATRON_JOB = r"""
 import time
@@ -265,14 +283,22 @@ for it in range(10, 60, 10):
 
 def test_steps():
     path = os.path.join(TMP.name, "steps.json")
-    p = subprocess.run(cmd(TOPO, ["--json", path], ["python3", "-c", TQDM_JOB]), capture_output=True, env=ENV,
-                       timeout=60)
+    wrote = os.path.join(TMP.name, "wrote")
+    p = subprocess.run(cmd(TOPO, ["--json", path], ["python3", "-c", TQDM_JOB, wrote]), capture_output=True, env=ENV,
+                       timeout=120)
     rc, err = p.returncode, p.stderr.decode(errors="replace")
     d = json.load(open(path))
     st = d["steps"]
     check(rc == 0 and st["source"] == "tqdm" and st["steps"] == 12, "tqdm: 12 steps", json.dumps(st))
-    check(abs(st["p50_s"] - 0.2) < 0.08 and abs(st["p95_s"] - 0.4) < 0.08,
-          "tqdm: p50 0.2 s, p95 0.4 s (%.3f, %.3f)" % (st["p50_s"], st["p95_s"]), json.dumps(st))
+    # gpuwatch times a step from the arrival of its update: the job's own write times are the oracle,
+    # within how late this machine runs a process now (the job's worst oversleep, a load gauge)
+    t = [float(x) for x in open(wrote).read().split()]
+    gaps = [b - a for a, b in zip(t, t[1:])]
+    late = max(g - dt for g, dt in zip(gaps, [0.2, 0.4] * 6))
+    tol = 0.05 + 2 * max(late, 0)
+    for name, q in (("p50_s", 0.5), ("p95_s", 0.95)):
+        check(abs(st[name] - quantile(gaps, q)) <= tol, "tqdm: %s %.3f, the job's %.3f (within %.3f s)" % (
+            name, st[name], quantile(gaps, q), tol), json.dumps(st))
     check("\r 100%|#####     | 12/12" in err and "\n" not in err.split("0/12 [00:00<?, ?it/s]")[1].split("12/12")[0],
           "the job's output reaches us unchanged (\\r kept)", repr(err[:400]))
     rc, out, err = run(TOPO, ["--json", path], ["python3", "-c", MEGATRON_JOB])
@@ -338,8 +364,7 @@ def test_agent_source():
 
 def main():
     if not os.path.exists(GPUSIM_TOOL):
-        print("SKIP: gpusim is not built")
-        return 0
+        skip_test("gpusim is not built (%s missing)" % GPUSIM_TOOL)
     for t in (test_usage, test_exit_status_and_signals, test_concurrent_runs_never_share,
               test_killed_run_frees_its_gpus, test_wait, test_affinity, test_energy, test_steps,
               test_jobs_and_history, test_agent_source):

@@ -11,6 +11,8 @@ import sys
 import tempfile
 import zlib
 
+from skiplib import need_command
+
 GPUWATCH = os.environ.get("GPUWATCH", "build/gpuwatch")
 SRC = os.environ.get("GW_SOURCE_DIR", os.getcwd())
 TMP = tempfile.TemporaryDirectory(prefix="gw-report-")
@@ -78,9 +80,7 @@ def png_pixels(path):
 
 
 def main():
-    if not shutil.which("chromium"):
-        print("SKIP: chromium is not installed (scripts/deps.sh test installs it)")
-        return 0
+    need_command("chromium", "chromium")
     report = os.path.join(TMP.name, "report.html")
     scen = os.path.join(SRC, "tests", "scenarios", "run-report.yaml")
     p = subprocess.run([GPUWATCH, "--sim", scen, "run", "--gpus", "2", "--report", report, "--", "python3", "-c", JOB],

@@ -22,9 +22,11 @@ export GPUSIM_SPEED=2
 start s 80 24 --sim "$STALL" top -d 0.25
 wait_for s "FINDINGS none yet: first diagnosis at [0-9:]+, then every 4s over the last 30m"
 ok "before the first run: when it is"
-wait_for s "^WARN input_stall  GPU [0-3]  since [0-9]{2}:[0-9]{2} \([0-9]+s\)  GPU [0-3] waits for input" 60
+# WARN, or CRIT where a loaded machine read a GPU's idle share past the critical line (the
+# detector's thresholds are test_diag_detect's): the panel is what is checked here
+wait_for s "^(WARN|CRIT) input_stall  GPU [0-3]  since [0-9]{2}:[0-9]{2} \([0-9]+s\)  GPU [0-3] waits for input" 60
 for g in 0 1 2 3; do
-  wait_for s "^WARN input_stall  GPU $g " 30
+  wait_for s "^(WARN|CRIT) input_stall  GPU $g "
   screen s | grep -E "^ ?$g  H100" | grep -q "⚠ input stall" || fail "no mark on GPU $g's line"
 done
 ok "one finding per GPU, worst first; a mark on each GPU's line"
@@ -32,7 +34,7 @@ keys s f
 wait_for s "^FINDINGS 4, worst first"
 wait_for s "up/down: select a finding  Enter: its evidence and advice"
 keys s Down Enter
-wait_for s "^FINDING 2 of 4: WARN input_stall"
+wait_for s "^FINDING 2 of 4: (WARN|CRIT) input_stall"
 wait_for s "evidence: .*period_s=(2\.[7-9]|3\.[0-3])[0-9]* s"   # a 6 s cycle at twice the speed
 wait_for s "utilization.gpu \(%\): 0\.\.100"
 wait_for s "- Give the DataLoader more workers"
@@ -55,7 +57,7 @@ ok "--once: a snapshot is not diagnosed"
 
 # Steady GPUs: the runs find nothing, and say over how long.
 start q 100 30 --sim "$SCEN/top_16gpu.yaml" top --layout compact
-wait_for q "FINDINGS none over the last [0-9]+s \(diagnosed at [0-9:]+, next at [0-9:]+\)" 20
+wait_for q "FINDINGS none over the last [0-9]+s \(diagnosed at [0-9:]+, next at [0-9:]+\)"
 screen q | grep -q "⚠" && fail "a mark on a steady GPU"
 quit q
 ok "steady GPUs: no finding"
@@ -63,7 +65,7 @@ ok "steady GPUs: no finding"
 # Failures only metrics top does not show reveal: its local source reads what the detectors need.
 start n 100 30 --sim "$SCEN/top_nvlink.yaml" top -d 0.5
 wait_for n "^CRIT nvlink_errors  GPU 1 .*NVLink errors on 1 link\(s\): link 7: went down" 60
-wait_for n "^WARN pcie_degraded  GPU 0 .*replays [0-9]+ times a minute" 30
+wait_for n "^WARN pcie_degraded  GPU 0 .*replays [0-9]+ times a minute"
 screen n | grep -A3 -E "^ ?1 +H100" | grep -q "⚠ NVLink 7 down" || fail "no NVLink mark on GPU 1"
 quit n
 ok "NVLink and PCIe replays: read for the diagnosis, found and marked"

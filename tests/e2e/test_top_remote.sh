@@ -3,7 +3,7 @@
 # the snapshot and the live screen show the agent's GPUs; a wrong password is a clear error; when
 # the agent goes away the screen says so, marks the GPUs STALE, and still answers keys.
 . "$(dirname "$0")/top_lib.sh"
-command -v openssl >/dev/null || { echo "SKIP: openssl is not installed (scripts/deps.sh test)"; exit 0; }
+need_command openssl openssl
 
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" -days 1 \
   -subj /CN=127.0.0.1 -addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1 || fail "openssl req"
@@ -63,7 +63,7 @@ print(len({i for l in rows for i, ch in enumerate(l[:58]) if 0x2801 <= ord(ch) <
 ok "charts prefilled from the agent's /api/v1/samples"
 kill "$agent"; wait "$agent" 2>/dev/null
 wait_for r "agent https://$host: "
-wait_for r "STALE" 10
+wait_for r "STALE"
 keys r '?'
 wait_for r "gpuwatch top - keys"
 keys r x

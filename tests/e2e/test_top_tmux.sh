@@ -70,11 +70,18 @@ keys main / Escape
 wait_for main "PROCESSES 2"
 ok "filter"
 
-# Pause freezes the screen (the clock stops), resume brings fresh data back.
+# Pause freezes the screen (the clock stops), resume brings fresh data back. After more than an
+# interval, the help screen and back make top draw everything again: a clock that went on would
+# show there, however slow the machine.
 keys main p
 wait_for main "PAUSED"
 frozen=$(screen main | head -1)
-sleep 1.2                                             # longer than the interval: nothing may change
+sleep 1.2                                             # longer than the interval
+keys main '?'
+wait_for main "gpuwatch top - keys"
+keys main x
+wait_gone main "gpuwatch top - keys"
+wait_for main "PAUSED"
 [ "$(screen main | head -1)" = "$frozen" ] || fail "the header changed while paused"
 keys main p
 wait_gone main "PAUSED"
@@ -118,13 +125,13 @@ tty=$(tmx display -p -t main '#{pane_tty}')
 wait_for main "PROCESSES 2  sort:"
 printf '\033[H\033[2J' > "$tty"
 wait_gone main "PROCESSES 2  sort:"
-keys main C-l
-wait_for main "PROCESSES 2  sort:" 3
+keys main C-l                                          # only a whole redraw brings the line back
+wait_for main "PROCESSES 2  sort:"
 kill -STOP "$gw"
 printf '\033[H\033[2J' > "$tty"
 wait_gone main "PROCESSES 2  sort:"
 kill -CONT "$gw"
-wait_for main "PROCESSES 2  sort:" 3
+wait_for main "PROCESSES 2  sort:"
 wait_for main "^ 2 GeForce RTX 4080 SUPER"
 ok "Ctrl-L and a resume redraw the whole screen"
 quit main
@@ -144,7 +151,7 @@ ok "resize switches layout"
 quit g16
 
 # --- NO_COLOR and TERM=vt100: start and render in ASCII ---
-tmx new-session -d -s vt -x 100 -y 30 "exec 2>$WORK/vt.err; NO_COLOR=1 TERM=vt100 $GPUWATCH --sim $SCEN/top_thermal.yaml top; echo \$? > $WORK/vt.rc; sleep 600"
+session vt 100 30 "exec 2>$WORK/vt.err; NO_COLOR=1 TERM=vt100 $GPUWATCH --sim $SCEN/top_thermal.yaml top; echo \$? > $WORK/vt.rc; sleep 600"
 wait_for vt " H100 80GB HBM3 "
 wait_for vt "92C"
 wait_for vt "GPU \[\|+"

@@ -5,6 +5,8 @@
 set -u
 : "${GPUWATCH:?GPUWATCH is set by ctest}"
 : "${GW_SOURCE_DIR:?GW_SOURCE_DIR is set by ctest}"
+. "$(dirname "${BASH_SOURCE[0]}")/skiplib.sh"
+need_command tmux tmux
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 SOCK="gwtest$$"
 WORK=$(mktemp -d)
@@ -15,47 +17,77 @@ SCEN="$GW_SOURCE_DIR/tests/scenarios"
 tmx() { tmux -L "$SOCK" -f /dev/null "$@"; }
 cleanup() { tmx kill-server 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
+# A session that lives as long as the test: killing a test's last session never ends the server
+# (a new session started while it shuts down would go with it).
+tmx new-session -d -s keepalive -x 20 -y 5 "sleep 86400" || { echo "FAIL: tmux new-session" >&2; exit 1; }
 fail() { echo "FAIL: $*" >&2; for s in $(tmx list-sessions -F '#S' 2>/dev/null); do echo "--- screen of $s:" >&2; tmx capture-pane -p -t "$s" >&2; done; exit 1; }
 ok() { echo "ok - $*"; }
 
+# session NAME WIDTH HEIGHT COMMAND: a new session running the bash COMMAND in the test's
+# environment as it is now (the tmux server's own is that of whoever started the server, and
+# keepalive started it): the pane's environment is replaced by the test's exported variables, but
+# the terminal's own (TERM, TMUX, TMUX_PANE).
+session() {
+  local name=$1 w=$2 h=$3 cmd=$4 script="$WORK/$1.sh"
+  {
+    echo 'for v in $(compgen -e); do case $v in TERM|TMUX|TMUX_PANE) ;; *) unset "$v" ;; esac; done'
+    export -p | grep -v -E '^declare -x (TERM|TMUX|TMUX_PANE)='
+    printf '%s\n' "$cmd"
+  } >"$script"
+  tmx new-session -d -s "$name" -x "$w" -y "$h" "exec bash --noprofile --norc $script" ||
+    fail "tmux new-session $name"
+}
 # start NAME WIDTH HEIGHT ARGS...: runs gpuwatch ARGS in a new session; its exit status and
-# stderr land in $WORK/NAME.rc and $WORK/NAME.err when it ends. START_ENV="VAR=value ...": an
-# environment for that command (the tmux server's own environment is that of the first session).
+# stderr land in $WORK/NAME.rc and $WORK/NAME.err when it ends. START_ENV="VAR=value ...": more
+# environment for that command.
 start() {
   local name=$1 w=$2 h=$3; shift 3
   local cmd="${START_ENV:+$START_ENV }$GPUWATCH"
   for a in "$@"; do cmd="$cmd $(printf '%q' "$a")"; done
-  tmx new-session -d -s "$name" -x "$w" -y "$h" \
-    "exec 2>$WORK/$name.err; $cmd; echo \$? > $WORK/$name.rc; sleep 600" \; set-option -s exit-empty off ||
-    fail "tmux new-session $name"
-  # (the server, started by the first session with the test's environment, stays up between sessions:
-  # killing the last one would end it while the next new-session connects, "server exited unexpectedly")
+  session "$name" "$w" "$h" "exec 2>$WORK/$name.err; $cmd; echo \$? > $WORK/$name.rc; sleep 600"
 }
 screen() { tmx capture-pane -p -t "$1"; }
+# Waits are for what the screen shows, bounded generously (60 s: a loaded machine, an ASan build);
+# the bound is only reached when the test fails.
+WAIT_S=${WAIT_S:-60}
 # wait_for NAME REGEX [SECONDS]: polls the screen until it matches (grep -E).
 wait_for() {
-  local name=$1 re=$2 limit=${3:-15} i=0
-  while [ "$i" -lt $((limit * 20)) ]; do
-    screen "$name" | grep -Eq -- "$re" && return 0
-    sleep 0.05; i=$((i + 1))
+  local name=$1 re=$2 limit=${3:-$WAIT_S} text
+  local end=$((SECONDS + limit))
+  while :; do
+    text=$(screen "$name") && grep -Eq -- "$re" <<<"$text" && return 0
+    [ "$SECONDS" -ge "$end" ] && fail "screen of $name never showed /$re/ in ${limit} s$(no_screen "$name")"
+    sleep 0.05
   done
-  fail "screen of $name never showed /$re/"
 }
-# wait_gone NAME REGEX [SECONDS]: polls until the screen no longer matches.
+# wait_gone NAME REGEX [SECONDS]: polls until a screen, captured, no longer matches (a screen that
+# cannot be captured never passes: gpuwatch gone is no proof that the text went away).
 wait_gone() {
-  local name=$1 re=$2 limit=${3:-15} i=0
-  while [ "$i" -lt $((limit * 20)) ]; do
-    screen "$name" | grep -Eq -- "$re" || return 0
-    sleep 0.05; i=$((i + 1))
+  local name=$1 re=$2 limit=${3:-$WAIT_S} text
+  local end=$((SECONDS + limit))
+  while :; do
+    text=$(screen "$name") && ! grep -Eq -- "$re" <<<"$text" && return 0
+    [ "$SECONDS" -ge "$end" ] && fail "screen of $name still shows /$re/ after ${limit} s$(no_screen "$name")"
+    sleep 0.05
   done
-  fail "screen of $name still shows /$re/"
+}
+# no_screen NAME: why a screen could not be captured, if it cannot (for the failure message).
+no_screen() { screen "$1" >/dev/null 2>&1 || echo " (no screen to capture: gpuwatch exited $(cat "$WORK/$1.rc" 2>/dev/null))"; }
+# mark NAME: a key whose effect shows on the screen, pressed after others: once its effect shows,
+# every key pressed before it has been handled (top reads keys in order). Used before checking that
+# a key did nothing: pause (p) shows PAUSED; p again resumes.
+mark() {
+  keys "$1" p
+  wait_for "$1" "PAUSED"
+  keys "$1" p
+  wait_gone "$1" "PAUSED"
 }
 keys() { tmx send-keys -t "$1" "${@:2}"; }
 # quit NAME: presses q and checks gpuwatch exited with 0 and printed no error (ASan included).
 quit() {
   keys "$1" q
-  local i=0
-  while [ ! -s "$WORK/$1.rc" ] && [ "$i" -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+  local end=$((SECONDS + WAIT_S))
+  while [ ! -s "$WORK/$1.rc" ] && [ "$SECONDS" -lt "$end" ]; do sleep 0.05; done
   [ -s "$WORK/$1.rc" ] || fail "$1 did not exit on q"
   [ "$(cat "$WORK/$1.rc")" = 0 ] || { cat "$WORK/$1.err" >&2; fail "$1 exited with $(cat "$WORK/$1.rc")"; }
   if grep -q "Sanitizer" "$WORK/$1.err"; then cat "$WORK/$1.err" >&2; fail "$1: sanitizer report"; fi

@@ -186,6 +186,8 @@ static void test_private_dir(void **st)
 static void test_clean_text(void **st)
 {
     (void)st;
+    /* the comments line up and each split literal stays on its line */
+    /* clang-format off */
     static const struct {
         const char *in, *out;
     } cases[] = {
@@ -208,6 +210,7 @@ static void test_clean_text(void **st)
         {"surrogate \xed\xa0\x80", "surrogate ???"},
         {"", ""},
     };
+    /* clang-format on */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[64];
         snprintf(buf, sizeof buf, "%s", cases[i].in);

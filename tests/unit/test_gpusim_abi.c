@@ -1,5 +1,7 @@
 /* test_gpusim_abi.c - gpusim's libnvidia-ml.so.1 as a client sees it: dlopen (GPUSIM_LIB),
- * dlsym by name, NVML return codes and struct layouts; values equal the scenario model's. */
+ * dlsym by name, NVML return codes and struct layouts; values equal the scenario model's. The layouts
+ * are also checked with raw bytes at the offsets measured from NVIDIA's nvml.h (nvml-reference.md,
+ * not gpusim's own header), and the values against the scenario's own constants. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -351,6 +353,97 @@ static void demo_getters_equal_the_model(void **state)
 }
 
 /* Calls count(dev, &n, buf) as pynvml and nvtop do: first with n = 0 and no buffer. */
+/* The byte layouts a client compiled against NVIDIA's nvml.h reads, from raw buffers at the offsets
+ * measured from that header (sizes and offsets in nvml-reference.md), not from gpusim's structs;
+ * the values are the scenario's own constants (tests/scenarios/gpusim-abi.yaml). Guard bytes past
+ * each struct stay untouched. */
+#define GUARD 0x5A
+static void expect_guard(const unsigned char *buf, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        if (buf[i] != GUARD)
+            fail_msg("byte %zu past the struct written (0x%02x)", i, buf[i]);
+}
+
+static uint32_t u32_at(const unsigned char *b, size_t off)
+{
+    uint32_t v;
+    memcpy(&v, b + off, sizeof v);
+    return v;
+}
+
+static uint64_t u64_at(const unsigned char *b, size_t off)
+{
+    uint64_t v;
+    memcpy(&v, b + off, sizeof v);
+    return v;
+}
+
+typedef nvmlReturn_t (*raw_fn)(nvmlDevice_t, void *);
+typedef nvmlReturn_t (*raw_list_fn)(nvmlDevice_t, unsigned *, void *);
+
+static void layouts_as_nvml_h_has_them(void **state)
+{
+    (void)state;
+    start_at("60");
+    unsigned char b[256];
+    /* nvmlMemory_v2_t, 40 B: version @0 (0x02000028), total @8, reserved @16, free @24, used @32 */
+    memset(b, GUARD, sizeof b);
+    uint32_t version = 40u | (2u << 24);
+    memcpy(b, &version, 4);
+    assert_int_equal(((raw_fn)sym("nvmlDeviceGetMemoryInfo_v2"))(dev(0), b), NVML_SUCCESS);
+    assert_int_equal(u64_at(b, 8), 81559ULL << 20); /* the h100-sxm preset: 81559 MiB, 479 reserved */
+    assert_int_equal(u64_at(b, 16), 479ULL << 20);
+    assert_int_equal(u64_at(b, 32), (1024ULL + 2048 + 512) << 20); /* the scenario's three processes at 60 s */
+    assert_int_equal(u64_at(b, 24), u64_at(b, 8) - u64_at(b, 16) - u64_at(b, 32));
+    expect_guard(b, 40, sizeof b);
+    /* nvmlMemory_t, 24 B: total, free, used (used counts the reserved memory) */
+    memset(b, GUARD, sizeof b);
+    assert_int_equal(((raw_fn)sym("nvmlDeviceGetMemoryInfo"))(dev(0), b), NVML_SUCCESS);
+    assert_int_equal(u64_at(b, 0), 81559ULL << 20);
+    assert_int_equal(u64_at(b, 16), (1024ULL + 2048 + 512 + 479) << 20);
+    expect_guard(b, 24, sizeof b);
+    /* nvmlProcessInfo_t (_v3), 24 B: pid @0, usedGpuMemory @8, gpuInstanceId @16, computeInstanceId
+     * @20 (0xFFFFFFFF without MIG); three records on GPU 1 */
+    memset(b, GUARD, sizeof b);
+    unsigned n = 3;
+    assert_int_equal(((raw_list_fn)sym("nvmlDeviceGetComputeRunningProcesses_v3"))(dev(1), &n, b), NVML_SUCCESS);
+    assert_int_equal(n, 3);
+    static const uint32_t pids[] = {0, 777011, 777002};
+    static const uint64_t mib[] = {1024, 2048, 512};
+    for (unsigned i = 0; i < 3; i++) {
+        assert_int_equal(u32_at(b, i * 24), i ? pids[i] : (uint32_t)getpid());
+        assert_int_equal(u64_at(b, i * 24 + 8), mib[i] << 20);
+        assert_int_equal(u32_at(b, i * 24 + 16), 0xFFFFFFFFu);
+        assert_int_equal(u32_at(b, i * 24 + 20), 0xFFFFFFFFu);
+    }
+    expect_guard(b, 3 * 24, sizeof b);
+    /* nvmlProcessInfo_v1_t, 16 B: pid @0, usedGpuMemory @8 */
+    memset(b, GUARD, sizeof b);
+    n = 3;
+    assert_int_equal(((raw_list_fn)sym("nvmlDeviceGetComputeRunningProcesses"))(dev(1), &n, b), NVML_SUCCESS);
+    assert_int_equal(u32_at(b, 16), 777011);
+    assert_int_equal(u64_at(b, 24), 2048ULL << 20);
+    expect_guard(b, 3 * 16, sizeof b);
+    /* nvmlPciInfo_t, 68 B: busIdLegacy[16] @0, domain @16, bus @20, device @24, pciDeviceId @28
+     * (device << 16 | vendor 0x10DE), pciSubSystemId @32, busId[32] @36 "%08X:%02X:%02X.0" */
+    memset(b, GUARD, sizeof b);
+    assert_int_equal(((raw_fn)sym("nvmlDeviceGetPciInfo_v3"))(dev(0), b), NVML_SUCCESS);
+    assert_int_equal(u32_at(b, 28), 0x233010DEu); /* H100 SXM5 80GB, as the real capture says */
+    char want[32];
+    snprintf(want, sizeof want, "%08X:%02X:%02X.0", u32_at(b, 16), u32_at(b, 20), u32_at(b, 24));
+    assert_string_equal((const char *)b + 36, want);
+    snprintf(want, sizeof want, "%04X:%02X:%02X.0", u32_at(b, 16), u32_at(b, 20), u32_at(b, 24));
+    assert_string_equal((const char *)b + 0, want);
+    expect_guard(b, 68, sizeof b);
+    /* nvmlUtilization_t, 8 B: gpu @0, memory @4 (the ramp: 60 % at 60 s) */
+    memset(b, GUARD, sizeof b);
+    assert_int_equal(((raw_fn)sym("nvmlDeviceGetUtilizationRates"))(dev(0), b), NVML_SUCCESS);
+    assert_true(u32_at(b, 0) >= 59 && u32_at(b, 0) <= 60);
+    expect_guard(b, 8, sizeof b);
+    stop();
+}
+
 static void process_lists_follow_the_two_call_protocol(void **state)
 {
     (void)state;
@@ -1203,6 +1296,7 @@ int main(void)
         cmocka_unit_test(identity_and_lookups),
         cmocka_unit_test(values_match_the_model),
         cmocka_unit_test(demo_getters_equal_the_model),
+        cmocka_unit_test(layouts_as_nvml_h_has_them),
         cmocka_unit_test(process_lists_follow_the_two_call_protocol),
         cmocka_unit_test(process_utilization_samples),
         cmocka_unit_test(lost_window_and_recovery),

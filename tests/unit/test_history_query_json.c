@@ -1,7 +1,8 @@
-/* test_history_query_json.c - /api/v1/query_range's JSON (history_query_range_json): the same answer
- * in meaning as the cJSON tree the previous code printed (parsed back and compared), every time and
- * value read back exactly as stored, labels escaped; and the connection kept between queries sees a
- * file replaced behind it. */
+/* test_history_query_json.c - /api/v1/query_range's JSON (history_query_range_json) against what the
+ * test itself recorded (not against the query code it tests): every series of every GPU, each time
+ * and value bit for bit as written and none left out, absent values absent, the labels (a model name
+ * with quotes, a backslash and a tab) as given; the same answer in meaning as the cJSON tree the
+ * previous code printed; and the connection kept between queries sees a file replaced behind it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -25,6 +26,19 @@
 
 static char dir[64], path[128];
 static uint64_t rng = 1234567;
+
+/* What record() wrote: the oracle. Metrics in this order; present[][][i] clear where none was. */
+static const metric_id recorded_ids[] = {M_TEMP_GPU, M_POWER_DRAW, M_BAR1_USED, M_GPM_SM_ACTIVE, M_UTIL_GPU};
+#define NREC (sizeof recorded_ids / sizeof recorded_ids[0])
+static int64_t rec_t[GPUS][SECONDS];
+static double rec_v[GPUS][NREC][SECONDS];
+static unsigned char rec_present[GPUS][NREC][SECONDS];
+
+static void note(int gpu, int k, int i, double v)
+{
+    rec_v[gpu][k][i] = v;
+    rec_present[gpu][k][i] = 1;
+}
 
 static uint64_t next(void)
 {
@@ -62,6 +76,7 @@ static void record(double temp_offset)
     char err[256];
     history *h = history_open(&cfg, err, sizeof err);
     assert_non_null(h);
+    memset(rec_present, 0, sizeof rec_present);
     for (int gpu = 0; gpu < GPUS; gpu++) {
         gpu_info info = {.index = gpu};
         snprintf(info.str[M_NAME], GW_STR_LEN, "NVIDIA \"H100\" \\ %d\t", gpu);
@@ -70,12 +85,16 @@ static void record(double temp_offset)
         mset_add(&info.str_present, M_UUID);
         for (int i = 0; i < SECONDS; i++) {
             gpu_sample s = {.t_us = (uint64_t)(T0 + i * SEC + (int64_t)(next() % 1000000))};
-            sample_set(&s, M_TEMP_GPU, temp_offset + 40 + (double)(next() % 30));
-            sample_set(&s, M_POWER_DRAW, (double)(300000 + next() % 400000) / 1000);
-            sample_set(&s, M_BAR1_USED, (double)(next() % 4000000000ull) / 1048576);
-            sample_set(&s, M_GPM_SM_ACTIVE, 50 + (double)(next() >> 11) / 9007199254740992.0 * 50);
+            rec_t[gpu][i] = (int64_t)s.t_us;
+            note(gpu, 0, i, temp_offset + 40 + (double)(next() % 30));
+            note(gpu, 1, i, (double)(300000 + next() % 400000) / 1000);
+            note(gpu, 2, i, (double)(next() % 4000000000ull) / 1048576);
+            note(gpu, 3, i, 50 + (double)(next() >> 11) / 9007199254740992.0 * 50);
             if (i % 7)
-                sample_set(&s, M_UTIL_GPU, i % 3 ? 1e-5 * (double)(next() % 1000) : 1e20);
+                note(gpu, 4, i, i % 3 ? 1e-5 * (double)(next() % 1000) : 1e20);
+            for (size_t k = 0; k < NREC; k++)
+                if (rec_present[gpu][k][i])
+                    sample_set(&s, recorded_ids[k], rec_v[gpu][k][i]);
             history_record_sample(h, gpu, i ? NULL : &info, &s);
         }
     }
@@ -127,6 +146,60 @@ static char *reference_json(const hq_request *rq, const hq_result *r)
     return text;
 }
 
+/* Every series of the answer against what record() wrote: its labels, and each recorded point of its
+ * GPU and metric, in order, time and value bit for bit (times in seconds as the API gives them);
+ * every recorded series answered. */
+static void check_recorded(const cJSON *got, const char *metrics)
+{
+    const cJSON *result = cJSON_GetObjectItem(cJSON_GetObjectItem(got, "data"), "result");
+    int want_series = 0;
+    for (size_t k = 0; k < NREC; k++) {
+        char name[64];
+        snprintf(name, sizeof name, ",%s,", catalog_get(recorded_ids[k])->field);
+        char list[300];
+        snprintf(list, sizeof list, ",%s,", metrics);
+        if (!strstr(list, name))
+            continue;
+        for (int gpu = 0; gpu < GPUS; gpu++) {
+            const cJSON *series = NULL;
+            for (const cJSON *it = result->child; it && !series; it = it->next) {
+                const cJSON *labels = cJSON_GetObjectItem(it, "metric");
+                const char *n = cJSON_GetStringValue(cJSON_GetObjectItem(labels, "__name__"));
+                const char *g = cJSON_GetStringValue(cJSON_GetObjectItem(labels, "gpu"));
+                if (n && g && strcmp(n, catalog_get(recorded_ids[k])->field) == 0 && atoi(g) == gpu)
+                    series = it;
+            }
+            if (!series)
+                fail_msg("no series for %s of GPU %d", catalog_get(recorded_ids[k])->field, gpu);
+            want_series++;
+            const cJSON *labels = cJSON_GetObjectItem(series, "metric");
+            char model[GW_STR_LEN], uuid[16];
+            snprintf(model, sizeof model, "NVIDIA \"H100\" \\ %d\t", gpu);
+            snprintf(uuid, sizeof uuid, "GPU-%04d", gpu);
+            assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(labels, "modelName")), model);
+            assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(labels, "UUID")), uuid);
+            const cJSON *pair = cJSON_GetObjectItem(series, "values")->child;
+            for (int i = 0; i < SECONDS; i++) {
+                if (!rec_present[gpu][k][i])
+                    continue;
+                if (!pair)
+                    fail_msg("%s GPU %d: the answer ends before the point at %d s", catalog_get(recorded_ids[k])->field,
+                             gpu, i);
+                double t = cJSON_GetArrayItem(pair, 0)->valuedouble;
+                double v = strtod(cJSON_GetArrayItem(pair, 1)->valuestring, NULL);
+                if (num_bits(t) != num_bits((double)rec_t[gpu][i] / 1e6) || num_bits(v) != num_bits(rec_v[gpu][k][i]))
+                    fail_msg("%s GPU %d point %d: %.17g %.17g, recorded %.17g %.17g",
+                             catalog_get(recorded_ids[k])->field, gpu, i, t, v, (double)rec_t[gpu][i] / 1e6,
+                             rec_v[gpu][k][i]);
+                pair = pair->next;
+            }
+            if (pair)
+                fail_msg("%s GPU %d: points the test never recorded", catalog_get(recorded_ids[k])->field, gpu);
+        }
+    }
+    assert_int_equal(cJSON_GetArraySize(result), want_series);
+}
+
 /* Every point of the answer against hq_run's: times and values read back bit for bit. */
 static void check_exact(const cJSON *got, const hq_result *r)
 {
@@ -170,6 +243,7 @@ static void query_and_compare(const char *metrics, int expect_temp_offset)
     assert_int_equal(hq_run(st, &rq, &r, err, sizeof err), 0);
     assert_true(r.n > 0);
     assert_true(r.s[0].v[0] >= 40 + expect_temp_offset && r.s[0].v[0] < 70 + expect_temp_offset);
+    check_recorded(got, metrics);
     char *ref_text = reference_json(&rq, &r);
     cJSON *ref = cJSON_Parse(ref_text);
     if (!cJSON_Compare(ref, got, 1))

@@ -149,7 +149,48 @@ static const struct {
     {"gpus:\n  - count: 2\ntopology:\n  nvlink: [[0, 5]]\n", "t.yaml:4:16: no gpu 5 (the scenario has 2 GPUs)"},
     {"gpus:\n  - preset: h100-sxm\n  - preset: l4\ntopology:\n  nvlink: [[0, 1]]\n",
      "t.yaml:5:12: gpu 1 (l4) has no NVLink"},
+    /* MIG devices */
+    {"gpus:\n  - preset: rtx4080\n    mig:\n      - {profile: 1g.10gb, gi: 1, memory_mib: 100}\n",
+     "t.yaml:4:7: mig: the NVIDIA GeForce RTX 4080 SUPER has no MIG mode"},
+    {"gpus:\n  - mig:\n      - {profile: 3g, gi: 1, memory_mib: 100}\n",
+     "t.yaml:3:19: profile: expected SLICESg.GBgb (e.g. 1g.10gb, 3g.40gb), got '3g'"},
+    {"gpus:\n  - mig:\n      - {profile: 1g.10gb, memory_mib: 100}\n", "t.yaml:3:9: missing key 'gi'"},
+    {"gpus:\n  - mig:\n      - {profile: 1g.10gb, gi: 1, memory_mib: 100}\n      - {profile: 1g.10gb, gi: 1, "
+     "memory_mib: 100}\n",
+     "t.yaml:4:9: mig: two MIG devices with gi 1, ci 0"},
+    {"gpus:\n  - mig:\n      - {profile: 7g.80gb, gi: 1, memory_mib: 90000}\n",
+     "t.yaml:3:47: memory_mib: expected 1 to the GPU's 81559 MiB, got 90000"},
+    {"gpus:\n  - mig:\n      - {profile: 1g.10gb, gi: 1, memory_mib: 100, used_mib: 200}\n",
+     "used_mib: expected 0 to memory_mib, got 200"},
+    {"gpus:\n  - processes:\n      - {pid: 5, gi: 7}\n    mig:\n      - {profile: 1g.10gb, gi: 1, memory_mib: 100}\n",
+     "t.yaml:3:9: process 1: gi 7, ci 0 is none of this GPU's MIG devices (mig:)"},
+    {"gpus:\n  - processes:\n      - {pid: 5, ci: 1}\n", "t.yaml:3:22: ci without gi"},
+    {"gpus:\n  - mig:\n      - {profile: 1g.10gb, gi: 1, memory_mib: 100, colour: red}\n",
+     "unknown key 'colour' in MIG device"},
 };
+
+/* MIG devices: MIG mode on, the GPU's utilizations NOT_SUPPORTED, processes placed on them. */
+static void mig_devices(void **state)
+{
+    (void)state;
+    scenario *sc = parse_ok("gpus:\n  - count: 2\n    processes:\n      - {pid: 5, memory_mib: 700, gi: 2}\n"
+                            "    mig:\n      - {profile: 3g.40gb, gi: 2, memory_mib: 40448, used_mib: 39, sm: 60}\n"
+                            "      - {profile: 1g.10gb, gi: 9, ci: 1, memory_mib: 9984}\n  - preset: h100-sxm\n");
+    for (int g = 0; g < 3; g++) {
+        const sim_gpu_spec *s = sc->gpus[g].spec;
+        assert_int_equal(s->nmig, g < 2 ? 2 : 0);
+        assert_int_equal(value(sc, g, "mig.mode.current", 1), g < 2 ? 1 : 0);
+        double v;
+        assert_int_equal(sim_value(sc, g, M_UTIL_GPU, 1, &v), g < 2 ? -1 : 0);
+    }
+    const sim_gpu_spec *s = sc->gpus[0].spec;
+    assert_string_equal(s->mig[1].profile, "1g.10gb");
+    assert_true(s->mig[1].gi == 9 && s->mig[1].ci == 1 && s->mig[0].sm_count == 60 && s->mig[0].used_mib == 39);
+    sim_proc_sample ps[4];
+    assert_int_equal(sim_processes(sc, 1, 1, ps, 4), 1);
+    assert_true(ps[0].gi == 2 && ps[0].ci == 0 && ps[0].mem_mib == 700);
+    scenario_free(sc);
+}
 
 static void errors_carry_line_and_column(void **state)
 {
@@ -749,6 +790,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shipped_scenarios_load),
         cmocka_unit_test(errors_carry_line_and_column),
+        cmocka_unit_test(mig_devices),
         cmocka_unit_test(csv_errors_name_the_csv_line),
         cmocka_unit_test(csv_generator_interpolates),
         cmocka_unit_test(wide_csv_trace_loads),

@@ -395,10 +395,45 @@ static void test_signal(void **st)
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
     assert_int_equal(top_signal_process((unsigned)child, SIGKILL, SIG_LOCAL, msg, sizeof msg), LVL_WARN);
     assert_non_null(strstr(msg, "gone"));
+}
+
+/* As nobody: SIGTERM to a process of root's (the test's own child) is refused with EPERM, said in
+ * words; exits 0 when it was, 1 otherwise. Never returns. */
+static void signal_as_nobody(pid_t roots)
+{
+    char msg[200] = "";
+    if (setgid(65534) != 0 || setuid(65534) != 0 || geteuid() != 65534)
+        _exit(2); /* never signal as root by mistake */
+    int level = top_signal_process((unsigned)roots, SIGTERM, SIG_LOCAL, msg, sizeof msg);
+    _exit(level == LVL_CRIT && strstr(msg, "not permitted") ? 0 : 1);
+}
+
+/* A process that is not ours: EPERM said in words. Root is allowed everything, so as root a child
+ * drops to nobody and signals another child of root's, which must survive; as any other user, pid
+ * 1 (root's) is the target. */
+static void test_signal_not_permitted(void **st)
+{
+    (void)st;
+    char msg[200] = "";
     if (geteuid() != 0) {
         assert_int_equal(top_signal_process(1, SIGTERM, SIG_LOCAL, msg, sizeof msg), LVL_CRIT);
         assert_non_null(strstr(msg, "not permitted"));
+        return;
     }
+    pid_t roots = sleeper();
+    assert_true(roots > 0);
+    pid_t nobody = fork();
+    assert_true(nobody >= 0);
+    if (nobody == 0)
+        signal_as_nobody(roots);
+    int status = 0;
+    assert_int_equal(waitpid(nobody, &status, 0), nobody);
+    int refused = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    /* A SIGTERM that got through would be pending now and end the child before this SIGKILL. */
+    kill(roots, SIGKILL);
+    assert_int_equal(waitpid(roots, &status, 0), roots);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    assert_true(refused);
 }
 
 static void test_alert_lines(void **st)
@@ -619,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_gpu_text),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_signal),
+        cmocka_unit_test(test_signal_not_permitted),
         cmocka_unit_test(test_alert_lines),
         cmocka_unit_test(test_durations_and_rule_fors),
         cmocka_unit_test(test_history),
