@@ -1,15 +1,18 @@
 /* fuzz_parsers.c - the small text parsers every input reaches: the one duration grammar
  * (gw_parse_duration, _us), times (tp_parse_time, and tp_format_rfc3339 of what it gives), sizes
  * (gw_parse_size), GPU index lists (gw_parse_index_list), the series notation of rule tests
- * (series_expand), the aggregate names of range queries and /proc/PID/stat lines
- * (proc_stat_parse). Each gets the whole input as text. */
+ * (series_expand), the aggregate names of range queries, /proc/PID/stat lines
+ * (proc_stat_parse), and who a process works for: /proc/PID/cgroup texts, Slurm environments (the
+ * raw bytes) and the container text read back (workload.h). Each gets the whole input as text. */
 #include "common.h"
 #include "diag.h"
 #include "proc_stat.h"
 #include "query.h"
 #include "series_notation.h"
 #include "timeparse.h"
+#include "text.h"
 #include "util.h"
+#include "workload.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +71,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             require(isnan(sizes[i]) || (sizes[i] >= 0 && sizes[i] <= 2e9));
         require(note.flushes >= 0);
     }
+    workload w, back;
+    char form[160], again[160];
+    workload_from_cgroup(s, &w);
+    workload_slurm_env(&w, (const char *)data, size);
+    require(gw_text_is_clean(w.job_name) && gw_text_is_clean(w.unit));
+    workload_format(&w, form, sizeof form);
+    /* what was found reads back as found, unless its text was cut */
+    if (strlen(form) < sizeof form - 1) {
+        require(workload_parse(form, &back) == w.kind);
+        workload_format(&back, again, sizeof again);
+        require(strcmp(form, again) == 0);
+    }
+    workload_parse(s, &back);
+    require(gw_text_is_clean(back.job_name) && gw_text_is_clean(back.unit));
     free(s);
     return 0;
 }

@@ -6,9 +6,9 @@
 set -eu
 build_pkgs="gcc make cmake pkg-config libyaml-dev libcjson-dev libmicrohttpd-dev zlib1g-dev libsqlite3-dev
             libncurses-dev libcurl4-openssl-dev libcrypt-dev libgnutls28-dev libhwloc-dev libpcre2-dev libjs-chart.js
-            clang-format libcmocka-dev"
+            clang-format libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libsnappy-dev"
 test_pkgs="tmux curl prometheus prometheus-alertmanager python3 openssl strace zsh man-db groff chromium procps
-           util-linux"
+           util-linux victoria-metrics slurmctld slurmd slurm-client munge"
 fuzz_pkgs="clang libclang-rt-14-dev"
 bench_pkgs="wrk prometheus-node-exporter valgrind hyperfine"
 # nvtop (the reference of bench_nvml_calls.sh) is in Debian's contrib, which a machine may not list:

@@ -129,6 +129,7 @@ int agent_stop(agent *a)
     free(a->nmig);
     free(a->hung_since);
     free(a->status);
+    free(a->xids);
     page_cache_free(a->page);
     config_free(a->cfg);
     free(a->cfg);
@@ -204,6 +205,7 @@ int agent_snapshot_take(agent *a, agent_snapshot *out)
     uint64_t mono = gw_mono_us();
     for (int i = 0; i < n; i++) {
         out->gpus[i].hung = a->hung_since[i] != 0;
+        out->gpus[i].xids = a->xids[i];
         out->gpus[i].hung_s = a->hung_since[i] && mono > a->hung_since[i] ? (double)(mono - a->hung_since[i]) / 1e6 : 0;
         out->gpus[i].nmig = a->nmig[i];
         memcpy(out->gpus[i].mig, &a->mig[(size_t)i * GW_MIG_MAX], (size_t)a->nmig[i] * sizeof *a->mig);

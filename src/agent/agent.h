@@ -47,6 +47,7 @@ typedef struct agent {
     int ngpus;
     uint64_t *hung_since; /* per GPU: monotonic us its read began, when it is hung; else 0 */
     gpu_status *status;   /* per GPU: its latest read's status (sampler thread only) */
+    xid_tally *xids;      /* per GPU: XIDs per code, from its samples */
     gpu_mig *mig;         /* latest MIG devices: GW_MIG_MAX per GPU, nmig[gpu] of them */
     int *nmig;
     agent_error_count errors[AGENT_MAX_ERRORS];

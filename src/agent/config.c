@@ -79,10 +79,9 @@ static int section(gw_doc *d, const doc_node *n, const char *what, const char *c
     return doc_check_map(d, n, what, keys) == 0;
 }
 
-static void parse_exporter(gw_config *c, const doc_node *n)
+static void parse_exporter(gw_config *c, gw_doc *d, const doc_node *n)
 {
     static const char *const keys[] = {"series", "metrics", "process_series_limit", NULL};
-    gw_doc *d = &c->doc;
     if (!section(d, n, "exporter", keys))
         return;
     doc_node *v;
@@ -318,7 +317,7 @@ static void parse_root(gw_config *c)
     }
     parse_seconds(c, root, "interval", 0.1, 3600, "100ms and 1h", &c->interval);
     parse_seconds(c, root, "ring_duration", 1, 7 * 86400, "1s and 7d", &c->ring_duration);
-    parse_exporter(c, doc_get(d, root, "exporter"));
+    parse_exporter(c, d, doc_get(d, root, "exporter"));
     parse_tls(c, doc_get(d, root, "tls"), "tls");
     parse_http(c, doc_get(d, root, "http"));
     parse_users(c, doc_get(d, root, "basic_auth_users"));
@@ -401,4 +400,18 @@ int config_load_web_config(gw_config *c, const char *path)
     }
     config_free(&w);
     return c->errs.n;
+}
+
+int config_read_exporter(gw_doc *d, gw_config *out)
+{
+    config_init(out);
+    errlist *told = d->errs, quiet = {0};
+    d->errs = &quiet; /* the agent's load told them */
+    doc_node *root = doc_root(d);
+    if (doc_is_map(root))
+        parse_exporter(out, d, doc_get(d, root, "exporter"));
+    d->errs = told;
+    int bad = quiet.n;
+    errlist_free(&quiet);
+    return bad ? -1 : 0;
 }

@@ -52,6 +52,11 @@ int config_load_file(gw_config *c, const char *path, int must_exist);
 /* Same, from text (tests); name is used in error messages. */
 int config_load_string(gw_config *c, const char *text, const char *name);
 
+/* The exporter: section of d (series, metrics, process_series_limit) into out, over config_init's
+ * defaults (free it with config_free), as the agent reads it, its problems not told again: for a
+ * plugin that sends the series /metrics shows (remote write). 0, or -1 when the section has errors. */
+int config_read_exporter(gw_doc *d, gw_config *out);
+
 /* The agent's own top-level keys; the others are plugins' sections. */
 extern const char *const config_agent_keys[];
 /* Reports every top-level key that is neither the agent's nor in sections (the plugins' names,

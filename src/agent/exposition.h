@@ -1,5 +1,6 @@
-/* exposition.h - the /metrics page from a snapshot: dcgm-exporter series, native gpuwatch_ series,
- * per-process series and the agent's own health, all driven by the metric catalog. */
+/* exposition.h - the series of a snapshot: dcgm-exporter series, native gpuwatch_ series, who uses
+ * each GPU, per-process series and the agent's own health, all driven by the metric catalog. The
+ * GPU part is walked into a sink: the /metrics page's text, or remote write's series. */
 #ifndef GPUWATCH_EXPOSITION_H
 #define GPUWATCH_EXPOSITION_H
 
@@ -13,6 +14,7 @@ typedef struct expo_options {
     int filter;               /* 0: every metric; 1: only those in enabled / proc_* */
     metric_set enabled;       /* catalog metrics to export when filter */
     int proc_memory, proc_sm; /* process families to export when filter */
+    int job_info;             /* gpuwatch_gpu_job_info when filter */
     int process_limit;        /* at most this many series per process family */
     const char *hostname;
 } expo_options;
@@ -22,8 +24,29 @@ void expo_options_default(expo_options *o);
  * name) into o. Returns 0, or -1 for an unknown name. */
 int expo_enable(expo_options *o, const char *name);
 
-/* The part that changes only with a new sample or a new config (cacheable): GPU value series,
- * gpuwatch_gpu_info, gpuwatch_gpu_lost, process series. */
+#define EXPO_MAX_LABELS 16
+
+/* One label: name and value as they are (not escaped). */
+typedef struct expo_pair {
+    const char *name, *value;
+} expo_pair;
+
+/* Where the walk of a snapshot's series goes. */
+typedef struct expo_sink {
+    void *ctx;
+    /* A family begins (type "gauge" or "counter"); called only for a family with series. */
+    void (*family)(void *ctx, const char *name, const char *help, const char *type);
+    /* One series of the family: its labels as n pairs (in the order /metrics shows them; values may
+     * be empty) and as the text between the braces of /metrics (escaped), and its value. */
+    void (*sample)(void *ctx, const char *name, const expo_pair *labels, int n, const char *text, double v);
+    int *oom; /* set to 1 when memory ran out during the walk (may be NULL) */
+} expo_sink;
+
+/* The part that changes only with a new sample or a new config (cacheable): GPU value series (with
+ * dcgm-exporter's pod, namespace and container labels when a process of the GPU runs in a pod),
+ * gpuwatch_gpu_info, gpuwatch_gpu_job_info, gpuwatch_gpu_lost, XIDs per code, process series. */
+void expo_walk_gpus(const agent_snapshot *s, const expo_options *o, const expo_sink *sink);
+/* The same as /metrics text. */
 void expo_write_gpus(gw_buf *out, const agent_snapshot *s, const expo_options *o);
 /* The agent's health that changes only with a sampling round (cacheable with the GPU part): NVML
  * errors, sampling duration, ring size. */

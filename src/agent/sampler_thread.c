@@ -62,13 +62,15 @@ static int open_backend(agent *a)
         capacity = 2;
     uint64_t *hung = calloc((size_t)(n ? n : 1), sizeof *hung);
     gpu_status *status = calloc((size_t)(n ? n : 1), sizeof *status);
+    xid_tally *xids = calloc((size_t)(n ? n : 1), sizeof *xids);
     gpu_mig *mig = calloc((size_t)(n ? n : 1) * GW_MIG_MAX, sizeof *mig);
     int *nmig = calloc((size_t)(n ? n : 1), sizeof *nmig);
     /* the pipeline's GPUs are set once: a second open (never reached today) keeps them */
     int opened = pipeline_ring(a->pl) || pipeline_open(a->pl, n, capacity) == 0;
-    sampler_pool *pool = opened && hung && status && mig && nmig ? sampler_pool_start(&a->s, AGENT_MAX_PROCS) : NULL;
+    sampler_pool *pool =
+        opened && hung && status && xids && mig && nmig ? sampler_pool_start(&a->s, AGENT_MAX_PROCS) : NULL;
     if (!pool) {
-        free(hung), free(status), free(mig), free(nmig);
+        free(hung), free(status), free(xids), free(mig), free(nmig);
         sampler_close(&a->s);
         gw_log(GW_LOG_ERROR, "cannot start sampling: out of memory or threads", NULL);
         return -1;
@@ -77,11 +79,13 @@ static int open_backend(agent *a)
     a->pool = pool;
     a->hung_since = hung;
     a->status = status;
+    a->xids = xids;
     a->mig = mig;
     a->nmig = nmig;
     a->ngpus = n;
     a->backend_up = 1;
     a->simulated = a->s.versions.simulated;
+    pipeline_host_fact(a->pl, "simulated", a->simulated ? "1" : "0");
     a->backend_error[0] = 0;
     a->gen++;
     gw_strlcpy(a->driver_version, a->s.versions.driver, sizeof a->driver_version);
@@ -159,6 +163,9 @@ static void take_results(agent *a, pool_result *res, gpu_proc *procbuf, double i
         if (st != POOL_DONE)
             continue;
         note_done(a, i, res);
+        pthread_mutex_lock(&a->state_lock);
+        xid_tally_add(&a->xids[i], &res->sample);
+        pthread_mutex_unlock(&a->state_lock);
         publish_gpu(a, i, res, procbuf);
     }
 }

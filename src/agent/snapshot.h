@@ -6,15 +6,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sample.h"
+#include "xid_tally.h"
 
 typedef struct agent_gpu_view {
     gpu_info info;
     int have_info;
     gpu_sample sample; /* latest sample from the ring */
     int has_sample;
-    int lost;      /* latest sample said GPU_LOST */
-    int hung;      /* a read of it has been in progress for over max(2 intervals, 1 s) */
-    double hung_s; /* for how long, at the snapshot (0 when not hung) */
+    int lost;       /* latest sample said GPU_LOST */
+    int hung;       /* a read of it has been in progress for over max(2 intervals, 1 s) */
+    double hung_s;  /* for how long, at the snapshot (0 when not hung) */
+    xid_tally xids; /* XIDs per code, from the samples so far */
 
     /* its MIG devices (MIG mode), as last read */
     gpu_mig mig[GW_MIG_MAX];

@@ -12,7 +12,8 @@
  * reading of its stat line (left as it was if there was none). Thread-safe. */
 int procinfo_fill(proc_table *t, gpu_proc *p, proc_entry *reading);
 
-/* Container / Kubernetes pod / Slurm job / systemd unit from one /proc/<pid>/cgroup text. */
+/* Container / Kubernetes pod / Slurm job / systemd unit from one /proc/<pid>/cgroup text, in
+ * workload_format's text form (workload.h). */
 void procinfo_container_from_cgroup(const char *cgroup_text, char *out, size_t outlen);
 
 #endif

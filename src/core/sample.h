@@ -71,7 +71,7 @@ typedef struct gpu_proc {
     char name[64];     /* comm (short name), or NVML's name */
     char cmdline[256]; /* full command line, spaces between args */
     char user[32];
-    char container[96]; /* docker/containerd id, k8s pod uid, slurm job, systemd unit */
+    char container[160]; /* who it works for: workload_format's text (workload.h) */
     double cpu_percent;
     int has_cpu; /* host CPU use since the previous read */
     double rss_mib;

@@ -83,16 +83,6 @@ int hist_write_alert_states(store *s, const alert_records *r)
 /* ---- reading them back ---- */
 
 /* The newest time of one query's single value (0 for none). */
-static int64_t newest(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *st = NULL;
-    int64_t t = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        t = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return t;
-}
-
 static int has_table(sqlite3 *db, const char *name)
 {
     sqlite3_stmt *st = NULL;
@@ -223,16 +213,12 @@ int history_read_alert_states(const char *path, alert_records *out, int64_t *las
     if (!st)
         return -1;
     sqlite3 *db = store_db(st);
-    static const char *const times[] = {
-        "SELECT max(t_end) FROM open_chunks",
-        "SELECT max(t_end) FROM (SELECT t_end FROM chunks ORDER BY id DESC LIMIT 1024)",
-        "SELECT max(t) FROM events",
-    };
-    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
-        int64_t t = newest(db, times[i]);
-        if (t > *last_seen_us)
-            *last_seen_us = t;
-    }
+    *last_seen_us = store_newest_sample_us(st);
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT max(t) FROM events", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 0) > *last_seen_us)
+        *last_seen_us = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
     int rc = SQLITE_OK;
     if (has_table(db, "alert_states"))
         rc = read_alerts(db, out, skipped);

@@ -4,10 +4,12 @@
 #include "history_read.h"
 #include "query.h"
 #include "store.h"
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int readable(metric_id m)
 {
@@ -210,6 +212,20 @@ static int read_events(store *st, int64_t from, int64_t to, const unsigned char 
             r->on_event(r->ctx, &ev);
     }
     sqlite3_finalize(q);
+    return 0;
+}
+
+int history_newest_sample_us(const char *path, int64_t *t_us, char *err, size_t n)
+{
+    *t_us = 0;
+    err[0] = 0;
+    if (access(path, F_OK) != 0 && errno == ENOENT)
+        return 0;
+    store *st = store_open(path, 1, err, n);
+    if (!st)
+        return -1;
+    *t_us = store_newest_sample_us(st);
+    store_close(st);
     return 0;
 }
 

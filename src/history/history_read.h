@@ -31,4 +31,9 @@ long history_read_range(const char *path, int64_t from_us, int64_t to_us, const 
  * finding: their detail is for people) and a throttle reason the catalog does not know. */
 int history_event_parse(uint64_t t_us, int gpu, const char *kind, const char *detail, gw_event *out);
 
+/* The time of the newest sample the file at path holds: *t_us, 0 when none or no file. What was
+ * sampled more than a sampling round before it has been written (a flush writes all that is
+ * recorded). 0, or -1 with the reason in err. */
+int history_newest_sample_us(const char *path, int64_t *t_us, char *err, size_t n);
+
 #endif

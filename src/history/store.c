@@ -59,6 +59,23 @@ sqlite3 *store_db(store *s)
     return s->db;
 }
 
+static int64_t newest(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t t = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        t = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return t;
+}
+
+int64_t store_newest_sample_us(store *s)
+{
+    int64_t open = newest(s->db, "SELECT max(t_end) FROM open_chunks");
+    int64_t sealed = newest(s->db, "SELECT max(t_end) FROM (SELECT t_end FROM chunks ORDER BY id DESC LIMIT 1024)");
+    return open > sealed ? open : sealed;
+}
+
 /* SQLite gives the -wal and -shm files the database's mode when it creates them, so a run on a
  * read-only file leaves read-only ones behind; once the file is writable again, so are they. */
 static void fix_sidecar_modes(const char *path)

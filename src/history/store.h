@@ -26,6 +26,8 @@ int store_check_files(const char *path, char *err, size_t n);
 store *store_open_rc(const char *path, int readonly, int *rc, char *err, size_t n);
 void store_close(store *s);
 sqlite3 *store_db(store *s);
+/* The time of the newest sample the file holds, sealed or in an open group's piece (0: none). */
+int64_t store_newest_sample_us(store *s);
 int store_exec(store *s, const char *sql);
 
 /* Statements of the queries, prepared once per connection (kept while it stays open). */

@@ -6,7 +6,7 @@
 #include "agent_commands.h"
 #include "module_api.h"
 
-#define AGENT_PLUGINS(X) X(history) X(alerts) X(diagnosis)
+#define AGENT_PLUGINS(X) X(history) X(alerts) X(diagnosis) X(remote_write)
 
 #define DECLARE(name) extern const pipeline_plugin name##_plugin;
 #define ENTRY(name) &name##_plugin,

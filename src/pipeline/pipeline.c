@@ -61,9 +61,32 @@ static void view_advertise(const pipeline_view *v, const char *key, const char *
     p->nfacts++;
 }
 
+void pipeline_host_fact(pipeline *p, const char *key, const char *value)
+{
+    pthread_mutex_lock(&p->mu);
+    int i = 0;
+    while (i < p->nhost_facts && strcmp(p->host_facts[i].key, key) != 0)
+        i++;
+    if (i < PIPELINE_MAX_HOST_FACTS) {
+        gw_strlcpy(p->host_facts[i].key, key, sizeof p->host_facts[0].key);
+        gw_strlcpy(p->host_facts[i].value, value, sizeof p->host_facts[0].value);
+        if (i == p->nhost_facts)
+            p->nhost_facts++;
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
 static const char *view_fact(const pipeline_view *v, const char *key)
 {
     pipeline *p = v->pipeline;
+    const char *host = NULL;
+    pthread_mutex_lock(&p->mu);
+    for (int i = 0; i < p->nhost_facts && !host; i++)
+        if (strcmp(p->host_facts[i].key, key) == 0)
+            host = p->host_facts[i].value;
+    pthread_mutex_unlock(&p->mu);
+    if (host)
+        return host;
     for (int i = 0; i < p->nfacts; i++)
         if (strcmp(p->facts[i].key, key) == 0)
             return p->facts[i].value;

@@ -59,6 +59,10 @@ void pipeline_write_metrics(pipeline *p, gw_buf *out, int versioned);
 uint64_t pipeline_metrics_version(pipeline *p);
 /* The first plugin that serves the request; 1 when one did, 0 when none. */
 int pipeline_handle_http(pipeline *p, const agent_request *req, agent_response *resp);
+/* A fact of the host's that its plugins read with view.fact (not the local commands'): the agent's
+ * "simulated" ("1" while the GPUs are gpusim's, else "0"). Set it before the GPUs' first sample; a
+ * value is at most 63 bytes, and at most 4 keys are kept. */
+void pipeline_host_fact(pipeline *p, const char *key, const char *value);
 /* What the plugins advertised, in order: at most max keys and values (owned by the pipeline). */
 int pipeline_facts(pipeline *p, const char **keys, const char **values, int max);
 

@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include "pipeline.h"
 
+#define PIPELINE_MAX_HOST_FACTS 4
+
 struct pipeline {
     char hostname[256];
     pipeline_view view;
@@ -21,6 +23,11 @@ struct pipeline {
         char value[4096];
     } facts[PIPELINE_MAX_PLUGINS]; /* advertised by plugins */
     int nfacts;
+    struct {
+        char key[32];
+        char value[64];
+    } host_facts[PIPELINE_MAX_HOST_FACTS]; /* the host's (pipeline_host_fact), under mu */
+    int nhost_facts;
 
     pthread_mutex_t events_lock; /* events posted and not yet delivered */
     gw_event *events;

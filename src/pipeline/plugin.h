@@ -46,8 +46,9 @@ typedef struct pipeline_view {
     /* A fact about this host for the local commands (agent_state.h), e.g. ("db", the history
      * file) so that `gpuwatch history` reads the file the agent writes. Call it from start. */
     void (*advertise)(const struct pipeline_view *view, const char *key, const char *value);
-    /* What a plugin started before this one advertised (("db", the history file)), or NULL. Call
-     * it from start or later. */
+    /* What a plugin started before this one advertised (("db", the history file)), or a fact of
+     * the host's (pipeline_host_fact: the agent's "simulated", "1" while the GPUs are gpusim's), or
+     * NULL. Call it from start or later, from any thread. */
     const char *(*fact)(const struct pipeline_view *view, const char *key);
     /* Posts an event, from any thread; copied. Delivered on the pipeline's thread at its next
      * delivery (before and after every plugin's on_tick, after a settle, at the stop). */

@@ -22,7 +22,8 @@ check '[ $? -eq 0 ]' "cmake --install: $(tail -3 "$TMP/install.log")"
 for f in bin/gpuwatch bin/gpusim lib/gpuwatch/gpusim/libnvidia-ml.so.1 lib/gpuwatch/agent.so lib/gpuwatch/top.so \
          share/gpuwatch/scenarios/demo-8gpu.yaml share/gpuwatch/scenarios/thermal-throttle.yaml \
          share/gpuwatch/rules/gpuwatch-default.yaml share/man/man1/gpuwatch.1 share/man/man1/gpusim.1 \
-         share/bash-completion/completions/gpuwatch share/zsh/site-functions/_gpuwatch; do
+         share/bash-completion/completions/gpuwatch share/zsh/site-functions/_gpuwatch \
+         share/gpuwatch/slurm/prolog.sh share/gpuwatch/slurm/epilog.sh; do
   check '[ -e "$P/$f" ]' "installed $f"
 done
 nscen=$(ls "$SRC"/sim/scenarios/*.yaml | wc -l)

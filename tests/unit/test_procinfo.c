@@ -74,9 +74,10 @@ static void test_slurm(void **state)
     (void)state;
     expect_container("7:cpuset:/slurm/uid_1000/job_4242/step_0/task_0\n"
                      "4:memory:/slurm/uid_1000/job_4242/step_0/task_0\n",
-                     "slurm:job 4242");
+                     "slurm:job 4242 step 0");
     /* cgroup v2 Slurm (slurmstepd scope) */
-    expect_container("0::/system.slice/slurmstepd.scope/job_123456/step_batch/user/task_0\n", "slurm:job 123456");
+    expect_container("0::/system.slice/slurmstepd.scope/job_123456/step_batch/user/task_0\n",
+                     "slurm:job 123456 step batch");
 }
 
 static void test_systemd_and_user(void **state)
