@@ -88,6 +88,14 @@ static int check_gpus(const gw_opt *opt, const char *value, void *out, char *why
     return 0;
 }
 
+/* --name, --user, --command of start: any text, "" for none (the prolog passes what Slurm gave). */
+static int check_any_text(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
+{
+    (void)why, (void)n;
+    *(const char **)gw_opt_dst(opt, out) = value;
+    return 0;
+}
+
 /* --slurm-job of finish: a Slurm job id, digits. */
 static int check_slurm_job(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
 {
@@ -101,10 +109,10 @@ static int check_slurm_job(const gw_opt *opt, const char *value, void *out, char
 
 #define RECORD(field) .off = offsetof(jobs_opts, rec.field)
 static const gw_opt start_rows[] = {
-    {"--name", GW_OPT_TEXT, RECORD(name)},
-    {"--user", GW_OPT_TEXT, RECORD(user)},
+    {"--name", GW_OPT_CUSTOM, RECORD(name), .check = check_any_text},
+    {"--user", GW_OPT_CUSTOM, RECORD(user), .check = check_any_text},
     {"--gpus", GW_OPT_CUSTOM, RECORD(gpus), .check = check_gpus},
-    {"--command", GW_OPT_TEXT, RECORD(command)},
+    {"--command", GW_OPT_CUSTOM, RECORD(command), .check = check_any_text},
     {"--db", GW_OPT_PATH, RECORD(db)},
     {0},
 };
