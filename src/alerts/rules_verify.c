@@ -263,6 +263,33 @@ static void add_gpu_info(gw_doc *d, yaml_node_t *list, synth *y)
     }
 }
 
+/* The alert_rule_test items of a test case (art may be NULL) into *checks (malloc'ed); a bad item
+ * is reported into d's errors and left out. 0, or -1 when memory ran out. */
+static int read_checks(gw_doc *d, yaml_node_t *art, alert_check **checks, int *nchecks)
+{
+    int count = art && doc_check_seq(d, art, "alert_rule_test") == 0 ? doc_seq_len(art) : 0;
+    for (int i = 0; i < count; i++) {
+        yaml_node_t *n = doc_seq_at(d, art, i);
+        static const char *const ck[] = {"eval_time", "alertname", "exp_alerts", NULL};
+        if (doc_check_map(d, n, "alert_rule_test item", ck) != 0)
+            continue;
+        alert_check c = {0, NULL, n, doc_get(d, n, "exp_alerts")};
+        yaml_node_t *et = doc_get(d, n, "eval_time"), *an = doc_get(d, n, "alertname");
+        if (!et || !an) {
+            doc_error(d, n, "alert_rule_test items need eval_time and alertname");
+            continue;
+        }
+        if (get_dur(d, et, "eval_time", &c.at) != 0 || !(c.alertname = doc_string(d, an, "alertname")))
+            continue;
+        alert_check *grown = realloc(*checks, (size_t)(*nchecks + 1) * sizeof *grown);
+        if (!grown)
+            return -1;
+        *checks = grown;
+        (*checks)[(*nchecks)++] = c;
+    }
+    return 0;
+}
+
 /* Runs one test case; returns the number of failed checks (errors are in d->errs), or -1 when it could
  * not run: its rule files have errors (printed), or memory ran out (*oom = 1). */
 static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int nfiles, int64_t eval_iv, FILE *out,
@@ -297,29 +324,8 @@ static int run_case(gw_doc *d, yaml_node_t *t, int idx, char **rule_files, int n
         add_gpu_info(d, doc_get(d, t, "gpus"), &y);
     alert_check *checks = NULL;
     int nchecks = 0;
-    yaml_node_t *art = doc_get(d, t, "alert_rule_test");
-    count = art && doc_check_seq(d, art, "alert_rule_test") == 0 ? doc_seq_len(art) : 0;
-    for (int i = 0; i < count && !*oom; i++) {
-        yaml_node_t *n = doc_seq_at(d, art, i);
-        static const char *const ck[] = {"eval_time", "alertname", "exp_alerts", NULL};
-        if (doc_check_map(d, n, "alert_rule_test item", ck) != 0)
-            continue;
-        alert_check c = {0, NULL, n, doc_get(d, n, "exp_alerts")};
-        yaml_node_t *et = doc_get(d, n, "eval_time"), *an = doc_get(d, n, "alertname");
-        if (!et || !an) {
-            doc_error(d, n, "alert_rule_test items need eval_time and alertname");
-            continue;
-        }
-        if (get_dur(d, et, "eval_time", &c.at) != 0 || !(c.alertname = doc_string(d, an, "alertname")))
-            continue;
-        alert_check *grown = realloc(checks, (size_t)(nchecks + 1) * sizeof *checks);
-        if (!grown) {
-            *oom = 1;
-            break;
-        }
-        checks = grown;
-        checks[nchecks++] = c;
-    }
+    if (!*oom)
+        *oom = read_checks(d, doc_get(d, t, "alert_rule_test"), &checks, &nchecks) != 0;
     int failed = 0;
     alert_engine *e = *oom ? NULL : alert_engine_new();
     *oom = *oom || !e;

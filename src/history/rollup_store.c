@@ -88,60 +88,65 @@ typedef struct wcol {
     gw_buf buf;
 } wcol;
 
-static wcol *wcol_get(wcol **cols, int *n, int *cap, int dbid)
+/* The window being rebuilt: its columns, its end, and whether the file held it as format 1 rows. */
+typedef struct window {
+    store *s;
+    int gpu;
+    int64_t w; /* its start */
+    wcol *cols;
+    int n, cap;
+    int64_t t_end;
+    int old_rows;
+} window;
+
+static wcol *wcol_get(window *win, int dbid)
 {
-    for (int i = 0; i < *n; i++)
-        if ((*cols)[i].dbid == dbid)
-            return &(*cols)[i];
-    if (*n == *cap) {
-        int ncap = *cap ? *cap * 2 : 128;
-        wcol *c = realloc(*cols, (size_t)ncap * sizeof *c);
+    for (int i = 0; i < win->n; i++)
+        if (win->cols[i].dbid == dbid)
+            return &win->cols[i];
+    if (win->n == win->cap) {
+        int ncap = win->cap ? win->cap * 2 : 128;
+        wcol *c = realloc(win->cols, (size_t)ncap * sizeof *c);
         if (!c)
             return NULL;
-        *cols = c;
-        *cap = ncap;
+        win->cols = c;
+        win->cap = ncap;
     }
-    wcol *c = &(*cols)[(*n)++];
+    wcol *c = &win->cols[win->n++];
     c->dbid = dbid;
     memset(&c->buf, 0, sizeof c->buf);
     return c;
 }
 
-/* Records of window w in the batch merged with what the file has for w (its bundle, or format 1
- * rows), written back as the window's bundle. */
-static int merge_window(store *s, int gpu, int64_t w, const rbatch *b)
+/* What the file holds for the window: its bundle, and rows of format 1 (one seek per metric). */
+static int window_read(window *win)
 {
-    sqlite3 *db = store_db(s);
-    wcol *cols = NULL;
-    int n = 0, cap = 0, rc = SQLITE_OK;
     sqlite3_stmt *q = NULL;
-    /* what the file holds: the bundle, and rows of format 1 (one seek per metric) */
-    rc = sqlite3_prepare_v2(db,
-                            "SELECT r.metric, r.blob, r.t_end FROM (SELECT -1 AS id UNION ALL SELECT id FROM metrics) m"
-                            " CROSS JOIN rollups r ON r.gpu=?1 AND r.metric=m.id AND r.t_start=?2",
-                            -1, &q, NULL);
+    int rc = sqlite3_prepare_v2(store_db(win->s),
+                                "SELECT r.metric, r.blob, r.t_end FROM (SELECT -1 AS id UNION ALL SELECT id FROM "
+                                "metrics) m CROSS JOIN rollups r ON r.gpu=?1 AND r.metric=m.id AND r.t_start=?2",
+                                -1, &q, NULL);
     if (rc != SQLITE_OK)
         return rc;
-    sqlite3_bind_int(q, 1, gpu);
-    sqlite3_bind_int64(q, 2, w);
-    int old_rows = 0;
-    int64_t t_end = w;
+    sqlite3_bind_int(q, 1, win->gpu);
+    sqlite3_bind_int64(q, 2, win->w);
     while (rc == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
         int dbid = sqlite3_column_int(q, 0);
-        if (sqlite3_column_int64(q, 2) > t_end)
-            t_end = sqlite3_column_int64(q, 2);
+        if (sqlite3_column_int64(q, 2) > win->t_end)
+            win->t_end = sqlite3_column_int64(q, 2);
         const void *blob = sqlite3_column_blob(q, 1);
         size_t len = (size_t)sqlite3_column_bytes(q, 1);
         bundle_col bc[BUNDLE_MAX_COLS];
         int k = dbid == STORE_BUNDLE ? bundle_read(blob, len, bc, BUNDLE_MAX_COLS) : 1;
         if (dbid != STORE_BUNDLE) {
             bc[0] = (bundle_col){dbid, blob, len};
-            old_rows = 1;
+            win->old_rows = 1;
         }
         if (k < 0)
-            gw_log(GW_LOG_WARN, "history: corrupt roll-up row replaced", "gpu=%d window=%lld", gpu, (long long)w);
+            gw_log(GW_LOG_WARN, "history: corrupt roll-up row replaced", "gpu=%d window=%lld", win->gpu,
+                   (long long)win->w);
         for (int i = 0; i < k && rc == SQLITE_OK; i++) {
-            wcol *c = wcol_get(&cols, &n, &cap, bc[i].dbid);
+            wcol *c = wcol_get(win, bc[i].dbid);
             if (!c)
                 rc = SQLITE_NOMEM;
             else if (!c->buf.len)
@@ -149,83 +154,111 @@ static int merge_window(store *s, int gpu, int64_t w, const rbatch *b)
         }
     }
     sqlite3_finalize(q);
-    for (int i = 0; i < b->n && rc == SQLITE_OK; i++) {
-        const rcol *r = &b->c[i];
-        size_t lo = 0, hi = 0;
-        while (lo < r->n && window_of(r->r[lo].t) != w)
-            lo++;
-        for (hi = lo; hi < r->n && window_of(r->r[hi].t) == w;)
-            hi++;
-        if (hi == lo)
-            continue;
-        wcol *c = wcol_get(&cols, &n, &cap, r->dbid);
-        if (!c) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        rmin *old = NULL, *merged = NULL;
-        size_t nold = 0;
-        if (c->buf.len && rollup_decode((const uint8_t *)c->buf.data, c->buf.len, &old, &nold) != 0)
-            gw_log(GW_LOG_WARN, "history: corrupt roll-up column replaced", "gpu=%d metric=%d", gpu, r->dbid);
-        merged = malloc((nold + (hi - lo)) * sizeof *merged);
-        if (!merged) {
-            free(old);
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        size_t m = rollup_merge(old, nold, r->r + lo, hi - lo, merged);
-        if (merged[m - 1].t > t_end)
-            t_end = merged[m - 1].t;
-        buf_clear(&c->buf);
-        rollup_encode(&c->buf, merged, m);
+    return rc;
+}
+
+/* The batch's records of the window merged into its column r. */
+static int window_merge(window *win, const rcol *r)
+{
+    size_t lo = 0, hi = 0;
+    while (lo < r->n && window_of(r->r[lo].t) != win->w)
+        lo++;
+    for (hi = lo; hi < r->n && window_of(r->r[hi].t) == win->w;)
+        hi++;
+    if (hi == lo)
+        return SQLITE_OK;
+    wcol *c = wcol_get(win, r->dbid);
+    if (!c)
+        return SQLITE_NOMEM;
+    rmin *old = NULL;
+    size_t nold = 0;
+    if (c->buf.len && rollup_decode((const uint8_t *)c->buf.data, c->buf.len, &old, &nold) != 0)
+        gw_log(GW_LOG_WARN, "history: corrupt roll-up column replaced", "gpu=%d metric=%d", win->gpu, r->dbid);
+    rmin *merged = malloc((nold + (hi - lo)) * sizeof *merged);
+    if (!merged) {
         free(old);
-        free(merged);
+        return SQLITE_NOMEM;
     }
-    int *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
-    gw_buf *bufs = malloc((size_t)(n ? n : 1) * sizeof *bufs);
+    size_t m = rollup_merge(old, nold, r->r + lo, hi - lo, merged);
+    if (merged[m - 1].t > win->t_end)
+        win->t_end = merged[m - 1].t;
+    buf_clear(&c->buf);
+    rollup_encode(&c->buf, merged, m);
+    free(old);
+    free(merged);
+    return SQLITE_OK;
+}
+
+/* The window's columns written as its bundle row. */
+static int window_write(window *win)
+{
+    int n = win->n, rc = SQLITE_OK;
+    if (n == 0)
+        return SQLITE_OK;
+    int *ids = malloc((size_t)n * sizeof *ids);
+    gw_buf *bufs = malloc((size_t)n * sizeof *bufs);
     if (!ids || !bufs)
         rc = SQLITE_NOMEM;
     for (int i = 0; i < n && rc == SQLITE_OK; i++) {
-        ids[i] = cols[i].dbid;
-        bufs[i] = cols[i].buf;
-        if (cols[i].buf.oom)
+        ids[i] = win->cols[i].dbid;
+        bufs[i] = win->cols[i].buf;
+        if (win->cols[i].buf.oom)
             rc = SQLITE_NOMEM;
     }
-    if (rc == SQLITE_OK && n > 0) {
-        gw_buf blob = {0};
+    gw_buf blob = {0};
+    sqlite3_stmt *put = NULL;
+    if (rc == SQLITE_OK) {
         bundle_put(&blob, n, ids, bufs);
-        sqlite3_stmt *put = NULL;
-        rc = blob.oom
-                 ? SQLITE_NOMEM
-                 : sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO rollups VALUES(?1,-1,?2,?3,?4,?5)", -1, &put, NULL);
-        if (rc == SQLITE_OK) {
-            sqlite3_bind_int(put, 1, gpu);
-            sqlite3_bind_int64(put, 2, w);
-            sqlite3_bind_int64(put, 3, t_end);
-            sqlite3_bind_int64(put, 4, n);
-            sqlite3_bind_blob(put, 5, blob.data, (int)blob.len, SQLITE_STATIC);
-            rc = sqlite3_step(put) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
-        }
-        sqlite3_finalize(put);
-        buf_release(&blob);
+        rc = blob.oom ? SQLITE_NOMEM
+                      : sqlite3_prepare_v2(store_db(win->s), "INSERT OR REPLACE INTO rollups VALUES(?1,-1,?2,?3,?4,?5)",
+                                           -1, &put, NULL);
     }
-    if (rc == SQLITE_OK && old_rows) {
-        sqlite3_stmt *del = NULL;
-        rc = sqlite3_prepare_v2(
-            db, "DELETE FROM rollups WHERE gpu=?1 AND t_start=?2 AND metric IN (SELECT id FROM metrics)", -1, &del,
-            NULL);
-        if (rc == SQLITE_OK) {
-            sqlite3_bind_int(del, 1, gpu);
-            sqlite3_bind_int64(del, 2, w);
-            rc = sqlite3_step(del) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
-        }
-        sqlite3_finalize(del);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int(put, 1, win->gpu);
+        sqlite3_bind_int64(put, 2, win->w);
+        sqlite3_bind_int64(put, 3, win->t_end);
+        sqlite3_bind_int64(put, 4, n);
+        sqlite3_bind_blob(put, 5, blob.data, (int)blob.len, SQLITE_STATIC);
+        rc = sqlite3_step(put) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(store_db(win->s));
     }
-    for (int i = 0; i < n; i++)
-        buf_release(&cols[i].buf);
-    free(cols);
+    sqlite3_finalize(put);
+    buf_release(&blob);
     free(ids);
     free(bufs);
+    return rc;
+}
+
+/* The window's format 1 rows, now in its bundle, removed. */
+static int window_drop_old_rows(window *win)
+{
+    sqlite3 *db = store_db(win->s);
+    sqlite3_stmt *del = NULL;
+    int rc = sqlite3_prepare_v2(
+        db, "DELETE FROM rollups WHERE gpu=?1 AND t_start=?2 AND metric IN (SELECT id FROM metrics)", -1, &del, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int(del, 1, win->gpu);
+        sqlite3_bind_int64(del, 2, win->w);
+        rc = sqlite3_step(del) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+    }
+    sqlite3_finalize(del);
+    return rc;
+}
+
+/* Records of window w in the batch merged with what the file has for w (its bundle, or format 1
+ * rows), written back as the window's bundle. */
+static int merge_window(store *s, int gpu, int64_t w, const rbatch *b)
+{
+    window win = {.s = s, .gpu = gpu, .w = w, .t_end = w};
+    int rc = window_read(&win);
+    for (int i = 0; i < b->n && rc == SQLITE_OK; i++)
+        rc = window_merge(&win, &b->c[i]);
+    if (rc == SQLITE_OK)
+        rc = window_write(&win);
+    if (rc == SQLITE_OK && win.old_rows)
+        rc = window_drop_old_rows(&win);
+    for (int i = 0; i < win.n; i++)
+        buf_release(&win.cols[i].buf);
+    free(win.cols);
     return rc;
 }
 

@@ -31,6 +31,43 @@ static char *dup_text(gw_doc *d, doc_node *n, const char *what)
     return s ? strdup(s) : NULL;
 }
 
+/* A webhook's or Alertmanager's headers, basic_auth and tls. */
+static void read_http_settings(gw_doc *d, doc_node *n, receiver_config *r)
+{
+    doc_node *x;
+    if ((x = doc_get(d, n, "headers")) && doc_check_map(d, x, "alerts.receivers[].headers", NULL) == 0)
+        for (int i = 0; i < doc_map_len(x) && r->nheaders < RCV_MAX_HEADERS; i++) {
+            const char *hk = doc_text(doc_map_key(d, x, i));
+            doc_node *hv = doc_map_value(d, x, i);
+            const char *val = doc_string(d, hv, "alerts.receivers[].headers value");
+            if (!hk || !val)
+                continue;
+            if (strchr(hk, '\n') || strchr(val, '\n') || strchr(hk, ':')) {
+                doc_error(d, hv, "alerts.receivers[].headers: a header name or value with ':' or a newline");
+                continue;
+            }
+            char *h = NULL;
+            if (asprintf(&h, "%s: %s", hk, val) > 0)
+                r->headers[r->nheaders++] = h;
+        }
+    if ((x = doc_get(d, n, "basic_auth"))) {
+        static const char *const bk[] = {"username", "password", NULL};
+        if (doc_check_map(d, x, "alerts.receivers[].basic_auth", bk) == 0) {
+            r->basic_user = dup_text(d, doc_get(d, x, "username"), "basic_auth.username");
+            r->basic_password = dup_text(d, doc_get(d, x, "password"), "basic_auth.password");
+        }
+    }
+    if ((x = doc_get(d, n, "tls"))) {
+        static const char *const tk[] = {"ca_file", "cert_file", "key_file", "insecure_skip_verify", NULL};
+        if (doc_check_map(d, x, "alerts.receivers[].tls", tk) == 0) {
+            r->ca_file = dup_text(d, doc_get(d, x, "ca_file"), "tls.ca_file");
+            r->cert_file = dup_text(d, doc_get(d, x, "cert_file"), "tls.cert_file");
+            r->key_file = dup_text(d, doc_get(d, x, "key_file"), "tls.key_file");
+            doc_opt_bool(d, x, "tls", "insecure_skip_verify", &r->insecure_skip_verify);
+        }
+    }
+}
+
 static void read_receiver(gw_doc *d, doc_node *n, receiver_config *r)
 {
     static const char *const keys[] = {"name",    "type",    "command",       "url",        "urls",    "timeout",
@@ -86,37 +123,7 @@ static void read_receiver(gw_doc *d, doc_node *n, receiver_config *r)
         for (int i = 0; i < k && r->nurls < RCV_MAX_URLS; i++)
             r->urls[r->nurls++] = dup_text(d, list[i], "alerts.receivers[].urls item");
     }
-    if ((x = doc_get(d, n, "headers")) && doc_check_map(d, x, "alerts.receivers[].headers", NULL) == 0)
-        for (int i = 0; i < doc_map_len(x) && r->nheaders < RCV_MAX_HEADERS; i++) {
-            const char *hk = doc_text(doc_map_key(d, x, i));
-            doc_node *hv = doc_map_value(d, x, i);
-            const char *val = doc_string(d, hv, "alerts.receivers[].headers value");
-            if (!hk || !val)
-                continue;
-            if (strchr(hk, '\n') || strchr(val, '\n') || strchr(hk, ':')) {
-                doc_error(d, hv, "alerts.receivers[].headers: a header name or value with ':' or a newline");
-                continue;
-            }
-            char *h = NULL;
-            if (asprintf(&h, "%s: %s", hk, val) > 0)
-                r->headers[r->nheaders++] = h;
-        }
-    if ((x = doc_get(d, n, "basic_auth"))) {
-        static const char *const bk[] = {"username", "password", NULL};
-        if (doc_check_map(d, x, "alerts.receivers[].basic_auth", bk) == 0) {
-            r->basic_user = dup_text(d, doc_get(d, x, "username"), "basic_auth.username");
-            r->basic_password = dup_text(d, doc_get(d, x, "password"), "basic_auth.password");
-        }
-    }
-    if ((x = doc_get(d, n, "tls"))) {
-        static const char *const tk[] = {"ca_file", "cert_file", "key_file", "insecure_skip_verify", NULL};
-        if (doc_check_map(d, x, "alerts.receivers[].tls", tk) == 0) {
-            r->ca_file = dup_text(d, doc_get(d, x, "ca_file"), "tls.ca_file");
-            r->cert_file = dup_text(d, doc_get(d, x, "cert_file"), "tls.cert_file");
-            r->key_file = dup_text(d, doc_get(d, x, "key_file"), "tls.key_file");
-            doc_opt_bool(d, x, "tls", "insecure_skip_verify", &r->insecure_skip_verify);
-        }
-    }
+    read_http_settings(d, n, r);
     if (known && r->kind == RCV_EXEC && !r->argv[0] && !doc_get(d, n, "command"))
         doc_error(d, n, "alerts.receivers: an exec receiver needs 'command: [program, args...]'");
     if (known && r->kind != RCV_EXEC && r->nurls == 0)

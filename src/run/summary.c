@@ -23,6 +23,76 @@ static double span_s(const run_gpu *g, size_t i, double interval_s)
     return dt > 3 * interval_s ? 3 * interval_s : dt;
 }
 
+/* A reading's peaks, last values and throttled time into st. */
+static void add_point(gpu_stats *st, const run_point *p, double span)
+{
+    if (!isnan(p->mem_used) && !(st->mem_peak_mib >= p->mem_used))
+        st->mem_peak_mib = p->mem_used;
+    if (!isnan(p->mem_total))
+        st->mem_total_mib = p->mem_total;
+    if (!isnan(p->power) && !(st->power_max >= p->power))
+        st->power_max = p->power;
+    if (!isnan(p->power_limit))
+        st->power_limit = p->power_limit;
+    if (!isnan(p->temp) && !(st->temp_max >= p->temp))
+        st->temp_max = p->temp;
+    if (!isnan(p->temp_mem) && !(st->temp_mem_max >= p->temp_mem))
+        st->temp_mem_max = p->temp_mem;
+    if (p->has_throttle) {
+        if (p->throttle & CER_POWER)
+            st->power_capped_s += span;
+        if (p->throttle & CER_THERMAL)
+            st->thermal_s += span;
+    }
+}
+
+/* The energy: the counter between the first and the last reading that have it, else the power
+ * integrated (trapezoids between readings close enough together). */
+static void energy(gpu_stats *st, const run_gpu *g, double interval_s)
+{
+    const run_point *first = NULL, *last = NULL;
+    double e_int = 0;
+    int e_ok = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const run_point *p = &g->pts[i];
+        if (p->lost)
+            continue;
+        if (!isnan(p->energy_mj)) {
+            if (!first)
+                first = p;
+            last = p;
+        }
+        if (i + 1 < g->n && !g->pts[i + 1].lost && !isnan(p->power) && !isnan(g->pts[i + 1].power)) {
+            double dt = (double)(g->pts[i + 1].t_us - p->t_us) / 1e6;
+            if (dt > 0 && dt <= 3 * interval_s) {
+                e_int += 0.5 * (p->power + g->pts[i + 1].power) * dt;
+                e_ok = 1;
+            }
+        }
+    }
+    if (first && last != first && last->energy_mj >= first->energy_mj) {
+        st->energy_j = (last->energy_mj - first->energy_mj) / 1e3;
+        st->energy_from_counter = 1;
+    } else if (e_ok) {
+        st->energy_j = e_int;
+    }
+}
+
+/* The power-capped time from the violation counter between the first and last readings that have
+ * it, where the GPU has one: exact, where the readings only sample it. */
+static void power_capped_exact(gpu_stats *st, const run_gpu *g)
+{
+    size_t i = 0, k = g->n;
+    while (i < g->n && (g->pts[i].lost || isnan(g->pts[i].viol_power_us)))
+        i++;
+    while (k > i && (g->pts[k - 1].lost || isnan(g->pts[k - 1].viol_power_us)))
+        k--;
+    if (k == 0 || i >= k - 1)
+        return;
+    if (g->pts[k - 1].viol_power_us >= g->pts[i].viol_power_us)
+        st->power_capped_s = (g->pts[k - 1].viol_power_us - g->pts[i].viol_power_us) / 1e6;
+}
+
 static void gpu_summary(gpu_stats *st, const run_gpu *g, double interval_s, double *scratch)
 {
     memset(st, 0, sizeof *st);
@@ -33,8 +103,8 @@ static void gpu_summary(gpu_stats *st, const run_gpu *g, double interval_s, doub
     st->util_avg = st->util_p95 = st->sm_avg = st->mem_peak_mib = st->mem_total_mib = NAN;
     st->power_avg = st->power_max = st->power_limit = st->temp_max = st->temp_mem_max = NAN;
     st->energy_j = NAN;
-    double usum = 0, ssum = 0, psum = 0, e_int = 0;
-    int un = 0, sn = 0, pn = 0, e_ok = 0;
+    double usum = 0, ssum = 0, psum = 0;
+    int un = 0, sn = 0, pn = 0;
     for (size_t i = 0; i < g->n; i++) {
         const run_point *p = &g->pts[i];
         if (p->lost) {
@@ -49,37 +119,11 @@ static void gpu_summary(gpu_stats *st, const run_gpu *g, double interval_s, doub
             ssum += p->sm_active;
             sn++;
         }
-        if (!isnan(p->mem_used) && !(st->mem_peak_mib >= p->mem_used))
-            st->mem_peak_mib = p->mem_used;
-        if (!isnan(p->mem_total))
-            st->mem_total_mib = p->mem_total;
         if (!isnan(p->power)) {
             psum += p->power;
             pn++;
-            if (!(st->power_max >= p->power))
-                st->power_max = p->power;
         }
-        if (!isnan(p->power_limit))
-            st->power_limit = p->power_limit;
-        if (!isnan(p->temp) && !(st->temp_max >= p->temp))
-            st->temp_max = p->temp;
-        if (!isnan(p->temp_mem) && !(st->temp_mem_max >= p->temp_mem))
-            st->temp_mem_max = p->temp_mem;
-        double span = span_s(g, i, interval_s);
-        if (p->has_throttle) {
-            if (p->throttle & CER_POWER)
-                st->power_capped_s += span;
-            if (p->throttle & CER_THERMAL)
-                st->thermal_s += span;
-        }
-        /* power integrated (trapezoids between readings close enough together) */
-        if (i + 1 < g->n && !g->pts[i + 1].lost && !isnan(p->power) && !isnan(g->pts[i + 1].power)) {
-            double dt = (double)(g->pts[i + 1].t_us - p->t_us) / 1e6;
-            if (dt > 0 && dt <= 3 * interval_s) {
-                e_int += 0.5 * (p->power + g->pts[i + 1].power) * dt;
-                e_ok = 1;
-            }
-        }
+        add_point(st, p, span_s(g, i, interval_s));
     }
     for (int i = 0; i < g->nxids && st->nxids < SUMMARY_MAX_XIDS; i++) {
         st->xid_code[st->nxids] = (unsigned)g->xids[i].code;
@@ -96,31 +140,8 @@ static void gpu_summary(gpu_stats *st, const run_gpu *g, double interval_s, doub
         st->power_avg = psum / pn;
     if (g->n >= 2)
         st->window_s = (double)(g->pts[g->n - 1].t_us - g->pts[0].t_us) / 1e6;
-    /* the energy counter between the first and the last reading that have it */
-    const run_point *first = NULL, *last = NULL;
-    for (size_t i = 0; i < g->n; i++)
-        if (!g->pts[i].lost && !isnan(g->pts[i].energy_mj)) {
-            if (!first)
-                first = &g->pts[i];
-            last = &g->pts[i];
-        }
-    if (first && last != first && last->energy_mj >= first->energy_mj) {
-        st->energy_j = (last->energy_mj - first->energy_mj) / 1e3;
-        st->energy_from_counter = 1;
-    } else if (e_ok) {
-        st->energy_j = e_int;
-    }
-    /* the throttle counters, where the GPU has them, are exact */
-    for (size_t i = 0; i < g->n; i++)
-        if (!g->pts[i].lost && !isnan(g->pts[i].viol_power_us)) {
-            for (size_t k = g->n; k-- > i;)
-                if (!g->pts[k].lost && !isnan(g->pts[k].viol_power_us)) {
-                    if (k > i && g->pts[k].viol_power_us >= g->pts[i].viol_power_us)
-                        st->power_capped_s = (g->pts[k].viol_power_us - g->pts[i].viol_power_us) / 1e6;
-                    break;
-                }
-            break;
-        }
+    energy(st, g, interval_s);
+    power_capped_exact(st, g);
 }
 
 /* Median of the marks' step times (NAN none). */
