@@ -130,14 +130,30 @@ long http_client_get(http_client *c, const char *path, gw_buf *body, char *err, 
     return status;
 }
 
+/* A host name or IPv4 address (letters, digits, '.', '-', '_'), or an IPv6 address in brackets. */
+static int valid_host_part(const char *s, size_t n)
+{
+    int bracketed = n >= 2 && s[0] == '[' && s[n - 1] == ']';
+    size_t from = bracketed ? 1 : 0, to = bracketed ? n - 1 : n;
+    if (to <= from)
+        return 0;
+    for (size_t i = from; i < to; i++) {
+        char c = s[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+                 c == '_' || (bracketed && (c == ':' || c == '%'));
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
 int http_client_valid_host(const char *value, char *why, size_t n)
 {
     const char *colon = value ? strrchr(value, ':') : NULL;
     char *end;
     long port = colon ? strtol(colon + 1, &end, 10) : 0;
-    int bracketed = value && value[0] == '[';
-    if (!value || !colon || colon == value || strpbrk(value, "/ \t@?#,") || end == colon + 1 || *end || port < 1 ||
-        port > 65535 || (bracketed && colon[-1] != ']')) {
+    if (!value || !colon || !valid_host_part(value, (size_t)(colon - value)) || end == colon + 1 || *end ||
+        colon[1] == '-' || colon[1] == '+' || port < 1 || port > 65535) {
         snprintf(why, n, "expected HOST:PORT (gpu1:9400, [::1]:9400; no http://), got '%s'", value ? value : "");
         return -1;
     }
