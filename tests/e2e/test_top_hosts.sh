@@ -2,16 +2,19 @@
 # test_top_hosts.sh - `top --hosts` / `--hosts-file`: four real agents on gpusim (8 GPUs each,
 # ephemeral ports on 127.0.0.1) on one screen at 200x50 (every GPU of every host) and at 80x24 (the
 # list scrolls to every one of them, fewer columns); a sort by UTIL reorders each host's GPUs, r
-# reverses it; j groups them by job; a stopped agent is marked unreachable (connection refused)
+# reverses it; j groups them by job; the agents' findings in one panel, worst first, f expands it;
+# a stopped agent is marked unreachable (connection refused)
 # while the others keep updating; a frozen one is marked after its timeout and comes back when it
 # resumes; Enter opens a host's single-host view and q there returns to the fleet; q quits cleanly.
 # Bad host lists and hosts files are refused before anything starts.
 . "$(dirname "$0")/top_lib.sh"
 
+# The agents diagnose every 2 s (not every minute), so that their findings reach the panel soon.
+printf 'diagnosis:\n  interval: 2s\n' >"$WORK/agent.yaml"
 agents=()
 trap 'for p in "${agents[@]}"; do kill -CONT "$p" 2>/dev/null; kill "$p" 2>/dev/null; done; cleanup' EXIT
 for i in 1 2 3 4; do
-  "$GPUWATCH" --sim "$SCEN/fleet_8gpu.yaml" agent --listen 127.0.0.1:0 --db "$WORK/h$i.db" \
+  "$GPUWATCH" --sim "$SCEN/fleet_8gpu.yaml" agent --config "$WORK/agent.yaml" --listen 127.0.0.1:0 --db "$WORK/h$i.db" \
     --port-file "$WORK/port$i" 2>"$WORK/agent$i.err" &
   agents+=($!)
 done
@@ -101,6 +104,19 @@ wait_for big "^▪ \(no job\)"
 keys big j
 wait_for big "by host \(j: by job\)"
 ok "j groups the GPUs by job (Slurm job, pod without its ordinal, none) and back"
+
+# The fleet's findings, worst first, with their host: GPU 0 of every agent runs hot. More than the
+# panel's lines: the last says how many more; f shows them all.
+wait_for big "^WARN 127\.0\.0\.1:[0-9]+  thermal  GPU 0  since [0-9:]+ " 120
+wait_for big "more findings? \(f: expand the list\)" 120
+keys big f
+for _ in $(seq 1200); do [ "$(screen big | grep -Ec "  thermal  GPU 0  since")" = 4 ] && break; sleep 0.1; done
+[ "$(screen big | grep -Ec "  thermal  GPU 0  since")" = 4 ] || fail "f: not the 4 agents' thermal findings"
+tags=$(screen big | grep -Eo "^(CRIT|WARN|INFO) 127\.0\.0\.1" | cut -c1-4 | sed 's/CRIT/3/;s/WARN/2/;s/INFO/1/' | paste -sd' ')
+sorted "$tags" -r || fail "findings not worst first: $tags"
+keys big f
+wait_for big "more findings? \(f: expand the list\)"
+ok "the agents' findings in one panel, worst first, with their host; f expands it"
 
 # ---- 80x24: fewer columns, the list scrolls to every GPU ----
 start small 80 24 top --hosts-file "$WORK/hosts" --interval 1
