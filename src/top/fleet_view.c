@@ -145,7 +145,8 @@ static top_level host_state(const fleet_host *h, char *out, size_t n)
     switch (h->reach) {
     case HOST_WAITING: snprintf(out, n, "connecting..."); return LVL_OK;
     case HOST_UP:
-        snprintf(out, n, "%d GPU%s  up%s", h->gpus.n, h->gpus.n == 1 ? "" : "s", h->gpus.simulated ? "  simulated" : "");
+        snprintf(out, n, "%d GPU%s  up%s", h->gpus.n, h->gpus.n == 1 ? "" : "s",
+                 h->gpus.simulated ? "  simulated" : "");
         return LVL_OK;
     case HOST_DOWN:
         clock_text(h->since_us, "%H:%M:%S", since, sizeof since);
@@ -255,8 +256,8 @@ static void draw_col_header(canvas *cv, const fleet_ui *u, const int *vis, int y
     }
 }
 
-static void draw_gpu_row(canvas *cv, const fleet_model *m, const fleet_ui *u, const fleet_row *r, const int *vis,
-                         int y, int selected)
+static void draw_gpu_row(canvas *cv, const fleet_model *m, const fleet_ui *u, const fleet_row *r, const int *vis, int y,
+                         int selected)
 {
     const fleet_host *h = &m->hosts[r->host];
     char cells[FC_COUNT][200], cell[256];
@@ -264,8 +265,6 @@ static void draw_gpu_row(canvas *cv, const fleet_model *m, const fleet_ui *u, co
     int throttled = 0, x = 0;
     gpu_cells(h, r->gpu, u->o, cv->ascii, cells, &temp_lvl, &throttled);
     theme_role base = selected ? TR_SELECTED : h->reach == HOST_DOWN ? TR_DIM : TR_NORMAL;
-    if (selected)
-        cv_fill(cv, y, 0, cv->cols, ' ', TR_SELECTED);
     for (int c = 0; c < FC_COUNT; c++) {
         if (!vis[c])
             continue;
@@ -293,17 +292,26 @@ static void draw_gpu_row(canvas *cv, const fleet_model *m, const fleet_ui *u, co
     }
 }
 
-static void draw_header_row(canvas *cv, const fleet_model *m, const fleet_row *r, char (*jobs)[FLEET_JOB_LEN], int y,
-                            int selected)
+/* A job's header: its name, and its GPUs on how many hosts (the lines under it, rows[at + 1...]). */
+static void draw_job_row(canvas *cv, const fleet_ui *u, int at, char (*jobs)[FLEET_JOB_LEN], int y, int selected)
+{
+    int gpus = 0, hosts = 0;
+    unsigned char seen[FLEET_MAX_HOSTS] = {0};
+    for (int i = at + 1; i < u->nrows && u->rows[i].gpu >= 0; i++) {
+        gpus++;
+        hosts += !seen[u->rows[i].host];
+        seen[u->rows[i].host] = 1;
+    }
+    const fleet_row *r = &u->rows[at];
+    int x = cv_fmt(cv, y, 0, cv->cols, selected ? TR_SELECTED : TR_TITLE, "%s %s", cv->ascii ? "-" : "▪",
+                   jobs[r->job][0] ? jobs[r->job] : "(no job)");
+    cv_fmt(cv, y, x + 2, cv->cols - x - 2, selected ? TR_SELECTED : TR_DIM, "%d GPU%s on %d host%s", gpus,
+           gpus == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s");
+}
+
+static void draw_host_row(canvas *cv, const fleet_model *m, const fleet_row *r, int y, int selected)
 {
     char title[300], state[400];
-    if (selected)
-        cv_fill(cv, y, 0, cv->cols, ' ', TR_SELECTED);
-    if (r->host < 0) {
-        cv_fmt(cv, y, 0, cv->cols, selected ? TR_SELECTED : TR_TITLE, "%s %s", cv->ascii ? "-" : "▪",
-               jobs[r->job][0] ? jobs[r->job] : "(no job)");
-        return;
-    }
     const fleet_host *h = &m->hosts[r->host];
     host_title(h, title, sizeof title);
     top_level lvl = host_state(h, state, sizeof state);
@@ -470,8 +478,12 @@ void fleet_draw(canvas *cv, fleet_model *m, fleet_ui *u, uint64_t mono_us, uint6
     for (int i = 0; i < u->list_h && u->top + i < u->nrows; i++) {
         const fleet_row *r = &u->rows[u->top + i];
         int sel = u->top + i == u->sel;
-        if (r->gpu < 0)
-            draw_header_row(cv, m, r, jobs, 3 + i, sel);
+        if (sel)
+            cv_fill(cv, 3 + i, 0, cv->cols, ' ', TR_SELECTED);
+        if (r->gpu < 0 && r->host < 0)
+            draw_job_row(cv, u, u->top + i, jobs, 3 + i, sel);
+        else if (r->gpu < 0)
+            draw_host_row(cv, m, r, 3 + i, sel);
         else
             draw_gpu_row(cv, m, u, r, vis, 3 + i, sel);
     }

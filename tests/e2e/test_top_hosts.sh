@@ -97,7 +97,7 @@ ok "sorting by UTIL reorders each host's GPUs; r reverses"
 
 keys big j
 wait_for big "by job \(j: by host\)"
-wait_for big "^▪ slurm job 4242 llama"
+wait_for big "^▪ slurm job 4242 llama  16 GPUs on 4 hosts"
 wait_for big "^▪ k8s ml-team/bert-train"
 wait_for big "^▪ \(no job\)"
 [ "$(gpu_lines big)" = 32 ] || fail "by job: not 32 GPU lines"
