@@ -19,6 +19,12 @@
 
 #define FINDINGS_EVERY_US 10000000u
 
+/* The metrics the fleet's lines show (and gpu_text_make reads for them): an agent sends these
+ * alone, not the whole catalog, for each of its GPUs. */
+static const metric_id fleet_metrics[] = {M_UTIL_GPU, M_MEM_USED, M_MEM_TOTAL,  M_POWER_DRAW,          M_POWER_LIMIT,
+                                          M_TEMP_GPU, M_CLOCK_SM, M_CER_ACTIVE, M_POWER_ENFORCED_LIMIT};
+#define FLEET_NMETRICS (int)(sizeof fleet_metrics / sizeof fleet_metrics[0])
+
 typedef struct host_reader {
     fleet_source *src;
     int i;
@@ -54,7 +60,10 @@ static void read_findings(host_reader *r)
     int rc = agent_client_findings(r->ac, &rep, err, sizeof err);
     if (rc != 0)
         diag_report_clear(&rep);
-    fleet_host_findings(r->src->m, r->i, &rep, rc == 0 ? FIND_OK : rc == AGENT_NOT_SERVED ? FIND_NOT_SERVED : FIND_ERROR);
+    fleet_host_findings(r->src->m, r->i, &rep,
+                        rc == 0                  ? FIND_OK
+                        : rc == AGENT_NOT_SERVED ? FIND_NOT_SERVED
+                                                 : FIND_ERROR);
     diag_report_free(&rep);
 }
 
@@ -185,6 +194,7 @@ fleet_source *fleet_source_start(fleet_model *m, const top_remote_opts *o, doubl
             return NULL;
         }
         agent_client_set_detectors(s->r[i].ac, diag_detector_id, diag_detector_count());
+        agent_client_want_metrics(s->r[i].ac, fleet_metrics, FLEET_NMETRICS);
     }
     for (int i = 0; i < s->n; i++) {
         if (pthread_create(&s->r[i].thread, NULL, reader_main, &s->r[i]) != 0) {

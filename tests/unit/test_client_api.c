@@ -246,6 +246,25 @@ static void test_round_trip_agent(void **st)
     assert_int_equal(g.n, 2);
     assert_string_equal(g.gpus[1].info.str[M_NAME], "NVIDIA H100 80GB HBM3");
     api_gpus_free(&g);
+    /* ?metrics=: those metrics alone (the identity as before); a name the catalog lacks is a 400 */
+    static const metric_id few[] = {M_TEMP_GPU, M_UTIL_GPU};
+    assert_int_equal(agent_client_want_metrics(ac, few, 2), 0);
+    assert_int_equal(agent_client_gpus(ac, &g, err, sizeof err), 0);
+    assert_int_equal(g.n, 2);
+    assert_string_equal(g.gpus[1].info.str[M_NAME], "NVIDIA H100 80GB HBM3");
+    for (int i = 0; i < g.n; i++)
+        for (int id = M_STR_END; id < M_COUNT; id++) {
+            double v;
+            assert_int_equal(sample_get(&g.gpus[i].s, (metric_id)id, &v), id == M_TEMP_GPU || id == M_UTIL_GPU);
+        }
+    api_gpus_free(&g);
+    static const char *const bad[] = {"nope", "temperature.gpu,", "name", ",utilization.gpu"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "/api/v1/gpus?metrics=%s", bad[i]);
+        assert_int_equal(http_client_get(hc, path, &body, err, sizeof err), 400);
+        assert_non_null(strstr(body.data, "unknown metric"));
+    }
     assert_int_equal(agent_client_samples(ac, M_TEMP_GPU, 60, 2, &s, err, sizeof err), 0);
     assert_int_equal(s.n, 2);
     assert_int_equal(s.s[0].n, 2); /* the newest two */
