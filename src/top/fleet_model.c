@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const fleet_col_names[FC_COUNT] = {"HOST", "GPU", "UTIL", "MEM-USED", "POWER", "TEMP", "SM-CLK",
-                                               "THROTTLE", "JOB / USER"};
+const char *const fleet_col_names[FC_COUNT] = {"HOST", "GPU",    "UTIL",     "MEM-USED",  "POWER",
+                                               "TEMP", "SM-CLK", "THROTTLE", "JOB / USER"};
 
 int fleet_model_init(fleet_model *m, const fleet_hosts *h)
 {
@@ -132,9 +132,7 @@ static void job_of(const char *container, char *out, size_t n)
     workload w;
     char pod[256];
     switch (workload_parse(container, &w)) {
-    case WL_SLURM:
-        snprintf(out, n, "slurm job %s%s%s", w.slurm_job, w.job_name[0] ? " " : "", w.job_name);
-        break;
+    case WL_SLURM: snprintf(out, n, "slurm job %s%s%s", w.slurm_job, w.job_name[0] ? " " : "", w.job_name); break;
     case WL_POD:
         pod_job(w.pod, pod, sizeof pod);
         if (w.namespace_[0])

@@ -24,7 +24,6 @@ static double request_timeout(double interval_s)
     return interval_s < 2 ? 2 : interval_s > 10 ? 10 : interval_s;
 }
 
-
 /* The single-host view of addr, with this run's connection and display options; its exit status. */
 static int run_single(top_term *t, const top_opts *o, const char *addr)
 {
@@ -149,8 +148,7 @@ static int run_screen(fleet_model *m, fleet_source *src, top_opts *o)
         if (!dirty && u.msg_until_us && u.msg_until_us < due)
             due = u.msg_until_us;
         int timeout_ms = u.paused && !dirty && !u.msg_until_us ? -1 : due > now ? (int)((due - now) / 1000) + 1 : 0;
-        struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
-                                {.fd = fleet_source_fd(src), .events = POLLIN}};
+        struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = fleet_source_fd(src), .events = POLLIN}};
         int r = poll(fds, 2, timeout_ms);
         if (r < 0 && errno != EINTR)
             break;
@@ -198,8 +196,8 @@ int fleet_main(top_opts *o, const fleet_hosts *h)
         fprintf(stderr, "gpuwatch top: out of memory\n");
         return 1;
     }
-    fleet_source *src = fleet_source_start(&m, &o->remote, o->interval_s, request_timeout(o->interval_s), err,
-                                           sizeof err);
+    fleet_source *src =
+        fleet_source_start(&m, &o->remote, o->interval_s, request_timeout(o->interval_s), err, sizeof err);
     if (!src) {
         fprintf(stderr, "gpuwatch top: %s\n", err);
         fleet_model_free(&m);

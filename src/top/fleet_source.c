@@ -42,7 +42,8 @@ struct fleet_source {
     pthread_cond_t cv;
     double interval_s;
     int paused, stop;
-    int rounds_done; /* hosts whose first read is over */
+    unsigned resumes; /* +1 when reading resumes after a pause: every reader reads at once */
+    int rounds_done;  /* hosts whose first read is over */
     int pipefd[2];
 };
 
@@ -93,21 +94,6 @@ static void read_host(host_reader *r)
     }
 }
 
-/* The time interval_s from now, for pthread_cond_timedwait on the monotonic clock. */
-static struct timespec after(double interval_s)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    uint64_t ns = (uint64_t)(interval_s * 1e9);
-    t.tv_sec += (time_t)(ns / 1000000000u);
-    t.tv_nsec += (long)(ns % 1000000000u);
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
-
 static void *reader_main(void *arg)
 {
     host_reader *r = arg;
@@ -123,8 +109,9 @@ static void *reader_main(void *arg)
             first = 0;
             wake_ui(s);
         }
-        struct timespec until = after(s->interval_s);
-        while (!s->stop)
+        struct timespec until = top_mono_after(s->interval_s);
+        unsigned resumes = s->resumes;
+        while (!s->stop && s->resumes == resumes)
             if (pthread_cond_timedwait(&s->cv, &s->mu, &until) == ETIMEDOUT)
                 break;
     }
@@ -218,8 +205,9 @@ void fleet_source_set_interval(fleet_source *s, double interval_s)
 void fleet_source_pause(fleet_source *s, int paused)
 {
     pthread_mutex_lock(&s->mu);
+    s->resumes += s->paused && !paused;
     s->paused = paused;
-    pthread_cond_broadcast(&s->cv); /* resumed: fresh data at once */
+    pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -230,9 +218,7 @@ int fleet_source_fd(fleet_source *s)
 
 void fleet_source_drain(fleet_source *s)
 {
-    char buf[256];
-    while (read(s->pipefd[0], buf, sizeof buf) == (ssize_t)sizeof buf) {
-    } /* a short read emptied the pipe */
+    top_pipe_drain(s->pipefd[0]);
 }
 
 int fleet_source_rounds_done(fleet_source *s)

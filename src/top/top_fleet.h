@@ -17,10 +17,10 @@
 
 /* ---- the agents to read (fleet_hosts.c) ---- */
 
-#define FLEET_MAX_HOSTS 256            /* agents on one screen */
-#define FLEET_ADDR_LEN 128             /* a HOST:PORT, NUL included */
-#define FLEET_FILE_MAX (64u * 1024u)   /* bytes of a hosts file */
-#define FLEET_LINE_MAX 256             /* bytes of one of its lines */
+#define FLEET_MAX_HOSTS 256          /* agents on one screen */
+#define FLEET_ADDR_LEN 128           /* a HOST:PORT, NUL included */
+#define FLEET_FILE_MAX (64u * 1024u) /* bytes of a hosts file */
+#define FLEET_LINE_MAX 256           /* bytes of one of its lines */
 
 typedef struct fleet_hosts {
     int n;
@@ -49,13 +49,13 @@ typedef struct fleet_host {
     char addr[FLEET_ADDR_LEN];
     char name[128]; /* the agent's hostname; "" until it says */
     host_reach reach;
-    char why[256];      /* HOST_DOWN: the reason ("connection refused", "no answer in 2 s") */
-    uint64_t since_us;  /* wall time it went down (HOST_DOWN) */
-    uint64_t read_us;   /* wall time of its last good read (0: none) */
-    api_gpus gpus;      /* its GPUs as last read (kept while it is down: shown as such) */
-    api_procs procs;    /* their processes */
-    find_state fstate;  /* FIND_WAITING until the first read of /api/v1/findings */
-    diag_report find;   /* its findings, worst first */
+    char why[256];     /* HOST_DOWN: the reason ("connection refused", "no answer in 2 s") */
+    uint64_t since_us; /* wall time it went down (HOST_DOWN) */
+    uint64_t read_us;  /* wall time of its last good read (0: none) */
+    api_gpus gpus;     /* its GPUs as last read (kept while it is down: shown as such) */
+    api_procs procs;   /* their processes */
+    find_state fstate; /* FIND_WAITING until the first read of /api/v1/findings */
+    diag_report find;  /* its findings, worst first */
 } fleet_host;
 
 typedef struct fleet_model {
@@ -79,18 +79,7 @@ void fleet_host_findings(fleet_model *m, int i, diag_report *r, find_state st);
 void fleet_reason(const char *err, char *out, size_t n);
 
 /* The columns of a GPU line. */
-typedef enum {
-    FC_HOST,
-    FC_GPU,
-    FC_UTIL,
-    FC_MEM,
-    FC_POWER,
-    FC_TEMP,
-    FC_SMCLK,
-    FC_THROTTLE,
-    FC_JOB,
-    FC_COUNT
-} fleet_col;
+typedef enum { FC_HOST, FC_GPU, FC_UTIL, FC_MEM, FC_POWER, FC_TEMP, FC_SMCLK, FC_THROTTLE, FC_JOB, FC_COUNT } fleet_col;
 extern const char *const fleet_col_names[FC_COUNT];
 
 typedef enum { GROUP_HOST, GROUP_JOB } fleet_group;
@@ -149,9 +138,9 @@ typedef struct fleet_ui {
     fleet_group group;
     fleet_col sort_col;
     int sort_desc;
-    int sel, top;  /* selected row and first row shown */
-    int sel_host;  /* the selected row's host (followed across re-sorts), -1 none */
-    int sel_gpu;   /* and GPU (-1: the header) */
+    int sel, top; /* selected row and first row shown */
+    int sel_host; /* the selected row's host (followed across re-sorts), -1 none */
+    int sel_gpu;  /* and GPU (-1: the header) */
     int help;
     int paused;
     int findings_expanded; /* `f`: the findings take half the screen */
