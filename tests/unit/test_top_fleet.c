@@ -47,9 +47,9 @@ static void test_hosts_file_bad_lines(void **st)
 {
     (void)st;
     /* every bad address a line of its own, after a good one: each reported at its line and column */
-    static const char *bad[] = {"gpu1",         "gpu1:",      ":9400",          "gpu1:0",       "gpu1:65536",
-                                "gpu1:94x",     "http://g:1", "g:1/metrics",    "user@g:1",     "g 1:9400",
-                                "[::1:9400",    "g:1,h:2",    "g:-1",           "g:9400?x=1"};
+    static const char *bad[] = {"gpu1",      "gpu1:",      ":9400",       "gpu1:0",    "gpu1:65536",
+                                "gpu1:94x",  "http://g:1", "g:1/metrics", "user@g:1",  "g 1:9400",
+                                "[::1:9400", "g:1,h:2",    "g:-1",        "g:9400?x=1"};
     fleet_hosts *h = calloc(1, sizeof *h);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[256], want[64];
@@ -167,7 +167,8 @@ static void test_reasons(void **st)
         {"agent http://h:1: Timeout was reached (no answer in 2 s)", "no answer in 2 s"},
         {"agent https://h:1/api/v1/gpus: HTTP 401 (wrong or missing --user/--password-file)",
          "HTTP 401 (wrong or missing --user/--password-file)"},
-        {"agent http://h:1/api/v1/gpus: not a list of GPUs (no \"gpus\" array)", "not a list of GPUs (no \"gpus\" array)"},
+        {"agent http://h:1/api/v1/gpus: not a list of GPUs (no \"gpus\" array)",
+         "not a list of GPUs (no \"gpus\" array)"},
         {"something else", "something else"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -316,7 +317,8 @@ static void test_rows_by_job(void **st)
     fleet_model *m = model_of(2);
     static const double u0[] = {30, 60, 90}, u1[] = {50, 70, 20};
     static const char *const j0[] = {"slurm:job 4242 step 0 name llama", "k8s:ml/bert-0/trainer", ""};
-    static const char *const j1[] = {"slurm:job 4242 step 1 name llama", "k8s:ml/bert-1/trainer", "docker:0123456789ab"};
+    static const char *const j1[] = {"slurm:job 4242 step 1 name llama", "k8s:ml/bert-1/trainer",
+                                     "docker:0123456789ab"};
     set_host(m, 0, 3, u0, j0, "a");
     set_host(m, 1, 3, u1, j1, "b");
     int max = fleet_rows_max(m);
@@ -486,11 +488,16 @@ static void test_screens(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hosts_file_good),   cmocka_unit_test(test_hosts_file_bad_lines),
-        cmocka_unit_test(test_hosts_file_bad_files), cmocka_unit_test(test_hosts_read_and_list),
-        cmocka_unit_test(test_reasons),           cmocka_unit_test(test_host_states),
-        cmocka_unit_test(test_rows_sorted),       cmocka_unit_test(test_rows_by_job),
-        cmocka_unit_test(test_findings_ranked),   cmocka_unit_test(test_visible_cols),
+        cmocka_unit_test(test_hosts_file_good),
+        cmocka_unit_test(test_hosts_file_bad_lines),
+        cmocka_unit_test(test_hosts_file_bad_files),
+        cmocka_unit_test(test_hosts_read_and_list),
+        cmocka_unit_test(test_reasons),
+        cmocka_unit_test(test_host_states),
+        cmocka_unit_test(test_rows_sorted),
+        cmocka_unit_test(test_rows_by_job),
+        cmocka_unit_test(test_findings_ranked),
+        cmocka_unit_test(test_visible_cols),
         cmocka_unit_test(test_screens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
