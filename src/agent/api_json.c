@@ -45,7 +45,8 @@ static cJSON *typed_value(const gpu_sample *s, metric_id id)
     }
 }
 
-static cJSON *gpu_json(const agent_snapshot *s, int i)
+/* A GPU's object: identity, state, and its metrics (those in want, or all when want is NULL). */
+static cJSON *gpu_json(const agent_snapshot *s, int i, const metric_set *want)
 {
     const agent_gpu_view *g = &s->gpus[i];
     int stale;
@@ -76,8 +77,9 @@ static cJSON *gpu_json(const agent_snapshot *s, int i)
     }
     cJSON *m = cJSON_AddObjectToObject(o, "metrics");
     for (int id = M_STR_END; id < M_COUNT; id++)
-        cJSON_AddItemToObject(m, catalog_get((metric_id)id)->field,
-                              typed_value(g->has_sample && !g->lost ? &g->sample : NULL, (metric_id)id));
+        if (!want || mset_has(want, (metric_id)id))
+            cJSON_AddItemToObject(m, catalog_get((metric_id)id)->field,
+                                  typed_value(g->has_sample && !g->lost ? &g->sample : NULL, (metric_id)id));
     cJSON *mig = cJSON_AddArrayToObject(o, "mig_devices"); /* MIG mode: nvidia-smi -L's MIG devices */
     for (int k = 0; mig && k < g->nmig; k++) {
         const gpu_mig *d = &g->mig[k];
@@ -99,20 +101,53 @@ static cJSON *gpu_json(const agent_snapshot *s, int i)
     return o;
 }
 
-static cJSON *units_json(void)
+static cJSON *units_json(const metric_set *want)
 {
     cJSON *u = cJSON_CreateObject();
     for (int id = M_STR_END; id < M_COUNT; id++) {
         const metric_def *d = catalog_get((metric_id)id);
-        if (d->unit)
+        if (d->unit && (!want || mset_has(want, (metric_id)id)))
             cJSON_AddStringToObject(u, d->field, d->unit);
     }
     return u;
 }
 
+#define METRICS_PARAM_MAX 4096 /* bytes of ?metrics= */
+
+/* ?metrics=NAME,...: the metrics a client wants (field names or aliases), so that one that shows a
+ * few (top --hosts) is not sent and does not decode the whole catalog. 0, or -1 with why. */
+static int wanted_metrics(const char *list, metric_set *want, char *why, size_t n)
+{
+    memset(want, 0, sizeof *want);
+    if (strlen(list) > METRICS_PARAM_MAX) {
+        snprintf(why, n, "parameter 'metrics': at most %d bytes", METRICS_PARAM_MAX);
+        return -1;
+    }
+    const char *p = list;
+    do {
+        char name[128];
+        size_t len = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        const metric_def *d = len < sizeof name ? catalog_find(name) : NULL;
+        if (!d || d->id < M_STR_END) {
+            snprintf(why, n, "parameter 'metrics': unknown metric '%.100s' (field names, e.g. utilization.gpu)", name);
+            return -1;
+        }
+        mset_add(want, d->id);
+        p += len;
+    } while (*p++ == ',');
+    return 0;
+}
+
 void api_gpus(agent *a, const agent_request *req, agent_response *resp)
 {
-    (void)req;
+    char why[300];
+    metric_set want;
+    const char *list = req->param(req, "metrics");
+    if (list && wanted_metrics(list, &want, why, sizeof why) != 0) {
+        api_error(resp, 400, why);
+        return;
+    }
     agent_snapshot s;
     if (agent_snapshot_take(a, &s) != 0) {
         api_error(resp, 500, "out of memory");
@@ -126,8 +161,8 @@ void api_gpus(agent *a, const agent_request *req, agent_response *resp)
     cJSON_AddNumberToObject(root, "interval_seconds", s.interval_s);
     cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
     for (int i = 0; i < s.ngpus; i++)
-        cJSON_AddItemToArray(arr, gpu_json(&s, i));
-    cJSON_AddItemToObject(root, "units", units_json());
+        cJSON_AddItemToArray(arr, gpu_json(&s, i, list ? &want : NULL));
+    cJSON_AddItemToObject(root, "units", units_json(list ? &want : NULL));
     snapshot_free(&s);
     send_json(resp, root);
 }

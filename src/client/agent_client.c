@@ -9,6 +9,7 @@ struct agent_client {
     http_client *http;
     gw_buf body;
     api_context ctx;
+    char gpus_path[1024]; /* /api/v1/gpus, with ?metrics= when only some are wanted */
 };
 
 agent_client *agent_client_open(const http_client_opts *o, char *err, size_t n)
@@ -19,6 +20,7 @@ agent_client *agent_client_open(const http_client_opts *o, char *err, size_t n)
         return NULL;
     }
     buf_init(&c->body);
+    snprintf(c->gpus_path, sizeof c->gpus_path, "/api/v1/gpus");
     c->http = http_client_open(o, err, n);
     if (!c->http) {
         free(c);
@@ -47,6 +49,20 @@ void agent_client_set_detectors(agent_client *c, const char *(*id)(int i), int n
     c->ctx.ndetectors = n;
 }
 
+int agent_client_want_metrics(agent_client *c, const metric_id *ids, int n)
+{
+    char path[sizeof c->gpus_path];
+    size_t off = (size_t)snprintf(path, sizeof path, "/api/v1/gpus?metrics=");
+    for (int i = 0; i < n; i++) {
+        const char *f = catalog_get(ids[i])->field;
+        if (off + strlen(f) + 2 > sizeof path)
+            return -1;
+        off += (size_t)snprintf(path + off, sizeof path - off, "%s%s", i ? "," : "", f);
+    }
+    memcpy(c->gpus_path, path, off + 1);
+    return 0;
+}
+
 /* GETs path: 200 with the body in c->body, another status, or -1 (err filled for both). */
 static long fetch(agent_client *c, const char *path, char *err, size_t n)
 {
@@ -66,7 +82,7 @@ int agent_client_gpus(agent_client *c, api_gpus *out, char *err, size_t n)
 {
     char why[256];
     memset(out, 0, sizeof *out);
-    if (fetch(c, "/api/v1/gpus", err, n) != 200)
+    if (fetch(c, c->gpus_path, err, n) != 200)
         return -1;
     if (api_decode_gpus(c->body.data, c->body.len, &c->ctx, out, why, sizeof why) != 0)
         return refused(c, "/api/v1/gpus", why, err, n);

@@ -22,6 +22,11 @@ const char *agent_client_base(const agent_client *c);
  * findings of others are left out. */
 void agent_client_set_detectors(agent_client *c, const char *(*id)(int i), int n);
 
+/* Asks /api/v1/gpus for these metrics alone (?metrics=: an agent that does not know the parameter
+ * sends them all, decoded the same); the others are then absent. 0, or -1 when the list is too
+ * long for one request (nothing changed). */
+int agent_client_want_metrics(agent_client *c, const metric_id *ids, int n);
+
 /* Each fetches and decodes one answer into out: 0, or -1 with err filled ("agent http://...: HTTP
  * 500", ".../api/v1/gpus: not JSON"); out is then empty. Once GPUs are read, the later answers' GPU
  * indexes are checked against their count. */

@@ -14,6 +14,7 @@ struct http_client {
     char password[256];
     gw_buf *body; /* the request's, while it runs */
     int too_big;  /* the request's body went past API_MAX_BODY */
+    long timeout_ms;
 };
 
 static size_t on_data(char *p, size_t size, size_t n, void *vctx)
@@ -56,8 +57,9 @@ http_client *http_client_open(const http_client_opts *o, char *err, size_t n)
     snprintf(c->base, sizeof c->base, "%s://%s", o->tls ? "https" : "http", o->host);
     curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
-    curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, o->timeout_ms > 0 ? o->timeout_ms : 5000L);
+    c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 5000L;
+    curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, c->timeout_ms < 2000L ? c->timeout_ms : 2000L);
+    curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, c->timeout_ms);
     curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(c->curl, CURLOPT_USERAGENT, o->user_agent ? o->user_agent : "gpuwatch");
@@ -104,7 +106,16 @@ long http_client_get(http_client *c, const char *path, gw_buf *body, char *err, 
         return -1;
     }
     if (rc != CURLE_OK) {
-        snprintf(err, n, "agent %s: %s", c->base, curl_easy_strerror(rc));
+        /* The system's reason where there is one ("Connection refused"), the time waited for a timeout. */
+        long os_errno = 0;
+        curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO, &os_errno);
+        if (rc == CURLE_OPERATION_TIMEDOUT)
+            snprintf(err, n, "agent %s: %s (no answer in %g s)", c->base, curl_easy_strerror(rc),
+                     c->timeout_ms / 1000.0);
+        else if (os_errno > 0)
+            snprintf(err, n, "agent %s: %s (%s)", c->base, curl_easy_strerror(rc), strerror((int)os_errno));
+        else
+            snprintf(err, n, "agent %s: %s", c->base, curl_easy_strerror(rc));
         return -1;
     }
     long status = 0;
@@ -119,17 +130,40 @@ long http_client_get(http_client *c, const char *path, gw_buf *body, char *err, 
     return status;
 }
 
-int http_client_check_host(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
+/* A host name or IPv4 address (letters, digits, '.', '-', '_'), or an IPv6 address in brackets. */
+static int valid_host_part(const char *s, size_t n)
+{
+    int bracketed = n >= 2 && s[0] == '[' && s[n - 1] == ']';
+    size_t from = bracketed ? 1 : 0, to = bracketed ? n - 1 : n;
+    if (to <= from)
+        return 0;
+    for (size_t i = from; i < to; i++) {
+        char c = s[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+                 c == '_' || (bracketed && (c == ':' || c == '%'));
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+int http_client_valid_host(const char *value, char *why, size_t n)
 {
     const char *colon = value ? strrchr(value, ':') : NULL;
     char *end;
     long port = colon ? strtol(colon + 1, &end, 10) : 0;
-    int bracketed = value && value[0] == '[';
-    if (!value || !colon || colon == value || strpbrk(value, "/ \t@?#") || end == colon + 1 || *end || port < 1 ||
-        port > 65535 || (bracketed && colon[-1] != ']')) {
+    if (!value || !colon || !valid_host_part(value, (size_t)(colon - value)) || end == colon + 1 || *end ||
+        colon[1] == '-' || colon[1] == '+' || port < 1 || port > 65535) {
         snprintf(why, n, "expected HOST:PORT (gpu1:9400, [::1]:9400; no http://), got '%s'", value ? value : "");
         return -1;
     }
+    return 0;
+}
+
+int http_client_check_host(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
+{
+    if (http_client_valid_host(value, why, n) != 0)
+        return -1;
     *(const char **)gw_opt_dst(opt, out) = value;
     return 0;
 }

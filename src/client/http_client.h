@@ -30,7 +30,9 @@ typedef struct http_client_opts {
     {                                                                                               \
         "--password-file", GW_OPT_FILE, .off = offsetof(type, member.password_file)                 \
     }
-/* --host: HOST:PORT ("gpu1:9400", "10.0.0.5:9400", "[::1]:9400"), no scheme or path. */
+/* A HOST:PORT ("gpu1:9400", "10.0.0.5:9400", "[::1]:9400"), no scheme or path: 0, or -1 with why. */
+int http_client_valid_host(const char *value, char *why, size_t n);
+/* --host: a valid HOST:PORT. */
 int http_client_check_host(const gw_opt *opt, const char *value, void *out, char *why, size_t n);
 /* After parsing those rows: --user and --password-file go together. GW_ARGS_RUN, or a usage error. */
 int http_client_check_args(const gw_args *a);

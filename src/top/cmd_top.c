@@ -4,6 +4,7 @@
 #include "http_client.h"
 #include "sampler.h"
 #include "text.h"
+#include "top_fleet.h"
 #include "top_ui.h"
 #include "util.h"
 #include <math.h>
@@ -36,6 +37,9 @@ static void usage(FILE *f)
                "  --insecure             do not verify the agent's certificate\n"
                "  --user USER            basic-auth user\n"
                "  --password-file FILE   basic-auth password (first line of FILE)\n"
+               "  --hosts HOST:PORT,...  many agents on one screen: a line per GPU, grouped by host or job\n"
+               "  --hosts-file FILE      the agents, one HOST:PORT a line ('#' comments); with --hosts too\n"
+               "                         (--tls, --cacert, --insecure, --user apply to every agent)\n"
                "\npreferences: $XDG_CONFIG_HOME/gpuwatch/top.yaml (~/.config/gpuwatch/top.yaml), written when\n"
                "a key changes one (interval, layout, charts, sort, colours, ASCII); options win over it.\n"
                "keys: ? or F1 help, q quit (the help screen lists them all)\n");
@@ -62,6 +66,8 @@ static const gw_opt rows[] = {
     {"--ascii", GW_OPT_FLAG, AT(ascii)},
     {"--no-color", GW_OPT_FLAG, AT(no_color)},
     HTTP_CLIENT_ROWS(top_opts, remote),
+    {"--hosts", GW_OPT_CUSTOM, AT(hosts), .check = fleet_hosts_check},
+    {"--hosts-file", GW_OPT_FILE, AT(hosts_file)},
     {0},
 };
 
@@ -75,10 +81,35 @@ static int parse(int argc, char **argv, top_opts *o)
     if (rc != GW_ARGS_RUN)
         return rc;
     o->remote_on = gw_args_given(&a, "--host");
+    o->fleet_on = gw_args_given(&a, "--hosts") || gw_args_given(&a, "--hosts-file");
+    if (o->fleet_on && o->remote_on)
+        return gw_usage_error(&top_cmd, "%s: one agent (--host) or many (--hosts, --hosts-file), not both",
+                              gw_args_given(&a, "--hosts") ? "--hosts" : "--hosts-file");
     if (o->th.temp_warn > o->th.temp_crit || o->th.hbm_warn > o->th.hbm_crit)
         return gw_usage_error(&top_cmd, "%s: a warning temperature is above its critical one",
                               o->th.temp_warn > o->th.temp_crit ? "--temp-warn" : "--hbm-warn");
     return http_client_check_args(&a);
+}
+
+/* The agents of --hosts and --hosts-file, or NULL with every problem said (exit 2). */
+static fleet_hosts *fleet_list(const top_opts *o)
+{
+    errlist errs = {0};
+    fleet_hosts *h = calloc(1, sizeof *h);
+    if (!h) {
+        fprintf(stderr, "gpuwatch top: out of memory\n");
+        return NULL;
+    }
+    int bad = o->hosts && fleet_hosts_add_list(h, o->hosts, &errs) != 0;
+    bad |= o->hosts_file && fleet_hosts_read(h, o->hosts_file, &errs) != 0;
+    for (int i = 0; i < errs.n; i++)
+        fprintf(stderr, "gpuwatch top: --hosts-file: %s\n", errs.msg[i]);
+    errlist_free(&errs);
+    if (bad) {
+        free(h);
+        return NULL;
+    }
+    return h;
 }
 
 /* ---- the snapshot ---- */
@@ -244,6 +275,14 @@ int cmd_top(int argc, char **argv)
         o.once = 1;
     /* The alerts engine logs state changes; on the screen they belong to the panel, not stderr. */
     gw_log_set_level(o.once ? GW_LOG_WARN : GW_LOG_ERROR);
+    if (o.fleet_on) {
+        fleet_hosts *h = fleet_list(&o);
+        if (!h)
+            return 2;
+        int rc = fleet_main(&o, h);
+        free(h);
+        return rc;
+    }
 
     static top_model m;
     if (top_model_init(&m) != 0) {

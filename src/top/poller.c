@@ -32,6 +32,27 @@ void top_source_close(top_source *src)
     src->close = NULL;
 }
 
+struct timespec top_mono_after(double s)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    uint64_t ns = (uint64_t)(s * 1e9);
+    t.tv_sec += (time_t)(ns / 1000000000u);
+    t.tv_nsec += (long)(ns % 1000000000u);
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
+void top_pipe_drain(int fd)
+{
+    char buf[256];
+    while (read(fd, buf, sizeof buf) == (ssize_t)sizeof buf) {
+    } /* a short read emptied the pipe */
+}
+
 static void *poll_main(void *arg)
 {
     top_poller *p = arg;
@@ -45,15 +66,7 @@ static void *poll_main(void *arg)
             (void)w; /* a full pipe already wakes the UI */
             pthread_mutex_lock(&p->mu);
         }
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        uint64_t ns = (uint64_t)(p->interval_s * 1e9);
-        until.tv_sec += (time_t)(ns / 1000000000u);
-        until.tv_nsec += (long)(ns % 1000000000u);
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = top_mono_after(p->interval_s);
         while (!p->stop && !p->kicked)
             if (pthread_cond_timedwait(&p->cv, &p->mu, &until) == ETIMEDOUT)
                 break;
@@ -124,9 +137,7 @@ int top_poller_fd(top_poller *p)
 
 void top_poller_drain(top_poller *p)
 {
-    char buf[256];
-    while (read(p->pipefd[0], buf, sizeof buf) == (ssize_t)sizeof buf) {
-    } /* a short read emptied the pipe */
+    top_pipe_drain(p->pipefd[0]);
 }
 
 void top_poller_stop(top_poller *p)

@@ -406,3 +406,71 @@ int top_run(top_source *src, top_model *m, top_opts *o)
     curses_stop(&f);
     return rc;
 }
+
+/* ---- the terminal for another screen (top --hosts) ---- */
+
+struct top_term {
+    frames f;
+    const top_opts *o;
+};
+
+top_term *top_term_start(const top_opts *o)
+{
+    top_term *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->o = o;
+    if (curses_start(&t->f, o) != 0) {
+        curses_stop(&t->f);
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+canvas *top_term_canvas(top_term *t)
+{
+    return &t->f.cur;
+}
+
+void top_term_flush(top_term *t)
+{
+    if (resumed) {
+        resumed = 0;
+        frames_forget(&t->f); /* curses cleared the screen when it came back */
+    }
+    flush(&t->f);
+}
+
+int top_term_resize(top_term *t)
+{
+    return frames_size(&t->f, t->o->ascii);
+}
+
+void top_term_forget(top_term *t)
+{
+    frames_forget(&t->f);
+}
+
+void top_term_suspend(top_term *t)
+{
+    out_cap(&t->f.out, cap_str("sgr0"));
+    out_flush(&t->f.out);
+    def_prog_mode();
+    endwin();
+}
+
+void top_term_resume(top_term *t)
+{
+    reset_prog_mode();
+    refresh();
+    frames_size(&t->f, t->o->ascii); /* the terminal may have been resized meanwhile */
+}
+
+void top_term_stop(top_term *t)
+{
+    if (!t)
+        return;
+    curses_stop(&t->f);
+    free(t);
+}

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include "sample.h"
 #include "proc_table.h"
 #include "backend.h"
@@ -156,6 +157,11 @@ typedef struct top_remote_opts {
 int top_source_remote(top_source *src, top_model *m, const top_remote_opts *o, char *err, size_t errlen);
 
 /* ---- the refresh thread: calls src->refresh every interval, makes its fd readable after each ---- */
+
+/* The CLOCK_MONOTONIC time s seconds from now, for a pthread_cond_timedwait on that clock. */
+struct timespec top_mono_after(double s);
+/* Empties a non-blocking wake-up pipe. */
+void top_pipe_drain(int fd);
 
 typedef struct top_poller top_poller;
 top_poller *top_poller_start(top_source *src, top_model *m, double interval_s);

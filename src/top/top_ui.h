@@ -68,6 +68,9 @@ typedef struct top_opts {
     layout_pref layout;
     top_remote_opts remote;
     int remote_on;
+    const char *hosts;      /* --hosts: many agents (top_fleet.h) */
+    const char *hosts_file; /* --hosts-file */
+    int fleet_on;
     /* The preferences file's values: keys change them (and set top_ui.prefs_dirty), the terminal side
      * saves them to prefs_path. Options given on the command line are not in it. NULL: none kept. */
     top_prefs *prefs;
@@ -273,6 +276,23 @@ void top_header_text(const top_model *m, uint64_t wall_us, char *out, size_t n);
 
 /* The interactive loop (curses); returns the exit status. */
 int top_run(top_source *src, top_model *m, top_opts *o);
+
+/* The terminal for another screen (top --hosts): curses set up as top_run sets it up, a canvas to
+ * draw each frame into, and only the cells that changed sent. Keys are read with getch(). */
+typedef struct top_term top_term;
+/* NULL when the terminal cannot be used. */
+top_term *top_term_start(const top_opts *o);
+canvas *top_term_canvas(top_term *t);
+/* Sends what changed in the canvas since the last frame (everything after a resume from Ctrl-Z). */
+void top_term_flush(top_term *t);
+/* After KEY_RESIZE: the canvas to the terminal's size. 0, or -1 when out of memory. */
+int top_term_resize(top_term *t);
+/* The whole screen is sent again with the next frame (Ctrl-L). */
+void top_term_forget(top_term *t);
+/* Hands the terminal to another program, then takes it back (and sends the whole screen again). */
+void top_term_suspend(top_term *t);
+void top_term_resume(top_term *t);
+void top_term_stop(top_term *t);
 
 /* The `top` command (the top module). */
 int cmd_top(int argc, char **argv);

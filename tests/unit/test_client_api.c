@@ -147,6 +147,44 @@ static void check_samples(const gw_buf *body, const api_samples *s)
     cJSON_Delete(raw);
 }
 
+/* The agent's metrics in reverse order (another encoder's): decoded to the same samples. */
+static void check_any_order(const gw_buf *body, const api_context *ctx, const api_gpus *in_order)
+{
+    cJSON *root = cJSON_ParseWithLength(body->data, body->len);
+    const cJSON *o;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(root, "gpus"))
+    {
+        cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "metrics");
+        cJSON *rev = cJSON_CreateObject();
+        while (m->child) {
+            cJSON *last = m->child;
+            while (last->next)
+                last = last->next;
+            cJSON_AddItemToObject(rev, last->string, cJSON_DetachItemViaPointer(m, last));
+        }
+        cJSON_ReplaceItemInObjectCaseSensitive((cJSON *)o, "metrics", rev);
+    }
+    char *text = cJSON_PrintUnformatted(root);
+    api_gpus g;
+    assert_int_equal(api_decode_gpus(text, strlen(text), ctx, &g, err, sizeof err), 0);
+    assert_int_equal(g.n, in_order->n);
+    int values = 0;
+    for (int i = 0; i < g.n; i++)
+        for (int id = M_STR_END; id < M_COUNT; id++) {
+            double a, b;
+            int has_a = sample_get(&g.gpus[i].s, (metric_id)id, &a),
+                has_b = sample_get(&in_order->gpus[i].s, (metric_id)id, &b);
+            assert_int_equal(has_a, has_b);
+            if (has_a)
+                assert_true(a == b);
+            values += has_a;
+        }
+    assert_true(values > 20);
+    api_gpus_free(&g);
+    free(text);
+    cJSON_Delete(root);
+}
+
 static void test_round_trip_agent(void **st)
 {
     (void)st;
@@ -194,6 +232,7 @@ static void test_round_trip_agent(void **st)
     assert_int_equal(http_client_get(hc, "/api/v1/gpus", &body, err, sizeof err), 200);
     assert_int_equal(api_decode_gpus(body.data, body.len, &ctx, &g, err, sizeof err), 0);
     check_gpus(&body, &g);
+    check_any_order(&body, &ctx, &g);
     api_gpus_free(&g);
 
     api_procs p;
@@ -207,6 +246,25 @@ static void test_round_trip_agent(void **st)
     assert_int_equal(g.n, 2);
     assert_string_equal(g.gpus[1].info.str[M_NAME], "NVIDIA H100 80GB HBM3");
     api_gpus_free(&g);
+    /* ?metrics=: those metrics alone (the identity as before); a name the catalog lacks is a 400 */
+    static const metric_id few[] = {M_TEMP_GPU, M_UTIL_GPU};
+    assert_int_equal(agent_client_want_metrics(ac, few, 2), 0);
+    assert_int_equal(agent_client_gpus(ac, &g, err, sizeof err), 0);
+    assert_int_equal(g.n, 2);
+    assert_string_equal(g.gpus[1].info.str[M_NAME], "NVIDIA H100 80GB HBM3");
+    for (int i = 0; i < g.n; i++)
+        for (int id = M_STR_END; id < M_COUNT; id++) {
+            double v;
+            assert_int_equal(sample_get(&g.gpus[i].s, (metric_id)id, &v), id == M_TEMP_GPU || id == M_UTIL_GPU);
+        }
+    api_gpus_free(&g);
+    static const char *const bad[] = {"nope", "temperature.gpu,", "name", ",utilization.gpu"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "/api/v1/gpus?metrics=%s", bad[i]);
+        assert_int_equal(http_client_get(hc, path, &body, err, sizeof err), 400);
+        assert_non_null(strstr(body.data, "unknown metric"));
+    }
     assert_int_equal(agent_client_samples(ac, M_TEMP_GPU, 60, 2, &s, err, sizeof err), 0);
     assert_int_equal(s.n, 2);
     assert_int_equal(s.s[0].n, 2); /* the newest two */

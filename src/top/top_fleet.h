@@ -1,0 +1,176 @@
+/* top_fleet.h - `top --hosts`: many agents on one screen. The list of agents (from --hosts and
+ * --hosts-file), the fleet model (each host's latest GPUs, processes and findings, or why it cannot
+ * be read), the fleet source (one thread and one connection per agent, so that a slow or dead agent
+ * never holds up the others or the screen), the rows of the screen (grouped by host or by job,
+ * sorted by a column), the findings ranked across hosts, and the screen itself. Everything but
+ * fleet_run() works without a terminal. */
+#ifndef GPUWATCH_TOP_FLEET_H
+#define GPUWATCH_TOP_FLEET_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "agent_api.h"
+#include "errlist.h"
+#include "top_ui.h"
+
+/* ---- the agents to read (fleet_hosts.c) ---- */
+
+#define FLEET_MAX_HOSTS 256          /* agents on one screen */
+#define FLEET_ADDR_LEN 128           /* a HOST:PORT, NUL included */
+#define FLEET_FILE_MAX (64u * 1024u) /* bytes of a hosts file */
+#define FLEET_LINE_MAX 256           /* bytes of one of its lines */
+
+typedef struct fleet_hosts {
+    int n;
+    char addr[FLEET_MAX_HOSTS][FLEET_ADDR_LEN];
+} fleet_hosts;
+
+/* Adds one HOST:PORT; where says where it came from in errors ("FILE:LINE:COL", "item 3").
+ * 0, or -1 with the problem added to errs (a bad address, one listed twice, too many). */
+int fleet_hosts_add(fleet_hosts *h, const char *addr, const char *where, errlist *errs);
+/* The comma separated list of --hosts. 0, or -1 with each problem in errs. */
+int fleet_hosts_add_list(fleet_hosts *h, const char *list, errlist *errs);
+/* A hosts file's text (len bytes, named file in errors): one HOST:PORT a line, blank lines and
+ * comments (from '#' to the end of the line) left out; every problem at once as FILE:LINE:COL: ....
+ * 0, or -1. */
+int fleet_hosts_parse(fleet_hosts *h, const char *file, const char *text, size_t len, errlist *errs);
+/* Reads path (a regular file of at most FLEET_FILE_MAX bytes) and parses it. 0, or -1. */
+int fleet_hosts_read(fleet_hosts *h, const char *path, errlist *errs);
+/* --hosts' check for the option parser: a valid list is stored as text. */
+int fleet_hosts_check(const gw_opt *opt, const char *value, void *out, char *why, size_t n);
+
+/* ---- the model (fleet_model.c) ---- */
+
+typedef enum { HOST_WAITING, HOST_UP, HOST_DOWN } host_reach;
+
+typedef struct fleet_host {
+    char addr[FLEET_ADDR_LEN];
+    char name[128]; /* the agent's hostname; "" until it says */
+    host_reach reach;
+    char why[256];     /* HOST_DOWN: the reason ("connection refused", "no answer in 2 s") */
+    uint64_t since_us; /* wall time it went down (HOST_DOWN) */
+    uint64_t read_us;  /* wall time of its last good read (0: none) */
+    api_gpus gpus;     /* its GPUs as last read (kept while it is down: shown as such) */
+    api_procs procs;   /* their processes */
+    find_state fstate; /* FIND_WAITING until the first read of /api/v1/findings */
+    diag_report find;  /* its findings, worst first */
+} fleet_host;
+
+typedef struct fleet_model {
+    pthread_mutex_t lock;
+    int nhosts;
+    fleet_host *hosts;
+    uint64_t seq; /* bumped on every change */
+} fleet_model;
+
+/* One host per address, all waiting. 0, or -1 when out of memory. */
+int fleet_model_init(fleet_model *m, const fleet_hosts *h);
+void fleet_model_free(fleet_model *m);
+/* A good read of host i: takes g's and p's storage (they are left empty). Under the lock. */
+void fleet_host_read(fleet_model *m, int i, api_gpus *g, api_procs *p, uint64_t wall_us);
+/* Host i cannot be read, why. Under the lock. */
+void fleet_host_down(fleet_model *m, int i, const char *why, uint64_t wall_us);
+/* Host i's findings (taken from r, which gets the old storage, emptied), or their state. */
+void fleet_host_findings(fleet_model *m, int i, diag_report *r, find_state st);
+/* The reason of a client error in a few words: "connection refused", "no answer in 2 s", "HTTP
+ * 401 ...", else err without its "agent URL: " head. */
+void fleet_reason(const char *err, char *out, size_t n);
+
+/* The columns of a GPU line. */
+typedef enum { FC_HOST, FC_GPU, FC_UTIL, FC_MEM, FC_POWER, FC_TEMP, FC_SMCLK, FC_THROTTLE, FC_JOB, FC_COUNT } fleet_col;
+extern const char *const fleet_col_names[FC_COUNT];
+
+typedef enum { GROUP_HOST, GROUP_JOB } fleet_group;
+
+/* A line of the list: a group's header (gpu -1: a host, or a job when grouped by job) or a GPU. */
+typedef struct fleet_row {
+    int host; /* its host (a job's header: -1) */
+    int gpu;  /* position in the host's gpus, or -1 for a header */
+    int job;  /* GROUP_JOB: the job's number in the jobs list */
+} fleet_row;
+
+#define FLEET_JOB_LEN 96
+
+/* The lines of the screen: every host (GROUP_HOST, in the order given) or every job (GROUP_JOB:
+ * GPUs grouped by the job of their processes, by name, GPUs without a job last) with its GPUs
+ * under it, sorted by col (missing values last whatever the order). jobs gets the jobs' names
+ * (FLEET_JOB_LEN each; NULL with GROUP_HOST). Returns the rows written (at most max), or -1 when
+ * out of memory. The model locked by the caller. */
+int fleet_rows(const fleet_model *m, fleet_group by, fleet_col col, int desc, fleet_row *out, int max,
+               char (*jobs)[FLEET_JOB_LEN], int max_jobs, int *njobs);
+/* Lines fleet_rows may write: a header per host or job and a line per GPU (and the size of a jobs
+ * list that holds every job). */
+int fleet_rows_max(const fleet_model *m);
+/* Who GPU gpu of host h works for: the job of its process holding the most memory ("slurm job 4242
+ * llama", "k8s ml-team/bert-0", a container) in job, and that process's user in user; "" when none. */
+void fleet_gpu_job(const fleet_host *h, int gpu, char *job, size_t jn, char *user, size_t un);
+
+/* One finding of the fleet: host and index in its report. */
+typedef struct fleet_finding {
+    int host, i;
+} fleet_finding;
+/* Every host's findings, worst first (severity, then score), at most max. Returns the count. */
+int fleet_findings(const fleet_model *m, fleet_finding *out, int max);
+
+/* ---- the source (fleet_source.c) ---- */
+
+typedef struct fleet_source fleet_source;
+/* Opens a client per host (TLS and basic auth from o, host ignored) and starts its thread: each
+ * reads /api/v1/gpus and /api/v1/processes every interval, /api/v1/findings every 10 s, each request
+ * bounded by timeout_s. NULL with err filled. */
+fleet_source *fleet_source_start(fleet_model *m, const top_remote_opts *o, double interval_s, double timeout_s,
+                                 char *err, size_t n);
+void fleet_source_set_interval(fleet_source *s, double interval_s);
+void fleet_source_pause(fleet_source *s, int paused);
+/* Readable after any host's read. */
+int fleet_source_fd(fleet_source *s);
+void fleet_source_drain(fleet_source *s);
+/* How many hosts have had their first read (good or not). */
+int fleet_source_rounds_done(fleet_source *s);
+void fleet_source_stop(fleet_source *s);
+
+/* ---- the screen (fleet_view.c) ---- */
+
+typedef struct fleet_ui {
+    top_opts *o;
+    fleet_group group;
+    fleet_col sort_col;
+    int sort_desc;
+    int sel, top; /* selected row and first row shown */
+    int sel_host; /* the selected row's host (followed across re-sorts), -1 none */
+    int sel_gpu;  /* and GPU (-1: the header) */
+    int help;
+    int paused;
+    int findings_expanded; /* `f`: the findings take half the screen */
+    int open_host;         /* Enter: the host to open in the single-host view (-1: none) */
+    int quit;
+    char msg[200];
+    int msg_level;
+    uint64_t msg_until_us;
+    /* the last screen's rows, for keys */
+    fleet_row *rows;
+    int nrows, rows_cap, list_h;
+} fleet_ui;
+
+void fleet_ui_init(fleet_ui *u, top_opts *o);
+void fleet_ui_free(fleet_ui *u);
+/* A line in the footer for 5 s. */
+void fleet_ui_message(fleet_ui *u, int level, const char *text);
+/* Applies a key; returns 1 when the screen should be redrawn. */
+int fleet_handle_key(fleet_ui *u, int ch);
+/* Which columns fit in cols, least needed dropped first (throttle, SM clock, power, temperature,
+ * memory, host), the job keeping at least 12 columns. */
+void fleet_visible_cols(int cols, int visible[FC_COUNT]);
+/* The whole screen at a time (the model locked inside). */
+void fleet_draw(canvas *cv, fleet_model *m, fleet_ui *u, uint64_t mono_us, uint64_t wall_us);
+/* Plain text of the fleet (--once, or not on a terminal). */
+void fleet_snapshot(FILE *f, fleet_model *m, const top_opts *o);
+
+/* ---- the interactive side (fleet_run.c) ---- */
+
+/* `top --hosts`: the source, then the screen or the snapshot; the exit status. */
+int fleet_main(top_opts *o, const fleet_hosts *h);
+
+#endif
