@@ -4,7 +4,9 @@
 # a real driver each call is an ioctl of tens of microseconds, so the count is what a monitor costs.
 # Each program runs twice (SHORT and LONG seconds); the difference of the counts divided by the
 # difference of the rounds (nvmlDeviceGetUtilizationRates calls / 8) is the steady state, without the
-# start-up. nvtop is measured the same way when it is installed (Debian's contrib: apt-get install
+# start-up. Only NVML's functions count: gpusim's own (gpusimGetProcessCommand, which gives a
+# simulated pid's command line where a real machine has /proc) are not calls a driver would see.
+# nvtop is measured the same way when it is installed (Debian's contrib: apt-get install
 # nvtop); otherwise the issue's figure (184 for 8 GPUs) is the reference.
 # Target: top <= 0.5 x nvtop's calls per refresh; the agent as few per round.
 # Usage: scripts/bench_nvml_calls.sh BUILD_DIR [SHORT] [LONG]
@@ -52,8 +54,7 @@ per_round() {
   [ -s "$a" ] && [ -s "$b" ] || { echo "$1: no counts (did it run?)"; return 1; }
   awk -v ra="$(rounds "$a")" -v rb="$(rounds "$b")" -v name="$1" '
     FNR == 1 { file++ }
-    $1 != "TOTAL" { n[$2] += (file == 1 ? -$1 : $1) }
-    $1 == "TOTAL" { t += (file == 1 ? -$2 : $2) }
+    $1 != "TOTAL" && $2 ~ /^nvml/ { n[$2] += (file == 1 ? -$1 : $1); t += (file == 1 ? -$1 : $1) }
     END {
       r = rb - ra
       if (r <= 0) { print name ": no rounds between the two runs"; exit 1 }

@@ -471,7 +471,7 @@ const metric_def metric_catalog[M_COUNT] = {
                               MF_INT, 0, "Rows remapped for correctable errors that are not in use (inactive)."},
     [M_REMAP_UNC_INACTIVE] = {M_REMAP_UNC_INACTIVE, "remapped_rows.uncorrectable_inactive", NULL, NULL, MK_COUNTER,
                               MF_INT, 0, "Rows remapped for uncorrectable errors that are not in use (inactive)."},
-#define HIST(ID, NAME, HELP) [ID] = {ID, "remapped_rows.histogram." NAME, NULL, NULL, MK_GAUGE, MF_INT, 0, HELP}
+#define HIST(ID, NAME, HELP) [ID] = {ID, "remapped_rows.histogram." NAME, NULL, NULL, MK_GAUGE, MF_INT, MF_SLOW, HELP}
     HIST(M_REMAP_HIST_MAX, "max", "Memory banks with all their spare rows left."),
     HIST(M_REMAP_HIST_HIGH, "high", "Memory banks with most of their spare rows left."),
     HIST(M_REMAP_HIST_PARTIAL, "partial", "Memory banks with some spare rows left."),

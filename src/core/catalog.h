@@ -224,8 +224,10 @@ enum {
     MF_BIT = 1u << 2,    /* one bit of another metric (parent, bit) */
     MF_RATE = 1u << 3,   /* value is a rate over the last interval */
     MF_SLOW = 1u << 4    /* changes with an administrator's setting or with the performance state
-                          * (modes, applications clocks, memory clock, PCIe link): a backend that is
-                          * read often may keep it until the pstate changes, at most NV_SLOW_US */
+                          * (modes, applications clocks, memory clock, PCIe link), or seldom (the row
+                          * remapper's histogram moves only when a row is remapped, which the remapped
+                          * rows counters tell at once): a backend that is read often may keep it until
+                          * the pstate changes, at most NV_SLOW_US */
 };
 
 typedef struct metric_def {

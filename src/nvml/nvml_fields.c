@@ -147,7 +147,7 @@ void nv_read_fields(nv_rd *r)
         read_fallbacks(r);
         return;
     }
-    nvmlFieldValue_t fv[N_FIELDS];
+    nvmlFieldValue_t fv[N_FIELDS + NVLINK_NLINKS * NVL_NKINDS];
     unsigned char row[N_FIELDS];
     int n = 0;
     for (unsigned i = 0; i < N_FIELDS; i++) {
@@ -157,9 +157,13 @@ void nv_read_fields(nv_rd *r)
         fv[n].fieldId = fields[i].fid;
         row[n++] = (unsigned char)i;
     }
+    int ncat = n; /* then the NVLink links' rows */
+    n += nv_nvlink_fields(r, fv + ncat, NVLINK_NLINKS * NVL_NKINDS);
     if (n == 0)
         return;
     nvmlReturn_t rc = r->b->fn.GetFieldValues(r->g->dev, n, fv);
+    if (n > ncat)
+        nv_nvlink_fields_take(r, rc, fv + ncat);
     if (nv_refused(rc)) {
         r->g->fields_off = 1;
         read_fallbacks(r);
@@ -169,7 +173,7 @@ void nv_read_fields(nv_rd *r)
         nv_check(r, NV_GetFieldValues, rc, NULL, 0);
         return;
     }
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < ncat; k++) {
         const struct nv_field *d = &fields[row[k]];
         double v = 0;
         nvmlReturn_t frc = fv[k].nvmlReturn;

@@ -1,7 +1,7 @@
 /* nvml_nvlink.c - NVLink per link: whether each link is up and its data-link error counters (CRC,
- * replay, recovery), plus the number of links up and the counters summed over the links. One
- * nvmlDeviceGetFieldValues call per sample asks every link at once (NVLINK_GET_STATE and the
- * NVLINK_ERROR_DL_* fields, each scoped to its link); where the library refuses those fields, the
+ * replay, recovery), plus the number of links up and the counters summed over the links. The
+ * sample's one nvmlDeviceGetFieldValues call (nvml_fields.c) asks every link too (NVLINK_GET_STATE
+ * and the NVLINK_ERROR_DL_* fields, each scoped to its link); where the library refuses those fields, the
  * per-link getters (nvmlDeviceGetNvLinkState, nvmlDeviceGetNvLinkErrorCounter, CRC = flit + data).
  * A link the GPU does not have answers NOT_SUPPORTED or INVALID_ARGUMENT: its metrics are absent
  * and never asked again, so a GPU without NVLink costs one call, at its first sample. */
@@ -12,12 +12,6 @@ static const metric_id total_id[NVL_NKINDS] = {M_NVLINK_ACTIVE, M_NVLINK_CRC_TOT
                                                M_NVLINK_RECOVERY_TOTAL};
 static const unsigned field_id[NVL_NKINDS] = {NVML_FI_DEV_NVLINK_GET_STATE, NVML_FI_DEV_NVLINK_ERROR_DL_CRC,
                                               NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY, NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY};
-
-/* What one sample found, summed over the links. */
-typedef struct {
-    double sum[NVL_NKINDS];
-    int have[NVL_NKINDS];
-} nvl_sums;
 
 /* A link or counter is read when it, or the total it adds to, is wanted and not known unsupported. */
 static int need(const nv_rd *r, int link, nvlink_kind k)
@@ -72,72 +66,94 @@ static void read_by_getters(nv_rd *r, int counters_only, nvl_sums *s)
     }
 }
 
-/* Every wanted link and counter in one call. Returns 0, or -1 when the library refuses the call. */
-static int read_by_fields(nv_rd *r, nvl_sums *s)
+static int any_needed(const nv_rd *r)
 {
-    nvmlFieldValue_t fv[NVLINK_NLINKS * NVL_NKINDS];
-    unsigned char link[NVLINK_NLINKS * NVL_NKINDS], kind[NVLINK_NLINKS * NVL_NKINDS];
-    int n = 0;
     for (int l = 0; l < NVLINK_NLINKS; l++)
-        for (int k = 0; k < NVL_NKINDS; k++) {
+        for (int k = 0; k < NVL_NKINDS; k++)
+            if (need(r, l, (nvlink_kind)k))
+                return 1;
+    return 0;
+}
+
+int nv_nvlink_fields(nv_rd *r, nvmlFieldValue_t *fv, int max)
+{
+    int n = 0;
+    r->nvl_rows = 0;
+    if (!r->b->fn.GetFieldValues || r->g->nvl_fields_off)
+        return 0;
+    for (int l = 0; l < NVLINK_NLINKS; l++)
+        for (int k = 0; k < NVL_NKINDS && n < max; k++) {
             if (!need(r, l, (nvlink_kind)k) || (k != NVL_STATE && r->g->nvl_counter_getters))
                 continue;
             memset(&fv[n], 0, sizeof fv[n]);
             fv[n].fieldId = field_id[k];
             fv[n].scopeId = (unsigned)l;
-            link[n] = (unsigned char)l;
-            kind[n++] = (unsigned char)k;
+            r->nvl_link[n] = (unsigned char)l;
+            r->nvl_kind[n++] = (unsigned char)k;
         }
-    if (n == 0)
-        return 0;
-    nvmlReturn_t rc = r->b->fn.GetFieldValues(r->g->dev, n, fv);
-    if (nv_refused(rc))
-        return -1;
-    if (rc != NVML_SUCCESS) {
-        nv_check(r, NV_GetFieldValues, rc, NULL, 0);
-        return 0;
+    r->nvl_rows = n;
+    return n;
+}
+
+void nv_nvlink_fields_take(nv_rd *r, nvmlReturn_t rc, const nvmlFieldValue_t *fv)
+{
+    int n = r->nvl_rows;
+    if (nv_refused(rc)) {
+        r->g->nvl_fields_off = 1; /* nv_nvlink_read asks the getters */
+        return;
     }
+    r->nvl_read = 1;
     int state_ok = 0, counters_refused = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; rc == NVML_SUCCESS && i < n; i++) {
         double v = 0;
         nvmlReturn_t frc = fv[i].nvmlReturn;
         if (frc == NVML_SUCCESS && !nv_field_value(&fv[i], &v))
             frc = NVML_ERROR_UNKNOWN; /* a value type this build does not know */
-        state_ok |= kind[i] == NVL_STATE && frc == NVML_SUCCESS;
-        if (kind[i] != NVL_STATE && frc == NVML_ERROR_NOT_SUPPORTED && r->b->fn.GetNvLinkErrorCounter) {
+        state_ok |= r->nvl_kind[i] == NVL_STATE && frc == NVML_SUCCESS;
+        if (r->nvl_kind[i] != NVL_STATE && frc == NVML_ERROR_NOT_SUPPORTED && r->b->fn.GetNvLinkErrorCounter) {
             counters_refused = 1; /* a driver without these fields: the counters come from the getter */
             continue;
         }
-        take(r, NV_GetFieldValues, frc, link[i], (nvlink_kind)kind[i], v, s);
+        take(r, NV_GetFieldValues, frc, r->nvl_link[i], (nvlink_kind)r->nvl_kind[i], v, &r->nvl);
     }
     if (counters_refused && state_ok) {
         r->g->nvl_counter_getters = 1;
-        read_by_getters(r, 1, s);
     } else if (counters_refused) {
         for (int i = 0; i < n; i++)
-            if (kind[i] != NVL_STATE)
-                nv_unsupported(r, nvlink_id(link[i], (nvlink_kind)kind[i]));
+            if (r->nvl_kind[i] != NVL_STATE)
+                nv_unsupported(r, nvlink_id(r->nvl_link[i], (nvlink_kind)r->nvl_kind[i]));
     }
-    return 0;
+    if (r->g->nvl_counter_getters) /* the rows asked the states only, or the driver has no counter fields */
+        read_by_getters(r, 1, &r->nvl);
+}
+
+/* The links alone in one call, where the sample's batch did not ask them. */
+static void read_by_fields(nv_rd *r)
+{
+    nvmlFieldValue_t fv[NVLINK_NLINKS * NVL_NKINDS];
+    int n = nv_nvlink_fields(r, fv, NVLINK_NLINKS * NVL_NKINDS);
+    if (n > 0) {
+        nvmlReturn_t rc = r->b->fn.GetFieldValues(r->g->dev, n, fv);
+        if (rc != NVML_SUCCESS && !nv_refused(rc))
+            nv_check(r, NV_GetFieldValues, rc, NULL, 0);
+        nv_nvlink_fields_take(r, rc, fv);
+    } else if (r->g->nvl_counter_getters)
+        read_by_getters(r, 1, &r->nvl);
 }
 
 void nv_nvlink_read(nv_rd *r)
 {
-    nvl_sums s;
-    memset(&s, 0, sizeof s);
-    int any = 0;
-    for (int l = 0; l < NVLINK_NLINKS && !any; l++)
-        for (int k = 0; k < NVL_NKINDS && !any; k++)
-            any = need(r, l, (nvlink_kind)k);
-    if (!any)
-        return;
-    int counter_getters = r->g->nvl_counter_getters; /* read_by_fields may find it out (and read them) */
-    if (!r->b->fn.GetFieldValues || r->g->nvl_fields_off || read_by_fields(r, &s) != 0) {
-        r->g->nvl_fields_off = 1;
-        read_by_getters(r, 0, &s);
-    } else if (counter_getters) {
-        read_by_getters(r, 1, &s);
+    if (!r->nvl_read) { /* the sample's batch did not ask the links */
+        if (!any_needed(r))
+            return;
+        if (r->b->fn.GetFieldValues && !r->g->nvl_fields_off)
+            read_by_fields(r);
+        else
+            r->g->nvl_fields_off = 1;
+        if (r->g->nvl_fields_off)
+            read_by_getters(r, 0, &r->nvl);
     }
+    const nvl_sums s = r->nvl;
     for (int k = 0; k < NVL_NKINDS; k++) {
         if (s.have[k])
             nv_set(r, total_id[k], s.sum[k]);

@@ -109,12 +109,23 @@ struct backend {
 uint64_t nv_clock_us(const backend *b);
 
 /* One read of one GPU: what the caller wants, where values go. */
+/* What one read found of the NVLink links, summed over them (nvml_nvlink.c). */
+typedef struct nvl_sums {
+    double sum[NVL_NKINDS];
+    int have[NVL_NKINDS];
+} nvl_sums;
+
 typedef struct nv_rd {
     backend *b;
     nv_gpu *g;
     metric_set want;
     gpu_sample *out;
     metric_set slow_taken; /* MF_SLOW metrics this read took from the cache */
+    /* the links' rows of the field-value batch (nv_nvlink_fields): which link and counter each is */
+    unsigned char nvl_link[NVLINK_NLINKS * NVL_NKINDS], nvl_kind[NVLINK_NLINKS * NVL_NKINDS];
+    int nvl_rows;
+    int nvl_read; /* the batch read the links: nv_nvlink_read only sums them */
+    nvl_sums nvl;
 } nv_rd;
 
 /* nvml_load.c */
@@ -188,7 +199,13 @@ void nv_read_fields(nv_rd *r);
 /* A field value's number, whatever its type; 0 for a type that holds none. */
 int nv_field_value(const nvmlFieldValue_t *f, double *out);
 
-/* nvml_nvlink.c: NVLink links' state and error counters, per link and summed */
+/* nvml_nvlink.c: NVLink links' state and error counters, per link and summed. The links' rows join
+ * the field-value batch of nv_read_fields: nv_nvlink_fields writes them into fv (at most max) and
+ * returns their count; nv_nvlink_fields_take reads their answers (rc: the call's, whose failure the
+ * caller judges). nv_nvlink_read
+ * then sums what the batch read, or reads the links itself (no batch, or the library refused it). */
+int nv_nvlink_fields(nv_rd *r, nvmlFieldValue_t *fv, int max);
+void nv_nvlink_fields_take(nv_rd *r, nvmlReturn_t rc, const nvmlFieldValue_t *fv);
 void nv_nvlink_read(nv_rd *r);
 
 /* nvml_compat.c: nvidia-smi's other --query-gpu fields; the static ones (and strings) with the
