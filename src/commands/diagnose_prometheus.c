@@ -37,9 +37,9 @@ typedef struct fleet_gpu {
 } fleet_gpu;
 
 typedef struct fleet_host {
-    char *key;      /* the value of its key label */
+    char *key;       /* the value of its key label */
     int by_hostname; /* keyed by Hostname (no instance label) */
-    int native;     /* it has gpuwatch's native series */
+    int native;      /* it has gpuwatch's native series */
     fleet_gpu gpu[MAX_HOST_GPUS];
     int ngpus;
 } fleet_host;
@@ -89,8 +89,7 @@ static void build_wants(source *src)
             double scale = native ? d->prom_scale : d->dcgm_scale;
             if (!kind || !name)
                 continue;
-            src->wants[native][src->nwants[native]++] =
-                (want){(metric_id)id, name, scale != 0 ? scale : 1, kind == 2};
+            src->wants[native][src->nwants[native]++] = (want){(metric_id)id, name, scale != 0 ? scale : 1, kind == 2};
         }
 }
 
@@ -299,7 +298,7 @@ typedef struct batch {
     int hosts[DIAG_FLEET_MAX_HOSTS];
     int nh;
     int native;
-    prom_result *res; /* one per want, and the processes' */
+    prom_result *res;         /* one per want, and the processes' */
     const prom_series **slot; /* [host in batch][gpu][want] */
     int *proc_owner;          /* per process series: host in batch * MAX_HOST_GPUS + gpu, or -1 */
     int nres;
@@ -694,8 +693,10 @@ int diagnose_from_prometheus(const prom_source_opts *given, const diag_config *c
     if (rc == 0)
         rc = read_jobs(&src, &sel);
     if (rc == 0 && keep_job(&src) == 0) {
-        snprintf(src.err, sizeof src.err, "no GPU of job %s at %s in the range (jobs come from %s or dcgm-exporter's "
-                 "pod, namespace and hpc_job labels)", o->job, o->url, JOB_INFO);
+        snprintf(src.err, sizeof src.err,
+                 "no GPU of job %s at %s in the range (jobs come from %s or dcgm-exporter's "
+                 "pod, namespace and hpc_job labels)",
+                 o->job, o->url, JOB_INFO);
         rc = -1;
     }
     if (rc == 0) {

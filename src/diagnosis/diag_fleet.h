@@ -16,8 +16,8 @@
 
 /* One GPU of a job over the range, as bucket means (NAN where it had no reading). */
 typedef struct diag_member {
-    int host; /* index in the fleet's hosts */
-    int gpu;  /* the GPU's index on its host */
+    int host;                           /* index in the fleet's hosts */
+    int gpu;                            /* the GPU's index on its host */
     float util[DIAG_FLEET_BUCKETS];     /* % */
     float clock[DIAG_FLEET_BUCKETS];    /* SM clock while busy (utilization >= 40 %), MHz */
     float power[DIAG_FLEET_BUCKETS];    /* power while busy, W */

@@ -102,8 +102,9 @@ static void stragglers(diag_fleet *fl, const diag_job *j, const diag_config *cfg
                              "the others' %.0f%s in %.0f %% of the busy time; the job runs at its pace",
                              m->gpu, fl->hosts[m->host], j->id, j->n, nhosts, what, s[k].mine * scale, suffix,
                              s[k].others * scale, suffix, s[k].share * 100);
-        diag_finding_advice(f, "Check this GPU's clock event reasons, cooling and power on %s (nvidia-smi -q -d "
-                               "PERFORMANCE,TEMPERATURE,POWER)",
+        diag_finding_advice(f,
+                            "Check this GPU's clock event reasons, cooling and power on %s (nvidia-smi -q -d "
+                            "PERFORMANCE,TEMPERATURE,POWER)",
                             fl->hosts[m->host]);
         diag_finding_advice(f, "Drain the host or exclude the GPU from the job's next allocation (Slurm: --exclude; "
                                "Kubernetes: cordon the node) and run dcgmi diag -r 3 on it");
@@ -179,8 +180,9 @@ static void host_imbalance(diag_fleet *fl, const diag_job *j, const diag_config 
                              "job %s: the GPUs on %s are busy %.0f %% of the time against %.0f %% on its other %d "
                              "host%s: that host gets less work or feeds its GPUs slower, and the others wait",
                              j->id, fl->hosts[hosts[h]], means[h], others, nh - 1, nh == 2 ? "" : "s");
-        diag_finding_advice(f, "Compare the data loading on %s with the other hosts (CPU, storage, network): a "
-                               "slower input pipeline there holds every rank back",
+        diag_finding_advice(f,
+                            "Compare the data loading on %s with the other hosts (CPU, storage, network): a "
+                            "slower input pipeline there holds every rank back",
                             fl->hosts[hosts[h]]);
         diag_finding_advice(f, "Check that the job's shards or batches are the same size on every host");
     }
@@ -211,7 +213,8 @@ static void job_idle(diag_fleet *fl, const diag_job *j, const diag_config *cfg, 
     }
     if (idle * width_s < cfg->idle_holding.min_idle_s)
         return;
-    uint64_t from = fl->from_us + (uint64_t)(first * width_s * 1e6), to = fl->from_us + (uint64_t)((last + 1) * width_s * 1e6);
+    uint64_t from = fl->from_us + (uint64_t)(first * width_s * 1e6),
+             to = fl->from_us + (uint64_t)((last + 1) * width_s * 1e6);
     diag_fleet_finding *ff = emit(fl, hosts[0], "idle_holding", DIAG_WARNING, from, to);
     if (!ff)
         return;
@@ -225,8 +228,9 @@ static void job_idle(diag_fleet *fl, const diag_job *j, const diag_config *cfg, 
     diag_finding_str(f, "hosts", "%s", list);
     diag_finding_num(f, "members", j->n, "");
     diag_finding_num(f, "idle_s", idle * width_s, "s");
-    diag_finding_summary(f, "job %s holds %d GPUs on %d hosts (%s) with memory in use, all idle (utilization < %.0f "
-                            "%%) for %.0f min",
+    diag_finding_summary(f,
+                         "job %s holds %d GPUs on %d hosts (%s) with memory in use, all idle (utilization < %.0f "
+                         "%%) for %.0f min",
                          j->id, j->n, nh, list, cfg->idle_holding.idle_util, idle * width_s / 60);
     diag_finding_advice(f, "Ask the job's owner to end it or release its GPUs; let the scheduler reclaim jobs idle "
                            "this long (an idle timeout)");

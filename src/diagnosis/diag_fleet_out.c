@@ -61,7 +61,8 @@ void diag_fleet_text(const diag_fleet *fl, gw_buf *out, unsigned flags)
     int counts[3] = {0};
     for (int i = 0; i < fl->n; i++)
         counts[fl->f[i].f.severity]++;
-    buf_printf(out, "fleet: %d host%s, %d GPU%s, %d finding%s (%d critical, %d warning, %d info), %.2f GPU-hours lost\n",
+    buf_printf(out,
+               "fleet: %d host%s, %d GPU%s, %d finding%s (%d critical, %d warning, %d info), %.2f GPU-hours lost\n",
                fl->hosts_read, fl->hosts_read == 1 ? "" : "s", fl->ngpus, fl->ngpus == 1 ? "" : "s", fl->n,
                fl->n == 1 ? "" : "s", counts[DIAG_CRITICAL], counts[DIAG_WARNING], counts[DIAG_INFO],
                diag_fleet_gpu_hours(fl));
