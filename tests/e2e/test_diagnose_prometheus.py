@@ -10,56 +10,32 @@ empty selector, a selector of no series, a job of no GPU. Durations are the test
 data): the thresholds of the long detectors are shortened with --config."""
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import time
 import urllib.parse
 import urllib.request
-from agentlib import GPUWATCH, Agent, check, fail, free_port, need_gpusim, scenario, wait_for
+from agentlib import check, fail, free_port, need_gpusim, wait_for
+import fleetlib
+from fleetlib import diagnose, has, report
 from skiplib import need_command
 
 need_gpusim()
 prometheus = need_command("prometheus", "prometheus")
 
-ROLES = ["healthy", "thermal", "stall", "straggler"]
-ENV = {"thermal": {"GPUSIM_T0": "70s"}}
 tmp = tempfile.TemporaryDirectory(prefix="gw-fleetdiag-")
 agents = {}
 prom = None
 
 
-def start_agents(series):
-    for role in ROLES:
-        agents[(series, role)] = Agent(scenario("fleet_%s.yaml" % role),
-                                       config="interval: 250ms\nexporter:\n  series: %s\n" % series,
-                                       env=ENV.get(role))
-
-
-def diagnose(*args):
-    p = subprocess.run([GPUWATCH, "diagnose"] + list(args), capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
 def host(series, role):
-    return "127.0.0.1:%d" % agents[(series, role)].port
-
-
-def by_host(report):
-    out = {}
-    for f in report["findings"]:
-        out.setdefault(f["host"], []).append(f)
-    return out
-
-
-def has(found, detector, gpu):
-    return any(f["detector"] == detector and gpu in f["gpus"] for f in found)
+    return "127.0.0.1:%d" % agents[series][role].port
 
 
 try:
-    start_agents("both")
-    start_agents("dcgm")
-    for a in agents.values():
+    for series in ("both", "dcgm"):
+        agents[series] = fleetlib.start_agents(lambda role: "exporter:\n  series: %s\n" % series)
+    for a in [a for by_role in agents.values() for a in by_role.values()]:
         a.wait_sampled()
     t_start = time.time()
     cfg = os.path.join(tmp.name, "prometheus.yml")
@@ -67,7 +43,7 @@ try:
         f.write("global:\n  scrape_interval: 250ms\n  scrape_timeout: 200ms\nscrape_configs:\n")
         for series in ("both", "dcgm"):
             f.write("  - job_name: %s\n    static_configs:\n      - targets: [%s]\n" %
-                    (series, ", ".join("'%s'" % host(series, r) for r in ROLES)))
+                    (series, ", ".join("'%s'" % host(series, r) for r in fleetlib.ROLES)))
     pport = free_port()
     plog_path = os.path.join(tmp.name, "prometheus.log")
     plog = open(plog_path, "w")
@@ -91,28 +67,14 @@ try:
         return r and float(r[0]["value"][1]) >= 180
     wait_for("45 s of scrapes of 8 agents", enough, timeout=240, step=1)
     since = "%ds" % (time.time() - t_start + 5)
-    thresholds = os.path.join(tmp.name, "thresholds.yaml")
-    with open(thresholds, "w") as f:
-        f.write("diagnosis:\n  thresholds:\n    idle_holding.min_idle_s: 20\n    straggler.min_duration_s: 15\n"
-                "    imbalance.min_duration_s: 15\n    input_stall.min_duration_s: 20\n")
+    thresholds = fleetlib.thresholds(tmp.name)
 
     # ---- gpuwatch's names ----
-    rc, out, err = diagnose("--prometheus", url, "--match", '{job="both"}', "--since", since, "--config", thresholds,
-                            "--format", "json")
-    check(rc == 0, "diagnose --prometheus: rc %d: %s" % (rc, err))
-    native = json.loads(out)
-    found = by_host(native)
-    print("native:", {h: [(f["detector"], f["gpus"]) for f in fs] for h, fs in found.items()})
-    check(native["hosts"] == 4 and native["gpus"] == 6, "4 hosts, 6 GPUs: %r" % {k: native[k] for k in ("hosts", "gpus")})
-    check(host("both", "healthy") not in found, "nothing on the healthy host: %r" % found.get(host("both", "healthy")))
-    check(has(found.get(host("both", "thermal"), []), "thermal", 0), "thermal on its host's GPU 0")
-    check(has(found.get(host("both", "stall"), []), "input_stall", 0), "input_stall on its host's GPU 0")
-    strag = found.get(host("both", "straggler"), [])
-    check(has(strag, "straggler", 0), "the straggler on its host's GPU 0: %r" % strag)
-    check(has(strag, "idle_holding", 1), "idle_holding on its host's GPU 1: %r" % strag)
-    s = [f for f in strag if f["detector"] == "straggler"][0]
-    ev = {e["key"]: e.get("value") for e in s.get("evidence", [])} if isinstance(s.get("evidence"), list) else s.get("evidence", {})
-    check("k8s:train/job-700" in s["summary"] and "2 GPUs on 2 hosts" in s["summary"], "the job in the summary: %r" % s["summary"])
+    native = report(url, since, thresholds, "--match", '{job="both"}')
+    fleetlib.check_planted(native, lambda role: host("both", role), "native")
+    strag = [f for f in native["findings"] if f["detector"] == "straggler"]
+    check(strag and "k8s:train/job-700" in strag[0]["summary"] and "2 GPUs on 2 hosts" in strag[0]["summary"],
+          "the job in the straggler's summary: %r" % strag)
     check(all(f["gpu_hours_lost"] > 0 for f in native["findings"]), "GPU-hours lost: %r" %
           [(f["detector"], f["gpu_hours_lost"]) for f in native["findings"]])
     ranks = [(-{"critical": 2, "warning": 1, "info": 0}[f["severity"]], -f["gpu_hours_lost"]) for f in native["findings"]]
@@ -125,24 +87,15 @@ try:
           "the text's summary line: %s%s" % (text[:400], err))
     check("%s, GPU 0" % host("both", "straggler") in text and "straggler" in text, "the straggler in the text")
     # --job: the job's GPUs only (the straggler and its partner)
-    rc, out, err = diagnose("--prometheus", url, "--match", '{job="both"}', "--since", since, "--config", thresholds,
-                            "--job", "train/job-700", "--format", "json")
-    job = json.loads(out) if rc == 0 else {}
-    check(rc == 0 and job["gpus"] == 2 and job["hosts"] == 2, "--job: 2 GPUs on 2 hosts: %s %s" % (out[:300], err))
-    check(has(job["findings"], "straggler", 0) and not has(job["findings"], "idle_holding", 1), "--job's findings")
+    job = report(url, since, thresholds, "--match", '{job="both"}', "--job", "train/job-700")
+    check(job["gpus"] == 2 and job["hosts"] == 2, "--job: 2 GPUs on 2 hosts: %r" % ((job["gpus"], job["hosts"]),))
+    check(has(job["findings"], host("both", "straggler"), "straggler", 0) and
+          not has(job["findings"], host("both", "straggler"), "idle_holding", 1), "--job's findings")
 
     # ---- dcgm-exporter's names only ----
-    rc, out, err = diagnose("--prometheus", url, "--match", '{job="dcgm"}', "--since", since, "--config", thresholds,
-                            "--format", "json")
-    check(rc == 0, "diagnose --prometheus (dcgm): rc %d: %s" % (rc, err))
-    dcgm = json.loads(out)
-    dfound = by_host(dcgm)
-    print("dcgm:", {h: [(f["detector"], f["gpus"]) for f in fs] for h, fs in dfound.items()}, dcgm["not_run"])
-    check(dcgm["hosts"] == 4 and dcgm["gpus"] == 6, "dcgm: 4 hosts, 6 GPUs")
-    check(host("dcgm", "healthy") not in dfound, "dcgm: nothing on the healthy host")
-    for role, det, gpu in (("thermal", "thermal", 0), ("stall", "input_stall", 0), ("straggler", "straggler", 0)):
-        check(has(dfound.get(host("dcgm", role), []), det, gpu), "dcgm: %s on its host's GPU %d" % (det, gpu))
-    check(not has(dfound.get(host("dcgm", "straggler"), []), "idle_holding", 1), "dcgm: no idle_holding without processes")
+    dcgm = report(url, since, thresholds, "--match", '{job="dcgm"}')
+    fleetlib.check_planted(dcgm, lambda role: host("dcgm", role), "dcgm", skip=("idle_holding",))
+    check(not has(dcgm["findings"], host("dcgm", "straggler"), "idle_holding", 1), "dcgm: no idle_holding without processes")
     check(any(d.startswith("idle_holding: needs gpuwatch_process_memory_bytes") for d in dcgm["not_run"]),
           "dcgm: idle_holding named as not run: %r" % dcgm["not_run"])
     check(any("gpuwatch_process_memory_bytes" in m for m in dcgm["missing"]), "dcgm: the missing series: %r" % dcgm["missing"])
@@ -168,7 +121,7 @@ finally:
         except subprocess.TimeoutExpired:
             prom.kill()
             prom.wait()
-    for a in agents.values():
+    for a in [a for by_role in agents.values() for a in by_role.values()]:
         a.stop()
     tmp.cleanup()
 print("PASS")
