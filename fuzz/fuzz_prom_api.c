@@ -3,6 +3,7 @@
  * counts capped, label names Prometheus names, values and messages clean, points finite, in the
  * queried range and in increasing time. Input: a byte choosing the answer's kind (matrix, vector,
  * series), a byte choosing its HTTP status, then the answer's body. */
+#include "agent_api.h"
 #include "common.h"
 #include "prom_api.h"
 #include "text.h"
@@ -37,7 +38,7 @@ static void check_series(const prom_series *s)
         must(prom_label_get(s, name) == s->labels[k].value, "one label of a name");
     }
     for (int i = 0; i < s->n; i++) {
-        must(isfinite(s->v[i]), "a finite value");
+        must(isfinite(s->v[i]) && fabs(s->v[i]) <= API_MAX_NUMBER, "a value within its bounds");
         must(s->t_us[i] + SLACK_US >= FROM_US && s->t_us[i] <= TO_US + SLACK_US, "a time in the range");
         must(i == 0 || s->t_us[i] > s->t_us[i - 1], "points in time order");
     }

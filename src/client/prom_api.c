@@ -1,5 +1,6 @@
 /* prom_api.c - the Prometheus HTTP query API's answers, bounded and validated (see prom_api.h). */
 #include "prom_api.h"
+#include "agent_api.h"
 #include "api_read.h"
 #include "util.h"
 #include <ctype.h>
@@ -40,7 +41,7 @@ int prom_parse_value(const char *s, double *out)
         return 0;
     char *end;
     double v = strtod(s, &end);
-    if (*end || !isfinite(v))
+    if (*end || !isfinite(v) || fabs(v) > API_MAX_NUMBER)
         return 0;
     *out = v;
     return 1;

@@ -6,8 +6,9 @@
  * nesting: api_read.h's caps), then every series and point is checked before it is kept: counts of
  * series, points and labels are capped, label names must be Prometheus names and values are cut and
  * cleaned (gw_clean_text), times must be finite and within the queried range (a step of slack either
- * side) and increase, values must parse as numbers. NaN and infinite values (Prometheus' "NaN",
- * "+Inf", "-Inf") are no readings: they are left out and counted, as an absent metric is never 0. An
+ * side) and increase, values must parse as numbers within +-API_MAX_NUMBER (1e18, as an agent's).
+ * NaN and infinite values (Prometheus' "NaN", "+Inf", "-Inf") and larger ones are no readings: they
+ * are left out and counted, as an absent metric is never 0. An
  * error answer ({"status":"error","errorType":...,"error":...}) becomes one clean line. */
 #ifndef GPUWATCH_PROM_API_H
 #define GPUWATCH_PROM_API_H
@@ -42,7 +43,7 @@ typedef struct prom_result {
     prom_series *s;
     int series_left_out;  /* past PROM_MAX_SERIES, or not an object with a "metric" object */
     long points_left_out; /* past PROM_MAX_POINTS, a bad time, a time not after the one before */
-    long nonfinite;       /* NaN and infinite values, left out */
+    long nonfinite;       /* NaN, infinite and past +-API_MAX_NUMBER values, left out */
     int labels_left_out;  /* past PROM_MAX_LABELS, a bad name, a repeated name, a value not a string */
     char warning[200];    /* the engine's first warning, cleaned; "" when none */
 } prom_result;
@@ -65,8 +66,8 @@ void prom_result_free(prom_result *r);
 /* The value of label name in s, or NULL when s has none. */
 const char *prom_label_get(const prom_series *s, const char *name);
 
-/* A Prometheus sample value ("1.5", "NaN", "+Inf", "1e3"): 1 with *out set when it is a finite
- * number, else 0. */
+/* A Prometheus sample value ("1.5", "NaN", "+Inf", "1e3"): 1 with *out set when it is a number
+ * within +-API_MAX_NUMBER, else 0. */
 int prom_parse_value(const char *s, double *out);
 
 #endif

@@ -540,6 +540,8 @@ static int read_hosts(source *src, gw_buf *sel)
             src->fl->ngpus += n;
             src->fl->hosts_read++;
         }
+        if (b->nh == 0)
+            continue; /* no GPU of it selected: nothing to ask (no host matcher would ask for all) */
         b->slot = calloc((size_t)b->nh * MAX_HOST_GPUS * (size_t)(src->nwants[b->native] + 1), sizeof *b->slot);
         rc = b->slot ? 0 : -1;
         if (rc == 0)

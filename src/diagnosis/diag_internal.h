@@ -5,6 +5,7 @@
 #ifndef GPUWATCH_DIAG_INTERNAL_H
 #define GPUWATCH_DIAG_INTERNAL_H
 
+#include <limits.h>
 #include "diag.h"
 #include "diag_fleet.h"
 #include "diag_cycles.h"
@@ -101,6 +102,12 @@ int diag_straggler_scan(const diag_member *m, int n, const diag_config *cfg, uin
                         diag_straggler *out, int max);
 /* Median of the finite values of v[0..n) but v[skip] (NAN when none); v is reordered. */
 double diag_median_but(float *v, int n, int skip);
+
+/* a + b, held at INT_MAX: event counts from a source are summed */
+static inline int diag_count_add(int a, int b)
+{
+    return b > 0 && a > INT_MAX - b ? INT_MAX : a + b;
+}
 
 /* diag_ctx.c */
 int diag_ctx_init(diag_ctx *c, const diag_window *w, const diag_config *cfg, diag_report *out);

@@ -3,13 +3,14 @@
  * through together, one straggler slowed by its clock, its power or a slowdown reason, or a member
  * only slightly slower, or none) with its precision and recall; imbalance and idle_holding across a
  * job's hosts; the ranking by severity then GPU-hours lost; GPU-hours from a window; the JSON and
- * text shapes. */
+ * text shapes; readings and event counts no metric can have. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,13 +271,46 @@ static void test_rank_and_hours(void **state)
     diag_window_free(w);
 }
 
+/* What an engine may hold (a broken exporter, a hostile store): readings past any metric's range
+ * are not kept, and event counts summed past INT_MAX stay at it (UBSan checks the sums). */
+static void test_hostile_readings(void **state)
+{
+    (void)state;
+    double huge[] = {1e17, -1e17, 4.1e9, -4.1e9, 1e12};
+    for (size_t k = 0; k < sizeof huge / sizeof *huge; k++) {
+        diag_window *w = diag_window_new();
+        gpu_info info = {.index = 0};
+        for (int i = 0; i < 600; i++) {
+            gpu_sample s = {.t_us = T0 + (uint64_t)i * 1000000};
+            sample_set(&s, M_UTIL_GPU, 90);
+            sample_set(&s, M_CER_ACTIVE, huge[k]);
+            sample_set(&s, M_PCIE_WIDTH_CUR, huge[k]);
+            sample_set(&s, M_CLOCK_SM, huge[k]);
+            sample_set(&s, M_ECC_DBE_VOL, i * huge[k]);
+            diag_window_add_sample(w, 0, &info, &s);
+        }
+        diag_window_add_event(w, 0, T0 + 1000000, DIAG_EV_ECC_DBE, 0, INT_MAX);
+        diag_window_add_event(w, 0, T0 + 9000000, DIAG_EV_ECC_DBE, 0, INT_MAX);
+        diag_window_add_event(w, 0, T0 + 2000000, DIAG_EV_XID, 79, INT_MAX);
+        diag_window_add_event(w, 0, T0 + 8000000, DIAG_EV_XID, 79, INT_MAX);
+        assert_int_equal(w->gpus[0].s[DS_CER].n, 0);
+        assert_int_equal(w->gpus[0].s[DS_PCIE_WIDTH].n, 0);
+        assert_int_equal(w->gpus[0].s[DS_CLOCK_SM].n, 0);
+        assert_int_equal(w->gpus[0].s[DS_UTIL].n, 600);
+        diag_report r;
+        diag_report_init(&r);
+        assert_true(diag_run(w, NULL, &r) >= 1); /* the uncorrectable errors are still found */
+        diag_report_free(&r);
+        diag_window_free(w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_straggler_families),
-        cmocka_unit_test(test_host_imbalance),
-        cmocka_unit_test(test_job_idle),
-        cmocka_unit_test(test_rank_and_hours),
+        cmocka_unit_test(test_straggler_families), cmocka_unit_test(test_host_imbalance),
+        cmocka_unit_test(test_job_idle),           cmocka_unit_test(test_rank_and_hours),
+        cmocka_unit_test(test_hostile_readings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
