@@ -55,6 +55,7 @@ typedef struct source {
     int nwants[2];
     unsigned char seen[2][M_COUNT]; /* a series of it came back for some host */
     int procs_seen;                 /* process series came back for some native host */
+    int hosts_capped;               /* past DIAG_FLEET_MAX_HOSTS: said once */
     char err[700];
 } source;
 
@@ -206,6 +207,16 @@ static int job_matches(const char *id, const char *want)
     return strcmp(id, want) == 0 || (colon && strcmp(colon + 1, want) == 0);
 }
 
+/* Says on stderr what an answer left out or the engine warned of: the report is then partial. */
+static void warn_partial(const source *src, const char *what, const prom_result *r)
+{
+    if (r->series_left_out)
+        fprintf(stderr, "gpuwatch diagnose: warning: %s: %d series past the first %d left out (narrow with --match)\n",
+                what, r->series_left_out, PROM_MAX_SERIES);
+    if (r->warning[0])
+        fprintf(stderr, "gpuwatch diagnose: warning: engine %s: %s\n", prom_client_url(src->c), r->warning);
+}
+
 /* The GPUs: every series of the utilization in either naming. 0, or -1 with src->err. */
 static int discover(source *src, gw_buf *sel)
 {
@@ -215,9 +226,15 @@ static int discover(source *src, gw_buf *sel)
         prom_result r;
         if (prom_client_series(src->c, sel->data, src->o->from_us, src->o->to_us, &r, src->err, sizeof src->err))
             return -1;
+        warn_partial(src, names[native], &r);
         for (int i = 0; i < r.n; i++) {
             const prom_series *s = &r.s[i];
             int h = host_of(src, s, 1), g = gpu_of(s);
+            if (h < 0 && src->nhosts >= DIAG_FLEET_MAX_HOSTS && !src->hosts_capped) {
+                fprintf(stderr, "gpuwatch diagnose: warning: hosts past the first %d left out (narrow with --match)\n",
+                        DIAG_FLEET_MAX_HOSTS);
+                src->hosts_capped = 1;
+            }
             if (h < 0 || g < 0 || prom_label_get(s, "GPU_I_ID"))
                 continue; /* a MIG device's series: the GPU's own come too */
             fleet_gpu *fg = &src->hosts[h].gpu[g];
@@ -243,6 +260,7 @@ static int read_jobs(source *src, gw_buf *sel)
     prom_result r;
     if (prom_client_series(src->c, sel->data, src->o->from_us, src->o->to_us, &r, src->err, sizeof src->err))
         return -1;
+    warn_partial(src, JOB_INFO, &r);
     for (int i = 0; i < r.n; i++) {
         int h = host_of(src, &r.s[i], 0), g = gpu_of(&r.s[i]);
         char id[128];

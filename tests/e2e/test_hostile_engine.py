@@ -123,6 +123,8 @@ try:
             name = "%s (%s)" % (mode or "hostile labels and values", fmt)
             check(p.returncode == want_rc, "%s: exit %d" % (name, want_rc), "rc %d\n%s\n%s" % (p.returncode, out[-2000:], err))
             check(clean(out) and clean(err), "%s: clean output" % name, repr((out[-500:], err[-500:])))
+            if mode == "":
+                check("gpuwatch diagnose: warning: engine %s: slow" % url in err, "%s: the engine's warning" % name, err)
             where = out if want_rc == 0 else err
             if fmt == "json" and want_rc == 0:
                 rep = json.loads(out)
