@@ -6,6 +6,7 @@
 #include "diag_settings.h"
 #include "diagnose_sources.h"
 #include "history_args.h"
+#include "prom_client.h"
 #include "sampler.h"
 #include "util.h"
 #include <stddef.h>
@@ -28,8 +29,13 @@ static void usage(FILE *f)
                "  --live DURATION      sample this machine's GPUs for DURATION, then diagnose\n"
                "  --replay DURATION    sample a gpusim scenario over DURATION of scenario time, at once\n"
                "                       (with --sim; e.g. gpuwatch --sim data-pipeline-stall diagnose --replay 10m)\n"
+               "  --prometheus URL     a fleet: every host's GPU series in an engine with the Prometheus API\n"
+               "                       (Prometheus, VictoriaMetrics, Thanos, Mimir), gpuwatch's or dcgm-exporter's\n"
+               "                       names; findings per host and GPU, ranked by GPU-hours lost\n"
+               "    --match SELECTOR   only these series: label matchers, {cluster=\"a\",instance=~\"gpu-.*\"}\n"
+               "    --job ID           only the GPUs of this job (1234, slurm:1234, k8s:NAMESPACE/POD)\n"
                "options:\n"
-               "  --since DUR | --from T --to T   the range read from --db (default --since 30m)\n"
+               "  --since DUR | --from T --to T   the range read from --db or --prometheus (default --since 30m)\n"
                "  --interval DUR       sampling interval for --live and --replay (default 1s)\n"
                "  --gpu LIST           only findings about these GPUs (0,2,4-7)\n"
                "  --pid PID            only findings about this process\n"
@@ -42,6 +48,7 @@ static void usage(FILE *f)
 typedef struct options {
     http_client_opts agent;
     history_args h; /* --db and its range, --gpu */
+    const char *prometheus, *match, *job;
     const char *config;
     double live_s, replay_s, interval_s;
     long pid;
@@ -58,6 +65,9 @@ static const gw_opt rows[] = {
     {"--replay", GW_OPT_DURATION, AT(replay_s), .min = 1, .max = REPLAY_MAX_S,
      .hint = "(a gpusim scenario's time ends after a week)"},
     {"--interval", GW_OPT_DURATION, AT(interval_s), .min = 0.1, .max = 60},
+    {"--prometheus", GW_OPT_CUSTOM, AT(prometheus), .check = prom_client_check_url},
+    {"--match", GW_OPT_CUSTOM, AT(match), .check = diagnose_match_check},
+    {"--job", GW_OPT_TEXT, AT(job)},
     {"--pid", GW_OPT_INT, AT(pid), .min = 1, .max = 4194304},
     {"--config", GW_OPT_FILE, AT(config)},
     {"--format", GW_OPT_CHOICE, AT(json), .choices = "text,json"},
@@ -77,12 +87,19 @@ static int parse(int argc, char **argv, options *o, gw_args *a)
     int rc = gw_args_parse(&diagnose_cmd, argc, argv, o, a);
     if (rc != GW_ARGS_RUN)
         return rc;
-    int sources = !!o->h.db + !!o->agent.host + (o->live_s > 0) + (o->replay_s > 0);
+    int sources = !!o->h.db + !!o->agent.host + (o->live_s > 0) + (o->replay_s > 0) + !!o->prometheus;
     int range = gw_args_given(a, "--since") || gw_args_given(a, "--from") || gw_args_given(a, "--to");
     if (sources > 1)
-        return gw_usage_error(a->cmd, "give one source: --db, --host, --live or --replay");
+        return gw_usage_error(a->cmd, "give one source: --db, --host, --live, --replay or --prometheus");
+    if (!o->prometheus && (o->match || o->job))
+        return gw_usage_error(a->cmd, "%s: it chooses series of --prometheus", o->match ? "--match" : "--job");
+    if (o->prometheus && (o->h.gpus || o->pid))
+        return gw_usage_error(a->cmd, "%s: --prometheus reads many hosts: choose them with --match or --job",
+                              o->h.gpus ? "--gpu" : "--pid");
+    if (o->prometheus && o->job && !o->job[0])
+        return gw_usage_error(a->cmd, "--job: an empty job id");
     if (range && (o->agent.host || o->live_s > 0 || o->replay_s > 0))
-        return gw_usage_error(a->cmd, "%s: --since, --from and --to choose a range of --db",
+        return gw_usage_error(a->cmd, "%s: --since, --from and --to choose a range of --db or --prometheus",
                               gw_args_given(a, "--since")  ? "--since"
                               : gw_args_given(a, "--from") ? "--from"
                                                            : "--to");
@@ -214,6 +231,38 @@ static int diagnose(const gw_args *a, const options *o, const diag_settings *set
     return rc;
 }
 
+/* --prometheus: the fleet's findings, ranked, with the summary line. 0, or an exit status. */
+static int diagnose_fleet(const gw_args *a, const options *o, const diag_settings *set)
+{
+    prom_source_opts po = {.url = o->prometheus, .match = o->match, .job = o->job, .auth = o->agent};
+    if (history_args_range(a, &o->h, 1800, &po.from_us, &po.to_us) != GW_ARGS_RUN)
+        return GW_EXIT_USAGE;
+    po.auth.user_agent = "gpuwatch-diagnose";
+    diag_fleet fl;
+    int rc = diagnose_from_prometheus(&po, &set->cfg, &fl);
+    if (rc == 0 && o->json) {
+        char *json = diag_fleet_json(&fl, 1);
+        if (json)
+            printf("%s\n", json);
+        else
+            fprintf(stderr, "gpuwatch diagnose: out of memory\n");
+        rc = json ? 0 : 1;
+        free(json);
+    } else if (rc == 0) {
+        char from[40], to[40];
+        diag_format_time(fl.from_us, from, sizeof from);
+        diag_format_time(fl.to_us, to, sizeof to);
+        printf("gpuwatch diagnose: engine %s, %s to %s\n", o->prometheus, from, to);
+        gw_buf out;
+        buf_init(&out);
+        diag_fleet_text(&fl, &out, o->ascii ? DIAG_TEXT_ASCII : 0);
+        fwrite(out.data ? out.data : "", 1, out.len, stdout);
+        buf_release(&out);
+    }
+    diag_fleet_free(&fl);
+    return rc;
+}
+
 int cmd_diagnose(int argc, char **argv)
 {
     options o;
@@ -228,6 +277,8 @@ int cmd_diagnose(int argc, char **argv)
     diag_settings set;
     if (load_settings(o.config, &set) != 0)
         return 1;
+    if (o.prometheus)
+        return diagnose_fleet(&a, &o, &set);
     diag_report r;
     diag_report_init(&r);
     char source[4200] = "";

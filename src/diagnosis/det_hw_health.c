@@ -48,7 +48,7 @@ static void gather(const diag_ctx *c, int gpu, health *h)
             break;
         }
         case DIAG_EV_ECC_DBE:
-            h->dbe += e->count;
+            h->dbe = diag_count_add(h->dbe, e->count);
             span(&h->from, &h->to, e->t_us);
             break;
         case DIAG_EV_GPU_LOST:
@@ -147,7 +147,7 @@ static void report(diag_ctx *c, int gpu, const health *h)
     diag_finding *f = diag_emit(c, "hw_health", critical ? DIAG_CRITICAL : DIAG_WARNING, gpu, h->from, h->to);
     if (!f)
         return;
-    f->score = 10 * h->lost_times + h->dbe + h->hw.all.total + a;
+    f->score = 10.0 * h->lost_times + h->dbe + (double)h->hw.all.total + a; /* counts held at INT_MAX */
     char list[sizeof(((diag_evidence *)0)->str)];
     if (h->hw.all.n) {
         diag_xid_codes(&h->hw.all, list, sizeof list);

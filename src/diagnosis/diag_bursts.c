@@ -8,10 +8,10 @@
 
 void diag_xid_set_add(diag_xid_set *s, int code, int count)
 {
-    s->total += count;
+    s->total = diag_count_add(s->total, count);
     for (int i = 0; i < s->n; i++)
         if (s->code[i] == code) {
-            s->count[i] += count;
+            s->count[i] = diag_count_add(s->count[i], count);
             return;
         }
     if (s->n < DIAG_MAX_CODES) {

@@ -119,6 +119,8 @@ static const param_row rows[] = {
     P("idle_holding.noise_util", idle_holding.noise_util, 10, 0, 100, "%",
       "readings below this but not idle are noise while under a tenth of the stretch; above, work"),
     P("idle_holding.min_idle_s", idle_holding.min_idle_s, 1200, 0, 1e7, "s", "idle while held this long"),
+    P("idle_holding.min_held_mib", idle_holding.min_held_mib, 1024, 0, 1e9, "MiB",
+      "across a job's hosts (memory used, no process list): held when at least this is used"),
 
     ON(pcie_bound),
     P("pcie_bound.link_frac", pcie_bound.link_frac, 0.25, 0, 1, "",
@@ -177,6 +179,18 @@ static const param_row rows[] = {
       "an out-of-memory with reserved-but-unallocated memory at least this share of the GPU (and the size asked)"),
     P("alloc_fragmentation.min_flush_steps", alloc_fragmentation.min_flush_steps, 3, 1, 1e6, "",
       "or allocator cache flushes in at least this many steps"),
+
+    ON(straggler),
+    P("straggler.busy_util", straggler.busy_util, 40, 0, 100, "%",
+      "judged while the job's other GPUs have median utilization at least this"),
+    P("straggler.clock_gap", straggler.clock_gap, 0.10, 0, 1, "",
+      "slower: SM clock below the others' median by at least this share"),
+    P("straggler.power_gap", straggler.power_gap, 0.25, 0, 1, "",
+      "or power below the others' median by at least this share"),
+    P("straggler.throttle_share", straggler.throttle_share, 0.5, 0, 1, "",
+      "or a slowdown reason (thermal, power) in at least this share of readings where the others have none"),
+    P("straggler.min_share", straggler.min_share, 0.5, 0, 1, "", "slower in at least this share of the busy time"),
+    P("straggler.min_duration_s", straggler.min_duration_s, 300, 0, 86400, "s", "and for at least this long"),
 };
 
 #define N_ROWS ((int)(sizeof rows / sizeof rows[0]))

@@ -33,7 +33,7 @@ typedef struct diag_config {
         double enabled, js_max, min_gap, min_busy_util, replica_min_util, min_duration_s;
     } imbalance;
     struct {
-        double enabled, idle_util, noise_util, min_idle_s;
+        double enabled, idle_util, noise_util, min_idle_s, min_held_mib;
     } idle_holding;
     struct {
         double enabled, link_frac, sm_active, util, min_share, min_duration_s;
@@ -62,6 +62,9 @@ typedef struct diag_config {
     struct {
         double enabled, min_unalloc_frac, min_flush_steps;
     } alloc_fragmentation;
+    struct {
+        double enabled, busy_util, clock_gap, power_gap, throttle_share, min_share, min_duration_s;
+    } straggler;
 } diag_config;
 
 /* One settable threshold. */

@@ -5,7 +5,9 @@
 #ifndef GPUWATCH_DIAG_INTERNAL_H
 #define GPUWATCH_DIAG_INTERNAL_H
 
+#include <limits.h>
 #include "diag.h"
+#include "diag_fleet.h"
 #include "diag_cycles.h"
 #include "diag_stats.h"
 
@@ -82,6 +84,30 @@ void det_launch_bound(diag_ctx *c);
 void det_pcie_bound(diag_ctx *c);
 void det_imbalance(diag_ctx *c);
 void det_low_util(diag_ctx *c);
+
+/* diag_straggler.c: the members of a job (diag_fleet.h's summaries) compared with each other. */
+typedef enum { STRAGGLER_CLOCK, STRAGGLER_POWER, STRAGGLER_THROTTLE } straggler_why;
+typedef struct diag_straggler {
+    int member;          /* index in the members */
+    straggler_why why;   /* the reason most of its slow buckets had */
+    double share;        /* slow buckets / busy buckets */
+    double slow_s;       /* seconds slow */
+    double mine, others; /* its mean and the others' median (clock MHz, power W, throttled share) */
+    double deficit;      /* 1 - its pace / the others' (clock or power; a throttled bucket's clock) */
+    uint64_t from_us, to_us;
+} diag_straggler;
+/* The stragglers among n members over [from_us, to_us] (their buckets): into out, at most max.
+ * Returns how many. */
+int diag_straggler_scan(const diag_member *m, int n, const diag_config *cfg, uint64_t from_us, uint64_t to_us,
+                        diag_straggler *out, int max);
+/* Median of the finite values of v[0..n) but v[skip] (NAN when none); v is reordered. */
+double diag_median_but(float *v, int n, int skip);
+
+/* a + b, held at INT_MAX: event counts from a source are summed */
+static inline int diag_count_add(int a, int b)
+{
+    return b > 0 && a > INT_MAX - b ? INT_MAX : a + b;
+}
 
 /* diag_ctx.c */
 int diag_ctx_init(diag_ctx *c, const diag_window *w, const diag_config *cfg, diag_report *out);

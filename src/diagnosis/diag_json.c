@@ -1,6 +1,7 @@
 /* diag_json.c - the report as JSON (cJSON): {"findings": [{"detector", "gpus", "severity", "from",
  * "to", "pids", "summary", "evidence", "advice", "signal"}]}, times in RFC 3339 (docs/diagnosis.md). */
 #include "diag_report.h"
+#include "diag_render.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -52,7 +53,7 @@ static void add_signal(cJSON *item, const diag_chart *ch)
         cJSON_AddItemToArray(vals, cJSON_CreateNumber(tidy(ch->v[i])));
 }
 
-static cJSON *finding_json(const diag_finding *f)
+cJSON *diag_finding_to_json(const diag_finding *f)
 {
     cJSON *item = cJSON_CreateObject();
     cJSON_AddStringToObject(item, "detector", f->detector);
@@ -85,7 +86,7 @@ char *diag_report_json(const diag_report *r, int pretty)
     }
     cJSON *arr = cJSON_AddArrayToObject(root, "findings");
     for (int i = 0; arr && i < r->n; i++)
-        cJSON_AddItemToArray(arr, finding_json(&r->f[i]));
+        cJSON_AddItemToArray(arr, diag_finding_to_json(&r->f[i]));
     char *cj = pretty ? cJSON_Print(root) : cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!cj)

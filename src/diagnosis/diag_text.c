@@ -2,6 +2,7 @@
  * finding), each with severity, detector, time range, summary, evidence, a one-line chart of its
  * signal (Unicode blocks, or ASCII) and advice. */
 #include "diag_report.h"
+#include "diag_render.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,7 +112,7 @@ static void put_chart(gw_buf *b, const diag_chart *ch, unsigned flags)
     buf_puts(b, "|\n");
 }
 
-static void put_finding(gw_buf *b, const diag_finding *f, unsigned flags)
+void diag_finding_put_text(gw_buf *b, const diag_finding *f, unsigned flags)
 {
     char from[40], to[40];
     diag_format_time(f->from_us, from, sizeof from);
@@ -166,7 +167,7 @@ void diag_report_text(const diag_report *r, gw_buf *out, unsigned flags)
             char name[64];
             group_name(&r->f[i], name, sizeof name);
             if (strcmp(name, names[g]) == 0)
-                put_finding(out, &r->f[i], flags);
+                diag_finding_put_text(out, &r->f[i], flags);
         }
     }
 }

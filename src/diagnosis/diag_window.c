@@ -126,7 +126,9 @@ static void read_series(diag_window *w, diag_gpu *g, const gpu_sample *s)
             have = gpm_rate(s, M_GPM_PCIE_RX, &v);
         if (!have && k == DS_PCIE_TX)
             have = gpm_rate(s, M_GPM_PCIE_TX, &v);
-        if (have && isfinite(v))
+        /* a reading past these is none (a broken or hostile source): the detectors cast bitmasks,
+         * link widths and generations to 32 bits */
+        if (have && isfinite(v) && v >= -DIAG_MAX_READING && v <= DIAG_MAX_READING)
             diag_window_push(w, &g->s[k], s->t_us, (float)v, k >= DS_FIRST_STEP);
     }
     if (!sample_has(s, M_NVLINK_ACTIVE) && !sample_has(s, M_NVLINK_CRC_TOTAL))

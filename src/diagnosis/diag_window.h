@@ -18,6 +18,10 @@ typedef struct diag_series {
     int cap;
 } diag_series;
 
+/* |a signal's reading| above this is not kept: no metric the window reads comes near it (memory in
+ * MiB, PCIe in KB/s, counters, 32-bit bitmasks). */
+#define DIAG_MAX_READING 4e9
+
 /* The signals the detectors read, per GPU. Step signals keep only changes (a value holds until
  * the next point); the others keep every reading. */
 typedef enum {
