@@ -11,6 +11,7 @@
 struct http_client {
     CURL *curl;
     char base[300]; /* http(s)://HOST:PORT */
+    char peer[16];  /* "agent", "engine" */
     char password[256];
     gw_buf *body; /* the request's, while it runs */
     int too_big;  /* the request's body went past API_MAX_BODY */
@@ -55,6 +56,7 @@ http_client *http_client_open(const http_client_opts *o, char *err, size_t n)
         return NULL;
     }
     snprintf(c->base, sizeof c->base, "%s://%s", o->tls ? "https" : "http", o->host);
+    gw_strlcpy(c->peer, o->peer ? o->peer : "agent", sizeof c->peer);
     curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
     c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 5000L;
@@ -93,8 +95,11 @@ const char *http_client_base(const http_client *c)
 
 long http_client_get(http_client *c, const char *path, gw_buf *body, char *err, size_t n)
 {
-    char url[1024];
-    snprintf(url, sizeof url, "%s%s", c->base, path);
+    char url[16384 + 300];
+    if ((size_t)snprintf(url, sizeof url, "%s%s", c->base, path) >= sizeof url) {
+        snprintf(err, n, "%s %s: a request over %zu bytes", c->peer, c->base, sizeof url);
+        return -1;
+    }
     buf_clear(body);
     c->body = body;
     c->too_big = 0;
@@ -102,7 +107,7 @@ long http_client_get(http_client *c, const char *path, gw_buf *body, char *err, 
     CURLcode rc = curl_easy_perform(c->curl);
     c->body = NULL;
     if (rc != CURLE_OK && c->too_big) {
-        snprintf(err, n, "agent %s%s: an answer over %u bytes", c->base, path, API_MAX_BODY);
+        snprintf(err, n, "%s %s%s: an answer over %u bytes", c->peer, c->base, path, API_MAX_BODY);
         return -1;
     }
     if (rc != CURLE_OK) {
@@ -110,21 +115,21 @@ long http_client_get(http_client *c, const char *path, gw_buf *body, char *err, 
         long os_errno = 0;
         curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO, &os_errno);
         if (rc == CURLE_OPERATION_TIMEDOUT)
-            snprintf(err, n, "agent %s: %s (no answer in %g s)", c->base, curl_easy_strerror(rc),
+            snprintf(err, n, "%s %s: %s (no answer in %g s)", c->peer, c->base, curl_easy_strerror(rc),
                      c->timeout_ms / 1000.0);
         else if (os_errno > 0)
-            snprintf(err, n, "agent %s: %s (%s)", c->base, curl_easy_strerror(rc), strerror((int)os_errno));
+            snprintf(err, n, "%s %s: %s (%s)", c->peer, c->base, curl_easy_strerror(rc), strerror((int)os_errno));
         else
-            snprintf(err, n, "agent %s: %s", c->base, curl_easy_strerror(rc));
+            snprintf(err, n, "%s %s: %s", c->peer, c->base, curl_easy_strerror(rc));
         return -1;
     }
     long status = 0;
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status != 200)
-        snprintf(err, n, "agent %s%s: HTTP %ld%s", c->base, path, status,
+        snprintf(err, n, "%s %s%s: HTTP %ld%s", c->peer, c->base, path, status,
                  status == 401 ? " (wrong or missing --user/--password-file)" : "");
     if (body->oom) {
-        snprintf(err, n, "agent %s%s: out of memory", c->base, path);
+        snprintf(err, n, "%s %s%s: out of memory", c->peer, c->base, path);
         return -1;
     }
     return status;

@@ -16,6 +16,7 @@ typedef struct http_client_opts {
     const char *password_file; /* its password: the first line of this file */
     const char *user_agent;    /* "gpuwatch-top" */
     long timeout_ms;           /* per request; 0: 5000 */
+    const char *peer;          /* what errors call the other end: "agent" when NULL, "engine" */
 } http_client_opts;
 
 /* The options that name an agent on a command line (top, diagnose), for the http_client_opts (or a
@@ -42,7 +43,7 @@ typedef struct http_client http_client;
 /* NULL with the reason in err (libcurl missing, password file unreadable). */
 http_client *http_client_open(const http_client_opts *o, char *err, size_t n);
 void http_client_close(http_client *c);
-/* GETs path ("/api/v1/gpus") into body (cleared first). Returns the HTTP status, or -1 with the
+/* GETs path ("/api/v1/gpus", at most 16 KiB with its query) into body (cleared first). Returns the HTTP status, or -1 with the
  * reason in err ("agent https://HOST:PORT: Couldn't connect to server"); a status other than 200
  * also fills err. Bodies over API_MAX_BODY (16 MiB, after
  * decompression) are refused. */
