@@ -31,16 +31,16 @@ typedef struct prom_label {
 typedef struct prom_series {
     int nlabels;
     prom_label *labels;
-    int n;         /* points kept, in increasing time (a vector's one point; none for /series) */
+    int n; /* points kept, in increasing time (a vector's one point; none for /series) */
     uint64_t *t_us;
-    double *v;     /* finite */
+    double *v; /* finite */
 } prom_series;
 
 typedef struct prom_result {
     prom_kind kind;
-    int n;              /* series kept */
+    int n; /* series kept */
     prom_series *s;
-    int series_left_out; /* past PROM_MAX_SERIES, or not an object with a "metric" object */
+    int series_left_out;  /* past PROM_MAX_SERIES, or not an object with a "metric" object */
     long points_left_out; /* past PROM_MAX_POINTS, a bad time, a time not after the one before */
     long nonfinite;       /* NaN and infinite values, left out */
     int labels_left_out;  /* past PROM_MAX_LABELS, a bad name, a repeated name, a value not a string */

@@ -20,8 +20,8 @@
 #define T0 1796400000.0 /* seconds: the range the answers are read against starts here */
 
 static char err[512];
-static const prom_context ctx = {.from_us = (uint64_t)(T0 * 1e6), .to_us = (uint64_t)((T0 + 3600) * 1e6),
-                                 .slack_us = 15000000};
+static const prom_context ctx = {
+    .from_us = (uint64_t)(T0 * 1e6), .to_us = (uint64_t)((T0 + 3600) * 1e6), .slack_us = 15000000};
 
 /* A matrix of nseries series of npoints points each, step 15 s, value = series * 1000 + point. */
 static void matrix(gw_buf *b, int nseries, int npoints)
@@ -29,8 +29,9 @@ static void matrix(gw_buf *b, int nseries, int npoints)
     buf_clear(b);
     buf_puts(b, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[");
     for (int s = 0; s < nseries; s++) {
-        buf_printf(b, "%s{\"metric\":{\"__name__\":\"gpuwatch_utilization_ratio\",\"instance\":\"host%d:9400\","
-                      "\"gpu\":\"%d\"},\"values\":[",
+        buf_printf(b,
+                   "%s{\"metric\":{\"__name__\":\"gpuwatch_utilization_ratio\",\"instance\":\"host%d:9400\","
+                   "\"gpu\":\"%d\"},\"values\":[",
                    s ? "," : "", s / 8, s % 8);
         for (int p = 0; p < npoints; p++)
             buf_printf(b, "%s[%.3f,\"%d\"]", p ? "," : "", T0 + p * 15.0, s * 1000 + p);
@@ -119,7 +120,8 @@ static void refuses_answers(void **state)
          "where a matrix was asked"},
         {"{\"status\":\"success\",\"data\":{\"result\":[]}}", 200, PROM_VECTOR, "no result type where a vector"},
         {"{\"status\":\"success\",\"data\":{}}", 200, PROM_SERIES, "not a list of series"},
-        {"{\"status\":\"success\",\"data\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}", 200, PROM_SERIES, "nested deeper"},
+        {"{\"status\":\"success\",\"data\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}", 200, PROM_SERIES,
+         "nested deeper"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         prom_result r;
@@ -139,10 +141,23 @@ static void refuses_answers(void **state)
 static void leaves_out_bad_points(void **state)
 {
     (void)state;
-    const char *bad[] = {"[1796400000,\"NaN\"]", "[1796400000,\"+Inf\"]", "[1796400000,\"-Inf\"]",
-                         "[1796400000,\"\"]", "[1796400000,\"1x\"]", "[1796400000,\" 1\"]", "[1796400000,\"1e999\"]",
-                         "[1796400000,5]", "[\"1796400000\",\"5\"]", "[1796400000]", "[1796400000,\"5\",1]",
-                         "[1e300,\"5\"]", "[-1,\"5\"]", "[1700000000,\"5\"]", "[1796500000,\"5\"]", "{}", "null",
+    const char *bad[] = {"[1796400000,\"NaN\"]",
+                         "[1796400000,\"+Inf\"]",
+                         "[1796400000,\"-Inf\"]",
+                         "[1796400000,\"\"]",
+                         "[1796400000,\"1x\"]",
+                         "[1796400000,\" 1\"]",
+                         "[1796400000,\"1e999\"]",
+                         "[1796400000,5]",
+                         "[\"1796400000\",\"5\"]",
+                         "[1796400000]",
+                         "[1796400000,\"5\",1]",
+                         "[1e300,\"5\"]",
+                         "[-1,\"5\"]",
+                         "[1700000000,\"5\"]",
+                         "[1796500000,\"5\"]",
+                         "{}",
+                         "null",
                          "[1796400000,null]"};
     gw_buf b;
     buf_init(&b);
@@ -189,8 +204,9 @@ static void caps_counts_and_labels(void **state)
     prom_result_free(&r);
 
     buf_clear(&b);
-    buf_puts(&b, "{\"status\":\"success\",\"data\":[{\"ok\":\"1\",\"ok\":\"2\",\"9bad\":\"x\",\"b-ad\":\"x\",\"\":\"x\","
-                 "\"num\":5,\"obj\":{},\"esc\":\"a\\u001b[2Jb\\u0000c\\u009b\",\"long\":\"");
+    buf_puts(&b,
+             "{\"status\":\"success\",\"data\":[{\"ok\":\"1\",\"ok\":\"2\",\"9bad\":\"x\",\"b-ad\":\"x\",\"\":\"x\","
+             "\"num\":5,\"obj\":{},\"esc\":\"a\\u001b[2Jb\\u0000c\\u009b\",\"long\":\"");
     for (int i = 0; i < PROM_MAX_LABEL_VALUE * 2; i++)
         buf_putc(&b, i % 3 ? 'x' : '\xc3'), buf_putc(&b, i % 3 ? 'y' : '\xa9');
     buf_puts(&b, "\"");
@@ -221,9 +237,9 @@ static void parses_values(void **state)
         const char *s;
         int ok;
         double v;
-    } cases[] = {{"0", 1, 0},      {"1.5", 1, 1.5},   {"-2e3", 1, -2000}, {"1E-3", 1, 0.001}, {"NaN", 0, 0},
-                 {"+Inf", 0, 0},   {"-Inf", 0, 0},    {"", 0, 0},         {"1 ", 0, 0},       {" 1", 0, 0},
-                 {"0x10", 1, 16},  {"1e400", 0, 0},   {"abc", 0, 0},      {NULL, 0, 0}};
+    } cases[] = {{"0", 1, 0},     {"1.5", 1, 1.5}, {"-2e3", 1, -2000}, {"1E-3", 1, 0.001}, {"NaN", 0, 0},
+                 {"+Inf", 0, 0},  {"-Inf", 0, 0},  {"", 0, 0},         {"1 ", 0, 0},       {" 1", 0, 0},
+                 {"0x10", 1, 16}, {"1e400", 0, 0}, {"abc", 0, 0},      {NULL, 0, 0}};
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         double v = -99;
         assert_int_equal(prom_parse_value(cases[k].s, &v), cases[k].ok);
@@ -237,9 +253,9 @@ static void checks_urls(void **state)
     (void)state;
     const char *good[] = {"http://prometheus:9090", "https://prom.example.com", "http://127.0.0.1:9090/",
                           "http://[::1]:9090/prom", "https://thanos:10902/api/prom"};
-    const char *bad[] = {"prometheus:9090",     "ftp://x:1",         "http://",          "http:///x",
-                         "http://a:99999",      "http://a:",         "http://u@a:9090",  "http://a:9090/?q=1",
-                         "http://a b:9090",     "http://a:9090/#x",  "http://:9090",     "http://a:x9"};
+    const char *bad[] = {"prometheus:9090", "ftp://x:1",        "http://",         "http:///x",
+                         "http://a:99999",  "http://a:",        "http://u@a:9090", "http://a:9090/?q=1",
+                         "http://a b:9090", "http://a:9090/#x", "http://:9090",    "http://a:x9"};
     gw_opt opt = {"--prometheus", GW_OPT_CUSTOM, .off = 0};
     for (size_t k = 0; k < sizeof good / sizeof *good; k++) {
         const char *out = NULL;
@@ -288,10 +304,14 @@ static void reports_unreachable(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(decodes_matrices),      cmocka_unit_test(decodes_vectors_and_series),
-        cmocka_unit_test(refuses_answers),       cmocka_unit_test(leaves_out_bad_points),
-        cmocka_unit_test(caps_counts_and_labels), cmocka_unit_test(parses_values),
-        cmocka_unit_test(checks_urls),           cmocka_unit_test(chooses_steps),
+        cmocka_unit_test(decodes_matrices),
+        cmocka_unit_test(decodes_vectors_and_series),
+        cmocka_unit_test(refuses_answers),
+        cmocka_unit_test(leaves_out_bad_points),
+        cmocka_unit_test(caps_counts_and_labels),
+        cmocka_unit_test(parses_values),
+        cmocka_unit_test(checks_urls),
+        cmocka_unit_test(chooses_steps),
         cmocka_unit_test(reports_unreachable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
