@@ -27,7 +27,8 @@ int fleet_match_check(const gw_opt *opt, const char *value, void *out, char *why
     for (size_t i = 0; i < len; i++)
         printable &= (unsigned char)value[i] >= 0x20 && (unsigned char)value[i] < 0x7f;
     if (len < 2 || value[0] != '{' || value[len - 1] != '}' || !printable || len >= FLEET_MATCH_MAX) {
-        snprintf(why, n, "expected a selector in braces of printable ASCII, at most %d bytes ({job=\"gpu\"}), got '%.*s'",
+        snprintf(why, n,
+                 "expected a selector in braces of printable ASCII, at most %d bytes ({job=\"gpu\"}), got '%.*s'",
                  FLEET_MATCH_MAX - 1, 200, value ? value : "");
         return -1;
     }

@@ -211,6 +211,16 @@ static int by_addr(const void *a, const void *b)
 
 void prom_fleet_sort(prom_fleet *f)
 {
+    int kept = 0;
+    for (int i = 0; i < f->n; i++) {
+        if (f->h[i].gpus.n == 0) { /* every series of it left out: nothing to show */
+            api_gpus_free(&f->h[i].gpus);
+            free(f->h[i].who);
+            continue;
+        }
+        f->h[kept++] = f->h[i];
+    }
+    f->n = kept;
     qsort(f->h, (size_t)f->n, sizeof *f->h, by_addr);
     for (int i = 0; i < f->n; i++) {
         prom_host *h = &f->h[i];

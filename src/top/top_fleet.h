@@ -180,7 +180,7 @@ void prom_fleet_free(prom_fleet *f);
 int prom_fleet_add(prom_fleet *f, metric_id id, double scale, const prom_result *r);
 /* gpuwatch_gpu_job_info's series: who each GPU works for (a GPU's first job kept). 0, or -1. */
 int prom_fleet_add_jobs(prom_fleet *f, const prom_result *r);
-/* Hosts by address and each host's GPUs by index. */
+/* Hosts by address and each host's GPUs by index; a host none of whose series named a GPU dropped. */
 void prom_fleet_sort(prom_fleet *f);
 
 /* ---- reading an engine (fleet_engine.c) ---- */
