@@ -143,7 +143,8 @@ static void test_dcgm_labels(void **st)
 static void test_job_info(void **st)
 {
     (void)st;
-    static const char *const util[] = {"{\"instance\":\"h:1\",\"gpu\":\"0\"}|0.5", "{\"instance\":\"h:1\",\"gpu\":\"1\"}|0.2"};
+    static const char *const util[] = {"{\"instance\":\"h:1\",\"gpu\":\"0\"}|0.5",
+                                       "{\"instance\":\"h:1\",\"gpu\":\"1\"}|0.2"};
     static const char *const jobs[] = {
         "{\"instance\":\"h:1\",\"gpu\":\"0\",\"slurm_job_id\":\"4242\",\"job_name\":\"llama\",\"user\":\"alice\"}|1",
         "{\"instance\":\"h:1\",\"gpu\":\"0\",\"slurm_job_id\":\"99\",\"user\":\"mallory\"}|1",
@@ -177,11 +178,11 @@ static void test_missing_and_repeated(void **st)
 {
     (void)st;
     static const char *const a[] = {
-        "{\"gpu\":\"0\"}|1",                                       /* no host */
-        "{\"instance\":\"h:1\"}|2",                                /* no GPU */
-        "{\"instance\":\"h:1\",\"gpu\":\"0\",\"job\":\"a\"}|3",    /* kept */
-        "{\"instance\":\"h:1\",\"gpu\":\"0\",\"job\":\"b\"}|4",    /* repeated: scraped twice */
-        "{\"instance\":\"h:1\",\"UUID\":\"GPU-x\"}|5",             /* no gpu label: the first index free */
+        "{\"gpu\":\"0\"}|1",                                        /* no host */
+        "{\"instance\":\"h:1\"}|2",                                 /* no GPU */
+        "{\"instance\":\"h:1\",\"gpu\":\"0\",\"job\":\"a\"}|3",     /* kept */
+        "{\"instance\":\"h:1\",\"gpu\":\"0\",\"job\":\"b\"}|4",     /* repeated: scraped twice */
+        "{\"instance\":\"h:1\",\"UUID\":\"GPU-x\"}|5",              /* no gpu label: the first index free */
         "{\"instance\":\"h:1\",\"gpu\":\"\",\"UUID\":\"GPU-y\"}|6", /* an empty gpu is none */
     };
     static const char *const b[] = {"{\"instance\":\"h:1\",\"UUID\":\"GPU-x\"}|50"};
@@ -221,7 +222,8 @@ static void test_hostile(void **st)
     char item[3200];
     snprintf(item, sizeof item, "{\"instance\":\"%s\",\"gpu\":\"0\"}|1", longhost);
     const char *const items[] = {
-        "{\"instance\":\"evil\\u001b[2J\\u0007:1\",\"gpu\":\"0\",\"pod\":\"p\\u001b]0;x\\u0007-1\",\"namespace\":\"n\"}|7",
+        "{\"instance\":\"evil\\u001b[2J\\u0007:1\",\"gpu\":\"0\",\"pod\":\"p\\u001b]0;x\\u0007-1\",\"namespace\":\"n\"}"
+        "|7",
         "{\"instance\":\"h:1\",\"gpu\":\"-1\"}|1",
         "{\"instance\":\"h:1\",\"gpu\":\"64\"}|1",
         "{\"instance\":\"h:1\",\"gpu\":\"1e1\"}|1",
@@ -290,7 +292,8 @@ static void test_model_engine(void **st)
     (void)st;
     fleet_model m;
     assert_int_equal(fleet_model_init_engine(&m, "http://prom:9090"), 0);
-    static const char *const items[] = {"{\"instance\":\"a:1\",\"gpu\":\"0\"}|50", "{\"instance\":\"b:1\",\"gpu\":\"0\"}|60"};
+    static const char *const items[] = {"{\"instance\":\"a:1\",\"gpu\":\"0\"}|50",
+                                        "{\"instance\":\"b:1\",\"gpu\":\"0\"}|60"};
     prom_result r;
     vector(&r, 2, items);
     prom_fleet f;
@@ -360,9 +363,10 @@ static void test_match_check(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_native_family),   cmocka_unit_test(test_dcgm_labels), cmocka_unit_test(test_job_info),
-        cmocka_unit_test(test_missing_and_repeated), cmocka_unit_test(test_hostile), cmocka_unit_test(test_caps),
-        cmocka_unit_test(test_model_engine),    cmocka_unit_test(test_match_check),
+        cmocka_unit_test(test_native_family), cmocka_unit_test(test_dcgm_labels),
+        cmocka_unit_test(test_job_info),      cmocka_unit_test(test_missing_and_repeated),
+        cmocka_unit_test(test_hostile),       cmocka_unit_test(test_caps),
+        cmocka_unit_test(test_model_engine),  cmocka_unit_test(test_match_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
