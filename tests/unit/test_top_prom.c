@@ -37,6 +37,15 @@ static void vector(prom_result *r, int n, const char *const *items)
     buf_release(&b);
 }
 
+/* The items' series into f as metric id's values times scale (M_COUNT: as gpuwatch_gpu_job_info). */
+static void add(prom_fleet *f, metric_id id, double scale, int n, const char *const *items)
+{
+    prom_result r;
+    vector(&r, n, items);
+    assert_int_equal(id == M_COUNT ? prom_fleet_add_jobs(f, &r) : prom_fleet_add(f, id, scale, &r), 0);
+    prom_result_free(&r);
+}
+
 static const prom_host *host(const prom_fleet *f, const char *addr)
 {
     for (int i = 0; i < f->n; i++)
@@ -72,14 +81,11 @@ static void test_native_family(void **st)
                     snprintf(mem[k], 200, "{\"instance\":\"node%d:9400\",\"gpu\":\"%d\",\"uuid\":\"GPU-%d-%d\"}|%d", h,
                              g, h, g, (g + 1) * 1048576);
                 }
-            prom_result util, used;
-            vector(&util, n, (const char *const *)items);
-            vector(&used, n, (const char *const *)mem);
             prom_fleet f;
             assert_int_equal(prom_fleet_init(&f), 0);
             const metric_def *du = catalog_get(M_UTIL_GPU), *dm = catalog_get(M_MEM_USED);
-            assert_int_equal(prom_fleet_add(&f, M_UTIL_GPU, 1 / du->prom_scale, &util), 0);
-            assert_int_equal(prom_fleet_add(&f, M_MEM_USED, 1 / dm->prom_scale, &used), 0);
+            add(&f, M_UTIL_GPU, 1 / du->prom_scale, n, (const char *const *)items);
+            add(&f, M_MEM_USED, 1 / dm->prom_scale, n, (const char *const *)mem);
             prom_fleet_sort(&f);
             assert_int_equal(f.n, nh);
             for (int h = 0; h < nh; h++) {
@@ -96,8 +102,6 @@ static void test_native_family(void **st)
             }
             assert_int_equal(f.no_host + f.no_gpu + f.duplicate + f.bad_value, 0);
             prom_fleet_free(&f);
-            prom_result_free(&util);
-            prom_result_free(&used);
             for (int k = 0; k < n; k++)
                 free(items[k]), free(mem[k]);
             free(items);
@@ -116,11 +120,9 @@ static void test_dcgm_labels(void **st)
         "{\"Hostname\":\"dgx-a\",\"gpu\":\"0\",\"UUID\":\"GPU-a0\",\"hpc_job\":\"777\"}|60",
         "{\"Hostname\":\"dgx-b\",\"instance\":\"10.0.0.2:9400\",\"gpu\":\"0\",\"UUID\":\"GPU-b0\"}|55",
     };
-    prom_result r;
-    vector(&r, 3, temp);
     prom_fleet f;
     assert_int_equal(prom_fleet_init(&f), 0);
-    assert_int_equal(prom_fleet_add(&f, M_TEMP_GPU, 1, &r), 0);
+    add(&f, M_TEMP_GPU, 1, 3, temp);
     prom_fleet_sort(&f);
     assert_int_equal(f.n, 2);
     const prom_host *b = host(&f, "10.0.0.2:9400"), *a = host(&f, "dgx-a");
@@ -136,7 +138,6 @@ static void test_dcgm_labels(void **st)
     assert_float_equal(value(a, 1, M_TEMP_GPU), 71, 0);
     assert_string_equal(b->who[0].job, "");
     prom_fleet_free(&f);
-    prom_result_free(&r);
 }
 
 /* gpuwatch_gpu_job_info: a Slurm job with its name and user, a pod; a GPU's first job kept. */
@@ -151,13 +152,10 @@ static void test_job_info(void **st)
         "{\"instance\":\"h:1\",\"gpu\":\"1\",\"namespace\":\"ml-team\",\"pod\":\"bert-0\",\"user\":\"bob\"}|1",
         "{\"instance\":\"h:1\",\"gpu\":\"2\",\"user\":\"carol\"}|1",
     };
-    prom_result u, j;
-    vector(&u, 2, util);
-    vector(&j, 4, jobs);
     prom_fleet f;
     assert_int_equal(prom_fleet_init(&f), 0);
-    assert_int_equal(prom_fleet_add(&f, M_UTIL_GPU, 100, &u), 0);
-    assert_int_equal(prom_fleet_add_jobs(&f, &j), 0);
+    add(&f, M_UTIL_GPU, 100, 2, util);
+    add(&f, M_COUNT, 1, 4, jobs);
     prom_fleet_sort(&f);
     assert_int_equal(f.n, 1);
     assert_string_equal(f.h[0].who[0].job, "slurm job 4242 llama");
@@ -168,8 +166,6 @@ static void test_job_info(void **st)
     assert_string_equal(f.h[0].who[2].user, "carol");
     assert_false(sample_has(&f.h[0].gpus.gpus[2].s, M_UTIL_GPU));
     prom_fleet_free(&f);
-    prom_result_free(&u);
-    prom_result_free(&j);
 }
 
 /* Series that cannot be placed are left out and counted; repeated ones keep the first value; a GPU
@@ -186,13 +182,10 @@ static void test_missing_and_repeated(void **st)
         "{\"instance\":\"h:1\",\"gpu\":\"\",\"UUID\":\"GPU-y\"}|6", /* an empty gpu is none */
     };
     static const char *const b[] = {"{\"instance\":\"h:1\",\"UUID\":\"GPU-x\"}|50"};
-    prom_result ra, rb;
-    vector(&ra, 6, a);
-    vector(&rb, 1, b);
     prom_fleet f;
     assert_int_equal(prom_fleet_init(&f), 0);
-    assert_int_equal(prom_fleet_add(&f, M_TEMP_GPU, 1, &ra), 0);
-    assert_int_equal(prom_fleet_add(&f, M_POWER_DRAW, 1, &rb), 0);
+    add(&f, M_TEMP_GPU, 1, 6, a);
+    add(&f, M_POWER_DRAW, 1, 1, b);
     prom_fleet_sort(&f);
     assert_int_equal(f.no_host, 1);
     assert_int_equal(f.no_gpu, 1);
@@ -206,8 +199,6 @@ static void test_missing_and_repeated(void **st)
     assert_float_equal(value(&f.h[0], 1, M_POWER_DRAW), 50, 0);
     assert_int_equal(f.h[0].gpus.gpus[2].info.index, 2);
     prom_fleet_free(&f);
-    prom_result_free(&ra);
-    prom_result_free(&rb);
 }
 
 /* Hostile labels and values: control characters and escapes are cleaned (prom_api), an instance
@@ -234,11 +225,9 @@ static void test_hostile(void **st)
         "{\"instance\":\"h:2\",\"gpu\":\"3\"}|+Inf",
         item,
     };
-    prom_result r;
-    vector(&r, 10, items);
     prom_fleet f;
     assert_int_equal(prom_fleet_init(&f), 0);
-    assert_int_equal(prom_fleet_add(&f, M_TEMP_GPU, 1, &r), 0);
+    add(&f, M_TEMP_GPU, 1, 10, items);
     prom_fleet_sort(&f);
     assert_int_equal(f.no_gpu, 4);
     assert_int_equal(f.bad_value, 2);
@@ -252,7 +241,6 @@ static void test_hostile(void **st)
     }
     assert_int_equal(f.n, 2); /* the escapes' host and the long one; h:1 and h:2 had nothing to keep */
     prom_fleet_free(&f);
-    prom_result_free(&r);
 }
 
 /* Past FLEET_MAX_HOSTS hosts and API_MAX_GPUS GPUs of one host: left out and counted. */
@@ -269,17 +257,14 @@ static void test_caps(void **st)
         else
             snprintf(items[k], 120, "{\"instance\":\"n000:1\",\"UUID\":\"GPU-%d\"}|1", k);
     }
-    prom_result r;
-    vector(&r, n, (const char *const *)items);
     prom_fleet f;
     assert_int_equal(prom_fleet_init(&f), 0);
-    assert_int_equal(prom_fleet_add(&f, M_TEMP_GPU, 1, &r), 0);
+    add(&f, M_TEMP_GPU, 1, n, (const char *const *)items);
     assert_int_equal(f.n, FLEET_MAX_HOSTS);
     assert_int_equal(f.hosts_left_out, 10);
     assert_int_equal(host(&f, "n000:1")->gpus.n, API_MAX_GPUS);
     assert_int_equal(f.gpus_left_out, 6); /* GPU 0 by index, then 63 by UUID fill it */
     prom_fleet_free(&f);
-    prom_result_free(&r);
     for (int k = 0; k < n; k++)
         free(items[k]);
     free(items);
@@ -294,11 +279,9 @@ static void test_model_engine(void **st)
     assert_int_equal(fleet_model_init_engine(&m, "http://prom:9090"), 0);
     static const char *const items[] = {"{\"instance\":\"a:1\",\"gpu\":\"0\"}|50",
                                         "{\"instance\":\"b:1\",\"gpu\":\"0\"}|60"};
-    prom_result r;
-    vector(&r, 2, items);
     prom_fleet f;
     assert_int_equal(prom_fleet_init(&f), 0);
-    assert_int_equal(prom_fleet_add(&f, M_TEMP_GPU, 1, &r), 0);
+    add(&f, M_TEMP_GPU, 1, 2, items);
     prom_fleet_sort(&f);
     for (int i = 0; i < f.n; i++) {
         int h = fleet_model_host(&m, f.h[i].addr);
@@ -334,7 +317,6 @@ static void test_model_engine(void **st)
     assert_non_null(strstr(text, ": http://prom:9090: connection refused (hosts as last read)"));
     free(text);
     prom_fleet_free(&f);
-    prom_result_free(&r);
     fleet_model_free(&m);
 }
 
