@@ -294,13 +294,14 @@ static void draw_gpu_row(canvas *cv, const fleet_model *m, const fleet_ui *u, co
     top_level temp_lvl = LVL_OK;
     int throttled = 0, x = 0;
     gpu_cells(h, r->gpu, u->o, cv->ascii, cells, &temp_lvl, &throttled);
-    theme_role base = selected ? TR_SELECTED : h->reach == HOST_DOWN ? TR_DIM : TR_NORMAL;
+    int stale = h->reach == HOST_DOWN || h->reach == HOST_SILENT; /* its GPUs as last read */
+    theme_role base = selected ? TR_SELECTED : stale ? TR_DIM : TR_NORMAL;
     for (int c = 0; c < FC_COUNT; c++) {
         if (!vis[c])
             continue;
         int w = c == FC_JOB ? cv->cols - x : col_width[c];
         theme_role role = base;
-        if (!selected && h->reach != HOST_DOWN) {
+        if (!selected && !stale) {
             if (c == FC_TEMP)
                 role = role_of_level(temp_lvl);
             if (c == FC_THROTTLE && throttled)
