@@ -13,11 +13,14 @@
 #include <string.h>
 
 #define JOB_INFO "gpuwatch_gpu_job_info"
+#define SILENT_WHY "no series in the engine (stale or gone)"
+#define RECENT "15m" /* the hosts that reported within it are listed from the start */
 
 struct fleet_engine {
     prom_client *pc;
     char match[FLEET_MATCH_MAX];
     unsigned char dcgm[32]; /* per fleet metric: dcgm-exporter's name answered last */
+    int recent_done;        /* the hosts that reported lately have been asked for */
 };
 
 int fleet_match_check(const gw_opt *opt, const char *value, void *out, char *why, size_t n)
@@ -112,6 +115,36 @@ static void answer_note(const prom_fleet *f, const char *missing, char *out, siz
                  f->hosts_left_out + f->gpus_left_out);
 }
 
+/* Once, after the first good read: the hosts whose utilization series reported within RECENT but
+ * not now, with the time of their last sample (the step of a subquery of timestamp()), listed as not
+ * reporting since then. Nothing when the engine cannot say. */
+static void read_recent(fleet_engine *e, fleet_model *m, uint64_t now)
+{
+    const metric_def *d = catalog_get(fleet_metrics[0]);
+    const char *name = e->dcgm[0] && d->dcgm ? d->dcgm : d->prom;
+    char query[FLEET_MATCH_MAX + 256], err[600], key[FLEET_ADDR_LEN];
+    snprintf(query, sizeof query, "max by (instance, Hostname) (last_over_time(timestamp(%s%s)[" RECENT ":1s]))", name,
+             e->match);
+    prom_result r;
+    e->recent_done = 1;
+    if (prom_client_query(e->pc, query, now, &r, err, sizeof err) != 0)
+        return;
+    pthread_mutex_lock(&m->lock);
+    for (int i = 0; i < r.n; i++) {
+        const prom_series *s = &r.s[i];
+        if (s->n < 1 || prom_host_key(s, key, sizeof key) != 0 || s->v[s->n - 1] <= 0)
+            continue;
+        int known = 0;
+        for (int h = 0; h < m->nhosts && !known; h++)
+            known = strcmp(m->hosts[h].addr, key) == 0;
+        int h = known ? -1 : fleet_model_host(m, key);
+        if (h >= 0)
+            fleet_host_silent(m, h, SILENT_WHY, (uint64_t)(s->v[s->n - 1] * 1e6));
+    }
+    pthread_mutex_unlock(&m->lock);
+    prom_result_free(&r);
+}
+
 void fleet_engine_read(fleet_engine *e, fleet_model *m)
 {
     char err[600], why[300], missing[200] = "", note[256];
@@ -159,8 +192,10 @@ void fleet_engine_read(fleet_engine *e, fleet_model *m)
         }
         for (int h = 0; h < m->nhosts; h++)
             if (!seen[h] && m->hosts[h].reach == HOST_UP)
-                fleet_host_silent(m, h, "no series in the engine (stale or gone)");
+                fleet_host_silent(m, h, SILENT_WHY, 0);
     }
     pthread_mutex_unlock(&m->lock);
     prom_fleet_free(&f);
+    if (rc == 0 && !e->recent_done)
+        read_recent(e, m, now);
 }

@@ -73,11 +73,11 @@ void fleet_host_read_engine(fleet_model *m, int i, api_gpus *g, fleet_who **who,
     m->seq++;
 }
 
-void fleet_host_silent(fleet_model *m, int i, const char *why)
+void fleet_host_silent(fleet_model *m, int i, const char *why, uint64_t since_us)
 {
     fleet_host *h = &m->hosts[i];
     h->reach = HOST_SILENT;
-    h->since_us = h->read_us;
+    h->since_us = since_us ? since_us : h->read_us;
     gw_strlcpy(h->why, why, sizeof h->why);
     m->seq++;
 }

@@ -39,17 +39,25 @@ static const char *label(const prom_series *s, const char *name)
     return v && v[0] ? v : NULL;
 }
 
+int prom_host_key(const prom_series *s, char *key, size_t n)
+{
+    const char *inst = label(s, "instance"), *name = label(s, "Hostname");
+    const char *addr = inst ? inst : name;
+    if (!addr)
+        return -1;
+    gw_strlcpy(key, addr, n);
+    return 0;
+}
+
 /* The host of s, added when new; NULL when s names none or there is no room (counted). */
 static prom_host *host_of(prom_fleet *f, const prom_series *s)
 {
     const char *inst = label(s, "instance"), *name = label(s, "Hostname");
-    const char *addr = inst ? inst : name;
-    if (!addr) {
+    char key[FLEET_ADDR_LEN];
+    if (prom_host_key(s, key, sizeof key) != 0) {
         f->no_host++;
         return NULL;
     }
-    char key[FLEET_ADDR_LEN];
-    gw_strlcpy(key, addr, sizeof key);
     for (int i = 0; i < f->n; i++)
         if (strcmp(f->h[i].addr, key) == 0)
             return &f->h[i];
@@ -59,7 +67,7 @@ static prom_host *host_of(prom_fleet *f, const prom_series *s)
     }
     prom_host *h = &f->h[f->n++];
     gw_strlcpy(h->addr, key, sizeof h->addr);
-    if (name && strcmp(name, key) != 0) {
+    if (inst && name && strcmp(name, key) != 0) {
         gw_strlcpy(h->name, name, sizeof h->name);
         gw_strlcpy(h->gpus.hostname, name, sizeof h->gpus.hostname);
     }

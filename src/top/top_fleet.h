@@ -93,8 +93,9 @@ int fleet_model_host(fleet_model *m, const char *addr);
 /* A good read of an engine's host i: takes g's GPUs and who (one per GPU; g left empty, who set to
  * NULL). Under the lock. */
 void fleet_host_read_engine(fleet_model *m, int i, api_gpus *g, fleet_who **who, uint64_t wall_us);
-/* An engine's host i is in the engine no more (its series stale or gone), why. Under the lock. */
-void fleet_host_silent(fleet_model *m, int i, const char *why);
+/* An engine's host i is in the engine no more (its series stale or gone), why; since: its last
+ * sample's wall time, or 0 for its last read. Under the lock. */
+void fleet_host_silent(fleet_model *m, int i, const char *why, uint64_t since_us);
 /* The engine answered (why NULL; note: what the answer lacked, or NULL), or not (why). Under the lock. */
 void fleet_engine_state(fleet_model *m, const char *why, const char *note, uint64_t wall_us);
 /* A good read of host i: takes g's and p's storage (they are left empty). Under the lock. */
@@ -171,6 +172,8 @@ typedef struct prom_fleet {
     int hosts_left_out, gpus_left_out; /* past FLEET_MAX_HOSTS hosts, API_MAX_GPUS GPUs a host */
 } prom_fleet;
 
+/* The host a series is of: its instance label, else its Hostname, cut to n bytes. 0, or -1: none. */
+int prom_host_key(const prom_series *s, char *key, size_t n);
 /* An empty fleet. 0, or -1 when out of memory. */
 int prom_fleet_init(prom_fleet *f);
 void prom_fleet_free(prom_fleet *f);

@@ -109,6 +109,10 @@ wait_for big "^▪ ${addr[2]}  NOT REPORTING since [0-9:]+: no series in the eng
 wait_for big "fleet: 3 hosts, 2 up, 1 not reporting"
 util_moves big "${addr[0]}" 7
 ok "a stopped agent's host is not reporting once its series are stale; the others keep updating"
+out=$("$GPUWATCH" top --once --prometheus "$URL" 2>&1) || fail "--once with a host not reporting exited $?"
+grep -q "^${addr[2]}  NOT REPORTING since [0-9:]*: no series in the engine" <<<"$out" ||
+  fail "--once: the host that reported lately is not listed as not reporting: $out"
+ok "--once: a host that reported within 15 minutes, not now, is not reporting since its last sample"
 
 # Prometheus stopped: one status line; the screen still answers keys (p pauses).
 kill "$prom"

@@ -291,7 +291,7 @@ static void test_model_engine(void **st)
     }
     assert_int_equal(fleet_model_host(&m, "b:1"), 1);
     fleet_engine_state(&m, NULL, NULL, 1000000000000000ull);
-    fleet_host_silent(&m, 1, "no series in the engine (stale or gone)");
+    fleet_host_silent(&m, 1, "no series in the engine (stale or gone)", 0);
     assert_int_equal(m.hosts[1].reach, HOST_SILENT);
     assert_int_equal(m.hosts[1].since_us, 1000000000000001ull);
     assert_int_equal(m.hosts[1].gpus.n, 1); /* its GPUs as last read */
