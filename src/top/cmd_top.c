@@ -2,6 +2,7 @@
  * source with its alert rules and diagnosis, then the live UI, or one plain-text snapshot (--once,
  * or when not on a terminal) with the same information as the screen. */
 #include "http_client.h"
+#include "prom_client.h"
 #include "sampler.h"
 #include "text.h"
 #include "top_fleet.h"
@@ -40,6 +41,9 @@ static void usage(FILE *f)
                "  --hosts HOST:PORT,...  many agents on one screen: a line per GPU, grouped by host or job\n"
                "  --hosts-file FILE      the agents, one HOST:PORT a line ('#' comments); with --hosts too\n"
                "                         (--tls, --cacert, --insecure, --user apply to every agent)\n"
+               "  --prometheus URL       the fleet from an engine's series (Prometheus, VictoriaMetrics, Thanos,\n"
+               "                         Mimir): gpuwatch's or dcgm-exporter's; refresh 2 s unless -d says\n"
+               "  --match SELECTOR       only the series it selects, e.g. '{job=\"gpu\"}' (with --prometheus)\n"
                "\npreferences: $XDG_CONFIG_HOME/gpuwatch/top.yaml (~/.config/gpuwatch/top.yaml), written when\n"
                "a key changes one (interval, layout, charts, sort, colours, ASCII); options win over it.\n"
                "keys: ? or F1 help, q quit (the help screen lists them all)\n");
@@ -68,6 +72,8 @@ static const gw_opt rows[] = {
     HTTP_CLIENT_ROWS(top_opts, remote),
     {"--hosts", GW_OPT_CUSTOM, AT(hosts), .check = fleet_hosts_check},
     {"--hosts-file", GW_OPT_FILE, AT(hosts_file)},
+    {"--prometheus", GW_OPT_CUSTOM, AT(prometheus), .check = prom_client_check_url},
+    {"--match", GW_OPT_CUSTOM, AT(match), .check = fleet_match_check},
     {0},
 };
 
@@ -85,6 +91,15 @@ static int parse(int argc, char **argv, top_opts *o)
     if (o->fleet_on && o->remote_on)
         return gw_usage_error(&top_cmd, "%s: one agent (--host) or many (--hosts, --hosts-file), not both",
                               gw_args_given(&a, "--hosts") ? "--hosts" : "--hosts-file");
+    if (o->prometheus && (o->fleet_on || o->remote_on))
+        return gw_usage_error(&top_cmd, "--prometheus: the fleet from an engine or from agents (%s), not both",
+                              o->remote_on                   ? "--host"
+                              : gw_args_given(&a, "--hosts") ? "--hosts"
+                                                             : "--hosts-file");
+    if (o->match && !o->prometheus)
+        return gw_usage_error(&top_cmd, "--match: narrows --prometheus's series; without it there are none");
+    if (o->prometheus && !gw_args_given(&a, "--interval"))
+        o->interval_s = 2; /* an engine's series move at its scrape interval, seconds at best */
     if (o->th.temp_warn > o->th.temp_crit || o->th.hbm_warn > o->th.hbm_crit)
         return gw_usage_error(&top_cmd, "%s: a warning temperature is above its critical one",
                               o->th.temp_warn > o->th.temp_crit ? "--temp-warn" : "--hbm-warn");
@@ -275,6 +290,8 @@ int cmd_top(int argc, char **argv)
         o.once = 1;
     /* The alerts engine logs state changes; on the screen they belong to the panel, not stderr. */
     gw_log_set_level(o.once ? GW_LOG_WARN : GW_LOG_ERROR);
+    if (o.prometheus)
+        return fleet_main_engine(&o);
     if (o.fleet_on) {
         fleet_hosts *h = fleet_list(&o);
         if (!h)

@@ -30,11 +30,76 @@ int fleet_model_init(fleet_model *m, const fleet_hosts *h)
     return 0;
 }
 
+int fleet_model_init_engine(fleet_model *m, const char *url)
+{
+    memset(m, 0, sizeof *m);
+    m->hosts = calloc(FLEET_MAX_HOSTS, sizeof *m->hosts);
+    if (!m->hosts)
+        return -1;
+    pthread_mutex_init(&m->lock, NULL);
+    gw_strlcpy(m->engine, url, sizeof m->engine);
+    return 0;
+}
+
+int fleet_model_host(fleet_model *m, const char *addr)
+{
+    for (int i = 0; i < m->nhosts; i++)
+        if (strcmp(m->hosts[i].addr, addr) == 0)
+            return i;
+    if (m->nhosts >= FLEET_MAX_HOSTS)
+        return -1;
+    fleet_host *h = &m->hosts[m->nhosts];
+    gw_strlcpy(h->addr, addr, sizeof h->addr);
+    h->fstate = FIND_NOT_SERVED; /* an engine holds samples, not findings */
+    diag_report_init(&h->find);
+    m->seq++;
+    return m->nhosts++;
+}
+
+void fleet_host_read_engine(fleet_model *m, int i, api_gpus *g, fleet_who **who, uint64_t wall_us)
+{
+    fleet_host *h = &m->hosts[i];
+    api_gpus_free(&h->gpus);
+    free(h->who);
+    h->gpus = *g;
+    h->who = *who;
+    memset(g, 0, sizeof *g);
+    *who = NULL;
+    if (h->gpus.hostname[0])
+        gw_strlcpy(h->name, h->gpus.hostname, sizeof h->name);
+    h->reach = HOST_UP;
+    h->why[0] = 0;
+    h->read_us = wall_us;
+    m->seq++;
+}
+
+void fleet_host_silent(fleet_model *m, int i, const char *why, uint64_t since_us)
+{
+    fleet_host *h = &m->hosts[i];
+    h->reach = HOST_SILENT;
+    h->since_us = since_us ? since_us : h->read_us;
+    gw_strlcpy(h->why, why, sizeof h->why);
+    m->seq++;
+}
+
+void fleet_engine_state(fleet_model *m, const char *why, const char *note, uint64_t wall_us)
+{
+    if (why && !m->engine_why[0])
+        m->engine_since_us = wall_us;
+    gw_strlcpy(m->engine_why, why ? why : "", sizeof m->engine_why);
+    if (!why) {
+        m->engine_read_us = wall_us;
+        gw_strlcpy(m->engine_note, note ? note : "", sizeof m->engine_note);
+    }
+    m->seq++;
+}
+
 void fleet_model_free(fleet_model *m)
 {
     if (!m->hosts)
         return;
     for (int i = 0; i < m->nhosts; i++) {
+        free(m->hosts[i].who);
         api_gpus_free(&m->hosts[i].gpus);
         api_procs_free(&m->hosts[i].procs);
         diag_report_free(&m->hosts[i].find);
@@ -95,7 +160,7 @@ void fleet_host_findings(fleet_model *m, int i, diag_report *r, find_state st)
 void fleet_reason(const char *err, char *out, size_t n)
 {
     const char *rest = err;
-    if (strncmp(err, "agent ", 6) == 0 && strstr(err, ": "))
+    if ((strncmp(err, "agent ", 6) == 0 || strncmp(err, "engine ", 7) == 0) && strstr(err, ": "))
         rest = strstr(err, ": ") + 2;
     const char *wait = strstr(rest, "(no answer in ");
     const char *open = strrchr(rest, '(');
@@ -126,26 +191,37 @@ static void pod_job(const char *pod, char *out, size_t n)
     snprintf(out, n, "%.*s", (int)len, pod);
 }
 
+void fleet_workload_job(const workload *w, const char *text, char *out, size_t n)
+{
+    char pod[256];
+    switch (w->kind) {
+    case WL_SLURM: snprintf(out, n, "slurm job %s%s%s", w->slurm_job, w->job_name[0] ? " " : "", w->job_name); break;
+    case WL_POD:
+        pod_job(w->pod, pod, sizeof pod);
+        if (w->namespace_[0])
+            snprintf(out, n, "k8s %s/%s", w->namespace_, pod);
+        else
+            snprintf(out, n, "%s", text); /* an unresolved pod: its uid */
+        break;
+    default: snprintf(out, n, "%s", text); break;
+    }
+}
+
 /* The job of a process's container text, as the fleet groups it. */
 static void job_of(const char *container, char *out, size_t n)
 {
     workload w;
-    char pod[256];
-    switch (workload_parse(container, &w)) {
-    case WL_SLURM: snprintf(out, n, "slurm job %s%s%s", w.slurm_job, w.job_name[0] ? " " : "", w.job_name); break;
-    case WL_POD:
-        pod_job(w.pod, pod, sizeof pod);
-        if (w.namespace_[0])
-            snprintf(out, n, "k8s %s/%s", w.namespace_, pod);
-        else
-            snprintf(out, n, "%s", container); /* an unresolved pod: its uid */
-        break;
-    default: snprintf(out, n, "%s", container); break;
-    }
+    workload_parse(container, &w);
+    fleet_workload_job(&w, container, out, n);
 }
 
 void fleet_gpu_job(const fleet_host *h, int gpu, char *job, size_t jn, char *user, size_t un)
 {
+    if (h->who) {
+        snprintf(job, jn, "%s", h->who[gpu].job);
+        snprintf(user, un, "%s", h->who[gpu].user);
+        return;
+    }
     const gpu_proc *best = NULL;
     int index = h->gpus.gpus[gpu].info.index;
     for (int i = 0; i < h->procs.n; i++) {

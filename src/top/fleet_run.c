@@ -5,6 +5,7 @@
  * single-host view of it (`gpuwatch top --host HOST:PORT`, this program with the same connection
  * options) on the terminal, and its q comes back to the fleet. */
 #include "top_fleet.h"
+#include "http_client.h"
 #include "util.h"
 #include <errno.h>
 #include <ncurses.h>
@@ -85,11 +86,16 @@ static void open_host(top_term *t, fleet_model *m, fleet_ui *u, const top_opts *
     char addr[FLEET_ADDR_LEN], why[300], text[600];
     pthread_mutex_lock(&m->lock);
     const fleet_host *h = &m->hosts[u->open_host];
-    int down = h->reach == HOST_DOWN;
+    int down = h->reach == HOST_DOWN || h->reach == HOST_SILENT;
     gw_strlcpy(addr, h->addr, sizeof addr);
     gw_strlcpy(why, h->why, sizeof why);
     pthread_mutex_unlock(&m->lock);
     u->open_host = -1;
+    if (!down && m->engine[0] && http_client_valid_host(addr, why, sizeof why) != 0) {
+        snprintf(text, sizeof text, "%s: no agent's HOST:PORT to open (an engine's instance label)", addr);
+        fleet_ui_message(u, LVL_WARN, text);
+        return;
+    }
     if (down) {
         snprintf(text, sizeof text, "%s is unreachable (%s): nothing to open", addr, why);
         fleet_ui_message(u, LVL_WARN, text);
@@ -175,7 +181,7 @@ static int run_screen(fleet_model *m, fleet_source *src, top_opts *o)
 static int snapshot(fleet_model *m, fleet_source *src, const top_opts *o)
 {
     uint64_t end = gw_mono_us() + (uint64_t)((request_timeout(o->interval_s) * 3 + 5) * 1e6);
-    while (fleet_source_rounds_done(src) < m->nhosts && gw_mono_us() < end) {
+    while (fleet_source_rounds_done(src) < fleet_source_readers(src) && gw_mono_us() < end) {
         struct timespec ts = {0, 20000000};
         nanosleep(&ts, NULL);
     }
@@ -188,23 +194,41 @@ static int snapshot(fleet_model *m, fleet_source *src, const top_opts *o)
     return up ? 0 : 1;
 }
 
+/* The screen or the snapshot of m, read by src (NULL: err says why it did not start). */
+static int fleet_show(fleet_model *m, fleet_source *src, top_opts *o, const char *err)
+{
+    if (!src) {
+        fprintf(stderr, "gpuwatch top: %s\n", err);
+        fleet_model_free(m);
+        return 1;
+    }
+    int rc = o->once ? snapshot(m, src, o) : run_screen(m, src, o);
+    fleet_source_stop(src);
+    fleet_model_free(m);
+    return rc;
+}
+
 int fleet_main(top_opts *o, const fleet_hosts *h)
 {
     fleet_model m;
-    char err[512];
+    char err[512] = "";
     if (fleet_model_init(&m, h) != 0) {
         fprintf(stderr, "gpuwatch top: out of memory\n");
         return 1;
     }
-    fleet_source *src =
-        fleet_source_start(&m, &o->remote, o->interval_s, request_timeout(o->interval_s), err, sizeof err);
-    if (!src) {
-        fprintf(stderr, "gpuwatch top: %s\n", err);
-        fleet_model_free(&m);
+    return fleet_show(
+        &m, fleet_source_start(&m, &o->remote, o->interval_s, request_timeout(o->interval_s), err, sizeof err), o, err);
+}
+
+int fleet_main_engine(top_opts *o)
+{
+    fleet_model m;
+    char err[512] = "";
+    if (fleet_model_init_engine(&m, o->prometheus) != 0) {
+        fprintf(stderr, "gpuwatch top: out of memory\n");
         return 1;
     }
-    int rc = o->once ? snapshot(&m, src, o) : run_screen(&m, src, o);
-    fleet_source_stop(src);
-    fleet_model_free(&m);
-    return rc;
+    fleet_source *src = fleet_source_start_engine(&m, o->prometheus, o->match, &o->remote, o->interval_s,
+                                                  request_timeout(o->interval_s), err, sizeof err);
+    return fleet_show(&m, src, o, err);
 }

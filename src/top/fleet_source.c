@@ -19,16 +19,11 @@
 
 #define FINDINGS_EVERY_US 10000000u
 
-/* The metrics the fleet's lines show (and gpu_text_make reads for them): an agent sends these
- * alone, not the whole catalog, for each of its GPUs. */
-static const metric_id fleet_metrics[] = {M_UTIL_GPU, M_MEM_USED, M_MEM_TOTAL,  M_POWER_DRAW,          M_POWER_LIMIT,
-                                          M_TEMP_GPU, M_CLOCK_SM, M_CER_ACTIVE, M_POWER_ENFORCED_LIMIT};
-#define FLEET_NMETRICS (int)(sizeof fleet_metrics / sizeof fleet_metrics[0])
-
 typedef struct host_reader {
     fleet_source *src;
     int i;
     agent_client *ac;
+    fleet_engine *engine; /* top --prometheus: the one reader's engine (ac NULL) */
     pthread_t thread;
     int started;
     uint64_t findings_due; /* monotonic */
@@ -103,7 +98,10 @@ static void *reader_main(void *arg)
     while (!s->stop) {
         if (!s->paused) {
             pthread_mutex_unlock(&s->mu);
-            read_host(r);
+            if (r->engine)
+                fleet_engine_read(r->engine, s->m);
+            else
+                read_host(r);
             pthread_mutex_lock(&s->mu);
             s->rounds_done += first;
             first = 0;
@@ -129,8 +127,10 @@ static void source_free(fleet_source *s)
     for (int i = 0; i < s->n; i++)
         if (s->r[i].started)
             pthread_join(s->r[i].thread, NULL);
-    for (int i = 0; i < s->n; i++)
+    for (int i = 0; i < s->n; i++) {
         agent_client_close(s->r[i].ac);
+        fleet_engine_close(s->r[i].engine);
+    }
     if (s->pipefd[0] >= 0) {
         close(s->pipefd[0]);
         close(s->pipefd[1]);
@@ -141,11 +141,11 @@ static void source_free(fleet_source *s)
     free(s);
 }
 
-fleet_source *fleet_source_start(fleet_model *m, const top_remote_opts *o, double interval_s, double timeout_s,
-                                 char *err, size_t n)
+/* The source without its readers (room for n). NULL with err filled. */
+static fleet_source *source_new(fleet_model *m, int n_readers, double interval_s, char *err, size_t n)
 {
     fleet_source *s = calloc(1, sizeof *s);
-    if (!s || !(s->r = calloc((size_t)(m->nhosts ? m->nhosts : 1), sizeof *s->r))) {
+    if (!s || !(s->r = calloc((size_t)(n_readers ? n_readers : 1), sizeof *s->r))) {
         free(s);
         snprintf(err, n, "out of memory");
         return NULL;
@@ -165,6 +165,29 @@ fleet_source *fleet_source_start(fleet_model *m, const top_remote_opts *o, doubl
         source_free(s);
         return NULL;
     }
+    return s;
+}
+
+/* Starts every reader's thread; s, or NULL (s freed) with err filled. */
+static fleet_source *source_run(fleet_source *s, char *err, size_t n)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (pthread_create(&s->r[i].thread, NULL, reader_main, &s->r[i]) != 0) {
+            snprintf(err, n, "cannot start a reading thread");
+            source_free(s);
+            return NULL;
+        }
+        s->r[i].started = 1;
+    }
+    return s;
+}
+
+fleet_source *fleet_source_start(fleet_model *m, const top_remote_opts *o, double interval_s, double timeout_s,
+                                 char *err, size_t n)
+{
+    fleet_source *s = source_new(m, m->nhosts, interval_s, err, n);
+    if (!s)
+        return NULL;
     for (int i = 0; i < m->nhosts; i++) {
         http_client_opts ho = {.host = m->hosts[i].addr,
                                .tls = o->tls,
@@ -181,17 +204,24 @@ fleet_source *fleet_source_start(fleet_model *m, const top_remote_opts *o, doubl
             return NULL;
         }
         agent_client_set_detectors(s->r[i].ac, diag_detector_id, diag_detector_count());
-        agent_client_want_metrics(s->r[i].ac, fleet_metrics, FLEET_NMETRICS);
+        agent_client_want_metrics(s->r[i].ac, fleet_metrics, fleet_nmetrics);
     }
-    for (int i = 0; i < s->n; i++) {
-        if (pthread_create(&s->r[i].thread, NULL, reader_main, &s->r[i]) != 0) {
-            snprintf(err, n, "cannot start a reading thread for %s", m->hosts[i].addr);
-            source_free(s);
-            return NULL;
-        }
-        s->r[i].started = 1;
+    return source_run(s, err, n);
+}
+
+fleet_source *fleet_source_start_engine(fleet_model *m, const char *url, const char *match, const top_remote_opts *o,
+                                        double interval_s, double timeout_s, char *err, size_t n)
+{
+    fleet_source *s = source_new(m, 1, interval_s, err, n);
+    if (!s)
+        return NULL;
+    s->r[0] = (host_reader){.src = s};
+    s->n = 1;
+    if (!(s->r[0].engine = fleet_engine_open(url, match, o, timeout_s, err, n))) {
+        source_free(s);
+        return NULL;
     }
-    return s;
+    return source_run(s, err, n);
 }
 
 void fleet_source_set_interval(fleet_source *s, double interval_s)
@@ -227,6 +257,11 @@ int fleet_source_rounds_done(fleet_source *s)
     int n = s->rounds_done;
     pthread_mutex_unlock(&s->mu);
     return n;
+}
+
+int fleet_source_readers(fleet_source *s)
+{
+    return s->n;
 }
 
 void fleet_source_stop(fleet_source *s)

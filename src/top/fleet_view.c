@@ -152,8 +152,30 @@ static top_level host_state(const fleet_host *h, char *out, size_t n)
         clock_text(h->since_us, "%H:%M:%S", since, sizeof since);
         snprintf(out, n, "UNREACHABLE since %s: %s%s", since, h->why, h->gpus.n ? " (its GPUs as last read)" : "");
         return LVL_CRIT;
+    case HOST_SILENT:
+        clock_text(h->since_us, "%H:%M:%S", since, sizeof since);
+        snprintf(out, n, "NOT REPORTING since %s: %s%s", since, h->why, h->gpus.n ? " (its GPUs as last read)" : "");
+        return LVL_CRIT;
     }
     return LVL_OK;
+}
+
+/* The engine's state: "engine http://...: read 14:02:07", "ENGINE UNREACHABLE since 14:02:07: ...". */
+static top_level engine_state(const fleet_model *m, char *out, size_t n)
+{
+    char when[16];
+    if (m->engine_why[0]) {
+        clock_text(m->engine_since_us, "%H:%M:%S", when, sizeof when);
+        snprintf(out, n, "ENGINE UNREACHABLE since %s: %s: %s (hosts as last read)", when, m->engine, m->engine_why);
+        return LVL_CRIT;
+    }
+    if (!m->engine_read_us) {
+        snprintf(out, n, "engine %s: asking...", m->engine);
+        return LVL_OK;
+    }
+    clock_text(m->engine_read_us, "%H:%M:%S", when, sizeof when);
+    snprintf(out, n, "engine %s read %s%s%s", m->engine, when, m->engine_note[0] ? ": " : "", m->engine_note);
+    return m->engine_note[0] ? LVL_WARN : LVL_OK;
 }
 
 /* The cells of GPU g of host h. */
@@ -209,10 +231,11 @@ static int col_right(fleet_col c)
 
 static void draw_header(canvas *cv, const fleet_model *m, const fleet_ui *u, int nrows, uint64_t wall_us)
 {
-    int up = 0, down = 0, gpus = 0, sim = 0;
+    int up = 0, down = 0, silent = 0, gpus = 0, sim = 0;
     for (int h = 0; h < m->nhosts; h++) {
         up += m->hosts[h].reach == HOST_UP;
         down += m->hosts[h].reach == HOST_DOWN;
+        silent += m->hosts[h].reach == HOST_SILENT;
         gpus += m->hosts[h].reach == HOST_UP ? m->hosts[h].gpus.n : 0;
         sim |= m->hosts[h].gpus.simulated;
     }
@@ -222,8 +245,15 @@ static void draw_header(canvas *cv, const fleet_model *m, const fleet_ui *u, int
     x += cv_fmt(cv, 0, x, cv->cols - x, TR_NORMAL, "fleet: %d host%s, %d up", m->nhosts, m->nhosts == 1 ? "" : "s", up);
     if (down)
         x += cv_fmt(cv, 0, x, cv->cols - x, TR_CRIT, ", %d unreachable", down);
+    if (silent)
+        x += cv_fmt(cv, 0, x, cv->cols - x, TR_CRIT, ", %d not reporting", silent);
     cv_fmt(cv, 0, x, cv->cols - x, TR_NORMAL, "  %d GPUs  %s", gpus, when);
     x = 0;
+    if (m->engine[0]) {
+        char line[1100];
+        top_level lvl = engine_state(m, line, sizeof line);
+        x += cv_text(cv, 1, x, cv->cols - x, lvl == LVL_OK ? TR_DIM : lvl == LVL_WARN ? TR_WARN : TR_CRIT, line) + 2;
+    }
     if (sim)
         x += cv_text(cv, 1, x, cv->cols - x, TR_BANNER, " SIMULATED GPUs ") + 2;
     if (u->paused)
@@ -264,13 +294,14 @@ static void draw_gpu_row(canvas *cv, const fleet_model *m, const fleet_ui *u, co
     top_level temp_lvl = LVL_OK;
     int throttled = 0, x = 0;
     gpu_cells(h, r->gpu, u->o, cv->ascii, cells, &temp_lvl, &throttled);
-    theme_role base = selected ? TR_SELECTED : h->reach == HOST_DOWN ? TR_DIM : TR_NORMAL;
+    int stale = h->reach == HOST_DOWN || h->reach == HOST_SILENT; /* its GPUs as last read */
+    theme_role base = selected ? TR_SELECTED : stale ? TR_DIM : TR_NORMAL;
     for (int c = 0; c < FC_COUNT; c++) {
         if (!vis[c])
             continue;
         int w = c == FC_JOB ? cv->cols - x : col_width[c];
         theme_role role = base;
-        if (!selected && h->reach != HOST_DOWN) {
+        if (!selected && !stale) {
             if (c == FC_TEMP)
                 role = role_of_level(temp_lvl);
             if (c == FC_THROTTLE && throttled)
@@ -334,6 +365,12 @@ static void fleet_finding_line(const fleet_model *m, const fleet_finding *ff, ui
 static void findings_none(const fleet_model *m, char *out, size_t n)
 {
     int ok = 0, off = 0, waiting = 0;
+    if (m->engine[0]) {
+        snprintf(out, n,
+                 "none from an engine: it holds samples, not findings (gpuwatch diagnose --prometheus "
+                 "diagnoses its history)");
+        return;
+    }
     for (int h = 0; h < m->nhosts; h++) {
         ok += m->hosts[h].fstate == FIND_OK;
         off += m->hosts[h].fstate == FIND_NOT_SERVED;
@@ -509,6 +546,10 @@ void fleet_snapshot(FILE *f, fleet_model *m, const top_opts *o)
     clock_text(gw_now_us(), "%Y-%m-%d %H:%M:%S", when, sizeof when);
     pthread_mutex_lock(&m->lock);
     fprintf(f, "gpuwatch top  fleet: %d hosts  %s\n", m->nhosts, when);
+    if (m->engine[0]) {
+        engine_state(m, text, sizeof text);
+        fprintf(f, "%s\n", text);
+    }
     for (int h = 0; h < m->nhosts; h++) {
         const fleet_host *fh = &m->hosts[h];
         host_title(fh, title, sizeof title);

@@ -71,6 +71,8 @@ typedef struct top_opts {
     const char *hosts;      /* --hosts: many agents (top_fleet.h) */
     const char *hosts_file; /* --hosts-file */
     int fleet_on;
+    const char *prometheus; /* --prometheus URL: the fleet from an engine's series */
+    const char *match;      /* --match SELECTOR */
     /* The preferences file's values: keys change them (and set top_ui.prefs_dirty), the terminal side
      * saves them to prefs_path. Options given on the command line are not in it. NULL: none kept. */
     top_prefs *prefs;

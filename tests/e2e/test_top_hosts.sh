@@ -31,13 +31,6 @@ done
 } >"$WORK/hosts"
 
 # ---- the command line ----
-expect_usage() { # expect_usage PATTERN ARGS...: exit 2, one line matching PATTERN on stderr
-  local re=$1 err rc
-  shift
-  err=$("$GPUWATCH" top "$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" = 2 ] || fail "top $* exited $rc, not 2: $err"
-  grep -Eq -- "$re" <<<"$err" || fail "top $*: expected /$re/, got: $err"
-}
 expect_usage "--hosts: .*expected HOST:PORT" --hosts "${addr[0]},http://x:1"
 expect_usage "--hosts: item 2: ${addr[0]} is listed twice" --hosts "${addr[0]},${addr[0]}"
 expect_usage "--hosts: .*expected HOST:PORT.*got ''" --hosts "${addr[0]},"
@@ -141,10 +134,7 @@ kill "${agents[2]}"
 wait "${agents[2]}" 2>/dev/null
 wait_for big "^▪ .*${addr[2]}\)?  UNREACHABLE since [0-9:]+: connection refused"
 wait_for big "fleet: 4 hosts, 3 up, 1 unreachable"
-u7() { screen big | grep -E "^${addr[0]} +7 " | awk '{print $3}'; }
-first=$(u7)
-for _ in $(seq 600); do [ "$(u7)" != "$first" ] && break; sleep 0.05; done
-[ "$(u7)" != "$first" ] || fail "the others stopped updating after an agent died ($first)"
+util_moves big "${addr[0]}" 7
 ok "a stopped agent is unreachable (connection refused); the others keep updating"
 
 # A frozen agent: no answer within the timeout, then back when it resumes.

@@ -95,3 +95,19 @@ quit() {
 }
 # Line of the screen that contains a text (first one).
 line_of() { screen "$1" | grep -F -- "$2" | head -1; }
+# expect_usage PATTERN ARGS...: `gpuwatch top ARGS` exits 2 with a line matching PATTERN on stderr.
+expect_usage() {
+  local re=$1 err rc
+  shift
+  err=$("$GPUWATCH" top "$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" = 2 ] || fail "top $* exited $rc, not 2: $err"
+  grep -Eq -- "$re" <<<"$err" || fail "top $*: expected /$re/, got: $err"
+}
+# util_moves NAME HOST GPU: waits until the fleet screen's utilization of GPU of HOST changes.
+util_moves() {
+  local first
+  util_of() { screen "$1" | grep -E "^$2 +$3 " | awk '{print $3}'; }
+  first=$(util_of "$@")
+  for _ in $(seq 600); do [ "$(util_of "$@")" != "$first" ] && return 0; sleep 0.05; done
+  fail "GPU $3 of $2 stopped updating ($first)"
+}
