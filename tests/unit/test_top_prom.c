@@ -227,10 +227,14 @@ static void test_hostile(void **st)
     };
     prom_fleet f;
     assert_int_equal(prom_fleet_init(&f), 0);
-    add(&f, M_TEMP_GPU, 1, 10, items);
+    prom_result r;
+    vector(&r, 10, items);
+    assert_int_equal(r.nonfinite, 3); /* NaN, +Inf and 1e300 (past API_MAX_NUMBER): the decoder leaves them out */
+    assert_int_equal(prom_fleet_add(&f, M_TEMP_GPU, 1, &r), 0);
+    prom_result_free(&r);
     prom_fleet_sort(&f);
     assert_int_equal(f.no_gpu, 4);
-    assert_int_equal(f.bad_value, 2);
+    assert_int_equal(f.bad_value, 1); /* -5: no temperature */
     for (int i = 0; i < f.n; i++) {
         assert_true(strlen(f.h[i].addr) < FLEET_ADDR_LEN);
         for (const char *p = f.h[i].addr; *p; p++)
