@@ -15,12 +15,19 @@ typedef struct rw_plugin {
     const pipeline_view *view;
 } rw_plugin;
 
-/* Its section, over the exporter's choice of series (the agent's load checks the exporter:). */
-static int settings_read(gw_doc *cfg, rw_settings *s)
+/* Its section, over the exporter's choice of series (the agent's load checks the exporter:); expo
+ * (may be NULL) gets the exporter's process limit and metrics, so that it sends what /metrics shows. */
+static int settings_read(gw_doc *cfg, rw_settings *s, expo_options *expo)
 {
     gw_config ex;
     config_read_exporter(cfg, &ex);
     int rc = rw_settings_read(cfg, ex.series, s);
+    if (expo) {
+        expo_options_default(expo);
+        expo->process_limit = ex.process_series_limit;
+        for (int i = 0; i < ex.nmetrics; i++)
+            expo_enable(expo, ex.metrics[i]);
+    }
     config_free(&ex);
     return rc;
 }
@@ -28,7 +35,7 @@ static int settings_read(gw_doc *cfg, rw_settings *s)
 static void check(gw_doc *cfg)
 {
     rw_settings s;
-    if (settings_read(cfg, &s) == 0)
+    if (settings_read(cfg, &s, NULL) == 0)
         rw_settings_free(&s);
 }
 
@@ -44,7 +51,8 @@ static int start(const pipeline_view *view, gw_doc *cfg, void **ctx)
     rw_plugin *p = calloc(1, sizeof *p);
     if (!p)
         return -1;
-    if (settings_read(cfg, &p->s) != 0) {
+    expo_options expo;
+    if (settings_read(cfg, &p->s, &expo) != 0) {
         free(p);
         return -1;
     }
@@ -58,14 +66,8 @@ static int start(const pipeline_view *view, gw_doc *cfg, void **ctx)
                           .hostname = view->hostname,
                           .db = view->fact(view, "db"),
                           .simulated = simulated,
-                          .simulated_ctx = (void *)view};
-    expo_options_default(&c.expo);
-    gw_config ex; /* the exporter's settings: the series /metrics shows */
-    config_read_exporter(cfg, &ex);
-    c.expo.process_limit = ex.process_series_limit;
-    for (int i = 0; i < ex.nmetrics; i++)
-        expo_enable(&c.expo, ex.metrics[i]);
-    config_free(&ex);
+                          .simulated_ctx = (void *)view,
+                          .expo = expo};
     char err[512];
     p->e = rw_engine_start(&c, err, sizeof err);
     if (!p->e) {
@@ -109,7 +111,7 @@ static void on_reload(void *ctx, gw_doc *cfg)
 {
     rw_plugin *p = ctx;
     rw_settings s;
-    if (settings_read(cfg, &s) != 0)
+    if (settings_read(cfg, &s, NULL) != 0)
         return;
     int same = s.nendpoints == p->s.nendpoints && s.series == p->s.series;
     for (int i = 0; same && i < s.nendpoints; i++)
